@@ -1,0 +1,78 @@
+package dev.stoker.pipeline;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Names the stage that limits throughput from the Flink-style time split. Rules, in order:
+ * <ol>
+ *   <li>the consumer finds data ready on almost every call → the consumer is the bottleneck;</li>
+ *   <li>the busiest stage (source included) is busy most of its worker-time → it is saturated;</li>
+ *   <li>the first stage idles on an empty input queue → the source starves the pipeline;</li>
+ *   <li>otherwise the busiest stage is named as the likeliest, with its numbers.</li>
+ * </ol>
+ * Stages upstream of a saturated stage normally show back-pressure; the line says so, since that is
+ * what users see first and misread as the problem.
+ */
+final class BottleneckAnalysis {
+    static final double SATURATED_BUSY = 0.70;
+    static final double CONSUMER_BOUND_READINESS = 0.90;
+
+    private BottleneckAnalysis() { }
+
+    static Verdict judge(List<StageStats> stages, SinkStats sink) {
+        if (sink.delivered() < 2) {
+            return new Verdict("", "warming-up", "bottleneck: not known yet (warming up)");
+        }
+        if (sink.dataReadiness() >= CONSUMER_BOUND_READINESS) {
+            return new Verdict("consumer", "consumer-bound", String.format(Locale.ROOT,
+                    "bottleneck: consumer (data was ready for %.0f%% of next() calls; the loader is ahead)",
+                    sink.dataReadiness() * 100));
+        }
+        StageStats busiest = stages.getFirst();
+        int busiestIndex = 0;
+        for (int i = 0; i < stages.size(); i++) {
+            if (stages.get(i).busyFraction() > busiest.busyFraction()) {
+                busiest = stages.get(i);
+                busiestIndex = i;
+            }
+        }
+        if (busiest.busyFraction() >= SATURATED_BUSY) {
+            String line = String.format(Locale.ROOT, "bottleneck: %s (saturated: busy %.0f%% of %d worker%s%s)%s",
+                    busiest.name(), busiest.busyFraction() * 100, busiest.concurrency(),
+                    busiest.concurrency() == 1 ? "" : "s", queueNote(busiest), upstreamNote(stages, busiestIndex));
+            return new Verdict(busiest.name(), "saturated", line);
+        }
+        if (busiest.busyFraction() < 0.2 && stages.stream().allMatch(s -> s.backPressuredFraction() + s.busyFraction() < 0.5)
+                && stages.size() > 1 && stages.get(1).idleFraction() <= 0.5) {
+            return new Verdict(busiest.name(), "overhead", String.format(Locale.ROOT,
+                    "bottleneck: none of the stages is busy (busiest: %s at %.0f%%); tasks are so short that hand-offs between threads dominate",
+                    busiest.name(), busiest.busyFraction() * 100));
+        }
+        if (stages.size() > 1) {
+            StageStats first = stages.get(1);
+            if (first.idleFraction() > 0.5 && first.inputQueue().emptyFraction() > 0.5) {
+                return new Verdict("source", "starved", String.format(Locale.ROOT,
+                        "bottleneck: source (starved: %s idle %.0f%%, its input queue empty %.0f%% of the time)",
+                        first.name(), first.idleFraction() * 100, first.inputQueue().emptyFraction() * 100));
+            }
+        }
+        return new Verdict(busiest.name(), "busiest", String.format(Locale.ROOT,
+                "bottleneck: probably %s (busiest stage, busy %.0f%% of %d workers; none saturated: raise its concurrency)",
+                busiest.name(), busiest.busyFraction() * 100, busiest.concurrency()));
+    }
+
+    private static String queueNote(StageStats s) {
+        QueueStats q = s.inputQueue();
+        return q.capacity() == 0 ? "" : String.format(Locale.ROOT, ", input queue full %.0f%%", q.fullFraction() * 100);
+    }
+
+    private static String upstreamNote(List<StageStats> stages, int index) {
+        if (index == 0) {
+            return "";
+        }
+        StageStats before = stages.get(index - 1);
+        return before.backPressuredFraction() > 0.3 ? String.format(Locale.ROOT,
+                "; %s is blocked downstream %.0f%% of its time", before.name(), before.backPressuredFraction() * 100) : "";
+    }
+}

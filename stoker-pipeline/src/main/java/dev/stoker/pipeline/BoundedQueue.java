@@ -1,0 +1,253 @@
+package dev.stoker.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The bounded FIFO between two stages. A ring buffer guarded by one lock, as in
+ * {@link java.util.concurrent.ArrayBlockingQueue}, with three additions the engine needs:
+ * <ul>
+ *   <li>occupancy accounting (time-weighted fill, time empty, time full), updated on every change
+ *       under the lock that already serialises the change, so it costs one {@code nanoTime};</li>
+ *   <li>a take ticket: the n-th element taken gets ticket n, assigned atomically with the take, which
+ *       is what lets an ordered stage restore input order;</li>
+ *   <li>marker gating: taking a {@link Marker} pauses the queue so that no element behind the marker
+ *       is taken until the stage has forwarded it ({@link #resume()}) — epoch boundaries stay exact.</li>
+ * </ul>
+ * {@link #close()} wakes every waiter; {@link #finish()} makes every later take return {@link #FINISHED}.
+ */
+final class BoundedQueue {
+    /** Returned by take once the stream has ended and the stage's workers should exit. */
+    static final Object FINISHED = new Object() {
+        @Override public String toString() { return "FINISHED"; }
+    };
+
+    /** Thrown to a producer or consumer when the pipeline is shutting down. */
+    static final class ClosedException extends RuntimeException {
+        ClosedException() { super("queue closed", null, false, false); }
+    }
+
+    private final String name;
+    private final Object[] items;
+    private int head;
+    private int tail;
+    private int count;
+    private long takeTickets;
+    private boolean paused;
+    private boolean finished;
+    private boolean closed;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition notFull = lock.newCondition();
+
+    // Occupancy integrals since start, in nanos; see snapshot().
+    private final long startNanos;
+    private long lastChangeNanos;
+    private long fillIntegral;   // sum of count * dt
+    private long emptyNanos;
+    private long fullNanos;
+    private long totalPuts;
+
+    BoundedQueue(String name, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("queue '" + name + "' capacity: " + capacity + " (expected: 1+)");
+        }
+        this.name = name;
+        this.items = new Object[capacity];
+        this.startNanos = System.nanoTime();
+        this.lastChangeNanos = startNanos;
+    }
+
+    String name() {
+        return name;
+    }
+
+    int capacity() {
+        return items.length;
+    }
+
+    /** Blocks while full. */
+    void put(Object element) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while (count == items.length && !closed) {
+                notFull.await();
+            }
+            if (closed) {
+                throw new ClosedException();
+            }
+            account(System.nanoTime());
+            items[tail] = element;
+            tail = (tail + 1) % items.length;
+            count++;
+            totalPuts++;
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the next element, or returns {@link #FINISHED}; {@code ticketOut[0]} receives its take ticket. */
+    Object take(long[] ticketOut) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while ((count == 0 || paused) && !finished && !closed) {
+                notEmpty.await();
+            }
+            if (closed) {
+                throw new ClosedException();
+            }
+            if (finished) {
+                return FINISHED;
+            }
+            return dequeue(ticketOut);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Like {@link #take} but gives up after the timeout, returning {@code null}. */
+    Object poll(long timeoutNanos, long[] ticketOut) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            long remaining = timeoutNanos;
+            while ((count == 0 || paused) && !finished && !closed) {
+                if (remaining <= 0) {
+                    return null;
+                }
+                remaining = notEmpty.awaitNanos(remaining);
+            }
+            if (closed) {
+                throw new ClosedException();
+            }
+            if (finished) {
+                return FINISHED;
+            }
+            return dequeue(ticketOut);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Object dequeue(long[] ticketOut) {
+        account(System.nanoTime());
+        Object element = items[head];
+        items[head] = null;
+        head = (head + 1) % items.length;
+        count--;
+        if (ticketOut != null) {
+            ticketOut[0] = takeTickets;
+        }
+        takeTickets++;
+        if (element instanceof Marker) {
+            paused = true;
+        } else if (count > 0) {
+            notEmpty.signal();
+        }
+        notFull.signal();
+        return element;
+    }
+
+    /** Lets takers past a marker that was taken. */
+    void resume() {
+        lock.lock();
+        try {
+            paused = false;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every later take returns {@link #FINISHED}: the end of stream has passed through. */
+    void finish() {
+        lock.lock();
+        try {
+            finished = true;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes all waiters with {@link ClosedException}; returns what was still queued, for release. */
+    List<Object> close() {
+        lock.lock();
+        try {
+            closed = true;
+            List<Object> left = new ArrayList<>(count);
+            while (count > 0) {
+                left.add(items[head]);
+                items[head] = null;
+                head = (head + 1) % items.length;
+                count--;
+            }
+            notEmpty.signalAll();
+            notFull.signalAll();
+            return left;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int size() {
+        lock.lock();
+        try {
+            return count;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isFull() {
+        lock.lock();
+        try {
+            return count == items.length;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long totalPuts() {
+        lock.lock();
+        try {
+            return totalPuts;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void account(long now) {
+        long dt = now - lastChangeNanos;
+        fillIntegral += count * dt;
+        if (count == 0) {
+            emptyNanos += dt;
+        } else if (count == items.length) {
+            fullNanos += dt;
+        }
+        lastChangeNanos = now;
+    }
+
+    QueueStats snapshot() {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            account(now);
+            double elapsed = Math.max(1, now - startNanos);
+            return new QueueStats(items.length, count,
+                    fillIntegral / elapsed / items.length,
+                    emptyNanos / elapsed,
+                    fullNanos / elapsed);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    static long nanos(long amount, TimeUnit unit) {
+        return unit.toNanos(amount);
+    }
+}

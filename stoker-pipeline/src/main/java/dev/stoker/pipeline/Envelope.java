@@ -1,0 +1,36 @@
+package dev.stoker.pipeline;
+
+/**
+ * An item in flight with the identity the engine tracks it by: a pipeline-wide id (traces, failure
+ * reports) and the epoch it belongs to. Map stages reuse the envelope, so an item costs one allocation
+ * from source to sink unless a flat-map splits it.
+ */
+final class Envelope {
+    final long id;
+    final int epoch;
+    Object value;
+
+    Envelope(long id, int epoch, Object value) {
+        this.id = id;
+        this.epoch = epoch;
+        this.value = value;
+    }
+
+    /** Releases the value if the pipeline drops it (failure, close) and it holds resources. */
+    static void release(Object element) {
+        Object value = element instanceof Envelope e ? e.value : element;
+        if (value instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // Best effort: a resource that fails to close while being discarded has nowhere to report to.
+            }
+        } else if (value instanceof Iterable<?> many && !(value instanceof java.nio.file.Path)) {
+            for (Object each : many) {
+                if (each instanceof AutoCloseable) {
+                    release(each);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.stoker.pipeline;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * How many failed items a stage (or the whole pipeline) may skip before iteration ends with a
+ * {@link PipelineFailedException}. Either bound may be absent: {@code maxFailures} caps the count,
+ * {@code maxFailureRate} caps failures / items once {@code warmupItems} items have been seen (so that
+ * one bad file among the first three does not look like a 33% failure rate).
+ *
+ * @param maxFailures    most failures allowed; {@code -1} for no count limit
+ * @param maxFailureRate most failures per item allowed after warm-up, in [0, 1]; {@code 1} for no limit
+ * @param warmupItems    items seen before the rate applies
+ */
+@JsonInclude(JsonInclude.Include.NON_DEFAULT)
+public record FailureBudget(long maxFailures, double maxFailureRate, long warmupItems) {
+
+    /** Default for stages: skip up to 10% of items, judged after 100 items. */
+    public static final FailureBudget DEFAULT_STAGE = new FailureBudget(-1, 0.10, 100);
+    /** Default for the whole pipeline: no extra limit beyond the stages'. */
+    public static final FailureBudget UNLIMITED = new FailureBudget(-1, 1.0, 0);
+
+    public FailureBudget {
+        if (maxFailures < -1) {
+            throw new IllegalArgumentException("maxFailures: " + maxFailures + " (expected: -1 for no limit, or 0+)");
+        }
+        if (!(maxFailureRate >= 0 && maxFailureRate <= 1)) {
+            throw new IllegalArgumentException("maxFailureRate: " + maxFailureRate + " (expected: 0..1)");
+        }
+        if (warmupItems < 0) {
+            throw new IllegalArgumentException("warmupItems: " + warmupItems + " (expected: 0+)");
+        }
+    }
+
+    /** At most {@code n} failures in total. */
+    public static FailureBudget count(long n) {
+        return new FailureBudget(n, 1.0, 0);
+    }
+
+    /** At most {@code rate} failures per item, once {@code warmupItems} items were seen. */
+    public static FailureBudget rate(double rate, long warmupItems) {
+        return new FailureBudget(-1, rate, warmupItems);
+    }
+
+    /** True when {@code failures} out of {@code items} exceeds this budget. */
+    public boolean isExceeded(long failures, long items) {
+        if (maxFailures >= 0 && failures > maxFailures) {
+            return true;
+        }
+        return maxFailureRate < 1.0 && items >= Math.max(1, warmupItems)
+                && (double) failures / items > maxFailureRate;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder();
+        if (maxFailures >= 0) {
+            s.append("at most ").append(maxFailures).append(" failures");
+        }
+        if (maxFailureRate < 1.0) {
+            if (!s.isEmpty()) {
+                s.append(", ");
+            }
+            s.append(String.format("at most %.0f%% after %d items", maxFailureRate * 100, warmupItems));
+        }
+        return s.isEmpty() ? "unlimited" : s.toString();
+    }
+}

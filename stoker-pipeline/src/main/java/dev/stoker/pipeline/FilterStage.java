@@ -1,0 +1,26 @@
+package dev.stoker.pipeline;
+
+import java.util.List;
+import java.util.function.Predicate;
+
+/** Keeps the items the predicate accepts. */
+final class FilterStage implements StageFunction {
+    private final Predicate<Object> predicate;
+
+    @SuppressWarnings("unchecked")
+    FilterStage(Predicate<?> predicate) {
+        this.predicate = (Predicate<Object>) predicate;
+    }
+
+    @Override
+    public String kind() {
+        return "filter";
+    }
+
+    @Override
+    public void apply(Envelope in, List<Envelope> out, IdSource ids) {
+        if (predicate.test(in.value)) {
+            out.add(in);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.stoker.pipeline;
+
+import java.util.List;
+import java.util.function.Function;
+
+/** One in, any number out (SPDL's disaggregate): a video into its clips. */
+final class FlatMapStage implements StageFunction {
+    private final Function<Object, Iterable<?>> fn;
+
+    @SuppressWarnings("unchecked")
+    FlatMapStage(Function<?, ? extends Iterable<?>> fn) {
+        this.fn = (Function<Object, Iterable<?>>) fn;
+    }
+
+    @Override
+    public String kind() {
+        return "flatMap";
+    }
+
+    @Override
+    public void apply(Envelope in, List<Envelope> out, IdSource ids) {
+        Iterable<?> results = fn.apply(in.value);
+        if (results == null) {
+            return;
+        }
+        for (Object result : results) {
+            if (result != null) {
+                out.add(new Envelope(ids.nextId(), in.epoch, result));
+            }
+        }
+    }
+}

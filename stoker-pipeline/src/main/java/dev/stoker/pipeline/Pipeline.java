@@ -1,0 +1,211 @@
+package dev.stoker.pipeline;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A running pipeline: iterate it for results, ask it for {@link #stats()} and {@link #failures()}, and
+ * close it (try-with-resources) to stop every thread it started. Built by {@link PipelineBuilder},
+ * which {@link #from} starts.
+ *
+ * <p>Iteration is single-consumer. {@link #iterator()} runs through every epoch; {@link #nextEpoch()}
+ * gives one epoch at a time. When a failure budget is exceeded, the next call throws a
+ * {@link PipelineFailedException} naming the failing stages; failures within budget are skipped and
+ * listed by {@link #failures()}.
+ */
+public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
+    private final PipelineRuntime runtime;
+    private Object lookahead;     // an Envelope or Marker fetched but not consumed
+    private boolean ended;
+    private boolean iteratorTaken;
+    private volatile boolean closed;
+
+    Pipeline(PipelineRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /** Starts a pipeline description over the items of an {@code Iterable} (one pass, or epochs with {@link PipelineBuilder#continuous()}). */
+    public static <S> PipelineBuilder<S> from(Iterable<? extends S> items) {
+        return new PipelineBuilder<>(SourceSpec.once(Objects.requireNonNull(items, "items")));
+    }
+
+    /** Starts a pipeline description over an iterator, read once. */
+    public static <S> PipelineBuilder<S> from(Iterator<? extends S> items) {
+        return new PipelineBuilder<>(SourceSpec.once(Objects.requireNonNull(items, "items")));
+    }
+
+    /** Starts a pipeline description over a supplier, called until it returns {@code null}. */
+    public static <S> PipelineBuilder<S> from(Supplier<? extends S> items) {
+        return new PipelineBuilder<>(SourceSpec.supplier(Objects.requireNonNull(items, "items")));
+    }
+
+    /** Starts a pipeline description over a continuous source in epochs. */
+    public static <S> PipelineBuilder<S> fromEpochs(EpochSource<? extends S> epochs) {
+        return new PipelineBuilder<>(SourceSpec.epochs(Objects.requireNonNull(epochs, "epochs"), -1));
+    }
+
+    /** Every result of every epoch, in sink order. Can be taken once. */
+    @Override
+    public Iterator<T> iterator() {
+        synchronized (this) {
+            if (iteratorTaken) {
+                throw new IllegalStateException("a pipeline can be iterated once (single consumer); use nextEpoch() for epoch-wise reading");
+            }
+            iteratorTaken = true;
+        }
+        return new ResultIterator(false);
+    }
+
+    /**
+     * The results of the next epoch: iteration ends at the epoch boundary. Call again for the epoch after.
+     * After the stream has ended, returns an empty iterable.
+     */
+    public Iterable<T> nextEpoch() {
+        if (lookahead instanceof Marker.EpochEnd) {
+            lookahead = null;
+        }
+        return () -> new ResultIterator(true);
+    }
+
+    /** Whether the stream has more results (blocks until it knows). */
+    public boolean hasMoreEpochs() {
+        if (lookahead instanceof Marker.EpochEnd) {
+            lookahead = null;
+        }
+        return advance(false);
+    }
+
+    /** The epoch of the last result handed out. */
+    public int epoch() {
+        return runtime.stats().epoch();
+    }
+
+    private final class ResultIterator implements Iterator<T> {
+        private final boolean stopAtEpochEnd;
+
+        ResultIterator(boolean stopAtEpochEnd) {
+            this.stopAtEpochEnd = stopAtEpochEnd;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return advance(stopAtEpochEnd);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public T next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Envelope e = (Envelope) lookahead;
+            lookahead = null;
+            runtime.consumerEpoch(e.epoch);
+            return (T) e.value;
+        }
+    }
+
+    /** Positions {@link #lookahead} on the next result; false at the end (or an epoch end, if asked). */
+    private boolean advance(boolean stopAtEpochEnd) {
+        while (true) {
+            if (lookahead instanceof Envelope) {
+                return true;
+            }
+            if (ended) {
+                return false;
+            }
+            if (lookahead instanceof Marker.EpochEnd) {
+                if (stopAtEpochEnd) {
+                    return false;
+                }
+                lookahead = null;
+            }
+            Object next = fetch();
+            if (next instanceof Marker.EndOfStream) {
+                ended = true;
+                runtime.finished = true;
+            } else {
+                lookahead = next;
+            }
+        }
+    }
+
+    private Object fetch() {
+        if (closed) {
+            throw new IllegalStateException("pipeline is closed");
+        }
+        try {
+            Object next = runtime.sink.poll(0, null);
+            if (next != null && next != BoundedQueue.FINISHED) {
+                if (next instanceof Envelope) {
+                    runtime.readyCalls.increment();
+                    runtime.delivered.increment();
+                }
+                if (next instanceof Marker) {
+                    runtime.sink.resume();
+                }
+                return next;
+            }
+            long start = System.nanoTime();
+            runtime.consumerWaiting = true;
+            try {
+                next = runtime.sink.take(null);
+            } finally {
+                runtime.consumerWaiting = false;
+            }
+            if (next instanceof Envelope) {
+                runtime.waitedCalls.increment();
+                runtime.delivered.increment();
+                runtime.consumerWaitNanos.add(System.nanoTime() - start);
+            }
+            if (next instanceof Marker) {
+                runtime.sink.resume();
+            }
+            return next;
+        } catch (BoundedQueue.ClosedException e) {
+            PipelineFailedException failure = runtime.failure();
+            if (failure != null) {
+                throw failure;
+            }
+            throw new IllegalStateException("pipeline is closed");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the pipeline", e);
+        }
+    }
+
+    /** A snapshot of every stage's counters, the sink's and the bottleneck verdict. */
+    public PipelineStats stats() {
+        return runtime.stats();
+    }
+
+    /** Failed items so far (the first 10,000), each with stage, item and cause. */
+    public List<Failure> failures() {
+        return runtime.failures();
+    }
+
+    /** The settings this pipeline runs with, every field filled in: save it, edit it, feed it back. */
+    public PipelineConfig config() {
+        return runtime.effectiveConfig();
+    }
+
+    /** Reports the stall watchdog made so far. */
+    public List<StallReport> stallReports() {
+        return runtime.stallReports();
+    }
+
+    /** Threads this pipeline started that are still alive (none after {@link #close()} returns). */
+    public List<Thread> liveThreads() {
+        return runtime.liveThreads();
+    }
+
+    /** Stops every thread the pipeline started, even those blocked in a stage function, and waits for them. */
+    @Override
+    public void close() {
+        closed = true;
+        runtime.close();
+    }
+}

@@ -1,0 +1,252 @@
+package dev.stoker.pipeline;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Describes a pipeline stage by stage; {@code T} is the type of the items the pipeline produces so
+ * far, and every call returns a builder of the new item type, so types survive chaining. Builders are
+ * immutable: each call returns a new one, and the same prefix can be built twice.
+ *
+ * <pre>{@code
+ * try (Pipeline<List<Clip>> p = Pipeline.from(videos)
+ *         .map("fetch", this::read, s -> s.concurrency(8).virtualThreads())
+ *         .flatMap("demux", this::clips)
+ *         .map("decode", this::decode, s -> s.concurrency(3).ordered())
+ *         .batch(32)
+ *         .build(Sink.buffer(5))) {
+ *     for (List<Clip> batch : p) train(batch);
+ * }
+ * }</pre>
+ */
+public final class PipelineBuilder<T> {
+    /** Default sink buffer: two results ready ahead of the consumer. */
+    public static final int DEFAULT_SINK_CAPACITY = 2;
+    /** Default stall watchdog quiet period. */
+    public static final long DEFAULT_STALL_TIMEOUT_MILLIS = 30_000;
+
+    private record StageSpec(String name, Supplier<StageFunction> function, StageOptions options) { }
+
+    private final SourceSpec source;
+    private final List<StageSpec> stages;
+    private final Settings settings;
+
+    /** Pipeline-wide settings that are not stages. */
+    private record Settings(PipelineConfig config, FailureBudget failureBudget, TraceRecorder trace,
+                            Long stallTimeoutMillis, Consumer<StallReport> onStall, int maxEpochs, boolean continuous) {
+        Settings with(PipelineConfig c) {
+            return new Settings(c, failureBudget, trace, stallTimeoutMillis, onStall, maxEpochs, continuous);
+        }
+    }
+
+    PipelineBuilder(SourceSpec source) {
+        this(source, List.of(), new Settings(PipelineConfig.EMPTY, null, null, null, null, -1, false));
+    }
+
+    private PipelineBuilder(SourceSpec source, List<StageSpec> stages, Settings settings) {
+        this.source = source;
+        this.stages = stages;
+        this.settings = settings;
+    }
+
+    private <R> PipelineBuilder<R> with(StageSpec stage) {
+        Objects.requireNonNull(stage.name(), "stage name");
+        if (stage.name().isBlank() || stage.name().equals("source") || stage.name().equals("sink")) {
+            throw new IllegalArgumentException("stage name: '" + stage.name() + "' (expected: a non-blank name other than 'source' and 'sink')");
+        }
+        for (StageSpec s : stages) {
+            if (s.name().equals(stage.name())) {
+                throw new IllegalArgumentException("stage name: '" + stage.name()
+                        + "' is used twice (expected: unique names; configs apply by name)");
+            }
+        }
+        List<StageSpec> next = new ArrayList<>(stages);
+        next.add(stage);
+        return new PipelineBuilder<>(source, List.copyOf(next), settings);
+    }
+
+    private static StageOptions options(Consumer<StageOptions> configure) {
+        StageOptions options = new StageOptions();
+        configure.accept(options);
+        return options;
+    }
+
+    /** One in, one out. A {@code null} result drops the item. */
+    public <R> PipelineBuilder<R> map(String name, Function<? super T, ? extends R> fn) {
+        return map(name, fn, s -> { });
+    }
+
+    public <R> PipelineBuilder<R> map(String name, Function<? super T, ? extends R> fn, Consumer<StageOptions> options) {
+        Objects.requireNonNull(fn, "fn");
+        return with(new StageSpec(name, () -> new MapStage(fn), options(options)));
+    }
+
+    /** One in, any number out, in the iterable's order. */
+    public <R> PipelineBuilder<R> flatMap(String name, Function<? super T, ? extends Iterable<? extends R>> fn) {
+        return flatMap(name, fn, s -> { });
+    }
+
+    public <R> PipelineBuilder<R> flatMap(String name, Function<? super T, ? extends Iterable<? extends R>> fn,
+                                          Consumer<StageOptions> options) {
+        Objects.requireNonNull(fn, "fn");
+        return with(new StageSpec(name, () -> new FlatMapStage(fn), options(options)));
+    }
+
+    /** Keeps the items {@code predicate} accepts. */
+    public PipelineBuilder<T> filter(String name, Predicate<? super T> predicate) {
+        return filter(name, predicate, s -> { });
+    }
+
+    public PipelineBuilder<T> filter(String name, Predicate<? super T> predicate, Consumer<StageOptions> options) {
+        Objects.requireNonNull(predicate, "predicate");
+        return with(new StageSpec(name, () -> new FilterStage(predicate), options(options)));
+    }
+
+    /** Groups items into lists of {@code size}; the last, partial batch of each epoch is kept. */
+    public PipelineBuilder<List<T>> batch(int size) {
+        return batch(size, false);
+    }
+
+    /** Groups items into lists of {@code size}; with {@code dropLast}, a partial batch is dropped. */
+    public PipelineBuilder<List<T>> batch(int size, boolean dropLast) {
+        return batch("batch", size, dropLast);
+    }
+
+    public PipelineBuilder<List<T>> batch(String name, int size, boolean dropLast) {
+        new BatchStage(size, dropLast); // validates
+        return with(new StageSpec(name, () -> new BatchStage(size, dropLast), options(s -> { })));
+    }
+
+    /** Re-reads an {@code Iterable} source epoch after epoch, forever; epoch ends are visible. */
+    public PipelineBuilder<T> continuous() {
+        return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), -1, true));
+    }
+
+    /** Re-reads an {@code Iterable} (or {@link EpochSource}) source for {@code count} epochs. */
+    public PipelineBuilder<T> epochs(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("epochs: " + count + " (expected: 1+)");
+        }
+        return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), count, true));
+    }
+
+    /** Lays {@code config} over the settings given in code (and over earlier configs). */
+    public PipelineBuilder<T> config(PipelineConfig config) {
+        return new PipelineBuilder<>(source, stages, settings.with(settings.config().overriddenBy(config)));
+    }
+
+    /** Pipeline-wide failure budget over all source items; default: none beyond the stages'. */
+    public PipelineBuilder<T> failureBudget(FailureBudget budget) {
+        return new PipelineBuilder<>(source, stages, new Settings(settings.config(), Objects.requireNonNull(budget),
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), settings.maxEpochs(), settings.continuous()));
+    }
+
+    /** Records a Chrome trace of every task and queue. */
+    public PipelineBuilder<T> trace(TraceRecorder recorder) {
+        return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
+                Objects.requireNonNull(recorder), settings.stallTimeoutMillis(), settings.onStall(), settings.maxEpochs(),
+                settings.continuous()));
+    }
+
+    /**
+     * The stall watchdog: after {@code quietPeriod} without progress while the consumer waits, report which
+     * stage holds items and what its threads are doing. Default 30 s, printed to standard error.
+     */
+    public PipelineBuilder<T> stallWatchdog(Duration quietPeriod, Consumer<StallReport> onStall) {
+        return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
+                settings.trace(), quietPeriod.toMillis(), Objects.requireNonNull(onStall), settings.maxEpochs(),
+                settings.continuous()));
+    }
+
+    /** Names of the stages so far, in order. */
+    public List<String> stageNames() {
+        return stages.stream().map(StageSpec::name).toList();
+    }
+
+    /** The settings the pipeline would run with, every field filled in. */
+    public PipelineConfig effectiveConfig() {
+        return effectiveConfig(DEFAULT_SINK_CAPACITY);
+    }
+
+    private PipelineConfig effectiveConfig(int codeSinkCapacity) {
+        PipelineConfig cfg = settings.config();
+        Set<String> names = new HashSet<>(stageNames());
+        for (String configured : cfg.stages().keySet()) {
+            if (!names.contains(configured)) {
+                throw new IllegalArgumentException("config names stage '" + configured
+                        + "' but the pipeline has stages " + stageNames());
+            }
+        }
+        Map<String, StageConfig> resolved = new LinkedHashMap<>();
+        for (StageSpec s : stages) {
+            StageConfig code = s.options().config;
+            StageConfig merged = code.overriddenBy(cfg.stage(s.name()));
+            int concurrency = merged.concurrency() != null ? merged.concurrency() : 1;
+            boolean sequential = s.function().get().sequential();
+            if (sequential && concurrency != 1) {
+                throw new IllegalArgumentException("stage '" + s.name() + "' concurrency: " + concurrency
+                        + " (expected: 1; a batch stage is sequential)");
+            }
+            resolved.put(s.name(), new StageConfig(
+                    concurrency,
+                    merged.queueCapacity() != null ? merged.queueCapacity() : Math.max(2, 2 * concurrency),
+                    merged.order() != null ? merged.order() : Order.COMPLETION,
+                    merged.virtualThreads() != null ? merged.virtualThreads() : false,
+                    merged.failureBudget() != null ? merged.failureBudget() : FailureBudget.DEFAULT_STAGE,
+                    merged.taskTimeoutMillis() != null ? merged.taskTimeoutMillis() : 0L));
+        }
+        FailureBudget budget = cfg.failureBudget() != null ? cfg.failureBudget()
+                : settings.failureBudget() != null ? settings.failureBudget() : FailureBudget.UNLIMITED;
+        long stall = cfg.stallTimeoutMillis() != null ? cfg.stallTimeoutMillis()
+                : settings.stallTimeoutMillis() != null ? settings.stallTimeoutMillis() : DEFAULT_STALL_TIMEOUT_MILLIS;
+        int sink = cfg.sinkCapacity() != null ? cfg.sinkCapacity() : codeSinkCapacity;
+        return new PipelineConfig(sink, budget, stall, resolved);
+    }
+
+    /** Starts the pipeline with the default sink buffer. */
+    public Pipeline<T> build() {
+        return build(Sink.buffer(DEFAULT_SINK_CAPACITY));
+    }
+
+    /** Starts the pipeline: threads run from here until {@link Pipeline#close()}. */
+    public Pipeline<T> build(Sink sink) {
+        PipelineConfig effective = effectiveConfig(sink.capacity());
+        List<StageRunner.Blueprint> blueprints = new ArrayList<>();
+        for (StageSpec s : stages) {
+            blueprints.add(new StageRunner.Blueprint(s.name(), s.function(), effective.stage(s.name()),
+                    s.options().executor, s.options().describer));
+        }
+        SourceSpec src = source;
+        if (settings.continuous()) {
+            src = source.epochMarkers() ? SourceSpec.epochs(source.epochs(), settings.maxEpochs())
+                    : repeatable(source, settings.maxEpochs());
+        }
+        Consumer<StallReport> onStall = settings.onStall() != null ? settings.onStall()
+                : report -> System.err.print(report.text());
+        PipelineRuntime runtime = new PipelineRuntime(src, blueprints, effective.sinkCapacity(),
+                effective.failureBudget(), effective.stallTimeoutMillis(), onStall, settings.trace(), effective);
+        runtime.start();
+        return new Pipeline<>(runtime);
+    }
+
+    private static SourceSpec repeatable(SourceSpec source, int maxEpochs) {
+        if (!source.description().equals("iterable")) {
+            throw new IllegalStateException("a " + source.description()
+                    + " source can be read once; use an Iterable or an EpochSource for epochs");
+        }
+        Iterable<?> items = source.epochs().epoch(0);
+        return SourceSpec.repeat(items, maxEpochs);
+    }
+}

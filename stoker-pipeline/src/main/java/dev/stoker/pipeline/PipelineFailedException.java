@@ -1,0 +1,34 @@
+package dev.stoker.pipeline;
+
+import java.util.List;
+
+/**
+ * Ends iteration when a failure budget is exceeded or the source fails. Names every stage that had
+ * failures, with counts, and carries the first failures (their causes are also attached as suppressed
+ * exceptions, so a stack trace shows them).
+ */
+public final class PipelineFailedException extends RuntimeException {
+    private final List<String> failingStages;
+    private final List<Failure> firstFailures;
+
+    PipelineFailedException(String message, List<String> failingStages, List<Failure> firstFailures, Throwable cause) {
+        super(message, cause);
+        this.failingStages = List.copyOf(failingStages);
+        this.firstFailures = List.copyOf(firstFailures);
+        for (Failure f : firstFailures) {
+            if (f.cause() != cause) {
+                addSuppressed(f.cause());
+            }
+        }
+    }
+
+    /** Every stage that had at least one failure, budget-exceeding stage first. */
+    public List<String> failingStages() {
+        return failingStages;
+    }
+
+    /** The first few failures of each failing stage. */
+    public List<Failure> firstFailures() {
+        return firstFailures;
+    }
+}

@@ -1,0 +1,14 @@
+package dev.stoker.pipeline;
+
+/**
+ * The consumer's view.
+ *
+ * @param capacity           sink buffer slots
+ * @param size               results ready now
+ * @param delivered          results handed to the consumer
+ * @param dataReadiness      share of the consumer's {@code next()} calls served without waiting
+ * @param consumerWaitMillis total time the consumer waited for data
+ * @param meanFill           time-weighted mean fill of the sink buffer, in [0, 1]
+ */
+public record SinkStats(int capacity, int size, long delivered, double dataReadiness, double consumerWaitMillis,
+                        double meanFill) { }

@@ -1,0 +1,55 @@
+package dev.stoker.pipeline;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * The knobs of one stage, kept apart from its code so that a config file, a tuner or a subprocess can
+ * change them. Every field is optional: {@code null} keeps what the code (or an earlier config) set.
+ *
+ * @param concurrency       worker threads, i.e. the most tasks in flight (1+)
+ * @param queueCapacity     capacity of the stage's input queue (1+)
+ * @param order             output order
+ * @param virtualThreads    run workers on virtual threads (for I/O-bound stages)
+ * @param failureBudget     failures the stage may skip
+ * @param taskTimeoutMillis a task running longer is interrupted and counted as failed; 0 for none
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StageConfig(Integer concurrency, Integer queueCapacity, Order order, Boolean virtualThreads,
+                          FailureBudget failureBudget, Long taskTimeoutMillis) {
+
+    public static final StageConfig EMPTY = new StageConfig(null, null, null, null, null, null);
+
+    public StageConfig {
+        if (concurrency != null && concurrency < 1) {
+            throw new IllegalArgumentException("concurrency: " + concurrency + " (expected: 1+)");
+        }
+        if (queueCapacity != null && queueCapacity < 1) {
+            throw new IllegalArgumentException("queueCapacity: " + queueCapacity + " (expected: 1+)");
+        }
+        if (taskTimeoutMillis != null && taskTimeoutMillis < 0) {
+            throw new IllegalArgumentException("taskTimeoutMillis: " + taskTimeoutMillis + " (expected: 0+, 0 = none)");
+        }
+    }
+
+    /** This config with the non-null fields of {@code other} laid over it. */
+    public StageConfig overriddenBy(StageConfig other) {
+        if (other == null) {
+            return this;
+        }
+        return new StageConfig(
+                other.concurrency != null ? other.concurrency : concurrency,
+                other.queueCapacity != null ? other.queueCapacity : queueCapacity,
+                other.order != null ? other.order : order,
+                other.virtualThreads != null ? other.virtualThreads : virtualThreads,
+                other.failureBudget != null ? other.failureBudget : failureBudget,
+                other.taskTimeoutMillis != null ? other.taskTimeoutMillis : taskTimeoutMillis);
+    }
+
+    public StageConfig withConcurrency(int n) {
+        return new StageConfig(n, queueCapacity, order, virtualThreads, failureBudget, taskTimeoutMillis);
+    }
+
+    public StageConfig withQueueCapacity(int n) {
+        return new StageConfig(concurrency, n, order, virtualThreads, failureBudget, taskTimeoutMillis);
+    }
+}

@@ -1,0 +1,377 @@
+package dev.stoker.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import org.HdrHistogram.ConcurrentHistogram;
+
+/**
+ * Runs one stage: {@code concurrency} workers, each a loop of take → task → emit over the stage's
+ * input queue. Workers are the stage's own named threads (platform by default, virtual on request);
+ * with a shared pool, each worker hands its task to the pool and waits, so the stage's concurrency
+ * still caps its tasks in flight.
+ */
+final class StageRunner {
+    private static final long BARRIER_POLL_NANOS = 50_000;
+
+    final String name;
+    final int index;
+    final StageFunction function;
+    final StageConfig config;   // effective: every field set
+    final BoundedQueue input;
+    private BoundedQueue output;
+    private final ExecutorService sharedPool;
+    private final Function<Object, String> describer;
+    private final PipelineRuntime runtime;
+    private final ReorderBuffer reorder;
+    private final Worker[] workers;
+
+    final LongAdder itemsIn = new LongAdder();
+    final LongAdder itemsOut = new LongAdder();
+    final LongAdder failures = new LongAdder();
+    final LongAdder dropped = new LongAdder();
+    final AtomicInteger inFlight = new AtomicInteger();
+    // Take tickets fully handled (emitted or dropped): a marker with ticket n waits for n of them.
+    private final AtomicLong completedTickets = new AtomicLong();
+    private final ConcurrentHistogram taskMicros = new ConcurrentHistogram(3_600_000_000L, 3);
+
+    /** A stage as described by the builder, before it runs: the function is created anew per pipeline. */
+    record Blueprint(String name, java.util.function.Supplier<StageFunction> function, StageConfig config,
+                     ExecutorService executor, Function<Object, String> describer) {
+        StageRunner create(int index, PipelineRuntime runtime) {
+            return new StageRunner(name, index, function.get(), config, executor, describer, runtime);
+        }
+    }
+
+    StageRunner(String name, int index, StageFunction function, StageConfig config, ExecutorService sharedPool,
+                Function<Object, String> describer, PipelineRuntime runtime) {
+        this.name = name;
+        this.index = index;
+        this.function = function;
+        this.config = config;
+        this.sharedPool = sharedPool;
+        this.describer = describer;
+        this.runtime = runtime;
+        this.input = new BoundedQueue(name, config.queueCapacity());
+        this.reorder = config.order() == Order.INPUT && config.concurrency() > 1
+                ? new ReorderBuffer(Math.max(4 * config.concurrency(), config.concurrency() + config.queueCapacity()))
+                : null;
+        this.workers = new Worker[config.concurrency()];
+        for (int i = 0; i < workers.length; i++) {
+            workers[i] = new Worker(i);
+        }
+    }
+
+    void connect(BoundedQueue downstream) {
+        this.output = downstream;
+    }
+
+    List<Thread> start() {
+        List<Thread> threads = new ArrayList<>(workers.length);
+        boolean virtual = Boolean.TRUE.equals(config.virtualThreads()) || sharedPool != null;
+        for (Worker w : workers) {
+            String threadName = "stoker-" + name + "-" + w.index;
+            Thread t = virtual ? Thread.ofVirtual().name(threadName).unstarted(w)
+                    : Thread.ofPlatform().name(threadName).daemon(true).unstarted(w);
+            w.thread = t;
+            threads.add(t);
+        }
+        threads.forEach(Thread::start);
+        return threads;
+    }
+
+    String describe(Object value) {
+        String text;
+        try {
+            text = describer != null ? describer.apply(value) : String.valueOf(value);
+        } catch (RuntimeException e) {
+            text = value.getClass().getSimpleName() + " (describe failed: " + e + ")";
+        }
+        return text.length() <= 200 ? text : text.substring(0, 197) + "...";
+    }
+
+    /** Interrupts tasks that have run past the stage's timeout; called by the housekeeper. */
+    void enforceTimeout(long nowNanos) {
+        long timeoutNanos = config.taskTimeoutMillis() * 1_000_000L;
+        if (timeoutNanos <= 0) {
+            return;
+        }
+        for (Worker w : workers) {
+            synchronized (w) {
+                if (w.current != null && !w.timedOut && nowNanos - w.taskStartNanos > timeoutNanos) {
+                    w.timedOut = true;
+                    if (w.poolTask != null) {
+                        w.poolTask.cancel(true);
+                    }
+                    w.thread.interrupt();
+                }
+            }
+        }
+    }
+
+    /** Stacks of workers currently inside a task, for stall reports. */
+    List<String> busyWorkerStacks() {
+        List<String> stacks = new ArrayList<>();
+        for (Worker w : workers) {
+            Envelope current = w.current;
+            Thread t = w.thread;
+            if (current != null && t != null) {
+                StringBuilder s = new StringBuilder();
+                s.append(t.getName()).append(" on item #").append(current.id).append(" for ")
+                        .append((System.nanoTime() - w.taskStartNanos) / 1_000_000).append(" ms\n");
+                for (StackTraceElement e : t.getStackTrace()) {
+                    s.append("    at ").append(e).append('\n');
+                }
+                stacks.add(s.toString());
+            }
+        }
+        return stacks;
+    }
+
+    /** Items the stage holds (parked for ordering, or in a partial batch), for release at close. */
+    List<Object> drainHeld() {
+        List<Object> held = new ArrayList<>();
+        if (reorder != null) {
+            held.addAll(reorder.drain());
+        }
+        if (function instanceof BatchStage batch) {
+            held.addAll(batch.drainPending());
+        }
+        return held;
+    }
+
+    StageStats snapshot() {
+        long busy = 0;
+        long idle = 0;
+        long backPressured = 0;
+        for (Worker w : workers) {
+            long[] t = w.clock.read();
+            idle += t[WorkerClock.IDLE];
+            busy += t[WorkerClock.BUSY];
+            backPressured += t[WorkerClock.BACK_PRESSURED];
+        }
+        double total = Math.max(1, busy + idle + backPressured);
+        TaskTimeStats times;
+        synchronized (taskMicros) {
+            times = taskMicros.getTotalCount() == 0 ? TaskTimeStats.EMPTY : new TaskTimeStats(
+                    taskMicros.getTotalCount(), taskMicros.getMean(),
+                    taskMicros.getValueAtPercentile(50), taskMicros.getValueAtPercentile(90),
+                    taskMicros.getValueAtPercentile(99), taskMicros.getMaxValue());
+        }
+        return new StageStats(name, function.kind(), workers.length, itemsIn.sum(), itemsOut.sum(), failures.sum(),
+                dropped.sum(), inFlight.get(), busy / total, idle / total, backPressured / total, times,
+                input.snapshot());
+    }
+
+    long completedTasks() {
+        return taskMicros.getTotalCount();
+    }
+
+    private final class Worker implements Runnable {
+        final int index;
+        final WorkerClock clock = new WorkerClock();
+        volatile Thread thread;
+        // Guarded by 'this' so that a timeout interrupt can only hit the task it was meant for.
+        volatile Envelope current;
+        long taskStartNanos;
+        boolean timedOut;
+        Future<?> poolTask;
+
+        Worker(int index) {
+            this.index = index;
+        }
+
+        @Override
+        public void run() {
+            long[] ticket = new long[1];
+            List<Envelope> out = new ArrayList<>();
+            try {
+                while (true) {
+                    clock.enter(WorkerClock.IDLE);
+                    if (reorder != null) {
+                        reorder.acquireSlot();
+                    }
+                    Object element = input.take(ticket);
+                    if (element == BoundedQueue.FINISHED) {
+                        if (reorder != null) {
+                            reorder.releaseUnusedSlot();
+                        }
+                        return;
+                    }
+                    if (element instanceof Marker marker) {
+                        passMarker(marker, ticket[0], out);
+                        if (marker instanceof Marker.EndOfStream) {
+                            return;
+                        }
+                        continue;
+                    }
+                    Envelope envelope = (Envelope) element;
+                    itemsIn.increment();
+                    inFlight.incrementAndGet();
+                    clock.enter(WorkerClock.BUSY);
+                    out.clear();
+                    long start = System.nanoTime();
+                    runTask(envelope, out, start);
+                    long end = System.nanoTime();
+                    taskMicros.recordValue(Math.min((end - start) / 1000, 3_600_000_000L));
+                    TraceRecorder trace = runtime.trace;
+                    if (trace != null) {
+                        trace.slice(name, thread, start, end - start, envelope.id);
+                    }
+                    emit(ticket[0], out);
+                    inFlight.decrementAndGet();
+                    completedTickets.incrementAndGet();
+                }
+            } catch (InterruptedException | BoundedQueue.ClosedException e) {
+                // Closing: leave quietly; held items are released by the runtime.
+            } catch (Throwable t) {
+                runtime.failInternal(name, t);
+            } finally {
+                clock.enter(WorkerClock.IDLE);
+            }
+        }
+
+        private void runTask(Envelope envelope, List<Envelope> out, long start) throws InterruptedException {
+            boolean timed = config.taskTimeoutMillis() > 0;
+            if (timed || sharedPool != null) {
+                synchronized (this) {
+                    taskStartNanos = start;
+                    current = envelope;
+                }
+            } else {
+                taskStartNanos = start;
+                current = envelope;
+            }
+            Throwable failure = null;
+            Object input = envelope.value;
+            try {
+                if (sharedPool == null) {
+                    function.apply(envelope, out, runtime);
+                } else {
+                    runOnPool(envelope, out);
+                }
+            } catch (Throwable t) {
+                failure = t;
+            }
+            boolean wasTimedOut;
+            synchronized (this) {
+                current = null;
+                poolTask = null;
+                wasTimedOut = timedOut;
+                timedOut = false;
+            }
+            if (wasTimedOut) {
+                Thread.interrupted(); // the interrupt was ours, for this task only
+                failure = new TaskTimeoutException(name, config.taskTimeoutMillis());
+            }
+            if (runtime.isClosing()) {
+                if (failure != null || wasTimedOut) {
+                    throw new InterruptedException("pipeline closing");
+                }
+            }
+            if (failure != null) {
+                for (Envelope e : out) {
+                    if (e.value != input) {
+                        Envelope.release(e);
+                    }
+                }
+                out.clear();
+                envelope.value = input;
+                failures.increment();
+                runtime.recordFailure(StageRunner.this, envelope, describe(input), failure);
+                Envelope.release(envelope);
+            } else if (out.isEmpty()) {
+                dropped.increment();
+            }
+        }
+
+        private void runOnPool(Envelope envelope, List<Envelope> out) throws Exception {
+            Future<?> task;
+            synchronized (this) {
+                task = sharedPool.submit(() -> {
+                    function.apply(envelope, out, runtime);
+                    return null;
+                });
+                poolTask = task;
+            }
+            try {
+                task.get();
+            } catch (InterruptedException e) {
+                task.cancel(true);
+                throw e;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof Exception ex) {
+                    throw ex;
+                }
+                throw (Error) cause;
+            }
+        }
+
+        private void emit(long ticket, List<Envelope> out) throws InterruptedException {
+            if (reorder != null) {
+                clock.enter(WorkerClock.BACK_PRESSURED);
+                reorder.complete(ticket, out, this::put);
+                return;
+            }
+            if (out.isEmpty()) {
+                return;
+            }
+            clock.enter(WorkerClock.BACK_PRESSURED);
+            for (Envelope e : out) {
+                put(e);
+            }
+        }
+
+        private void put(Object element) throws InterruptedException {
+            output.put(element);
+            if (element instanceof Envelope) {
+                itemsOut.increment();
+            }
+        }
+
+        /**
+         * Forwards a marker after every item taken before it. The queue paused itself when the marker was
+         * taken, so nothing behind it starts; in completion order we wait for the other workers' tasks to
+         * drain, in input order the reorder buffer already places the marker after them.
+         */
+        private void passMarker(Marker marker, long ticket, List<Envelope> out) throws InterruptedException {
+            clock.enter(WorkerClock.BUSY);
+            out.clear();
+            int epoch = marker instanceof Marker.EpochEnd end ? end.epoch() : Integer.MAX_VALUE;
+            if (reorder == null) {
+                while (completedTickets.get() < ticket) {
+                    LockSupport.parkNanos(BARRIER_POLL_NANOS);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                }
+            }
+            function.flush(epoch, out, runtime);
+            clock.enter(WorkerClock.BACK_PRESSURED);
+            if (reorder != null) {
+                List<Object> withMarker = new ArrayList<>(out);
+                withMarker.add(marker);
+                reorder.complete(ticket, withMarker, this::put);
+            } else {
+                for (Envelope e : out) {
+                    put(e);
+                }
+                output.put(marker);
+            }
+            completedTickets.incrementAndGet();
+            if (marker instanceof Marker.EndOfStream) {
+                input.finish();
+            } else {
+                input.resume();
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.stoker.pipeline;
+
+/**
+ * One stage's counters since the pipeline started. The three time fractions (Flink's busy / idle /
+ * back-pressured) split the stage's worker-time: busy running tasks, idle waiting for input,
+ * back-pressured waiting for room downstream. A stage busy near 100% is saturated; a stage mostly idle
+ * is starved by what is before it; a stage mostly back-pressured is blocked by what comes after it.
+ *
+ * @param name                  stage name
+ * @param kind                  map, flatMap, filter or batch
+ * @param concurrency           workers
+ * @param itemsIn               items taken from the input queue
+ * @param itemsOut              items emitted downstream
+ * @param failures              failed tasks (items skipped)
+ * @param dropped               items dropped by a null result or a filter
+ * @param inFlight              tasks running now
+ * @param busyFraction          share of worker-time spent in tasks
+ * @param idleFraction          share of worker-time spent waiting for input
+ * @param backPressuredFraction share of worker-time spent waiting for room downstream
+ * @param taskTime              task duration distribution
+ * @param inputQueue            occupancy of the input queue
+ */
+public record StageStats(String name, String kind, int concurrency, long itemsIn, long itemsOut, long failures,
+                         long dropped, int inFlight, double busyFraction, double idleFraction,
+                         double backPressuredFraction, TaskTimeStats taskTime, QueueStats inputQueue) { }

@@ -1,0 +1,13 @@
+package dev.stoker.pipeline;
+
+/** A task ran past its stage's timeout and was interrupted; its item was skipped. */
+public final class TaskTimeoutException extends RuntimeException implements Failure.Reasoned {
+    TaskTimeoutException(String stage, long timeoutMillis) {
+        super("stage '" + stage + "': task exceeded its timeout of " + timeoutMillis + " ms and was interrupted");
+    }
+
+    @Override
+    public String reason() {
+        return "timeout";
+    }
+}

@@ -1,0 +1,168 @@
+package dev.stoker.video;
+
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_flush_buffers;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
+import static org.bytedeco.ffmpeg.global.avutil.AVDISCARD_DEFAULT;
+import static org.bytedeco.ffmpeg.global.avutil.AVDISCARD_NONREF;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
+
+import org.bytedeco.ffmpeg.avcodec.AVCodec;
+import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
+import org.bytedeco.ffmpeg.avcodec.AVPacket;
+import org.bytedeco.ffmpeg.avutil.AVDictionary;
+import org.bytedeco.ffmpeg.avutil.AVFrame;
+import org.bytedeco.ffmpeg.avutil.AVRational;
+import org.bytedeco.javacpp.BytePointer;
+
+/**
+ * One opened decoder with the packet and frame it exchanges: the single owner of the
+ * AVCodecContext, AVPacket and AVFrame, freed together in {@link #close()}.
+ */
+final class DecoderContext implements AutoCloseable {
+    /** Frames larger than 8K are refused before allocation; fuzzed headers claim absurd sizes. */
+    private static final long MAX_PIXELS = 8192L * 8192L;
+
+    private final DecoderKey key;
+    private final int threads;
+    private AVCodecContext context;
+    private AVPacket packet;
+    private AVFrame frame;
+    private final PacketData data = new PacketData();
+    private int skipFrame = AVDISCARD_DEFAULT;
+
+    /** A BytePointer whose address we set directly, so sending a packet allocates nothing. */
+    private static final class PacketData extends BytePointer {
+        void point(long target) {
+            this.address = target;
+            this.position = 0;
+            this.limit = 0;
+            this.capacity = 0;
+        }
+    }
+
+    private DecoderContext(DecoderKey key, int threads) {
+        this.key = key;
+        this.threads = threads;
+    }
+
+    static DecoderContext open(Video video, int threads) {
+        DecoderContext decoder = new DecoderContext(video.decoderKey(), threads);
+        try {
+            decoder.open(video);
+            return decoder;
+        } catch (RuntimeException e) {
+            decoder.close();
+            throw e;
+        }
+    }
+
+    private void open(Video video) {
+        String path = video.info().path();
+        AVCodec codec = avcodec_find_decoder(video.codecParameters().codec_id());
+        if (codec == null || codec.isNull()) {
+            throw new VideoException(path, "open-decoder", VideoException.Reason.UNSUPPORTED_CODEC,
+                    "no decoder for codec " + video.info().codec());
+        }
+        context = avcodec_alloc_context3(codec);
+        if (context == null || context.isNull()) {
+            throw new VideoException(path, "open-decoder", VideoException.Reason.INTERNAL, "avcodec_alloc_context3 failed");
+        }
+        Ffmpeg.check(avcodec_parameters_to_context(context, video.codecParameters()), path, "open-decoder",
+                VideoException.Reason.CORRUPT);
+        context.pkt_timebase(new AVRational().num(key.timeBaseNum()).den(key.timeBaseDen()));
+        context.thread_count(threads);
+        context.max_pixels(MAX_PIXELS);
+        int opened = avcodec_open2(context, codec, (AVDictionary) null);
+        if (opened < 0) {
+            throw new VideoException(path, "open-decoder", VideoException.Reason.UNSUPPORTED_CODEC,
+                    "avcodec_open2 for " + video.info().codec() + ": " + Ffmpeg.describe(opened));
+        }
+        packet = av_packet_alloc();
+        frame = av_frame_alloc();
+        if (packet == null || frame == null || packet.isNull() || frame.isNull()) {
+            throw new VideoException(path, "open-decoder", VideoException.Reason.INTERNAL, "packet/frame alloc failed");
+        }
+    }
+
+    DecoderKey key() {
+        return key;
+    }
+
+    int threads() {
+        return threads;
+    }
+
+    /** Drops all decoder state (reference frames, reorder queue, EOF) so a new run can start anywhere. */
+    void reset() {
+        avcodec_flush_buffers(context);
+    }
+
+    /**
+     * Sends packet {@code index}; {@code frameNeeded=false} lets the decoder skip it when nothing
+     * references it (AVDISCARD_NONREF), which is safe because its own frame is the only output
+     * lost, and that frame is known not to be wanted.
+     */
+    int send(PacketStore packets, int index, boolean frameNeeded) {
+        int wanted = frameNeeded ? AVDISCARD_DEFAULT : AVDISCARD_NONREF;
+        if (wanted != skipFrame) {
+            context.skip_frame(wanted);
+            skipFrame = wanted;
+        }
+        data.point(packets.address(index));
+        packet.data(data);
+        packet.size(packets.sizeBytes(index));
+        packet.pts(packets.pts(index));
+        packet.dts(packets.dts(index));
+        packet.duration(packets.duration(index));
+        packet.flags(packets.flags(index));
+        packet.pos(-1);
+        return avcodec_send_packet(context, packet);
+    }
+
+    /** Enters draining mode: the decoder then returns the frames it still holds. */
+    int sendEndOfStream() {
+        if (skipFrame != AVDISCARD_DEFAULT) {
+            context.skip_frame(AVDISCARD_DEFAULT);
+            skipFrame = AVDISCARD_DEFAULT;
+        }
+        return avcodec_send_packet(context, null);
+    }
+
+    /** Receives the next frame into {@link #frame()}; the previous one is released first. */
+    int receive() {
+        av_frame_unref(frame);
+        return avcodec_receive_frame(context, frame);
+    }
+
+    AVFrame frame() {
+        return frame;
+    }
+
+    @Override
+    public void close() {
+        if (packet != null) {
+            packet.data(null);
+            packet.size(0);
+            av_packet_free(packet);
+            packet = null;
+        }
+        if (frame != null) {
+            av_frame_free(frame);
+            frame = null;
+        }
+        if (context != null) {
+            avcodec_free_context(context);
+            context = null;
+        }
+    }
+}

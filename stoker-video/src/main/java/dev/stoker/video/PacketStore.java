@@ -1,0 +1,130 @@
+package dev.stoker.video;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * Every video packet of one stream, in decode order: timestamps and flags in parallel arrays and
+ * the payloads packed in one native buffer, each followed by the zeroed padding decoders require.
+ *
+ * <p>Holding the packets (not the container) makes a seek an array lookup: a clip starts decoding
+ * at the keyframe it needs without av_seek_frame and its demuxer-specific inexactness.
+ */
+final class PacketStore implements AutoCloseable {
+    /** AV_INPUT_BUFFER_PADDING_SIZE: decoders may read this far past a packet's end. */
+    static final int PADDING_BYTES = 64;
+    /** AV_NOPTS_VALUE. */
+    static final long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    private int count;
+    private long[] pts = new long[256];
+    private long[] dts = new long[256];
+    private long[] durations = new long[256];
+    private int[] flags = new int[256];
+    private long[] offsets = new long[256];
+    private int[] sizes = new int[256];
+    private Pointer buffer;
+    private long capacityBytes;
+    private long usedBytes;
+
+    PacketStore(long initialCapacityBytes) {
+        capacityBytes = Math.max(4096, initialCapacityBytes);
+        buffer = Pointer.malloc(capacityBytes);
+        if (buffer == null || buffer.isNull()) {
+            throw new OutOfMemoryError("malloc(" + capacityBytes + ") for video packets");
+        }
+    }
+
+    /** Copies one packet's payload (at {@code dataAddress}) and records its timing. */
+    void append(long dataAddress, int sizeBytes, long packetPts, long packetDts, long duration, int packetFlags) {
+        long needed = usedBytes + sizeBytes + PADDING_BYTES;
+        if (needed > capacityBytes) {
+            grow(needed);
+        }
+        if (count == pts.length) {
+            int length = count * 2;
+            pts = Arrays.copyOf(pts, length);
+            dts = Arrays.copyOf(dts, length);
+            durations = Arrays.copyOf(durations, length);
+            flags = Arrays.copyOf(flags, length);
+            offsets = Arrays.copyOf(offsets, length);
+            sizes = Arrays.copyOf(sizes, length);
+        }
+        MemorySegment target = MemorySegment.ofAddress(buffer.address() + usedBytes).reinterpret(sizeBytes + PADDING_BYTES);
+        if (sizeBytes > 0) {
+            MemorySegment.copy(MemorySegment.ofAddress(dataAddress).reinterpret(sizeBytes), 0, target, 0, sizeBytes);
+        }
+        target.asSlice(sizeBytes, PADDING_BYTES).fill((byte) 0);
+        pts[count] = packetPts;
+        dts[count] = packetDts;
+        durations[count] = duration;
+        flags[count] = packetFlags;
+        offsets[count] = usedBytes;
+        sizes[count] = sizeBytes;
+        count++;
+        usedBytes += sizeBytes + PADDING_BYTES;
+    }
+
+    private void grow(long needed) {
+        long capacity = Math.max(needed, capacityBytes + capacityBytes / 2);
+        Pointer grown = Pointer.realloc(buffer, capacity);
+        if (grown == null || grown.isNull()) {
+            throw new OutOfMemoryError("realloc(" + capacity + ") for video packets");
+        }
+        buffer = grown;
+        capacityBytes = capacity;
+    }
+
+    /** Gives back the unused tail of the buffer once every packet is in. */
+    void trim() {
+        if (usedBytes > 0 && usedBytes < capacityBytes) {
+            Pointer trimmed = Pointer.realloc(buffer, usedBytes);
+            if (trimmed != null && !trimmed.isNull()) {
+                buffer = trimmed;
+                capacityBytes = usedBytes;
+            }
+        }
+    }
+
+    int count() {
+        return count;
+    }
+
+    long pts(int packet) {
+        return pts[packet];
+    }
+
+    long dts(int packet) {
+        return dts[packet];
+    }
+
+    long duration(int packet) {
+        return durations[packet];
+    }
+
+    int flags(int packet) {
+        return flags[packet];
+    }
+
+    int sizeBytes(int packet) {
+        return sizes[packet];
+    }
+
+    long address(int packet) {
+        return buffer.address() + offsets[packet];
+    }
+
+    /** Native bytes held, payloads plus padding. */
+    long bufferBytes() {
+        return capacityBytes;
+    }
+
+    @Override
+    public void close() {
+        if (buffer != null) {
+            Pointer.free(buffer);
+            buffer = null;
+        }
+    }
+}

@@ -1,0 +1,299 @@
+package dev.stoker.video;
+
+import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_DATA_DISPLAYMATRIX;
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_side_data_get;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_name;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
+import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EAGAIN;
+import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
+import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
+import org.bytedeco.ffmpeg.avcodec.AVPacketSideData;
+import org.bytedeco.ffmpeg.avformat.AVStream;
+import org.bytedeco.ffmpeg.avutil.AVRational;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.IntPointer;
+
+/**
+ * An opened, indexed video: the chosen video stream's packets held in native memory with a frame
+ * timeline, so that any number of clips can be decoded from it, by any number of
+ * {@link ClipDecoder}s at once, without touching the container again.
+ *
+ * <p>Opening reads the whole video stream once (audio is skipped). The caller's bytes can be
+ * dropped after {@code open}. Close the video when done; it must not be closed while a decoder
+ * is using it.
+ */
+public final class Video implements AutoCloseable {
+    private final VideoInfo info;
+    private final PacketStore packets;
+    private final FrameTimeline timeline;
+    private final DecoderKey decoderKey;
+    private AVCodecParameters parameters;
+    private final double secondsPerTick;
+
+    private Video(VideoInfo info, PacketStore packets, FrameTimeline timeline, AVCodecParameters parameters,
+                  DecoderKey decoderKey, double secondsPerTick) {
+        this.info = info;
+        this.packets = packets;
+        this.timeline = timeline;
+        this.parameters = parameters;
+        this.decoderKey = decoderKey;
+        this.secondsPerTick = secondsPerTick;
+    }
+
+    /** Opens a file by memory-mapping it, so large files are paged in rather than copied to the heap. */
+    public static Video open(Path file) {
+        String path = file.toString();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            long size = channel.size();
+            if (size == 0) {
+                throw new VideoException(path, "open", VideoException.Reason.EMPTY_FILE, "file has 0 bytes");
+            }
+            return open(path, channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
+        } catch (NoSuchFileException e) {
+            throw new VideoException(path, "open", VideoException.Reason.NOT_FOUND, "no such file", e);
+        } catch (IOException e) {
+            VideoException.Reason reason = Files.isDirectory(file) ? VideoException.Reason.NOT_FOUND
+                    : VideoException.Reason.IO;
+            throw new VideoException(path, "open", reason, String.valueOf(e), e);
+        }
+    }
+
+    /** Opens a video from its bytes; {@code path} names it in messages and results. */
+    public static Video open(String path, byte[] bytes) {
+        return open(path, MemorySegment.ofArray(bytes));
+    }
+
+    /** Opens a video from bytes in any segment (heap, native, mapped); only read during this call. */
+    public static Video open(String path, MemorySegment bytes) {
+        if (bytes.byteSize() == 0) {
+            throw new VideoException(path, "open", VideoException.Reason.EMPTY_FILE, "file has 0 bytes");
+        }
+        PacketStore packets = new PacketStore(bytes.byteSize() + 64L * 1024);
+        AVCodecParameters parameters = null;
+        try {
+            boolean complete;
+            String container;
+            int streamIndex;
+            AVRational timeBase;
+            double startTime;
+            double declaredFps;
+            int rotation;
+            try (Demuxer demuxer = Demuxer.open(bytes, path)) {
+                complete = demuxer.readAll(packets);
+                AVStream stream = demuxer.stream();
+                parameters = avcodec_parameters_alloc();
+                Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, "open",
+                        VideoException.Reason.INTERNAL);
+                container = demuxer.format().iformat().name().getString();
+                streamIndex = demuxer.streamIndex();
+                timeBase = stream.time_base();
+                timeBase = new AVRational().num(timeBase.num()).den(timeBase.den());
+                startTime = stream.start_time() == PacketStore.NO_TIMESTAMP ? Double.NaN
+                        : stream.start_time() * (double) timeBase.num() / timeBase.den();
+                declaredFps = rate(stream.avg_frame_rate());
+                if (declaredFps <= 0) {
+                    declaredFps = rate(stream.r_frame_rate());
+                }
+                rotation = displayRotation(stream.codecpar());
+            }
+            packets.trim();
+            if (packets.count() == 0) {
+                throw new VideoException(path, "index", complete ? VideoException.Reason.CORRUPT
+                        : VideoException.Reason.TRUNCATED, "the video stream has no packets");
+            }
+            if (timeBase.num() <= 0 || timeBase.den() <= 0) {
+                throw new VideoException(path, "index", VideoException.Reason.CORRUPT,
+                        "invalid time base " + timeBase.num() + "/" + timeBase.den());
+            }
+            DecoderKey key = new DecoderKey(parameters.codec_id(), parameters.width(), parameters.height(),
+                    parameters.format(), timeBase.num(), timeBase.den(), ByteBuffer.wrap(extradata(parameters)));
+            double secondsPerTick = (double) timeBase.num() / timeBase.den();
+            FrameTimeline timeline = FrameTimeline.packetsHavePts(packets)
+                    ? FrameTimeline.fromPacketPts(packets)
+                    : null;
+            VideoInfo draft = info(path, container, parameters, streamIndex, rotation, timeBase, startTime,
+                    declaredFps, complete, timeline, packets, secondsPerTick);
+            Video video = new Video(draft, packets, timeline, parameters, key, secondsPerTick);
+            if (timeline == null) {
+                video = video.withDecodedTimeline();
+            }
+            if (video.timeline.frameCount() == 0) {
+                video.close();
+                throw new VideoException(path, "index", VideoException.Reason.CORRUPT, "no decodable frames");
+            }
+            return video;
+        } catch (RuntimeException | Error e) {
+            packets.close();
+            if (parameters != null) {
+                avcodec_parameters_free(parameters);
+            }
+            throw e;
+        }
+    }
+
+    /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */
+    private Video withDecodedTimeline() {
+        long[] stamps = new long[packets.count() + 16];
+        int n = 0;
+        try (DecoderContext decoder = DecoderContext.open(this, 1)) {
+            for (int i = 0; i <= packets.count(); i++) {
+                int sent;
+                do {
+                    sent = i < packets.count() ? decoder.send(packets, i, true) : decoder.sendEndOfStream();
+                    int received;
+                    while ((received = decoder.receive()) >= 0) {
+                        long stamp = decoder.frame().best_effort_timestamp();
+                        if (stamp == PacketStore.NO_TIMESTAMP) {
+                            stamp = decoder.frame().pts();
+                        }
+                        if (stamp != PacketStore.NO_TIMESTAMP) {
+                            if (n == stamps.length) {
+                                stamps = Arrays.copyOf(stamps, n * 2);
+                            }
+                            stamps[n++] = stamp;
+                        }
+                    }
+                    if (received != AVERROR_EAGAIN() && sent == AVERROR_EAGAIN()) {
+                        break; // drained to EOF or failed: resending cannot help
+                    }
+                } while (sent == AVERROR_EAGAIN());
+            }
+        }
+        FrameTimeline decoded = FrameTimeline.fromDecodedTimestamps(stamps, n, packets);
+        VideoInfo updated = info(info.path(), info.container(), parameters, info.streamIndex(), info.rotationDegrees(),
+                new AVRational().num(info.timeBaseNumerator()).den(info.timeBaseDenominator()),
+                info.startTimeSeconds(), info.framesPerSecond(), info.indexComplete(), decoded, packets, secondsPerTick);
+        return new Video(updated, packets, decoded, parameters, decoderKey, secondsPerTick);
+    }
+
+    private static VideoInfo info(String path, String container, AVCodecParameters parameters, int streamIndex,
+                                  int rotation, AVRational timeBase, double startTime, double declaredFps,
+                                  boolean complete, FrameTimeline timeline, PacketStore packets, double secondsPerTick) {
+        int width = parameters.width();
+        int height = parameters.height();
+        boolean swap = rotation == 90 || rotation == 270;
+        int frames = timeline == null ? 0 : timeline.frameCount();
+        double firstPts = frames == 0 ? 0 : timeline.timestamp(0) * secondsPerTick;
+        double duration = 0;
+        double fps = declaredFps;
+        if (frames > 0) {
+            double span = (timeline.timestamp(frames - 1) - timeline.timestamp(0)) * secondsPerTick;
+            double measuredFps = frames > 1 && span > 0 ? (frames - 1) / span : 0;
+            if (fps <= 0 || !Double.isFinite(fps)) {
+                fps = measuredFps;
+            }
+            long lastDuration = packets.duration(packets.count() - 1);
+            double lastFrameSeconds = lastDuration > 0 ? lastDuration * secondsPerTick : (fps > 0 ? 1 / fps : 0);
+            duration = span + lastFrameSeconds;
+        }
+        String pixelFormat = "unknown";
+        if (parameters.format() >= 0) {
+            BytePointer name = av_get_pix_fmt_name(parameters.format());
+            if (name != null && !name.isNull()) {
+                pixelFormat = name.getString();
+            }
+        }
+        BytePointer codecName = avcodec_get_name(parameters.codec_id());
+        return new VideoInfo(path, container, codecName == null ? "unknown" : codecName.getString(), streamIndex,
+                width, height, rotation, swap ? height : width, swap ? width : height, pixelFormat,
+                timeBase.num(), timeBase.den(), startTime, firstPts, duration, fps, frames,
+                timeline == null ? 0 : timeline.keyframeCount(), packets.count(), complete);
+    }
+
+    private static double rate(AVRational rational) {
+        return rational.den() == 0 ? 0 : (double) rational.num() / rational.den();
+    }
+
+    private static byte[] extradata(AVCodecParameters parameters) {
+        int size = parameters.extradata_size();
+        if (size <= 0 || parameters.extradata() == null || parameters.extradata().isNull()) {
+            return new byte[0];
+        }
+        byte[] bytes = new byte[size];
+        parameters.extradata().get(bytes, 0, size);
+        return bytes;
+    }
+
+    /**
+     * Clockwise degrees to turn decoded pictures for display, from the display matrix (FFmpeg's
+     * angle is counter-clockwise), snapped to a multiple of 90.
+     */
+    private static int displayRotation(AVCodecParameters parameters) {
+        AVPacketSideData side = av_packet_side_data_get(parameters.coded_side_data(), parameters.nb_coded_side_data(),
+                AV_PKT_DATA_DISPLAYMATRIX);
+        if (side == null || side.isNull() || side.size() < 36 || side.data() == null) {
+            return 0;
+        }
+        double counterClockwise = av_display_rotation_get(new IntPointer(side.data()));
+        if (Double.isNaN(counterClockwise)) {
+            return 0;
+        }
+        long clockwise = Math.round(-counterClockwise / 90.0) * 90;
+        return (int) Math.floorMod(clockwise, 360);
+    }
+
+    public VideoInfo info() {
+        return info;
+    }
+
+    /** Number of frames the decoder outputs; clip frame indices run from 0 to this minus 1. */
+    public int frameCount() {
+        return timeline.frameCount();
+    }
+
+    /** Presentation time of frame {@code frame}, in seconds from the first frame. */
+    public double frameTimeSeconds(int frame) {
+        return (timeline.timestamp(frame) - timeline.timestamp(0)) * secondsPerTick;
+    }
+
+    /** Native bytes held for packets. */
+    public long packetBytes() {
+        return packets.bufferBytes();
+    }
+
+    PacketStore packets() {
+        return packets;
+    }
+
+    FrameTimeline timeline() {
+        return timeline;
+    }
+
+    AVCodecParameters codecParameters() {
+        if (parameters == null) {
+            throw new IllegalStateException("video closed: " + info.path());
+        }
+        return parameters;
+    }
+
+    DecoderKey decoderKey() {
+        return decoderKey;
+    }
+
+    double secondsPerTick() {
+        return secondsPerTick;
+    }
+
+    @Override
+    public void close() {
+        if (parameters != null) {
+            avcodec_parameters_free(parameters);
+            parameters = null;
+            packets.close();
+        }
+    }
+}
