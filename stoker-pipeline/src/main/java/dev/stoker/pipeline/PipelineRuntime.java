@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * Everything a running pipeline owns: the source thread, the stages, the sink queue, the failure
@@ -45,7 +46,9 @@ final class PipelineRuntime implements StageFunction.IdSource {
     // Source accounting: the source is shown as a pseudo-stage.
     private final WorkerClock sourceClock = new WorkerClock();
     private final LongAdder sourceItems = new LongAdder();
-    private final ConcurrentHistogram sourceMicros = new ConcurrentHistogram(3_600_000_000L, 3);
+    private final Recorder sourceMicros = new Recorder(3);
+    private final Histogram sourceMicrosTotal = new Histogram(3);
+    private Histogram sourceRecycled;
 
     // Failure ledger.
     private final Object failureLock = new Object();
@@ -134,7 +137,7 @@ final class PipelineRuntime implements StageFunction.IdSource {
                     }
                     Object value = items.next();
                     long end = System.nanoTime();
-                    sourceMicros.recordValue(Math.min((end - start) / 1000, 3_600_000_000L));
+                    sourceMicros.recordValue((end - start) / 1000);
                     if (value == null) {
                         throw new NullPointerException("source returned a null item (epoch " + epoch + ")");
                     }
@@ -382,10 +385,10 @@ final class PipelineRuntime implements StageFunction.IdSource {
         long[] t = sourceClock.read();
         double total = Math.max(1, t[0] + t[1] + t[2]);
         TaskTimeStats sourceTimes;
-        synchronized (sourceMicros) {
-            sourceTimes = sourceMicros.getTotalCount() == 0 ? TaskTimeStats.EMPTY : new TaskTimeStats(
-                    sourceMicros.getTotalCount(), sourceMicros.getMean(), sourceMicros.getValueAtPercentile(50),
-                    sourceMicros.getValueAtPercentile(90), sourceMicros.getValueAtPercentile(99), sourceMicros.getMaxValue());
+        synchronized (sourceMicrosTotal) {
+            sourceRecycled = sourceMicros.getIntervalHistogram(sourceRecycled);
+            sourceMicrosTotal.add(sourceRecycled);
+            sourceTimes = TaskTimes.of(sourceMicrosTotal);
         }
         long emitted = sourceItems.sum();
         all.add(new StageStats("source", "source", 1, emitted, emitted, 0, 0, 0,

@@ -72,8 +72,15 @@ final class ReorderBuffer {
                 } finally {
                     lock.unlock();
                 }
-                for (Object element : batch) {
-                    emitter.emit(element);
+                for (int i = 0; i < batch.size(); i++) {
+                    try {
+                        emitter.emit(batch.get(i));
+                    } catch (InterruptedException | RuntimeException e) {
+                        for (int j = i; j < batch.size(); j++) {
+                            Envelope.release(batch.get(j));
+                        }
+                        throw e;
+                    }
                 }
                 window.release();
             }

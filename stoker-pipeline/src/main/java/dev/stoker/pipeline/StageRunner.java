@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
-import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * Runs one stage: {@code concurrency} workers, each a loop of take → task → emit over the stage's
@@ -40,7 +41,11 @@ final class StageRunner {
     final AtomicInteger inFlight = new AtomicInteger();
     // Take tickets fully handled (emitted or dropped): a marker with ticket n waits for n of them.
     private final AtomicLong completedTickets = new AtomicLong();
-    private final ConcurrentHistogram taskMicros = new ConcurrentHistogram(3_600_000_000L, 3);
+    private final LongAdder completed = new LongAdder();
+    // Workers record into a wait-free Recorder; snapshots fold its intervals into the running total.
+    private final Recorder taskMicros = new Recorder(3);
+    private final Histogram taskMicrosTotal = new Histogram(3);
+    private Histogram recycled;
 
     /** A stage as described by the builder, before it runs: the function is created anew per pipeline. */
     record Blueprint(String name, java.util.function.Supplier<StageFunction> function, StageConfig config,
@@ -159,11 +164,10 @@ final class StageRunner {
         }
         double total = Math.max(1, busy + idle + backPressured);
         TaskTimeStats times;
-        synchronized (taskMicros) {
-            times = taskMicros.getTotalCount() == 0 ? TaskTimeStats.EMPTY : new TaskTimeStats(
-                    taskMicros.getTotalCount(), taskMicros.getMean(),
-                    taskMicros.getValueAtPercentile(50), taskMicros.getValueAtPercentile(90),
-                    taskMicros.getValueAtPercentile(99), taskMicros.getMaxValue());
+        synchronized (taskMicrosTotal) {
+            recycled = taskMicros.getIntervalHistogram(recycled);
+            taskMicrosTotal.add(recycled);
+            times = TaskTimes.of(taskMicrosTotal);
         }
         return new StageStats(name, function.kind(), workers.length, itemsIn.sum(), itemsOut.sum(), failures.sum(),
                 dropped.sum(), inFlight.get(), busy / total, idle / total, backPressured / total, times,
@@ -171,7 +175,7 @@ final class StageRunner {
     }
 
     long completedTasks() {
-        return taskMicros.getTotalCount();
+        return completed.sum();
     }
 
     private final class Worker implements Runnable {
@@ -220,7 +224,8 @@ final class StageRunner {
                     long start = System.nanoTime();
                     runTask(envelope, out, start);
                     long end = System.nanoTime();
-                    taskMicros.recordValue(Math.min((end - start) / 1000, 3_600_000_000L));
+                    taskMicros.recordValue((end - start) / 1000);
+                    completed.increment();
                     TraceRecorder trace = runtime.trace;
                     if (trace != null) {
                         trace.slice(name, thread, start, end - start, envelope.id);
@@ -325,8 +330,20 @@ final class StageRunner {
                 return;
             }
             clock.enter(WorkerClock.BACK_PRESSURED);
-            for (Envelope e : out) {
-                put(e);
+            putAll(out);
+        }
+
+        /** Puts every element; if the pipeline closes midway, releases the ones not handed on. */
+        private void putAll(List<? extends Object> elements) throws InterruptedException {
+            for (int i = 0; i < elements.size(); i++) {
+                try {
+                    put(elements.get(i));
+                } catch (InterruptedException | BoundedQueue.ClosedException e) {
+                    for (int j = i; j < elements.size(); j++) {
+                        Envelope.release(elements.get(j));
+                    }
+                    throw e;
+                }
             }
         }
 
@@ -361,9 +378,7 @@ final class StageRunner {
                 withMarker.add(marker);
                 reorder.complete(ticket, withMarker, this::put);
             } else {
-                for (Envelope e : out) {
-                    put(e);
-                }
+                putAll(out);
                 output.put(marker);
             }
             completedTickets.incrementAndGet();
