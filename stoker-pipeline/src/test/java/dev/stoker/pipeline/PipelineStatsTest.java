@@ -1,0 +1,75 @@
+package dev.stoker.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class PipelineStatsTest {
+    private static <T> T sleepMillis(T x, double ms) {
+        LockSupport.parkNanos((long) (ms * 1_000_000));
+        return x;
+    }
+
+    @Test
+    void aSlowStageIsNamedSaturatedAndItsUpstreamBackPressured() throws Exception {
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 300).boxed().toList())
+                .map("fetch", x -> x, s -> s.concurrency(2))
+                .map("decode", x -> sleepMillis(x, 2), s -> s.concurrency(1))
+                .map("collate", x -> x)
+                .build()) {
+            p.forEach(x -> { });
+            PipelineStats stats = p.stats();
+            StageStats decode = stats.stage("decode");
+            assertThat(decode.busyFraction()).isGreaterThan(0.7);
+            assertThat(decode.taskTime().p50Micros()).isGreaterThanOrEqualTo(2_000);
+            assertThat(decode.taskTime().count()).isEqualTo(300);
+            assertThat(decode.inputQueue().fullFraction()).isGreaterThan(0.5);
+            assertThat(stats.stage("fetch").backPressuredFraction()).isGreaterThan(0.5);
+            assertThat(stats.verdict().bottleneck()).isEqualTo("decode");
+            assertThat(stats.verdict().state()).isEqualTo("saturated");
+            assertThat(stats.verdict().line()).startsWith("bottleneck: decode (saturated: busy");
+            assertThat(decode.itemsIn()).isEqualTo(300);
+            assertThat(decode.itemsOut()).isEqualTo(300);
+
+            JsonNode json = new ObjectMapper().readTree(stats.toJson());
+            assertThat(json.get("stages")).hasSize(4);
+            assertThat(json.get("verdict").get("bottleneck").asText()).isEqualTo("decode");
+            assertThat(json.get("sink").has("dataReadiness")).isTrue();
+            assertThat(stats.toTable()).contains("decode").contains("bottleneck: decode");
+        }
+    }
+
+    @Test
+    void aSlowConsumerIsNamedAndDataIsReady() {
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 200).boxed().toList())
+                .map("decode", x -> x, s -> s.concurrency(2))
+                .build(Sink.buffer(4))) {
+            for (Integer x : p) {
+                sleepMillis(x, 1);
+            }
+            PipelineStats stats = p.stats();
+            assertThat(stats.sink().dataReadiness()).isGreaterThan(0.9);
+            assertThat(stats.sink().delivered()).isEqualTo(200);
+            assertThat(stats.verdict().bottleneck()).isEqualTo("consumer");
+        }
+    }
+
+    @Test
+    void aSlowSourceStarvesThePipeline() {
+        Iterable<Integer> slowSource = () -> IntStream.range(0, 200).mapToObj(x -> sleepMillis(x, 1)).iterator();
+        try (Pipeline<Integer> p = Pipeline.from(slowSource)
+                .map("decode", x -> x, s -> s.concurrency(2))
+                .build()) {
+            p.forEach(x -> { });
+            PipelineStats stats = p.stats();
+            assertThat(stats.stage("source").busyFraction()).isGreaterThan(0.7);
+            assertThat(stats.stage("decode").idleFraction()).isGreaterThan(0.7);
+            assertThat(stats.sink().dataReadiness()).isLessThan(0.5);
+            assertThat(stats.verdict().bottleneck()).isEqualTo("source");
+        }
+    }
+}
