@@ -10,8 +10,9 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
-import static org.bytedeco.ffmpeg.global.avutil.AVDISCARD_DEFAULT;
-import static org.bytedeco.ffmpeg.global.avutil.AVDISCARD_NONREF;
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_DEFAULT;
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_NONREF;
+import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
@@ -127,6 +128,51 @@ final class DecoderContext implements AutoCloseable {
         packet.flags(packets.flags(index));
         packet.pos(-1);
         return avcodec_send_packet(context, packet);
+    }
+
+    /** Receives decoded frames. */
+    interface FrameSink {
+        void accept(AVFrame frame);
+    }
+
+    /**
+     * Sends packet {@code index} and hands every frame that becomes ready to {@code sink}.
+     * Returns 0, or the negative error the decoder reported for this packet (the caller decides
+     * whether a damaged packet is fatal; FFmpeg's own CLI carries on).
+     */
+    int feed(PacketStore packets, int index, boolean frameNeeded, FrameSink sink) {
+        while (true) {
+            int sent = send(packets, index, frameNeeded);
+            int received = receiveAll(sink);
+            if (sent == Ffmpeg.EAGAIN) {
+                if (received == Ffmpeg.EAGAIN) {
+                    continue; // output was drained, so the packet is accepted now
+                }
+                return received < 0 ? received : Ffmpeg.EAGAIN;
+            }
+            if (sent < 0) {
+                return sent;
+            }
+            return received == Ffmpeg.EAGAIN || received == AVERROR_EOF ? 0 : received;
+        }
+    }
+
+    /** Signals end of stream and hands every remaining frame to {@code sink}. */
+    int drain(FrameSink sink) {
+        int sent = sendEndOfStream();
+        int received = receiveAll(sink);
+        if (sent < 0 && sent != AVERROR_EOF) {
+            return sent;
+        }
+        return received == AVERROR_EOF || received == Ffmpeg.EAGAIN ? 0 : received;
+    }
+
+    private int receiveAll(FrameSink sink) {
+        int received;
+        while ((received = receive()) >= 0) {
+            sink.accept(frame);
+        }
+        return received;
     }
 
     /** Enters draining mode: the decoder then returns the frames it still holds. */

@@ -4,7 +4,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
-import static org.bytedeco.ffmpeg.global.avformat.AVFMT_FLAG_CUSTOM_IO;
 import static org.bytedeco.ffmpeg.global.avformat.AV_DISPOSITION_ATTACHED_PIC;
 import static org.bytedeco.ffmpeg.global.avformat.av_find_best_stream;
 import static org.bytedeco.ffmpeg.global.avformat.av_probe_input_buffer2;
@@ -13,7 +12,7 @@ import static org.bytedeco.ffmpeg.global.avformat.avformat_alloc_context;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_close_input;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_find_stream_info;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_open_input;
-import static org.bytedeco.ffmpeg.global.avutil.AVDISCARD_ALL;
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_ALL;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_INVALIDDATA;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
@@ -77,7 +76,6 @@ final class Demuxer implements AutoCloseable {
             throw new VideoException(path, "open", VideoException.Reason.INTERNAL, "avformat_alloc_context failed");
         }
         allocated.pb(input.context());
-        allocated.flags(allocated.flags() | AVFMT_FLAG_CUSTOM_IO);
         // On failure avformat_open_input frees the context itself; the custom AVIOContext stays ours.
         int opened = avformat_open_input(allocated, (String) null, probed, (AVDictionary) null);
         if (opened < 0) {

@@ -6,6 +6,9 @@ import org.bytedeco.javacpp.BytePointer;
 
 /** Error-code plumbing shared by the native wrappers. */
 final class Ffmpeg {
+    /** AVERROR(EAGAIN) on Linux, which the presets do not export. */
+    static final int EAGAIN = -11;
+
     private Ffmpeg() {
     }
 

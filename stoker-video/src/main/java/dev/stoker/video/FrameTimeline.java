@@ -17,7 +17,10 @@ final class FrameTimeline {
     private final int[] keyPackets;
     private final long[] keyTimestamps;
 
-    private FrameTimeline(long[] frameTimestamps, int[] keyPackets, long[] keyTimestamps) {
+    private final boolean fromPacketPts;
+
+    private FrameTimeline(long[] frameTimestamps, int[] keyPackets, long[] keyTimestamps, boolean fromPacketPts) {
+        this.fromPacketPts = fromPacketPts;
         this.frameTimestamps = frameTimestamps;
         this.keyPackets = keyPackets;
         this.keyTimestamps = keyTimestamps;
@@ -91,7 +94,40 @@ final class FrameTimeline {
             keyTimes[k] = time;
             k++;
         }
-        return new FrameTimeline(frames, Arrays.copyOf(keys, k), Arrays.copyOf(keyTimes, k));
+        return new FrameTimeline(frames, Arrays.copyOf(keys, k), Arrays.copyOf(keyTimes, k), !fromDts);
+    }
+
+    /**
+     * True when each packet's pts names the frame it produces, so a packet whose frame is not
+     * wanted can be identified before decoding (and skipped when nothing references it).
+     */
+    boolean packetPtsIdentifyFrames() {
+        return fromPacketPts;
+    }
+
+    /**
+     * The usual frame duration in ticks: frames drained at end of stream can come out with no
+     * timestamp at all (AVI), and FFmpeg's own tools then count on from the previous frame.
+     */
+    static long nominalStep(PacketStore packets) {
+        for (int i = 0; i < packets.count(); i++) {
+            if (packets.duration(i) > 0) {
+                return packets.duration(i);
+            }
+        }
+        return 1;
+    }
+
+    /** A frame's timestamp: best effort, else pts, else the previous frame's plus one step. */
+    static long stampOf(org.bytedeco.ffmpeg.avutil.AVFrame frame, long previous, long step) {
+        long stamp = frame.best_effort_timestamp();
+        if (stamp == PacketStore.NO_TIMESTAMP) {
+            stamp = frame.pts();
+        }
+        if (stamp == PacketStore.NO_TIMESTAMP && previous != PacketStore.NO_TIMESTAMP) {
+            stamp = previous + step;
+        }
+        return stamp;
     }
 
     int frameCount() {

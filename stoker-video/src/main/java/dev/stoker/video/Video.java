@@ -6,7 +6,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_name;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
-import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EAGAIN;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 
@@ -132,7 +131,6 @@ public final class Video implements AutoCloseable {
                 video = video.withDecodedTimeline();
             }
             if (video.timeline.frameCount() == 0) {
-                video.close();
                 throw new VideoException(path, "index", VideoException.Reason.CORRUPT, "no decodable frames");
             }
             return video;
@@ -147,33 +145,25 @@ public final class Video implements AutoCloseable {
 
     /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */
     private Video withDecodedTimeline() {
-        long[] stamps = new long[packets.count() + 16];
-        int n = 0;
-        try (DecoderContext decoder = DecoderContext.open(this, 1)) {
-            for (int i = 0; i <= packets.count(); i++) {
-                int sent;
-                do {
-                    sent = i < packets.count() ? decoder.send(packets, i, true) : decoder.sendEndOfStream();
-                    int received;
-                    while ((received = decoder.receive()) >= 0) {
-                        long stamp = decoder.frame().best_effort_timestamp();
-                        if (stamp == PacketStore.NO_TIMESTAMP) {
-                            stamp = decoder.frame().pts();
-                        }
-                        if (stamp != PacketStore.NO_TIMESTAMP) {
-                            if (n == stamps.length) {
-                                stamps = Arrays.copyOf(stamps, n * 2);
-                            }
-                            stamps[n++] = stamp;
-                        }
-                    }
-                    if (received != AVERROR_EAGAIN() && sent == AVERROR_EAGAIN()) {
-                        break; // drained to EOF or failed: resending cannot help
-                    }
-                } while (sent == AVERROR_EAGAIN());
+        long[][] stamps = {new long[packets.count() + 16]};
+        int[] n = {0};
+        long step = FrameTimeline.nominalStep(packets);
+        DecoderContext.FrameSink sink = frame -> {
+            long stamp = FrameTimeline.stampOf(frame, n[0] == 0 ? PacketStore.NO_TIMESTAMP : stamps[0][n[0] - 1], step);
+            if (stamp != PacketStore.NO_TIMESTAMP) {
+                if (n[0] == stamps[0].length) {
+                    stamps[0] = Arrays.copyOf(stamps[0], n[0] * 2);
+                }
+                stamps[0][n[0]++] = stamp;
             }
+        };
+        try (DecoderContext decoder = DecoderContext.open(this, 1)) {
+            for (int i = 0; i < packets.count(); i++) {
+                decoder.feed(packets, i, true, sink);
+            }
+            decoder.drain(sink);
         }
-        FrameTimeline decoded = FrameTimeline.fromDecodedTimestamps(stamps, n, packets);
+        FrameTimeline decoded = FrameTimeline.fromDecodedTimestamps(stamps[0], n[0], packets);
         VideoInfo updated = info(info.path(), info.container(), parameters, info.streamIndex(), info.rotationDegrees(),
                 new AVRational().num(info.timeBaseNumerator()).den(info.timeBaseDenominator()),
                 info.startTimeSeconds(), info.framesPerSecond(), info.indexComplete(), decoded, packets, secondsPerTick);

@@ -1,0 +1,132 @@
+package dev.stoker.video;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Decodes clips of {@link Video}s into caller-provided memory. Frame-exact: slot k holds exactly
+ * the frame the {@link ClipSpec} selects, identified by its presentation timestamp as the decoder
+ * outputs it.
+ *
+ * <p>One instance per thread (not thread-safe): it keeps a few open decoders and a swscale
+ * context between calls, flushing instead of reopening when the next video has the same codec
+ * parameters. Close it to free them.
+ */
+public final class ClipDecoder implements AutoCloseable {
+    private static final int CACHED_DECODERS = 4;
+
+    private final DecoderCache decoders;
+    private final FrameConverter converter = new FrameConverter();
+    private final boolean skipNonReference;
+    private long decodedFrames;
+    private long clips;
+
+    /** One decoding thread, skipping unneeded non-reference frames. */
+    public ClipDecoder() {
+        this(1, true);
+    }
+
+    /**
+     * @param threads                FFmpeg decoding threads per decoder (1 = decode on the caller's thread)
+     * @param skipNonReferenceFrames skip decoding packets whose frames are neither output nor
+     *                               referenced; only off for measurements
+     */
+    public ClipDecoder(int threads, boolean skipNonReferenceFrames) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads: " + threads + " (expected: 1+)");
+        }
+        FfmpegLog.install();
+        this.decoders = new DecoderCache(CACHED_DECODERS, threads);
+        this.skipNonReference = skipNonReferenceFrames;
+    }
+
+    /** Decodes one clip into {@code request.destination()}. */
+    public DecodedClip decode(Video video, ClipRequest request) {
+        return decode(video, List.of(request)).getFirst();
+    }
+
+    /**
+     * Decodes several clips of one video, decoding frames they share once. All clips are
+     * selected first, so an out-of-range clip under {@link PastEndPolicy#SKIP} fails the call
+     * before any decoding.
+     */
+    public List<DecodedClip> decode(Video video, List<ClipRequest> requests) {
+        VideoInfo info = video.info();
+        int count = requests.size();
+        if (count == 0) {
+            return List.of();
+        }
+        if (count >= 1 << 20) {
+            throw new IllegalArgumentException("requests: " + count + " (expected: fewer than 1048576)");
+        }
+        ClipPlan[] plans = new ClipPlan[count];
+        int[] outWidth = new int[count];
+        int[] outHeight = new int[count];
+        double[] cropX = new double[count];
+        double[] cropY = new double[count];
+        for (int i = 0; i < count; i++) {
+            ClipRequest request = requests.get(i);
+            plans[i] = ClipPlan.of(video, request.spec());
+            outWidth[i] = request.resize().outputWidth(info);
+            outHeight[i] = request.resize().outputHeight(info);
+            long required = request.requiredBytes(info);
+            if (request.destination().byteSize() < required) {
+                throw new IllegalArgumentException("destination: " + request.destination().byteSize() + " bytes (expected: "
+                        + required + "+ for " + request.spec().frameCount() + " frames of " + outWidth[i] + "x"
+                        + outHeight[i] + " RGB24)");
+            }
+            if (request.resize().mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
+                SplittableRandom random = new SplittableRandom(request.resize().seed());
+                cropX[i] = random.nextDouble();
+                cropY[i] = random.nextDouble();
+            } else {
+                cropX[i] = 0.5;
+                cropY[i] = 0.5;
+            }
+        }
+        FfmpegLog.clear();
+        ClipRun run;
+        try {
+            DecoderContext decoder = decoders.acquire(video);
+            run = new ClipRun(video, decoder, converter, requests, plans, outWidth, outHeight, cropX, cropY,
+                    skipNonReference);
+            run.run();
+        } catch (RuntimeException | Error e) {
+            // A decoder that failed mid-run may hold state we cannot reason about: reopen next time.
+            decoders.discard(video);
+            throw e;
+        }
+        List<DecodedClip> results = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int[] frames = plans[i].frames();
+            List<Integer> indices = new ArrayList<>(frames.length);
+            List<Double> times = new ArrayList<>(frames.length);
+            for (int frame : frames) {
+                indices.add(frame);
+                times.add(video.frameTimeSeconds(frame));
+            }
+            decodedFrames += run.decodedPerClip[i];
+            results.add(new DecodedClip(info.path(), outWidth[i], outHeight[i], indices, times, run.decodedPerClip[i],
+                    plans[i].shifted(), plans[i].repeatedFrames()));
+        }
+        clips += count;
+        return results;
+    }
+
+    /** Frames decoded since creation, over all clips. */
+    public long decodedFrames() {
+        return decodedFrames;
+    }
+
+    /** Clips decoded since creation. */
+    public long clips() {
+        return clips;
+    }
+
+    @Override
+    public void close() {
+        decoders.close();
+        converter.close();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.stoker.video;
+
+/**
+ * The video frames one clip shows, slot by slot, after the past-end policy was applied.
+ * {@link #of} is the single place where clip-selection semantics live.
+ */
+record ClipPlan(int[] frames, boolean shifted, int repeatedFrames) {
+    /** Tolerance when comparing a requested time with frame times: far below any frame interval. */
+    private static final double EPSILON_SECONDS = 1e-6;
+
+    static ClipPlan of(Video video, ClipSpec spec) {
+        return switch (spec) {
+            case ClipSpec.Strided strided -> strided(video, strided);
+            case ClipSpec.Resampled resampled -> resampled(video, resampled);
+        };
+    }
+
+    private static ClipPlan strided(Video video, ClipSpec.Strided spec) {
+        int n = video.frameCount();
+        int span = (spec.frames() - 1) * spec.strideFrames();
+        int first = firstAtOrAfter(video, spec.startSeconds());
+        boolean shifted = false;
+        if ((long) first + span > n - 1) {
+            switch (spec.pastEnd()) {
+                case SKIP -> throw outOfRange(video, spec, "needs frames " + first + ".." + ((long) first + span));
+                case SHIFT -> {
+                    int moved = Math.max(0, n - 1 - span);
+                    shifted = moved != first;
+                    first = moved;
+                }
+                case REPEAT_LAST -> first = Math.min(first, n - 1);
+            }
+        }
+        int[] frames = new int[spec.frames()];
+        int repeated = 0;
+        for (int k = 0; k < frames.length; k++) {
+            long frame = (long) first + (long) k * spec.strideFrames();
+            if (frame > n - 1) {
+                frame = n - 1;
+                repeated++;
+            }
+            frames[k] = (int) frame;
+        }
+        return new ClipPlan(frames, shifted, repeated);
+    }
+
+    private static ClipPlan resampled(Video video, ClipSpec.Resampled spec) {
+        int n = video.frameCount();
+        int count = spec.frameCount();
+        double last = video.frameTimeSeconds(n - 1);
+        double start = spec.startSeconds();
+        double end = start + (count - 1) / spec.framesPerSecond();
+        boolean shifted = false;
+        if (end > last + EPSILON_SECONDS) {
+            switch (spec.pastEnd()) {
+                case SKIP -> throw outOfRange(video, spec, "needs times up to " + end + " s");
+                case SHIFT -> {
+                    double moved = Math.max(0, last - (count - 1) / spec.framesPerSecond());
+                    shifted = moved < start;
+                    start = moved;
+                }
+                case REPEAT_LAST -> {
+                }
+            }
+        }
+        int[] frames = new int[count];
+        int repeated = 0;
+        for (int k = 0; k < count; k++) {
+            int frame = firstAtOrAfter(video, start + k / spec.framesPerSecond());
+            if (frame > n - 1) {
+                frame = n - 1;
+                repeated++;
+            }
+            frames[k] = frame;
+        }
+        return new ClipPlan(frames, shifted, repeated);
+    }
+
+    /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
+    static int firstAtOrAfter(Video video, double seconds) {
+        int low = 0;
+        int high = video.frameCount();
+        double threshold = seconds - EPSILON_SECONDS;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (video.frameTimeSeconds(mid) >= threshold) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        return low;
+    }
+
+    private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {
+        VideoInfo info = video.info();
+        return new VideoException(info.path(), "select-clip", VideoException.Reason.OUT_OF_RANGE,
+                spec + " " + detail + " but the video has " + info.frameCount() + " frames over "
+                        + String.format("%.3f", info.durationSeconds()) + " s (past-end policy SKIP)");
+    }
+}

@@ -1,0 +1,208 @@
+package dev.stoker.video;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+import org.bytedeco.ffmpeg.avutil.AVFrame;
+
+/**
+ * Decodes the frames of several clips of one video in a single forward sweep: frames shared by
+ * clips are decoded and converted once, decoding jumps (flush + restart at a keyframe) only when
+ * the next wanted frame's keyframe lies ahead, and packets whose frames are not wanted are sent
+ * with AVDISCARD_NONREF so disposable frames are never reconstructed.
+ */
+final class ClipRun implements DecoderContext.FrameSink {
+    /** How many keyframes further back each retry starts, for frames a pass failed to produce. */
+    private static final int[] RETRY_EARLIER_KEYFRAMES = {0, 1, 4};
+
+    private final Video video;
+    private final DecoderContext decoder;
+    private final FrameConverter converter;
+    private final List<ClipRequest> requests;
+    private final ClipPlan[] plans;
+    private final int[] outWidth;
+    private final int[] outHeight;
+    private final double[] cropX;
+    private final double[] cropY;
+    private final boolean skipNonReference;
+
+    // Wanted frames, distinct and sorted; targets of wanted frame i are [targetStart[i], targetStart[i+1]).
+    private final int[] wanted;
+    private final long[] wantedTimestamps;
+    private final int[] targetStart;
+    private final int[] targetClip;
+    private final int[] targetSlot;
+    private final boolean[] delivered;
+    final int[] decodedPerClip;
+
+    // State of the current pass.
+    private int[] passWanted;
+    private int cursor;
+    private int[] missing;
+    private int missingCount;
+    private int decodeErrors;
+    private int lastError;
+    private int lastOwner;
+    private long previousStamp = PacketStore.NO_TIMESTAMP;
+    private final long frameStep;
+
+    ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipPlan[] plans,
+            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference) {
+        this.video = video;
+        this.decoder = decoder;
+        this.converter = converter;
+        this.requests = requests;
+        this.plans = plans;
+        this.outWidth = outWidth;
+        this.outHeight = outHeight;
+        this.cropX = cropX;
+        this.cropY = cropY;
+        this.skipNonReference = skipNonReference && video.timeline().packetPtsIdentifyFrames();
+        this.decodedPerClip = new int[plans.length];
+        this.frameStep = FrameTimeline.nominalStep(video.packets());
+
+        int total = 0;
+        for (ClipPlan plan : plans) {
+            total += plan.frames().length;
+        }
+        // Sort (frame, clip, slot) triples by frame: pack them in longs so a primitive sort does it.
+        long[] triples = new long[total];
+        int t = 0;
+        for (int clip = 0; clip < plans.length; clip++) {
+            int[] frames = plans[clip].frames();
+            for (int slot = 0; slot < frames.length; slot++) {
+                triples[t++] = ((long) frames[slot] << 40) | ((long) clip << 20) | slot;
+            }
+        }
+        Arrays.sort(triples);
+        targetClip = new int[total];
+        targetSlot = new int[total];
+        int[] wantedBuilder = new int[total];
+        int[] startBuilder = new int[total + 1];
+        int distinct = 0;
+        for (int i = 0; i < total; i++) {
+            int frame = (int) (triples[i] >>> 40);
+            targetClip[i] = (int) ((triples[i] >>> 20) & 0xFFFFF);
+            targetSlot[i] = (int) (triples[i] & 0xFFFFF);
+            if (distinct == 0 || wantedBuilder[distinct - 1] != frame) {
+                wantedBuilder[distinct] = frame;
+                startBuilder[distinct] = i;
+                distinct++;
+            }
+        }
+        startBuilder[distinct] = total;
+        wanted = Arrays.copyOf(wantedBuilder, distinct);
+        targetStart = Arrays.copyOf(startBuilder, distinct + 1);
+        wantedTimestamps = new long[distinct];
+        for (int i = 0; i < distinct; i++) {
+            wantedTimestamps[i] = video.timeline().timestamp(wanted[i]);
+        }
+        delivered = new boolean[distinct];
+    }
+
+    /** Decodes every wanted frame into its destinations, or throws when some cannot be decoded. */
+    void run() {
+        int[] todo = new int[wanted.length];
+        for (int i = 0; i < todo.length; i++) {
+            todo[i] = i;
+        }
+        for (int attempt = 0; attempt < RETRY_EARLIER_KEYFRAMES.length && todo.length > 0; attempt++) {
+            if (attempt > 0) {
+                decoder.reset();
+                previousStamp = PacketStore.NO_TIMESTAMP;
+            }
+            todo = pass(todo, RETRY_EARLIER_KEYFRAMES[attempt]);
+        }
+        if (todo.length > 0) {
+            int frame = wanted[todo[0]];
+            String detail = todo.length + " wanted frame(s) not produced by the decoder, first: frame " + frame
+                    + " at " + String.format("%.3f", video.frameTimeSeconds(frame)) + " s"
+                    + (decodeErrors > 0 ? "; " + decodeErrors + " decode error(s), last: " + Ffmpeg.describe(lastError) : "");
+            throw new VideoException(video.info().path(), "decode", VideoException.Reason.CORRUPT, detail);
+        }
+    }
+
+    /** One forward sweep over the wanted frames in {@code todo}; returns the ones it missed. */
+    private int[] pass(int[] todo, int earlierKeyframes) {
+        PacketStore packets = video.packets();
+        FrameTimeline timeline = video.timeline();
+        passWanted = todo;
+        cursor = 0;
+        missing = new int[todo.length];
+        missingCount = 0;
+        int position = -1;
+        while (cursor < passWanted.length) {
+            int start = timeline.startPacketFor(wanted[passWanted[cursor]], earlierKeyframes);
+            if (position < 0 || start > position) {
+                if (position >= 0) {
+                    decoder.reset();
+                }
+                previousStamp = PacketStore.NO_TIMESTAMP;
+                position = start;
+            }
+            if (position < packets.count()) {
+                boolean needed = !skipNonReference
+                        || Arrays.binarySearch(wantedTimestamps, packets.pts(position)) >= 0;
+                int result = decoder.feed(packets, position++, needed, this);
+                if (result < 0) {
+                    decodeErrors++;
+                    lastError = result;
+                }
+            } else {
+                int result = decoder.drain(this);
+                if (result < 0) {
+                    decodeErrors++;
+                    lastError = result;
+                }
+                while (cursor < passWanted.length) {
+                    missing[missingCount++] = passWanted[cursor++];
+                }
+            }
+        }
+        return Arrays.copyOf(missing, missingCount);
+    }
+
+    @Override
+    public void accept(AVFrame frame) {
+        if (cursor < passWanted.length) {
+            lastOwner = targetClip[targetStart[passWanted[cursor]]];
+        }
+        decodedPerClip[lastOwner]++;
+        long stamp = FrameTimeline.stampOf(frame, previousStamp, frameStep);
+        previousStamp = stamp;
+        int index = video.timeline().frameAt(stamp);
+        if (index < 0) {
+            return;
+        }
+        // Output is in presentation order, so a wanted frame older than this one was dropped.
+        while (cursor < passWanted.length && wanted[passWanted[cursor]] < index) {
+            missing[missingCount++] = passWanted[cursor++];
+        }
+        if (cursor < passWanted.length && wanted[passWanted[cursor]] == index) {
+            deliver(passWanted[cursor++], frame);
+        }
+    }
+
+    private void deliver(int wantedIndex, AVFrame frame) {
+        String path = video.info().path();
+        int rotation = video.info().rotationDegrees();
+        int previousClip = -1;
+        long previousOffset = 0;
+        for (int t = targetStart[wantedIndex]; t < targetStart[wantedIndex + 1]; t++) {
+            int clip = targetClip[t];
+            ClipRequest request = requests.get(clip);
+            long frameBytes = (long) outWidth[clip] * outHeight[clip] * 3;
+            long offset = targetSlot[t] * frameBytes;
+            MemorySegment destination = request.destination();
+            if (clip == previousClip) {
+                MemorySegment.copy(destination, previousOffset, destination, offset, frameBytes);
+            } else {
+                converter.convert(frame, rotation, request.resize(), cropX[clip], cropY[clip], outWidth[clip],
+                        outHeight[clip], destination, offset, path);
+            }
+            previousClip = clip;
+            previousOffset = offset;
+        }
+        delivered[wantedIndex] = true;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.stoker.video;
+
+import java.util.List;
+
+/**
+ * What a decoded clip holds; the pixels are in the request's destination.
+ *
+ * @param path           the video's path
+ * @param width          output frame width
+ * @param height         output frame height
+ * @param frameIndices   for each slot, the video frame it shows (0-based, in presentation order)
+ * @param ptsSeconds     for each slot, that frame's presentation time from the first frame
+ * @param decodedFrames  frames the decoder produced for this clip (including ones not output);
+ *                       a cost measure: the lower, the less work was spent per clip
+ * @param shifted        true when {@link PastEndPolicy#SHIFT} moved the start earlier
+ * @param repeatedFrames slots filled by repeating the last frame
+ */
+public record DecodedClip(String path, int width, int height, List<Integer> frameIndices, List<Double> ptsSeconds,
+                          int decodedFrames, boolean shifted, int repeatedFrames) {
+    public DecodedClip {
+        frameIndices = List.copyOf(frameIndices);
+        ptsSeconds = List.copyOf(ptsSeconds);
+    }
+
+    public int frameCount() {
+        return frameIndices.size();
+    }
+
+    /** Bytes of one frame in the destination. */
+    public long frameBytes() {
+        return (long) width * height * 3;
+    }
+}

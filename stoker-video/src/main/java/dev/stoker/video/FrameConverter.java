@@ -1,0 +1,308 @@
+package dev.stoker.video;
+
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT2020_CL;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT2020_NCL;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT470BG;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_FCC;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_SMPTE170M;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_SMPTE240M;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_FLAG_BITSTREAM;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_FLAG_HWACCEL;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_FLAG_PAL;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_FLAG_RGB;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_RGB24;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV411P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV420P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV422P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV440P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV444P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ411P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ420P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ422P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ440P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ444P;
+import static org.bytedeco.ffmpeg.global.avutil.av_pix_fmt_desc_get;
+import static org.bytedeco.ffmpeg.global.swscale.SWS_BILINEAR;
+import static org.bytedeco.ffmpeg.global.swscale.SWS_CS_DEFAULT;
+import static org.bytedeco.ffmpeg.global.swscale.sws_freeContext;
+import static org.bytedeco.ffmpeg.global.swscale.sws_getCachedContext;
+import static org.bytedeco.ffmpeg.global.swscale.sws_getCoefficients;
+import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
+import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.bytedeco.ffmpeg.avutil.AVFrame;
+import org.bytedeco.ffmpeg.avutil.AVPixFmtDescriptor;
+import org.bytedeco.ffmpeg.swscale.SwsContext;
+import org.bytedeco.javacpp.DoublePointer;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.PointerPointer;
+
+/**
+ * Turns a decoded frame into upright RGB24 at the output size, written into a caller's segment.
+ * The crop is taken from the source picture (only the cropped region is scaled), swscale writes
+ * straight into the destination when no rotation is needed, and rotated videos go through a small
+ * scratch image that is turned while copied. Single owner of its SwsContext; not thread-safe.
+ */
+final class FrameConverter implements AutoCloseable {
+    // AVFrame starts with uint8_t *data[8] then int linesize[8]; stable since FFmpeg 1.0.
+    private static final long FRAME_DATA_OFFSET = 0;
+    private static final long FRAME_LINESIZE_OFFSET = 64;
+
+    private SwsContext sws;
+    private final PointerPointer<?> sourcePlanes = new PointerPointer<>(4);
+    private final IntPointer sourceStrides = new IntPointer(4);
+    private final PointerPointer<?> targetPlanes = new PointerPointer<>(4);
+    private final IntPointer targetStrides = new IntPointer(4);
+    private final MemorySegment sourcePlanesView = view(sourcePlanes.address(), 32);
+    private final MemorySegment sourceStridesView = view(sourceStrides.address(), 16);
+    private final MemorySegment targetPlanesView = view(targetPlanes.address(), 32);
+    private final MemorySegment targetStridesView = view(targetStrides.address(), 16);
+
+    private int cachedFormat = -1;
+    private PixelLayout layout;
+
+    // The parameters the SwsContext was last configured with.
+    private int swsSourceWidth = -1;
+    private int swsSourceHeight;
+    private int swsSourceFormat;
+    private int swsTargetWidth;
+    private int swsTargetHeight;
+    private int swsColorspace;
+    private int swsFullRange;
+
+    private Arena scratchArena;
+    private MemorySegment scratch;
+
+    /** Chroma subsampling and bytes per pixel of each plane, to offset plane pointers for a crop. */
+    private record PixelLayout(int chromaShiftX, int chromaShiftY, int[] planeStepBytes, boolean rgb, boolean cropable) {
+        static PixelLayout of(int format) {
+            AVPixFmtDescriptor descriptor = av_pix_fmt_desc_get(format);
+            if (descriptor == null || descriptor.isNull()) {
+                return new PixelLayout(0, 0, new int[4], false, false);
+            }
+            long flags = descriptor.flags();
+            int[] steps = new int[4];
+            for (int c = 0; c < descriptor.nb_components(); c++) {
+                int plane = descriptor.comp(c).plane();
+                steps[plane] = Math.max(steps[plane], descriptor.comp(c).step());
+            }
+            boolean cropable = (flags & (AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)) == 0;
+            return new PixelLayout(descriptor.log2_chroma_w(), descriptor.log2_chroma_h(), steps,
+                    (flags & AV_PIX_FMT_FLAG_RGB) != 0, cropable);
+        }
+    }
+
+    /** A crop rectangle in decoded (coded-orientation) pixels. */
+    private record Rect(int x, int y, int width, int height) {
+    }
+
+    /**
+     * Converts {@code frame} into {@code destination} at {@code offset}: {@code outWidth x outHeight}
+     * RGB24 in displayed orientation. {@code cropX}/{@code cropY} in [0, 1] place a random crop
+     * (0.5 centres it).
+     */
+    void convert(AVFrame frame, int rotation, Resize resize, double cropX, double cropY, int outWidth, int outHeight,
+                 MemorySegment destination, long offset, String path) {
+        int format = frame.format();
+        if (format != cachedFormat) {
+            layout = PixelLayout.of(format);
+            cachedFormat = format;
+        }
+        boolean quarterTurn = rotation == 90 || rotation == 270;
+        int codedWidth = frame.width();
+        int codedHeight = frame.height();
+        Rect source = sourceRect(resize, rotation, codedWidth, codedHeight, cropX, cropY, outWidth, outHeight);
+        int scaledWidth = quarterTurn ? outHeight : outWidth;
+        int scaledHeight = quarterTurn ? outWidth : outHeight;
+        configure(frame, format, source, scaledWidth, scaledHeight, path);
+
+        MemorySegment frameView = view(frame.address(), 128);
+        for (int plane = 0; plane < 4; plane++) {
+            long address = frameView.get(ValueLayout.JAVA_LONG, FRAME_DATA_OFFSET + plane * 8L);
+            int stride = frameView.get(ValueLayout.JAVA_INT, FRAME_LINESIZE_OFFSET + plane * 4L);
+            if (address != 0 && layout.cropable) {
+                boolean chroma = !layout.rgb && (plane == 1 || plane == 2);
+                int x = chroma ? source.x >> layout.chromaShiftX : source.x;
+                int y = chroma ? source.y >> layout.chromaShiftY : source.y;
+                address += (long) y * stride + (long) x * layout.planeStepBytes[plane];
+            }
+            sourcePlanesView.set(ValueLayout.JAVA_LONG, plane * 8L, address);
+            sourceStridesView.set(ValueLayout.JAVA_INT, plane * 4L, stride);
+        }
+
+        long frameBytes = (long) outWidth * outHeight * 3;
+        boolean direct = rotation == 0 && destination.isNative();
+        MemorySegment target = direct ? destination.asSlice(offset, frameBytes) : scratch(frameBytes);
+        targetPlanesView.set(ValueLayout.JAVA_LONG, 0, target.address());
+        targetStridesView.set(ValueLayout.JAVA_INT, 0, scaledWidth * 3);
+        int rows = sws_scale(sws, sourcePlanes, sourceStrides, 0, source.height, targetPlanes, targetStrides);
+        if (rows <= 0) {
+            throw new VideoException(path, "convert", VideoException.Reason.INTERNAL,
+                    "sws_scale produced no rows: " + Ffmpeg.describe(rows));
+        }
+        if (!direct) {
+            turnInto(target, scaledWidth, scaledHeight, rotation, destination, offset, outWidth, outHeight);
+        }
+    }
+
+    /** The region of the decoded picture that ends up in the output, per resize mode and rotation. */
+    private Rect sourceRect(Resize resize, int rotation, int codedWidth, int codedHeight, double cropX, double cropY,
+                            int outWidth, int outHeight) {
+        boolean quarterTurn = rotation == 90 || rotation == 270;
+        int displayWidth = quarterTurn ? codedHeight : codedWidth;
+        int displayHeight = quarterTurn ? codedWidth : codedHeight;
+        int x = 0;
+        int y = 0;
+        int width = displayWidth;
+        int height = displayHeight;
+        if (resize.mode() == Resize.Mode.SHORT_SIDE_CENTER_CROP || resize.mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
+            double scale = Math.max((double) resize.shortSide() / Math.min(displayWidth, displayHeight),
+                    Math.max((double) outWidth / displayWidth, (double) outHeight / displayHeight));
+            width = Math.clamp(Math.round(outWidth / scale), 1, displayWidth);
+            height = Math.clamp(Math.round(outHeight / scale), 1, displayHeight);
+            x = (int) Math.round((displayWidth - width) * cropX);
+            y = (int) Math.round((displayHeight - height) * cropY);
+        }
+        Rect coded = switch (rotation) {
+            case 90 -> new Rect(y, codedHeight - x - width, height, width);
+            case 180 -> new Rect(codedWidth - x - width, codedHeight - y - height, width, height);
+            case 270 -> new Rect(codedWidth - y - height, x, height, width);
+            default -> new Rect(x, y, width, height);
+        };
+        if (!layout.cropable) {
+            return new Rect(0, 0, codedWidth, codedHeight);
+        }
+        // Plane pointers can only move by whole chroma samples.
+        int alignedX = coded.x >> layout.chromaShiftX << layout.chromaShiftX;
+        int alignedY = coded.y >> layout.chromaShiftY << layout.chromaShiftY;
+        return new Rect(alignedX, alignedY, Math.min(coded.width, codedWidth - alignedX),
+                Math.min(coded.height, codedHeight - alignedY));
+    }
+
+    private void configure(AVFrame frame, int format, Rect source, int targetWidth, int targetHeight, String path) {
+        int sourceFormat = withoutJpegRange(format);
+        int fullRange = frame.color_range() == AVCOL_RANGE_JPEG || sourceFormat != format ? 1 : 0;
+        int colorspace = swsColorspace(frame.colorspace());
+        if (sws != null && source.width == swsSourceWidth && source.height == swsSourceHeight
+                && sourceFormat == swsSourceFormat && targetWidth == swsTargetWidth && targetHeight == swsTargetHeight
+                && colorspace == swsColorspace && fullRange == swsFullRange) {
+            return;
+        }
+        sws = sws_getCachedContext(sws, source.width, source.height, sourceFormat, targetWidth, targetHeight,
+                AV_PIX_FMT_RGB24, SWS_BILINEAR, null, null, (DoublePointer) null);
+        if (sws == null || sws.isNull()) {
+            sws = null;
+            swsSourceWidth = -1;
+            throw new VideoException(path, "convert", VideoException.Reason.UNSUPPORTED_CODEC,
+                    "swscale cannot convert pixel format " + format + " at " + source.width + "x" + source.height);
+        }
+        if (!layout.rgb) {
+            // RGB output is always full range; the source's matrix and range come from the frame.
+            sws_setColorspaceDetails(sws, sws_getCoefficients(colorspace), fullRange,
+                    sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+        }
+        swsSourceWidth = source.width;
+        swsSourceHeight = source.height;
+        swsSourceFormat = sourceFormat;
+        swsTargetWidth = targetWidth;
+        swsTargetHeight = targetHeight;
+        swsColorspace = colorspace;
+        swsFullRange = fullRange;
+    }
+
+    /** yuvj formats are yuv plus "full range"; swscale wants the range said separately. */
+    private static int withoutJpegRange(int format) {
+        if (format == AV_PIX_FMT_YUVJ420P) {
+            return AV_PIX_FMT_YUV420P;
+        } else if (format == AV_PIX_FMT_YUVJ422P) {
+            return AV_PIX_FMT_YUV422P;
+        } else if (format == AV_PIX_FMT_YUVJ444P) {
+            return AV_PIX_FMT_YUV444P;
+        } else if (format == AV_PIX_FMT_YUVJ440P) {
+            return AV_PIX_FMT_YUV440P;
+        } else if (format == AV_PIX_FMT_YUVJ411P) {
+            return AV_PIX_FMT_YUV411P;
+        }
+        return format;
+    }
+
+    /** AVColorSpace to swscale's SWS_CS_*; unspecified falls back to BT.601 as FFmpeg does. */
+    private static int swsColorspace(int colorspace) {
+        if (colorspace == AVCOL_SPC_BT709 || colorspace == AVCOL_SPC_FCC || colorspace == AVCOL_SPC_BT470BG
+                || colorspace == AVCOL_SPC_SMPTE170M || colorspace == AVCOL_SPC_SMPTE240M) {
+            return colorspace; // SWS_CS_* share these values
+        }
+        if (colorspace == AVCOL_SPC_BT2020_NCL || colorspace == AVCOL_SPC_BT2020_CL) {
+            return AVCOL_SPC_BT2020_NCL;
+        }
+        return SWS_CS_DEFAULT;
+    }
+
+    /** Copies the scaled image into the destination, turning it clockwise by {@code rotation}. */
+    private static void turnInto(MemorySegment scaled, int scaledWidth, int scaledHeight, int rotation,
+                                 MemorySegment destination, long offset, int outWidth, int outHeight) {
+        if (rotation == 0) {
+            MemorySegment.copy(scaled, 0, destination, offset, (long) outWidth * outHeight * 3);
+            return;
+        }
+        for (int y = 0; y < outHeight; y++) {
+            long row = offset + (long) y * outWidth * 3;
+            for (int x = 0; x < outWidth; x++) {
+                int sx;
+                int sy;
+                switch (rotation) {
+                    case 90 -> {
+                        sx = y;
+                        sy = scaledHeight - 1 - x;
+                    }
+                    case 180 -> {
+                        sx = scaledWidth - 1 - x;
+                        sy = scaledHeight - 1 - y;
+                    }
+                    default -> { // 270
+                        sx = scaledWidth - 1 - y;
+                        sy = x;
+                    }
+                }
+                MemorySegment.copy(scaled, ((long) sy * scaledWidth + sx) * 3, destination, row + x * 3L, 3);
+            }
+        }
+    }
+
+    private MemorySegment scratch(long bytes) {
+        if (scratch == null || scratch.byteSize() < bytes) {
+            if (scratchArena != null) {
+                scratchArena.close();
+            }
+            scratchArena = Arena.ofShared();
+            scratch = scratchArena.allocate(Math.max(bytes, 64 * 1024), 64);
+        }
+        return scratch.asSlice(0, bytes);
+    }
+
+    private static MemorySegment view(long address, long bytes) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes);
+    }
+
+    @Override
+    public void close() {
+        if (sws != null) {
+            sws_freeContext(sws);
+            sws = null;
+        }
+        if (scratchArena != null) {
+            scratchArena.close();
+            scratchArena = null;
+            scratch = null;
+        }
+        sourcePlanes.close();
+        sourceStrides.close();
+        targetPlanes.close();
+        targetStrides.close();
+    }
+}
