@@ -1,0 +1,99 @@
+package dev.stoker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Help, version, exit codes and one-line usage errors of the {@code stoker} command. */
+class StokerCommandUsageTest {
+
+    @Test
+    void helpListsTheCommandsWithExamplesAndExitCodes() {
+        CliRun run = CliRun.stoker("--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("Usage: stoker", "Commands:", "demo", "Examples:", "stoker demo", "Exit codes:");
+        assertThat(run.err()).isEmpty();
+    }
+
+    @Test
+    void everyCommandsHelpHasAnExamplesSection() {
+        Map<String, CommandLine> commands = StokerCommand.commandLine().getSubcommands();
+        assertThat(commands).isNotEmpty();
+        commands.forEach((name, command) -> {
+            CliRun run = CliRun.stoker(name, "--help");
+            assertThat(run.exitCode()).as(name).isZero();
+            assertThat(run.out()).as(name + " --help").contains("Usage: stoker " + name, "Examples:", "  stoker " + name);
+        });
+    }
+
+    @Test
+    void versionPrintsTheProjectVersionFromTheFilteredResource() {
+        CliRun run = CliRun.stoker("--version");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out().lines().findFirst()).hasValueSatisfying(first ->
+                assertThat(first).matches("stoker \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"));
+        assertThat(run.out()).contains("Java " + Runtime.version().feature()).doesNotContain("${", "unknown");
+    }
+
+    @Test
+    void aPlainCommandLineRunsTooWithPicocliDefaults() {
+        CliRun run = CliRun.run(new CommandLine(new StokerCommand()), "--version");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).startsWith("stoker ");
+    }
+
+    @Test
+    void anUnknownOptionIsAUsageErrorOnOneLine() {
+        CliRun run = CliRun.stoker("demo", "--bogus");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).singleElement().asString()
+                .startsWith("stoker demo: ")
+                .contains("'--bogus'", "stoker demo --help");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void aMisspelledOptionGetsASuggestion() {
+        CliRun run = CliRun.stoker("demo", "--second", "3");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).singleElement().asString().contains("--second", "did you mean --seconds");
+    }
+
+    @Test
+    void anUnknownCommandIsAUsageErrorOnOneLine() {
+        CliRun run = CliRun.stoker("frobnicate");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).singleElement().asString().startsWith("stoker: ").contains("frobnicate");
+    }
+
+    @Test
+    void badOptionValuesAreUsageErrorsOnOneLine() {
+        for (String[] args : new String[][] {
+                {"demo", "--seconds", "-1"},
+                {"demo", "--seconds", "ten"},
+                {"demo", "--config", "/no/such/config.json"},
+                {"demo", "--json", "/no/such/dir/stats.json"},
+        }) {
+            CliRun run = CliRun.stoker(args);
+            assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(run.errLines()).as(String.join(" ", args)).singleElement().asString()
+                    .startsWith("stoker demo: ").contains(args[1]);
+        }
+    }
+
+    @Test
+    void noCommandPrintsTheUsageAsAUsageError() {
+        CliRun run = CliRun.stoker();
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("Usage: stoker", "Commands:");
+    }
+}
