@@ -1,0 +1,48 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.video.batch.BatchCollator;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Copies a batch's clips into one pooled batch buffer in the requested layout (a transpose for
+ * NCTHW) and gives the one-clip buffers back. Waiting for a free batch buffer is how the consumer's
+ * unreturned batches hold the loader back.
+ */
+final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
+    private final BatchPool batches;
+
+    CollateStage(BatchPool batches) {
+        this.batches = batches;
+    }
+
+    @Override
+    public ClipBatch apply(List<LoadedClip> clips) {
+        ClipBatch batch;
+        try {
+            batch = batches.acquire();
+        } catch (InterruptedException e) {
+            clips.forEach(LoadedClip::close);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a batch buffer", e);
+        }
+        try {
+            for (int i = 0; i < clips.size(); i++) {
+                LoadedClip clip = clips.get(i);
+                double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
+                ClipInfo info = new ClipInfo(clip.task().entry().path(), clip.task().entry().label(), times,
+                        clip.decoded().decodedFrames());
+                BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
+            }
+            return batch;
+        } catch (RuntimeException | Error e) {
+            batch.close();
+            throw e;
+        } finally {
+            clips.forEach(LoadedClip::close);
+        }
+    }
+}

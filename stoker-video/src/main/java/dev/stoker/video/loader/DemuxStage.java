@@ -1,0 +1,39 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoInfo;
+import dev.stoker.video.dataset.ClipSampler;
+import java.util.function.Function;
+
+/**
+ * Opens the container from memory, indexes the video stream's packets (and so its keyframes), and
+ * samples where this epoch's clips start, which needs the duration only the index knows.
+ */
+final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
+    private final LoaderOptions options;
+    private final ClipSampler sampler;
+
+    DemuxStage(LoaderOptions options) {
+        this.options = options;
+        this.sampler = switch (options.sampling()) {
+            case RANDOM -> ClipSampler.random(options.clipsPerVideo(), options.seed());
+            case UNIFORM -> ClipSampler.uniform(options.clipsPerVideo());
+            case WINDOWS -> ClipSampler.windows(options.windowStepSeconds());
+        };
+    }
+
+    @Override
+    public OpenedVideo apply(FetchedVideo fetched) {
+        VideoTask task = fetched.task();
+        Video video = Video.open(task.entry().path().toString(), fetched.bytes());
+        try {
+            VideoInfo info = video.info();
+            double[] starts = sampler.clipStarts(task.entry(), info.durationSeconds(),
+                    options.clipSeconds(info.framesPerSecond()), task.epoch(), task.index());
+            return new OpenedVideo(task, video, starts);
+        } catch (RuntimeException e) {
+            video.close();
+            throw e;
+        }
+    }
+}

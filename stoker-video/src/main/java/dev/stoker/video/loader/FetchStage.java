@@ -1,0 +1,30 @@
+package dev.stoker.video.loader;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.function.Function;
+
+/** Reads a whole video file into memory: the one stage that waits on storage. */
+final class FetchStage implements Function<VideoTask, FetchedVideo> {
+    @Override
+    public FetchedVideo apply(VideoTask task) {
+        Path path = task.entry().path();
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(path);
+        } catch (NoSuchFileException e) {
+            throw new LoaderException("not-found", path + ": no such file", e);
+        } catch (AccessDeniedException e) {
+            throw new LoaderException("io-error", path + ": permission denied", e);
+        } catch (IOException e) {
+            throw new LoaderException("io-error", path + ": cannot read: " + e.getMessage(), e);
+        }
+        if (bytes.length == 0) {
+            throw new LoaderException("empty-file", path + ": empty file (0 bytes)", null);
+        }
+        return new FetchedVideo(task, bytes);
+    }
+}

@@ -1,0 +1,166 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.Order;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineBuilder;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.Sink;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.Dataset;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a dataset of videos into batches of clips: the pipeline
+ * <pre>
+ *   source (seeded epoch order) → fetch → demux → decode → batch → collate → sink
+ * </pre>
+ * where fetch reads the file into memory (virtual threads), demux indexes its packets and samples clip
+ * starts, decode decodes and converts each video's clips frame-exactly into pooled buffers, and
+ * collate packs N clips into one pooled off-heap {@link ClipBatch}. Every stage's concurrency and
+ * queue are knobs of {@link LoaderOptions#config()}.
+ *
+ * <pre>{@code
+ * try (VideoLoader loader = VideoLoader.open(Dataset.open(root), LoaderOptions.defaults())) {
+ *     for (ClipBatch batch : loader) {
+ *         try (batch) { train(batch.data(), batch.shape(), batch.labels()); }
+ *     }
+ * }
+ * }</pre>
+ * Close every batch: its buffer goes back to the pool, which is sized for the sink plus a few.
+ */
+public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
+    /** Stage names, in order. */
+    public static final List<String> STAGES = List.of("fetch", "demux", "decode", "batch", "collate");
+
+    private final Pipeline<ClipBatch> pipeline;
+    private final DecodeStage decode;
+    private final BatchPool clipBuffers;
+    private final BatchPool batches;
+
+    private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, BatchPool clipBuffers, BatchPool batches) {
+        this.pipeline = pipeline;
+        this.decode = decode;
+        this.clipBuffers = clipBuffers;
+        this.batches = batches;
+    }
+
+    /**
+     * The default knobs for a machine with {@code cores} cores. Stages keep input order, so batches
+     * come in the sampler's known order (reproducible runs, exact resume); the reorder window lets the
+     * workers run ahead of a slow item meanwhile.
+     */
+    public static PipelineConfig defaultConfig(int cores) {
+        return new PipelineConfig(4, null, null, Map.of(
+                "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
+                "demux", new StageConfig(1, null, Order.INPUT, null, null, null),
+                "decode", new StageConfig(Math.max(1, cores), null, Order.INPUT, null, null, null),
+                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+    }
+
+    public static VideoLoader open(Dataset dataset, LoaderOptions options) {
+        return open(dataset, options, null);
+    }
+
+    /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
+    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
+        PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
+        BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
+        BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(),
+                3, options.layout());
+
+        // Size the clip pool for every clip the stages between decode and collate can hold at once, so a
+        // full pipeline never waits on itself: decode in flight, the batch stage's queue and partial batch,
+        // collate's queue and in-flight batches.
+        PipelineBuilder<ClipBatch> probe = describe(dataset, options, null, null, null);
+        PipelineConfig effective = probe.config(config).effectiveConfig();
+        StageConfig dec = effective.stage("decode");
+        StageConfig bat = effective.stage("batch");
+        StageConfig col = effective.stage("collate");
+        long clipsHeld = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8)
+                + bat.queueCapacity() + options.batchSize()
+                + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        BatchPool clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
+        long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
+                : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
+        BatchPool batches = new BatchPool(batchShape, batchBudget);
+        DecodeStage decode = new DecodeStage(options, clipBuffers);
+        try {
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, clipBuffers, batches).config(config);
+            if (trace != null) {
+                builder = builder.trace(trace);
+            }
+            return new VideoLoader(builder.build(), decode, clipBuffers, batches);
+        } catch (RuntimeException e) {
+            decode.close();
+            clipBuffers.close();
+            batches.close();
+            throw e;
+        }
+    }
+
+    private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, DecodeStage decode,
+                                                       BatchPool clipBuffers, BatchPool batches) {
+        FailureBudget budget = options.failureBudget();
+        CollateStage collate = new CollateStage(batches);
+        return Pipeline.fromEpochs(new EpochOrder(dataset, options.seed(), options.shuffle(), options.epochs()))
+                .map("fetch", new FetchStage(), s -> s.failureBudget(budget))
+                .map("demux", new DemuxStage(options), s -> s.failureBudget(budget))
+                .flatMap("decode", opened -> decode.apply(opened), s -> s.failureBudget(budget))
+                .batch("batch", options.batchSize(), options.dropLast())
+                .map("collate", collate, s -> s.failureBudget(budget));
+    }
+
+    /** Batches of every epoch. Close each batch when done with it. */
+    @Override
+    public Iterator<ClipBatch> iterator() {
+        return pipeline.iterator();
+    }
+
+    /** Batches of the next epoch only. */
+    public Iterable<ClipBatch> nextEpoch() {
+        return pipeline.nextEpoch();
+    }
+
+    /** The running pipeline: stats, failures, effective config. */
+    public Pipeline<ClipBatch> pipeline() {
+        return pipeline;
+    }
+
+    /** Clips decoded so far. */
+    public long decodedClips() {
+        return decode.clips.sum();
+    }
+
+    /** Frames the decoder produced so far, output or not: divided by clips, the cost of a clip. */
+    public long decodedFrames() {
+        return decode.decodedFrames.sum();
+    }
+
+    /** The batch buffer pool (for its counters). */
+    public BatchPool batchPool() {
+        return batches;
+    }
+
+    @Override
+    public void close() {
+        try {
+            pipeline.close();
+        } finally {
+            // A worker that ignored interruption may still be inside FFmpeg: freeing its decoder or the
+            // buffers under it would crash the JVM, so leak them instead (close() has logged the thread).
+            if (pipeline.liveThreads().isEmpty()) {
+                decode.close();
+                clipBuffers.close();
+                batches.close();
+            }
+        }
+    }
+}

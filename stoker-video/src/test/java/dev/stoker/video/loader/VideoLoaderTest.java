@@ -1,0 +1,133 @@
+package dev.stoker.video.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VideoLoaderTest {
+    @TempDir
+    static Path dir;
+    static Path demo;
+
+    @BeforeAll
+    static void makeDataset() throws IOException {
+        demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 2.0));
+    }
+
+    @Test
+    void loadsEveryVideoOncePerEpochIntoBatchesOfExactStridedClips() throws IOException {
+        Dataset dataset = Dataset.open(demo);
+        LoaderOptions options = LoaderOptions.defaults().withOrder(7, true, 2).withBatch(4, false, BatchLayout.NTHWC);
+        List<ClipInfo> clips = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    assertThat(batch.shape()).containsExactly(batch.clipCount(), 16, 112, 112, 3);
+                    assertThat(batch.data().byteSize()).isEqualTo(batch.clipCount() * 16L * 112 * 112 * 3);
+                    clips.addAll(batch.clips());
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+            assertThat(loader.decodedClips()).isEqualTo(12);
+            assertThat(loader.decodedFrames()).isGreaterThanOrEqualTo(12L * 16);
+        }
+        assertThat(clips).hasSize(12);
+        Map<Path, Long> perVideo = new java.util.HashMap<>();
+        for (ClipInfo c : clips) {
+            perVideo.merge(c.path(), 1L, Long::sum);
+            double[] t = c.frameTimestampsSeconds();
+            assertThat(t).hasSize(16);
+            for (int i = 1; i < t.length; i++) {
+                // Matroska stores milliseconds: timestamps are the stream's, rounded as it rounds them.
+                assertThat(t[i] - t[i - 1]).isCloseTo(2.0 / 30, within(1.01e-3));
+            }
+            assertThat(dataset.classNames().get(c.label())).isEqualTo(c.path().getParent().getFileName().toString());
+        }
+        assertThat(perVideo).hasSize(6).allSatisfy((p, n) -> assertThat(n).isEqualTo(2L));
+    }
+
+    @Test
+    void theEpochOrderAndClipStartsRepeatForTheSameSeed() throws IOException {
+        Dataset dataset = Dataset.open(demo);
+        LoaderOptions options = LoaderOptions.defaults().withOrder(42, true, 1).withBatch(2, false, BatchLayout.NTHWC)
+                .withConfig(new PipelineConfig(null, null, null, Map.of("decode", new StageConfig(1, null, null, null, null, null))));
+        assertThat(firstTimestamps(dataset, options)).isEqualTo(firstTimestamps(dataset, options));
+    }
+
+    private static List<String> firstTimestamps(Dataset dataset, LoaderOptions options) {
+        List<String> seen = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    for (ClipInfo c : batch.clips()) {
+                        seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
+                    }
+                }
+            }
+        }
+        return seen;
+    }
+
+    @Test
+    void badFilesAreReportedWithPathStageAndReasonAndTheRestArrive() throws IOException {
+        Path root = dir.resolve("mixed");
+        Path cls = Files.createDirectories(root.resolve("a_class"));
+        for (Path video : Dataset.open(demo).entries().stream().map(e -> e.path()).toList()) {
+            Files.copy(video, cls.resolve(video.getFileName()));
+        }
+        Files.writeString(cls.resolve("notes.mp4"), "this is not a video\n");
+        Files.write(cls.resolve("empty.mp4"), new byte[0]);
+        Path shared = Path.of(System.getProperty("stoker.shared.videos", "../shared/videos"), "damaged");
+        if (Files.isDirectory(shared)) {
+            try (var damaged = Files.list(shared)) {
+                for (Path p : damaged.toList()) {
+                    Files.copy(p, cls.resolve(p.getFileName()));
+                }
+            }
+        }
+        Dataset dataset = Dataset.open(root);
+        LoaderOptions options = LoaderOptions.defaults().withOrder(1, false, 1).withBatch(3, false, BatchLayout.NCTHW)
+                .withFailureBudget(dev.stoker.pipeline.FailureBudget.count(100));
+        Set<Path> delivered = new HashSet<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    assertThat(batch.shape()).containsExactly(batch.clipCount(), 3, 16, 112, 112);
+                    batch.clips().forEach(c -> delivered.add(c.path()));
+                }
+            }
+            List<Failure> failures = loader.pipeline().failures();
+            assertThat(failures).extracting(Failure::item).contains(cls.resolve("notes.mp4").toString(),
+                    cls.resolve("empty.mp4").toString());
+            assertThat(failures).filteredOn(f -> f.item().endsWith("empty.mp4"))
+                    .singleElement().satisfies(f -> {
+                        assertThat(f.stage()).isEqualTo("fetch");
+                        assertThat(f.reason()).isEqualTo("empty-file");
+                    });
+            assertThat(failures).filteredOn(f -> f.item().endsWith("notes.mp4"))
+                    .singleElement().satisfies(f -> assertThat(f.stage()).isEqualTo("demux"));
+            assertThat(delivered.size() + failures.size()).isEqualTo(dataset.size());
+        }
+        assertThat(delivered).hasSizeGreaterThanOrEqualTo(6);
+    }
+}
