@@ -1,5 +1,6 @@
 package dev.stoker.video.batch;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -50,6 +51,18 @@ enum LeakDetection {
     static final class AcquiredAt extends Throwable {
         AcquiredAt() {
             super("ClipBatch acquired here", null, false, true);
+            // Start the trace at the caller of acquire(): the pool's own frames say nothing.
+            StackTraceElement[] frames = getStackTrace();
+            int first = 0;
+            while (first < frames.length - 1 && isPoolFrame(frames[first])) {
+                first++;
+            }
+            setStackTrace(Arrays.copyOfRange(frames, first, frames.length));
+        }
+
+        private static boolean isPoolFrame(StackTraceElement frame) {
+            String name = frame.getClassName();
+            return name.equals(BatchPool.class.getName()) || name.startsWith(LeakDetection.class.getName());
         }
     }
 }

@@ -58,6 +58,7 @@ final class ClipEncoder {
     private ClipEncoder() {
     }
 
+    @SuppressWarnings("restricted") // views of the AVFrame's planes, sized from FFmpeg's own linesizes
     static void encode(Path target, DemoCodec codec, SyntheticScene scene, DemoSpec spec) throws IOException {
         AVCodec encoder = avcodec_find_encoder_by_name(codec.encoderName);
         if (encoder == null || encoder.isNull()) {

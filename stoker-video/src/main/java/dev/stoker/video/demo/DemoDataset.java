@@ -1,5 +1,9 @@
 package dev.stoker.video.demo;
 
+import static org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR;
+import static org.bytedeco.ffmpeg.global.avutil.av_log_get_level;
+import static org.bytedeco.ffmpeg.global.avutil.av_log_set_level;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -12,11 +16,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -64,6 +71,15 @@ public final class DemoDataset {
      * of an earlier demo dataset that this spec does not produce are removed; other files are left alone.
      */
     public static Path create(Path dir, DemoSpec spec) throws IOException {
+        return create(dir, spec, clipsWritten -> { });
+    }
+
+    /**
+     * As {@link #create(Path, DemoSpec)}, reporting progress: {@code clipsWritten} receives the number of
+     * finished clips after each one, from generator threads (so it must be thread-safe).
+     */
+    public static Path create(Path dir, DemoSpec spec, IntConsumer clipsWritten) throws IOException {
+        Objects.requireNonNull(clipsWritten, "clipsWritten");
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(MARKER));
         List<Path> targets = new ArrayList<>(spec.clipCount());
@@ -75,18 +91,26 @@ public final class DemoDataset {
         }
         removeStale(dir, new HashSet<>(targets));
         int threads = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), targets.size()));
+        // Encoders log banners and rate-control advice at info/warning level on every file; errors still show.
+        // The level is process-wide, hence restored afterwards.
+        int logLevel = av_log_get_level();
+        av_log_set_level(Math.min(logLevel, AV_LOG_ERROR));
         try (ExecutorService executor = Executors.newFixedThreadPool(threads, DemoDataset::workerThread)) {
             List<Future<?>> futures = new ArrayList<>(targets.size());
+            AtomicInteger written = new AtomicInteger();
             for (int i = 0; i < targets.size(); i++) {
                 int clip = i;
                 futures.add(executor.submit(() -> {
                     writeClip(targets.get(clip), spec, clip);
+                    clipsWritten.accept(written.incrementAndGet());
                     return null;
                 }));
             }
             for (Future<?> future : futures) {
                 await(future, futures);
             }
+        } finally {
+            av_log_set_level(logLevel);
         }
         writeAtomically(dir.resolve(MARKER), marker(spec));
         return dir;
