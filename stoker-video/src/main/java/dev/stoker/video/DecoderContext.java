@@ -31,7 +31,7 @@ import org.bytedeco.javacpp.BytePointer;
  */
 final class DecoderContext implements AutoCloseable {
     /** Frames larger than 8K are refused before allocation; fuzzed headers claim absurd sizes. */
-    private static final long MAX_PIXELS = 8192L * 8192L;
+    static final long MAX_PIXELS = 8192L * 8192L;
 
     private final DecoderKey key;
     private final int threads;
@@ -80,7 +80,9 @@ final class DecoderContext implements AutoCloseable {
         }
         Ffmpeg.check(avcodec_parameters_to_context(context, video.codecParameters()), path, "open-decoder",
                 VideoException.Reason.CORRUPT);
-        context.pkt_timebase(new AVRational().num(key.timeBaseNum()).den(key.timeBaseDen()));
+        try (AVRational timeBase = new AVRational()) {
+            context.pkt_timebase(timeBase.num(key.timeBaseNum()).den(key.timeBaseDen()));
+        }
         context.thread_count(threads);
         context.max_pixels(MAX_PIXELS);
         int opened = avcodec_open2(context, codec, (AVDictionary) null);

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_CORRUPT;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
@@ -147,6 +148,11 @@ final class Demuxer implements AutoCloseable {
                     return read == AVERROR_EOF;
                 }
                 try {
+                    if (packet.stream_index() == videoStream && (packet.flags() & AV_PKT_FLAG_CORRUPT) != 0) {
+                        // A short read ("partial file"): the file ends inside this packet, so it
+                        // cannot decode and nothing after it exists.
+                        return false;
+                    }
                     if (packet.stream_index() == videoStream && packet.size() >= 0) {
                         long address = packet.data() == null ? 0 : packet.data().address();
                         packets.append(address, address == 0 ? 0 : packet.size(), packet.pts(), packet.dts(),

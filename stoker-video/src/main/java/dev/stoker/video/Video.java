@@ -87,7 +87,8 @@ public final class Video implements AutoCloseable {
             boolean complete;
             String container;
             int streamIndex;
-            AVRational timeBase;
+            int timeBaseNum;
+            int timeBaseDen;
             double startTime;
             double declaredFps;
             int rotation;
@@ -99,10 +100,13 @@ public final class Video implements AutoCloseable {
                         VideoException.Reason.INTERNAL);
                 container = demuxer.format().iformat().name().getString();
                 streamIndex = demuxer.streamIndex();
-                timeBase = stream.time_base();
-                timeBase = new AVRational().num(timeBase.num()).den(timeBase.den());
-                startTime = stream.start_time() == PacketStore.NO_TIMESTAMP ? Double.NaN
-                        : stream.start_time() * (double) timeBase.num() / timeBase.den();
+                // By-value structs come back as fresh native copies: close them now, not at GC.
+                try (AVRational timeBase = stream.time_base()) {
+                    timeBaseNum = timeBase.num();
+                    timeBaseDen = timeBase.den();
+                }
+                startTime = stream.start_time() == PacketStore.NO_TIMESTAMP || timeBaseDen == 0 ? Double.NaN
+                        : stream.start_time() * (double) timeBaseNum / timeBaseDen;
                 declaredFps = rate(stream.avg_frame_rate());
                 if (declaredFps <= 0) {
                     declaredFps = rate(stream.r_frame_rate());
@@ -114,17 +118,21 @@ public final class Video implements AutoCloseable {
                 throw new VideoException(path, "index", complete ? VideoException.Reason.CORRUPT
                         : VideoException.Reason.TRUNCATED, "the video stream has no packets");
             }
-            if (timeBase.num() <= 0 || timeBase.den() <= 0) {
+            if (timeBaseNum <= 0 || timeBaseDen <= 0) {
                 throw new VideoException(path, "index", VideoException.Reason.CORRUPT,
-                        "invalid time base " + timeBase.num() + "/" + timeBase.den());
+                        "invalid time base " + timeBaseNum + "/" + timeBaseDen);
+            }
+            if ((long) parameters.width() * parameters.height() > DecoderContext.MAX_PIXELS) {
+                throw new VideoException(path, "open", VideoException.Reason.UNSUPPORTED_CODEC, "frame size "
+                        + parameters.width() + "x" + parameters.height() + " exceeds the 8192x8192 decoder limit");
             }
             DecoderKey key = new DecoderKey(parameters.codec_id(), parameters.width(), parameters.height(),
-                    parameters.format(), timeBase.num(), timeBase.den(), ByteBuffer.wrap(extradata(parameters)));
-            double secondsPerTick = (double) timeBase.num() / timeBase.den();
+                    parameters.format(), timeBaseNum, timeBaseDen, ByteBuffer.wrap(extradata(parameters)));
+            double secondsPerTick = (double) timeBaseNum / timeBaseDen;
             FrameTimeline timeline = FrameTimeline.packetsHavePts(packets)
                     ? FrameTimeline.fromPacketPts(packets)
                     : null;
-            VideoInfo draft = info(path, container, parameters, streamIndex, rotation, timeBase, startTime,
+            VideoInfo draft = info(path, container, parameters, streamIndex, rotation, timeBaseNum, timeBaseDen, startTime,
                     declaredFps, complete, timeline, packets, secondsPerTick);
             Video video = new Video(draft, packets, timeline, parameters, key, secondsPerTick);
             if (timeline == null) {
@@ -165,13 +173,12 @@ public final class Video implements AutoCloseable {
         }
         FrameTimeline decoded = FrameTimeline.fromDecodedTimestamps(stamps[0], n[0], packets);
         VideoInfo updated = info(info.path(), info.container(), parameters, info.streamIndex(), info.rotationDegrees(),
-                new AVRational().num(info.timeBaseNumerator()).den(info.timeBaseDenominator()),
-                info.startTimeSeconds(), info.framesPerSecond(), info.indexComplete(), decoded, packets, secondsPerTick);
+                info.timeBaseNumerator(), info.timeBaseDenominator(), info.startTimeSeconds(), info.framesPerSecond(), info.indexComplete(), decoded, packets, secondsPerTick);
         return new Video(updated, packets, decoded, parameters, decoderKey, secondsPerTick);
     }
 
     private static VideoInfo info(String path, String container, AVCodecParameters parameters, int streamIndex,
-                                  int rotation, AVRational timeBase, double startTime, double declaredFps,
+                                  int rotation, int timeBaseNum, int timeBaseDen, double startTime, double declaredFps,
                                   boolean complete, FrameTimeline timeline, PacketStore packets, double secondsPerTick) {
         int width = parameters.width();
         int height = parameters.height();
@@ -200,12 +207,14 @@ public final class Video implements AutoCloseable {
         BytePointer codecName = avcodec_get_name(parameters.codec_id());
         return new VideoInfo(path, container, codecName == null ? "unknown" : codecName.getString(), streamIndex,
                 width, height, rotation, swap ? height : width, swap ? width : height, pixelFormat,
-                timeBase.num(), timeBase.den(), startTime, firstPts, duration, fps, frames,
+                timeBaseNum, timeBaseDen, startTime, firstPts, duration, fps, frames,
                 timeline == null ? 0 : timeline.keyframeCount(), packets.count(), complete);
     }
 
     private static double rate(AVRational rational) {
-        return rational.den() == 0 ? 0 : (double) rational.num() / rational.den();
+        try (rational) {
+            return rational.den() == 0 ? 0 : (double) rational.num() / rational.den();
+        }
     }
 
     private static byte[] extradata(AVCodecParameters parameters) {
