@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
         },
         subcommands = {
                 DemoCommand.class,
+                BenchCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec

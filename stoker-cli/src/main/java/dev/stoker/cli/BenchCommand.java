@@ -1,0 +1,307 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker bench}: loads real video clips as fast as it can and says how fast, and what limits it. */
+@Command(name = "bench",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Loads batches of clips from a video dataset through the full pipeline",
+                "(fetch, demux, decode, batch, collate) and reports samples/s, frames/s, per-stage",
+                "stats, failures by reason and decode efficiency: samples/s divided by (cores x the",
+                "single-thread rate of the same clips, measured in the same run).",
+                "",
+                "DATASET is a folder ROOT/<class>/<video> or a CSV manifest path,label[,start,end].",
+                "Without one, a demo dataset (100 Kinetics-like 10 s clips) is made once in",
+                "$STOKER_CACHE (default ~/.cache/stoker) and used.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker bench                                  the demo dataset, defaults",
+                "  stoker bench ~/kinetics/train --batches 500 --json bench.json",
+                "  stoker bench DATA --frames 8 --stride 4 --size 224 --batch 16",
+                "  stoker bench DATA --concurrency decode=3 --concurrency fetch=8",
+                "  stoker bench DATA --trace bench.trace.json    open it in ui.perfetto.dev",
+                "  stoker bench --batches 5000                   watch memory stay flat",
+        })
+final class BenchCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET", description = "Dataset folder or CSV manifest (default: the demo dataset).")
+    Path dataset;
+
+    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
+    int frames;
+
+    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
+    int stride;
+
+    @Option(names = "--fps", description = "Resample clips to this frame rate by timestamp instead of striding.")
+    Double fps;
+
+    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
+            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE",
+            description = "center-crop, random-crop (short side resized first) or stretch (default: ${DEFAULT-VALUE}).")
+    String resize;
+
+    @Option(names = "--short-side", defaultValue = "0", description = "Short side before cropping (default: the crop's longer side).")
+    int shortSide;
+
+    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--batches", defaultValue = "100", description = "Batches to load (default: ${DEFAULT-VALUE}).")
+    long batches;
+
+    @Option(names = "--clips-per-video", defaultValue = "1", description = "Random clips per video per epoch (default: ${DEFAULT-VALUE}).")
+    int clipsPerVideo;
+
+    @Option(names = "--layout", defaultValue = "NTHWC", description = "NTHWC or NCTHW (default: ${DEFAULT-VALUE}).")
+    BatchLayout layout;
+
+    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order, clip starts and crops (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--decoder-threads", defaultValue = "1", description = "FFmpeg threads per decoder (default: ${DEFAULT-VALUE}).")
+    int decoderThreads;
+
+    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true",
+            description = "Decode every frame, even non-reference frames that are not output (slower; for comparison).")
+    boolean skipFrames;
+
+    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
+    Map<String, Integer> concurrency = new LinkedHashMap<>();
+
+    @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON) laid over the defaults.")
+    Path config;
+
+    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective pipeline config.")
+    Path saveConfig;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
+    Path json;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace (ui.perfetto.dev).")
+    Path trace;
+
+    @Option(names = "--no-reference", description = "Skip the single-thread reference (no decode efficiency).")
+    boolean noReference;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        LoaderOptions options = options();
+        Path root = dataset != null ? dataset : demoDataset(out);
+        Dataset data;
+        try {
+            data = Dataset.open(root);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
+        MemoryProbe memoryAtStart = MemoryProbe.read();
+        List<ClipInfo> delivered = new ArrayList<>();
+        AtomicLong samples = new AtomicLong();
+        long batchesDone = 0;
+        long startNanos = System.nanoTime();
+        long firstBatchNanos = -1;
+        long steadyStartNanos = -1;
+        long steadyStartSamples = 0;
+        MemoryProbe memoryMax = memoryAtStart;
+        MemoryProbe memoryAfterWarmup = null;
+        PipelineStats stats;
+        List<Failure> failures;
+        long decodedFrames;
+        long decodedClips;
+        PipelineConfig effective;
+        try (VideoLoader loader = VideoLoader.open(data, options, recorder)) {
+            effective = loader.pipeline().config();
+            if (saveConfig != null) {
+                write("--save-config", saveConfig, effective.toJson());
+            }
+            try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
+                    LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
+                Iterator<ClipBatch> it = loader.iterator();
+                while (batchesDone < batches && it.hasNext()) {
+                    try (ClipBatch b = it.next()) {
+                        if (delivered.size() < 256) {
+                            delivered.addAll(b.clips());
+                        }
+                        samples.addAndGet(b.clipCount());
+                    }
+                    batchesDone++;
+                    long now = System.nanoTime();
+                    if (firstBatchNanos < 0) {
+                        firstBatchNanos = now - startNanos;
+                    }
+                    // Steady state starts after a warm-up of a tenth of the run (at least 2 batches).
+                    if (steadyStartNanos < 0 && batchesDone >= Math.max(2, batches / 10)) {
+                        steadyStartNanos = now;
+                        steadyStartSamples = samples.get();
+                        memoryAfterWarmup = MemoryProbe.read();
+                    }
+                    if (batchesDone % 20 == 0) {
+                        MemoryProbe m = MemoryProbe.read();
+                        memoryMax = new MemoryProbe(Math.max(m.heapUsedBytes(), memoryMax.heapUsedBytes()),
+                                Math.max(m.directBytes(), memoryMax.directBytes()), Math.max(m.rssBytes(), memoryMax.rssBytes()));
+                    }
+                }
+            }
+            stats = loader.pipeline().stats();
+            failures = loader.pipeline().failures();
+            decodedFrames = loader.decodedFrames();
+            decodedClips = loader.decodedClips();
+        }
+        long endNanos = System.nanoTime();
+        MemoryProbe memoryAtEnd = MemoryProbe.read();
+        memoryMax = new MemoryProbe(Math.max(memoryAtEnd.heapUsedBytes(), memoryMax.heapUsedBytes()),
+                Math.max(memoryAtEnd.directBytes(), memoryMax.directBytes()), Math.max(memoryAtEnd.rssBytes(), memoryMax.rssBytes()));
+        double seconds = (endNanos - startNanos) / 1e9;
+        double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
+        long steadySamples = steadyStartNanos > 0 ? samples.get() - steadyStartSamples : samples.get();
+        double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds : samples.get() / seconds;
+
+        SingleThreadReference reference = null;
+        if (!noReference && !delivered.isEmpty()) {
+            out.println("measuring the single-thread reference on the same clips...");
+            out.flush();
+            reference = SingleThreadReference.measure(SingleThreadReference.sample(delivered, 24), options);
+        }
+        double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
+
+        BenchResult result = new BenchResult(root.toString(), data.size(), cores, batchesDone, samples.get(), seconds,
+                samplesPerSecond, samplesPerSecond * frames, firstBatchNanos / 1e9,
+                decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
+                reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
+                stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
+                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax));
+        out.print(result.summary());
+        if (json != null) {
+            write("--json", json, JSON.writeValueAsString(result));
+            out.println("wrote results to " + json);
+        }
+        if (recorder != null) {
+            recorder.write(trace);
+            out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
+        }
+        out.flush();
+        return batchesDone == 0 ? 1 : ExitCode.OK;
+    }
+
+    private LoaderOptions options() throws IOException {
+        int[] wh = parseSize(size);
+        Resize.Mode mode = switch (resize) {
+            case "center-crop" -> Resize.Mode.SHORT_SIDE_CENTER_CROP;
+            case "random-crop" -> Resize.Mode.SHORT_SIDE_RANDOM_CROP;
+            case "stretch" -> Resize.Mode.STRETCH;
+            default -> throw new ParameterException(spec.commandLine(),
+                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
+        };
+        if (batches < 1) {
+            throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
+        }
+        PipelineConfig overrides = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
+        for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
+            if (!VideoLoader.STAGES.contains(c.getKey())) {
+                throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
+                        + "' (expected one of " + VideoLoader.STAGES + ")");
+            }
+            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
+                    StageConfig.EMPTY.withConcurrency(c.getValue())));
+        }
+        try {
+            LoaderOptions o = LoaderOptions.defaults()
+                    .withClip(frames, stride)
+                    .withSize(wh[0], wh[1], mode, shortSide)
+                    .withBatch(batch, false, layout)
+                    .withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
+                    .withOrder(seed, true, -1)
+                    .withDecoder(decoderThreads, skipFrames)
+                    .withConfig(overrides);
+            return fps != null ? o.withResampledClip(frames, fps) : o;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private int[] parseSize(String text) {
+        try {
+            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
+            if (parts.length == 1) {
+                int s = Integer.parseInt(parts[0]);
+                return new int[] {s, s};
+            }
+            if (parts.length == 2) {
+                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the message below
+        }
+        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
+    }
+
+    static Path cacheDir() {
+        String env = System.getenv("STOKER_CACHE");
+        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "stoker");
+    }
+
+    private static Path demoDataset(PrintWriter out) throws IOException {
+        Path dir = cacheDir().resolve("demo-kinetics");
+        if (!DemoDataset.isComplete(dir, dev.stoker.video.demo.DemoSpec.kineticsLike())) {
+            out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");
+            out.flush();
+        }
+        return DemoDataset.ensure(dir);
+    }
+
+    private static void write(String option, Path file, String text) {
+        try {
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(option + ": cannot write " + file + " (" + CliErrors.describe(e) + ")", e);
+        }
+    }
+}

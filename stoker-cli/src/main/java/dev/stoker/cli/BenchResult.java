@@ -1,0 +1,74 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.video.loader.LoaderOptions;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What {@code stoker bench} measured; serialised as its {@code --json} (snake_case names: scripts and
+ * the tuner read them).
+ */
+record BenchResult(
+        @JsonProperty("dataset") String dataset,
+        @JsonProperty("videos") int videos,
+        @JsonProperty("cores") int cores,
+        @JsonProperty("batches") long batches,
+        @JsonProperty("samples") long samples,
+        @JsonProperty("elapsed_seconds") double elapsedSeconds,
+        @JsonProperty("samples_per_second") double samplesPerSecond,
+        @JsonProperty("frames_per_second") double framesPerSecond,
+        @JsonProperty("first_batch_seconds") double firstBatchSeconds,
+        @JsonProperty("decoded_frames_per_clip") double decodedFramesPerClip,
+        @JsonProperty("single_thread_clips_per_second") Double singleThreadClipsPerSecond,
+        @JsonProperty("decode_efficiency") double decodeEfficiency,
+        @JsonProperty("options") LoaderOptions options,
+        @JsonProperty("config") PipelineConfig config,
+        @JsonProperty("stats") PipelineStats stats,
+        @JsonProperty("failures") List<FailureRecord> failures,
+        @JsonProperty("failures_by_reason") Map<String, Long> failuresByReason,
+        @JsonProperty("memory") Memory memory) {
+
+    /** One failed sample: which file, which stage, why. */
+    record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
+                         @JsonProperty("reason") String reason, @JsonProperty("message") String message) {
+        static FailureRecord of(Failure f) {
+            return new FailureRecord(f.item(), f.stage(), f.reason(), String.valueOf(f.cause().getMessage()));
+        }
+    }
+
+    record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
+                  @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max) { }
+
+    String summary() {
+        StringBuilder s = new StringBuilder();
+        s.append(stats.toTable());
+        s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %d batches, %.1f s; steady state after warm-up)%n",
+                samplesPerSecond, samples, batches, elapsedSeconds));
+        s.append(String.format(Locale.ROOT, "frames/s         %10.1f%n", framesPerSecond));
+        s.append(String.format(Locale.ROOT, "first batch      %10.2f s%n", firstBatchSeconds));
+        s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.frames()));
+        if (singleThreadClipsPerSecond != null) {
+            s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));
+            s.append(String.format(Locale.ROOT, "decode efficiency %9.2f   = samples/s / (%d cores x single-thread clips/s)%n",
+                    decodeEfficiency, cores));
+        }
+        if (!failures.isEmpty()) {
+            s.append("failures by reason: ").append(failuresByReason).append('\n');
+            failures.stream().limit(10).forEach(f -> s.append("  ").append(f.stage()).append(' ').append(f.reason())
+                    .append(' ').append(f.path()).append(": ").append(f.message()).append('\n'));
+            if (failures.size() > 10) {
+                s.append("  ... ").append(failures.size() - 10).append(" more (see --json)\n");
+            }
+        }
+        s.append(String.format(Locale.ROOT, "memory           heap %s -> %s, RSS %s -> %s (max %s)%n",
+                MemoryProbe.mib(memory.start().heapUsedBytes()), MemoryProbe.mib(memory.end().heapUsedBytes()),
+                MemoryProbe.mib(memory.start().rssBytes()), MemoryProbe.mib(memory.end().rssBytes()),
+                MemoryProbe.mib(memory.max().rssBytes())));
+        return s.toString();
+    }
+}

@@ -1,0 +1,75 @@
+package dev.stoker.cli;
+
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.Video;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.loader.LoaderOptions;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The yardstick for decode efficiency: the same clips the pipeline delivered, demuxed, decoded and
+ * converted one after another on one thread, with no pipeline around them. Files are read into
+ * memory first and not timed (the pipeline's fetch overlaps I/O; this measures CPU work). The best of
+ * two passes counts, so the JIT and the page cache are warm for both sides.
+ *
+ * @param clips          clips decoded per pass
+ * @param clipsPerSecond single-thread rate
+ */
+record SingleThreadReference(int clips, double clipsPerSecond) {
+
+    static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
+        Map<Path, byte[]> files = new HashMap<>();
+        for (ClipInfo c : delivered) {
+            if (!files.containsKey(c.path())) {
+                files.put(c.path(), Files.readAllBytes(c.path()));
+            }
+        }
+        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        double bestSeconds = Double.MAX_VALUE;
+        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
+                options.skipNonReferenceFrames())) {
+            MemorySegment destination = arena.allocate(clipBytes, 64);
+            for (int pass = 0; pass < 2; pass++) {
+                long start = System.nanoTime();
+                int i = 0;
+                for (ClipInfo c : delivered) {
+                    try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
+                        decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
+                                options.resize(i++), destination));
+                    }
+                }
+                bestSeconds = Math.min(bestSeconds, (System.nanoTime() - start) / 1e9);
+            }
+        }
+        return new SingleThreadReference(delivered.size(), delivered.size() / bestSeconds);
+    }
+
+    /** Up to {@code max} clips spread over the run's delivered clips, one per video where possible. */
+    static List<ClipInfo> sample(List<ClipInfo> delivered, int max) {
+        List<ClipInfo> picked = new ArrayList<>();
+        java.util.Set<Path> seen = new java.util.HashSet<>();
+        for (ClipInfo c : delivered) {
+            if (picked.size() < max && seen.add(c.path())) {
+                picked.add(c);
+            }
+        }
+        for (ClipInfo c : delivered) {
+            if (picked.size() >= max) {
+                break;
+            }
+            if (!picked.contains(c)) {
+                picked.add(c);
+            }
+        }
+        return picked;
+    }
+}
