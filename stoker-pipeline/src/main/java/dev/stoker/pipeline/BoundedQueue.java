@@ -2,7 +2,6 @@ package dev.stoker.pipeline;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -10,8 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The bounded FIFO between two stages. A ring buffer guarded by one lock, as in
  * {@link java.util.concurrent.ArrayBlockingQueue}, with three additions the engine needs:
  * <ul>
- *   <li>occupancy accounting (time-weighted fill, time empty, time full), updated on every change
- *       under the lock that already serialises the change, so it costs one {@code nanoTime};</li>
+ *   <li>occupancy sampling (mean fill, share of samples empty and full), fed by the housekeeper's
+ *       tick so that puts and takes pay nothing for it;</li>
  *   <li>a take ticket: the n-th element taken gets ticket n, assigned atomically with the take, which
  *       is what lets an ordered stage restore input order;</li>
  *   <li>marker gating: taking a {@link Marker} pauses the queue so that no element behind the marker
@@ -44,12 +43,12 @@ final class BoundedQueue {
     private final Condition notEmpty = lock.newCondition();
     private final Condition notFull = lock.newCondition();
 
-    // Occupancy integrals since start, in nanos; see snapshot().
-    private final long startNanos;
-    private long lastChangeNanos;
-    private long fillIntegral;   // sum of count * dt
-    private long emptyNanos;
-    private long fullNanos;
+    // Occupancy samples, taken by the housekeeper every tick (see sample()): timing every put and take
+    // inside the lock made the lock busier and cost a clock read per operation.
+    private long samples;
+    private long fillSum;
+    private long emptySamples;
+    private long fullSamples;
     private long totalPuts;
 
     BoundedQueue(String name, int capacity) {
@@ -58,8 +57,6 @@ final class BoundedQueue {
         }
         this.name = name;
         this.items = new Object[capacity];
-        this.startNanos = System.nanoTime();
-        this.lastChangeNanos = startNanos;
     }
 
     String name() {
@@ -80,7 +77,6 @@ final class BoundedQueue {
             if (closed) {
                 throw new ClosedException();
             }
-            account(System.nanoTime());
             items[tail] = element;
             tail = (tail + 1) % items.length;
             count++;
@@ -134,7 +130,6 @@ final class BoundedQueue {
     }
 
     private Object dequeue(long[] ticketOut) {
-        account(System.nanoTime());
         Object element = items[head];
         items[head] = null;
         head = (head + 1) % items.length;
@@ -221,33 +216,34 @@ final class BoundedQueue {
         }
     }
 
-    private void account(long now) {
-        long dt = now - lastChangeNanos;
-        fillIntegral += count * dt;
-        if (count == 0) {
-            emptyNanos += dt;
-        } else if (count == items.length) {
-            fullNanos += dt;
-        }
-        lastChangeNanos = now;
-    }
-
-    QueueStats snapshot() {
+    /** Records the current fill; called by the housekeeper every tick. */
+    void sample() {
         lock.lock();
         try {
-            long now = System.nanoTime();
-            account(now);
-            double elapsed = Math.max(1, now - startNanos);
-            return new QueueStats(items.length, count,
-                    fillIntegral / elapsed / items.length,
-                    emptyNanos / elapsed,
-                    fullNanos / elapsed);
+            samples++;
+            fillSum += count;
+            if (count == 0) {
+                emptySamples++;
+            } else if (count == items.length) {
+                fullSamples++;
+            }
         } finally {
             lock.unlock();
         }
     }
 
-    static long nanos(long amount, TimeUnit unit) {
-        return unit.toNanos(amount);
+    QueueStats snapshot() {
+        lock.lock();
+        try {
+            if (samples == 0) {
+                return new QueueStats(items.length, count, (double) count / items.length, count == 0 ? 1 : 0,
+                        count == items.length ? 1 : 0);
+            }
+            return new QueueStats(items.length, count, (double) fillSum / samples / items.length,
+                    (double) emptySamples / samples, (double) fullSamples / samples);
+        } finally {
+            lock.unlock();
+        }
     }
+
 }

@@ -9,11 +9,11 @@ public record Failure(String stage, long itemId, String item, String reason, Thr
 
     /** Implemented by exceptions that know a better counting category than their class name. */
     public interface Reasoned {
-        String reason();
+        String failureReason();
     }
 
     static String reasonOf(Throwable cause) {
-        return cause instanceof Reasoned r ? r.reason() : cause.getClass().getSimpleName();
+        return cause instanceof Reasoned r ? r.failureReason() : cause.getClass().getSimpleName();
     }
 
     /** One line: {@code decode: item 'a.mp4' (#12): VideoException: moov atom not found}. */

@@ -21,6 +21,8 @@ import org.HdrHistogram.Recorder;
  */
 final class StageRunner {
     private static final long BARRIER_POLL_NANOS = 50_000;
+    private static final long TIME_EVERY_TASK_ABOVE_NANOS = 20_000;
+    private static final int TIMING_SAMPLE = 8;
 
     final String name;
     final int index;
@@ -125,12 +127,13 @@ final class StageRunner {
     List<String> busyWorkerStacks() {
         List<String> stacks = new ArrayList<>();
         for (Worker w : workers) {
-            Envelope current = w.current;
+            Envelope current = w.current();
             Thread t = w.thread;
             if (current != null && t != null) {
                 StringBuilder s = new StringBuilder();
-                s.append(t.getName()).append(" on item #").append(current.id).append(" for ")
-                        .append((System.nanoTime() - w.taskStartNanos) / 1_000_000).append(" ms\n");
+                long started = w.taskStartNanos;
+                s.append(t.getName()).append(" on item #").append(current.id)
+                        .append(started == 0 ? "" : " for " + (System.nanoTime() - started) / 1_000_000 + " ms").append('\n');
                 for (StackTraceElement e : t.getStackTrace()) {
                     s.append("    at ").append(e).append('\n');
                 }
@@ -150,6 +153,14 @@ final class StageRunner {
             held.addAll(batch.drainPending());
         }
         return held;
+    }
+
+    /** Samples every worker's state and the input queue's fill; called by the housekeeper every tick. */
+    void sample() {
+        for (Worker w : workers) {
+            w.clock.sample();
+        }
+        input.sample();
     }
 
     StageStats snapshot() {
@@ -178,18 +189,37 @@ final class StageRunner {
         return completed.sum();
     }
 
+    private static final java.lang.invoke.VarHandle CURRENT;
+
+    static {
+        try {
+            CURRENT = java.lang.invoke.MethodHandles.privateLookupIn(Worker.class, java.lang.invoke.MethodHandles.lookup())
+                    .findVarHandle(Worker.class, "current", Envelope.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final class Worker implements Runnable {
         final int index;
         final WorkerClock clock = new WorkerClock();
         volatile Thread thread;
-        // Guarded by 'this' so that a timeout interrupt can only hit the task it was meant for.
-        volatile Envelope current;
+        // Written under 'this' when tasks can time out, so that a timeout interrupt can only hit the task
+        // it was meant for; otherwise published with opaque stores, read only for stall reports.
+        private Envelope current;
         long taskStartNanos;
         boolean timedOut;
         Future<?> poolTask;
+        private long lastTaskNanos = Long.MAX_VALUE;
+        private int untimed;
+        private final boolean timeouts = config.taskTimeoutMillis() > 0;
 
         Worker(int index) {
             this.index = index;
+        }
+
+        Envelope current() {
+            return (Envelope) CURRENT.getOpaque(this);
         }
 
         @Override
@@ -221,15 +251,23 @@ final class StageRunner {
                     inFlight.incrementAndGet();
                     clock.enter(WorkerClock.BUSY);
                     out.clear();
-                    long start = System.nanoTime();
-                    runTask(envelope, out, start);
-                    long end = System.nanoTime();
-                    taskMicros.recordValue((end - start) / 1000);
-                    completed.increment();
                     TraceRecorder trace = runtime.trace;
-                    if (trace != null) {
-                        trace.slice(name, thread, start, end - start, envelope.id);
+                    // Tasks are timed when they are long enough for a clock read not to matter, when a
+                    // trace or timeout needs the time, and otherwise one in TIMING_SAMPLE: short tasks
+                    // would spend more on nanoTime than on their work.
+                    boolean timed = trace != null || timeouts || lastTaskNanos > TIME_EVERY_TASK_ABOVE_NANOS
+                            || (++untimed & (TIMING_SAMPLE - 1)) == 0;
+                    long start = timed ? System.nanoTime() : 0;
+                    runTask(envelope, out, start);
+                    if (timed) {
+                        long end = System.nanoTime();
+                        lastTaskNanos = end - start;
+                        taskMicros.recordValue(lastTaskNanos / 1000);
+                        if (trace != null) {
+                            trace.slice(name, thread, start, lastTaskNanos, envelope.id);
+                        }
                     }
+                    completed.increment();
                     emit(ticket[0], out);
                     inFlight.decrementAndGet();
                     completedTickets.incrementAndGet();
@@ -252,7 +290,7 @@ final class StageRunner {
                 }
             } else {
                 taskStartNanos = start;
-                current = envelope;
+                CURRENT.setOpaque(this, envelope);
             }
             Throwable failure = null;
             Object input = envelope.value;
@@ -265,12 +303,16 @@ final class StageRunner {
             } catch (Throwable t) {
                 failure = t;
             }
-            boolean wasTimedOut;
-            synchronized (this) {
-                current = null;
-                poolTask = null;
-                wasTimedOut = timedOut;
-                timedOut = false;
+            boolean wasTimedOut = false;
+            if (timed || sharedPool != null) {
+                synchronized (this) {
+                    current = null;
+                    poolTask = null;
+                    wasTimedOut = timedOut;
+                    timedOut = false;
+                }
+            } else {
+                CURRENT.setOpaque(this, (Envelope) null);
             }
             if (wasTimedOut) {
                 Thread.interrupted(); // the interrupt was ours, for this task only

@@ -7,7 +7,7 @@ public final class TaskTimeoutException extends RuntimeException implements Fail
     }
 
     @Override
-    public String reason() {
+    public String failureReason() {
         return "timeout";
     }
 }

@@ -18,7 +18,7 @@ class PipelineFailureBudgetTest {
         }
 
         @Override
-        public String reason() {
+        public String failureReason() {
             return "bad-item";
         }
     }
