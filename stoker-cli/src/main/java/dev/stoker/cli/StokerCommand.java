@@ -36,6 +36,8 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 DemoCommand.class,
                 BenchCommand.class,
+                ClipCommand.class,
+                DemoDataCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec

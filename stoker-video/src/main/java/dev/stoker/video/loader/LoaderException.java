@@ -12,7 +12,7 @@ public final class LoaderException extends RuntimeException implements Failure.R
     }
 
     @Override
-    public String reason() {
+    public String failureReason() {
         return reason;
     }
 }
