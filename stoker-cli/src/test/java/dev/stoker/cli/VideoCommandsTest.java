@@ -1,0 +1,109 @@
+package dev.stoker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** bench, clip and demo-data on a small generated dataset: what a user runs, checked end to end. */
+class VideoCommandsTest {
+    @TempDir
+    static Path dir;
+    static Path data;
+
+    @BeforeAll
+    static void makeData() {
+        data = dir.resolve("tiny");
+        CliRun run = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "3", "--seconds", "2");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("wrote 6 clips to");
+    }
+
+    @Test
+    void demoDataIsIdempotent() {
+        CliRun again = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "3", "--seconds", "2");
+        assertThat(again.exitCode()).isZero();
+        assertThat(again.out()).contains("already holds this demo dataset (6 clips)");
+    }
+
+    @Test
+    void benchWritesTheResultsScriptsRead() throws IOException {
+        Path json = dir.resolve("bench.json");
+        Path trace = dir.resolve("bench.trace.json");
+        CliRun run = CliRun.stoker("bench", data.toString(), "--batches", "4", "--batch", "2", "--frames", "8",
+                "--concurrency", "decode=2", "--json", json.toString(), "--trace", trace.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("samples/s").contains("decode efficiency").contains("bottleneck:");
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.get("samples_per_second").asDouble()).isPositive();
+        assertThat(r.get("frames_per_second").asDouble()).isCloseTo(r.get("samples_per_second").asDouble() * 8,
+                org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(r.get("decode_efficiency").asDouble()).isPositive();
+        assertThat(r.get("decoded_frames_per_clip").asDouble()).isGreaterThanOrEqualTo(8);
+        assertThat(r.get("failures").isArray()).isTrue();
+        assertThat(r.get("batches").asLong()).isEqualTo(4);
+        assertThat(r.get("config").get("stages").get("decode").get("concurrency").asInt()).isEqualTo(2);
+        List<String> stages = new ArrayList<>();
+        r.get("stats").get("stages").forEach(s -> stages.add(s.get("name").asText()));
+        assertThat(stages).containsExactly("source", "fetch", "demux", "decode", "batch", "collate");
+        JsonNode events = new ObjectMapper().readTree(trace.toFile()).get("traceEvents");
+        List<String> names = new ArrayList<>();
+        events.forEach(e -> names.add(e.get("name").asText()));
+        assertThat(names).contains("fetch", "demux", "decode", "collate");
+    }
+
+    @Test
+    void benchReportsBadFilesByPathStageAndReason() throws IOException {
+        Path mixed = dir.resolve("mixed");
+        Path cls = Files.createDirectories(mixed.resolve("only_class"));
+        try (var videos = Files.walk(data)) {
+            for (Path v : videos.filter(p -> p.toString().endsWith(".mp4")).toList()) {
+                Files.copy(v, cls.resolve(v.getFileName()));
+            }
+        }
+        Files.writeString(cls.resolve("readme.mp4"), "not a video");
+        Path json = dir.resolve("mixed.json");
+        CliRun run = CliRun.stoker("bench", mixed.toString(), "--batches", "3", "--batch", "2", "--frames", "4",
+                "--json", json.toString(), "--no-reference");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("failures by reason");
+        JsonNode failure = new ObjectMapper().readTree(json.toFile()).get("failures").get(0);
+        assertThat(failure.get("path").asText()).endsWith("readme.mp4");
+        assertThat(failure.get("stage").asText()).isEqualTo("demux");
+        assertThat(failure.get("reason").asText()).isNotBlank();
+    }
+
+    @Test
+    void clipWritesFramesAndTheirTimestamps() throws IOException {
+        Path video;
+        try (var videos = Files.walk(data)) {
+            video = videos.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
+        }
+        Path out = dir.resolve("clip");
+        CliRun run = CliRun.stoker("clip", video.toString(), "--start", "0.5", "--frames", "4", "--stride", "3",
+                "--size", "64x48", "--out", out.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(out.resolve("frame_0000.png")).exists();
+        assertThat(out.resolve("frame_0003.png")).exists();
+        JsonNode clip = new ObjectMapper().readTree(out.resolve("clip.json").toFile());
+        assertThat(clip.get("frameIndices").toString()).isEqualTo("[15,18,21,24]");
+        assertThat(clip.get("ptsSeconds").get(0).asDouble()).isEqualTo(0.5);
+        assertThat(javax.imageio.ImageIO.read(out.resolve("frame_0001.png").toFile()).getWidth()).isEqualTo(64);
+    }
+
+    @Test
+    void aMissingDatasetIsAUsageErrorOnOneLine() {
+        CliRun run = CliRun.stoker("bench", dir.resolve("nope").toString(), "--batches", "1");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).hasSize(1);
+        assertThat(run.err()).contains("nope");
+    }
+}
