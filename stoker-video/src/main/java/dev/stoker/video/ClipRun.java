@@ -32,7 +32,6 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final int[] targetStart;
     private final int[] targetClip;
     private final int[] targetSlot;
-    private final boolean[] delivered;
     final int[] decodedPerClip;
 
     // State of the current pass.
@@ -97,7 +96,6 @@ final class ClipRun implements DecoderContext.FrameSink {
         for (int i = 0; i < distinct; i++) {
             wantedTimestamps[i] = video.timeline().timestamp(wanted[i]);
         }
-        delivered = new boolean[distinct];
     }
 
     /** Decodes every wanted frame into its destinations, or throws when some cannot be decoded. */
@@ -203,6 +201,5 @@ final class ClipRun implements DecoderContext.FrameSink {
             previousClip = clip;
             previousOffset = offset;
         }
-        delivered[wantedIndex] = true;
     }
 }
