@@ -342,6 +342,12 @@ final class PipelineRuntime implements StageFunction.IdSource {
                 }
                 trace.counter("queue sink", now, sink.size());
             }
+            if (QUEUE_EVENTS_ON.get()) {
+                for (StageRunner s : stages) {
+                    queueEvent(s.name, s.input);
+                }
+                queueEvent("sink", sink);
+            }
             long progress = progressMark();
             if (progress != lastProgress) {
                 lastProgress = progress;
@@ -359,6 +365,16 @@ final class PipelineRuntime implements StageFunction.IdSource {
                 }
             }
         }
+    }
+
+    private static final JfrSwitch QUEUE_EVENTS_ON = new JfrSwitch(QueueSampleEvent.class);
+
+    private static void queueEvent(String name, BoundedQueue queue) {
+        QueueSampleEvent e = new QueueSampleEvent();
+        e.queue = name;
+        e.size = queue.size();
+        e.capacity = queue.capacity();
+        e.commit();
     }
 
     private StallReport stallReport(long quietMillis) {

@@ -189,6 +189,9 @@ final class StageRunner {
         return completed.sum();
     }
 
+    /** Whether a recording enables {@code stoker.Task}; refreshed by JFR's own flag, so this is one volatile read. */
+    private static final JfrSwitch TASK_EVENTS_ON = new JfrSwitch(TaskEvent.class);
+
     private static final java.lang.invoke.VarHandle CURRENT;
 
     static {
@@ -252,19 +255,34 @@ final class StageRunner {
                     clock.enter(WorkerClock.BUSY);
                     out.clear();
                     TraceRecorder trace = runtime.trace;
+                    TaskEvent event = TASK_EVENTS_ON.get() ? new TaskEvent() : null;
+                    if (event != null) {
+                        event.begin();
+                    }
                     // Tasks are timed when they are long enough for a clock read not to matter, when a
                     // trace or timeout needs the time, and otherwise one in TIMING_SAMPLE: short tasks
                     // would spend more on nanoTime than on their work.
                     boolean timed = trace != null || timeouts || lastTaskNanos > TIME_EVERY_TASK_ABOVE_NANOS
                             || (++untimed & (TIMING_SAMPLE - 1)) == 0;
                     long start = timed ? System.nanoTime() : 0;
-                    runTask(envelope, out, start);
+                    Object input = envelope.value;
+                    boolean failed = !runTask(envelope, out, start);
                     if (timed) {
                         long end = System.nanoTime();
                         lastTaskNanos = end - start;
                         taskMicros.recordValue(lastTaskNanos / 1000);
                         if (trace != null) {
-                            trace.slice(name, thread, start, lastTaskNanos, envelope.id);
+                            trace.slice(name, "task", thread, start, lastTaskNanos, envelope.id, describe(input));
+                        }
+                    }
+                    if (event != null) {
+                        event.end();
+                        if (event.shouldCommit()) {
+                            event.stage = name;
+                            event.itemId = envelope.id;
+                            event.item = describe(input);
+                            event.failed = failed;
+                            event.commit();
                         }
                     }
                     completed.increment();
@@ -281,7 +299,8 @@ final class StageRunner {
             }
         }
 
-        private void runTask(Envelope envelope, List<Envelope> out, long start) throws InterruptedException {
+        /** Runs the stage function on one item; false when it failed (and was recorded as a failure). */
+        private boolean runTask(Envelope envelope, List<Envelope> out, long start) throws InterruptedException {
             boolean timed = config.taskTimeoutMillis() > 0;
             if (timed || sharedPool != null) {
                 synchronized (this) {
@@ -334,9 +353,12 @@ final class StageRunner {
                 failures.increment();
                 runtime.recordFailure(StageRunner.this, envelope, describe(input), failure);
                 Envelope.release(envelope);
-            } else if (out.isEmpty()) {
+                return false;
+            }
+            if (out.isEmpty()) {
                 dropped.increment();
             }
+            return true;
         }
 
         private void runOnPool(Envelope envelope, List<Envelope> out) throws Exception {

@@ -10,7 +10,7 @@ import java.util.Objects;
  * <p>Unchecked because a data loader treats a bad file as an item-level failure of a stage, not
  * as a condition every caller must spell out.
  */
-public final class VideoException extends RuntimeException {
+public final class VideoException extends RuntimeException implements dev.stoker.pipeline.Failure.Reasoned {
     private static final long serialVersionUID = 1L;
 
     /** Why a video failed, as a stable category; {@link #code()} is what logs and stats print. */
@@ -64,5 +64,11 @@ public final class VideoException extends RuntimeException {
 
     public Reason reason() {
         return reason;
+    }
+
+    /** The reason code, which pipeline failure reports count by. */
+    @Override
+    public String failureReason() {
+        return reason.code();
     }
 }
