@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
                 "Loads batches of clips from a video dataset through the full pipeline",
-                "(fetch, demux, decode, batch, collate) and reports samples/s, frames/s, per-stage",
+                "(fetch, demux, decode, convert, batch, collate) and reports samples/s, frames/s, per-stage",
                 "stats, failures by reason and decode efficiency: samples/s divided by (cores x the",
                 "single-thread rate of the same clips, measured in the same run).",
                 "",
@@ -110,6 +110,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true",
             description = "Decode every frame, even non-reference frames that are not output (slower; for comparison).")
     boolean skipFrames;
+
+    @Option(names = "--fused-convert", description = "Convert inside the decode stage instead of a convert stage of its own.")
+    boolean fusedConvert;
 
     @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
     Map<String, Integer> concurrency = new LinkedHashMap<>();
@@ -260,6 +263,7 @@ final class BenchCommand implements Callable<Integer> {
                     .withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
                     .withOrder(seed, true, -1)
                     .withDecoder(decoderThreads, skipFrames)
+                    .withFusedConvert(fusedConvert)
                     .withConfig(overrides);
             return fps != null ? o.withResampledClip(frames, fps) : o;
         } catch (IllegalArgumentException e) {

@@ -53,11 +53,11 @@ class VideoCommandsTest {
         assertThat(r.get("config").get("stages").get("decode").get("concurrency").asInt()).isEqualTo(2);
         List<String> stages = new ArrayList<>();
         r.get("stats").get("stages").forEach(s -> stages.add(s.get("name").asText()));
-        assertThat(stages).containsExactly("source", "fetch", "demux", "decode", "batch", "collate");
+        assertThat(stages).containsExactly("source", "fetch", "demux", "decode", "convert", "batch", "collate");
         JsonNode events = new ObjectMapper().readTree(trace.toFile()).get("traceEvents");
         List<String> names = new ArrayList<>();
         events.forEach(e -> names.add(e.get("name").asText()));
-        assertThat(names).contains("fetch", "demux", "decode", "collate");
+        assertThat(names).contains("fetch", "demux", "decode", "convert", "collate");
     }
 
     @Test

@@ -4,12 +4,17 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import org.bytedeco.ffmpeg.avutil.AVFrame;
+import org.bytedeco.ffmpeg.global.avutil;
 
 /**
  * Decodes the frames of several clips of one video in a single forward sweep: frames shared by
  * clips are decoded and converted once, decoding jumps (flush + restart at a keyframe) only when
  * the next wanted frame's keyframe lies ahead, and packets whose frames are not wanted are sent
  * with AVDISCARD_NONREF so disposable frames are never reconstructed.
+ *
+ * <p>Wanted frames are converted as they come out of the decoder, or, in holding mode, kept as
+ * references ({@code av_frame_clone}: the decoder's buffers, not copies) for a later
+ * {@link #convertHeld} on another thread; that is what lets convert be a stage of its own.
  */
 final class ClipRun implements DecoderContext.FrameSink {
     /** How many keyframes further back each retry starts, for frames a pass failed to produce. */
@@ -25,6 +30,10 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final double[] cropX;
     private final double[] cropY;
     private final boolean skipNonReference;
+    private final String path;
+    private final int rotation;
+    /** Holding mode: the wanted frames, by wanted index; null when converting directly. */
+    private final AVFrame[] held;
 
     // Wanted frames, distinct and sorted; targets of wanted frame i are [targetStart[i], targetStart[i+1]).
     private final int[] wanted;
@@ -46,8 +55,10 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final long frameStep;
 
     ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipPlan[] plans,
-            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference) {
+            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference, boolean hold) {
         this.video = video;
+        this.path = video.info().path();
+        this.rotation = video.info().rotationDegrees();
         this.decoder = decoder;
         this.converter = converter;
         this.requests = requests;
@@ -92,6 +103,7 @@ final class ClipRun implements DecoderContext.FrameSink {
         startBuilder[distinct] = total;
         wanted = Arrays.copyOf(wantedBuilder, distinct);
         targetStart = Arrays.copyOf(startBuilder, distinct + 1);
+        held = hold ? new AVFrame[distinct] : null;
         wantedTimestamps = new long[distinct];
         for (int i = 0; i < distinct; i++) {
             wantedTimestamps[i] = video.timeline().timestamp(wanted[i]);
@@ -182,8 +194,41 @@ final class ClipRun implements DecoderContext.FrameSink {
     }
 
     private void deliver(int wantedIndex, AVFrame frame) {
-        String path = video.info().path();
-        int rotation = video.info().rotationDegrees();
+        if (held != null) {
+            if (held[wantedIndex] == null) {
+                AVFrame ref = avutil.av_frame_clone(frame);
+                if (ref == null) {
+                    throw new VideoException(path, "decode", VideoException.Reason.INTERNAL,
+                            "av_frame_clone failed (out of memory) while holding frames for the convert stage");
+                }
+                held[wantedIndex] = ref;
+            }
+            return;
+        }
+        convertInto(wantedIndex, frame, converter);
+    }
+
+    /** Converts every held frame into its destinations, with the caller's converter (holding mode). */
+    void convertHeld(FrameConverter with) {
+        for (int i = 0; i < held.length; i++) {
+            convertInto(i, held[i], with);
+        }
+    }
+
+    /** Drops the held frame references; idempotent. */
+    void releaseHeld() {
+        if (held == null) {
+            return;
+        }
+        for (int i = 0; i < held.length; i++) {
+            if (held[i] != null) {
+                avutil.av_frame_free(held[i]);
+                held[i] = null;
+            }
+        }
+    }
+
+    private void convertInto(int wantedIndex, AVFrame frame, FrameConverter with) {
         int previousClip = -1;
         long previousOffset = 0;
         for (int t = targetStart[wantedIndex]; t < targetStart[wantedIndex + 1]; t++) {
@@ -195,7 +240,7 @@ final class ClipRun implements DecoderContext.FrameSink {
             if (clip == previousClip) {
                 MemorySegment.copy(destination, previousOffset, destination, offset, frameBytes);
             } else {
-                converter.convert(frame, rotation, request.resize(), cropX[clip], cropY[clip], outWidth[clip],
+                with.convert(frame, rotation, request.resize(), cropX[clip], cropY[clip], outWidth[clip],
                         outHeight[clip], destination, offset, path);
             }
             previousClip = clip;

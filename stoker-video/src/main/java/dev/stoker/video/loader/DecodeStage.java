@@ -3,6 +3,7 @@ package dev.stoker.video.loader;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.DecodedClip;
+import dev.stoker.video.DecodedFrames;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
@@ -11,14 +12,15 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 
 /**
- * Decodes and converts every clip of one video in one pass (clips sharing GOPs decode them once), into
- * pooled one-clip buffers. Each worker thread keeps its own {@link ClipDecoder}, whose decoder and
- * swscale contexts are reused from video to video; {@link #close()} frees them all.
+ * Decodes every clip of one video in one pass (clips sharing GOPs decode them once). Either hands the
+ * decoded pictures to the convert stage ({@link #decode}) or converts them on the spot into pooled
+ * one-clip buffers ({@link #decodeAndConvert}, the fused mode). Each worker thread keeps its own
+ * {@link ClipDecoder}, whose decoder and swscale contexts are reused from video to video;
+ * {@link #close()} frees them all.
  */
-final class DecodeStage implements Function<OpenedVideo, List<LoadedClip>>, AutoCloseable {
+final class DecodeStage implements AutoCloseable {
     private final LoaderOptions options;
     private final BatchPool clipBuffers;
     private final Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
@@ -36,34 +38,61 @@ final class DecodeStage implements Function<OpenedVideo, List<LoadedClip>>, Auto
         });
     }
 
-    @Override
-    public List<LoadedClip> apply(OpenedVideo opened) {
+    /** Decode only; the convert stage writes the pixels. */
+    DecodedVideo decode(OpenedVideo opened) {
         List<ClipBatch> buffers = new ArrayList<>(opened.clipStarts().length);
         try (opened) {
-            List<ClipRequest> requests = new ArrayList<>(buffers.size());
-            for (int i = 0; i < opened.clipStarts().length; i++) {
-                ClipBatch buffer = clipBuffers.acquire();
-                buffers.add(buffer);
-                long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + opened.task().epoch() * 1_000_003L
-                        + opened.task().index() * 31L + i;
-                requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]), options.resize(cropSeed),
-                        BatchCollator.slot(buffer, 0)));
-            }
-            List<DecodedClip> decoded = decoder.get().decode(opened.video(), requests);
-            List<LoadedClip> out = new ArrayList<>(decoded.size());
-            for (int i = 0; i < decoded.size(); i++) {
-                out.add(new LoadedClip(opened.task(), opened.clipStarts()[i], buffers.get(i), decoded.get(i)));
-                clips.increment();
-                decodedFrames.add(decoded.get(i).decodedFrames());
-            }
-            return out;
-        } catch (InterruptedException e) {
-            buffers.forEach(ClipBatch::close);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
+            List<ClipRequest> requests = requests(opened, buffers);
+            DecodedFrames frames = decoder.get().decodeFrames(opened.video(), requests);
+            count(frames.clips());
+            return new DecodedVideo(opened.task(), opened.clipStarts(), frames, buffers);
         } catch (RuntimeException | Error e) {
             buffers.forEach(ClipBatch::close);
             throw e;
+        }
+    }
+
+    /** Decode and convert in one call (no separate convert stage). */
+    List<LoadedClip> decodeAndConvert(OpenedVideo opened) {
+        List<ClipBatch> buffers = new ArrayList<>(opened.clipStarts().length);
+        try (opened) {
+            List<ClipRequest> requests = requests(opened, buffers);
+            List<DecodedClip> decoded = decoder.get().decode(opened.video(), requests);
+            count(decoded);
+            List<LoadedClip> out = new ArrayList<>(decoded.size());
+            for (int i = 0; i < decoded.size(); i++) {
+                out.add(new LoadedClip(opened.task(), opened.clipStarts()[i], buffers.get(i), decoded.get(i)));
+            }
+            return out;
+        } catch (RuntimeException | Error e) {
+            buffers.forEach(ClipBatch::close);
+            throw e;
+        }
+    }
+
+    private List<ClipRequest> requests(OpenedVideo opened, List<ClipBatch> buffers) {
+        List<ClipRequest> requests = new ArrayList<>(opened.clipStarts().length);
+        for (int i = 0; i < opened.clipStarts().length; i++) {
+            ClipBatch buffer;
+            try {
+                buffer = clipBuffers.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
+            }
+            buffers.add(buffer);
+            long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + opened.task().epoch() * 1_000_003L
+                    + opened.task().index() * 31L + i;
+            requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]), options.resize(cropSeed),
+                    BatchCollator.slot(buffer, 0)));
+        }
+        return requests;
+    }
+
+    private void count(List<DecodedClip> decoded) {
+        for (DecodedClip c : decoded) {
+            clips.increment();
+            decodedFrames.add(c.decodedFrames());
         }
     }
 

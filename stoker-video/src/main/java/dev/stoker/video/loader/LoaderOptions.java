@@ -33,6 +33,8 @@ import java.util.Objects;
  * @param epochs          epochs to run, {@code -1} for endless
  * @param decoderThreads  FFmpeg threads per decoder (1: parallelism comes from stage concurrency)
  * @param skipNonReferenceFrames skip decoding frames that are neither output nor referenced
+ * @param fusedConvert    convert frames inside the decode stage instead of in a convert stage of its
+ *                        own (holds no decoded pictures between stages; one less hand-off)
  * @param batchBudgetBytes bytes of batch memory the loader may hold (0: enough for the sink, the
  *                        consumer's batch and the collators)
  * @param failureBudget   failed samples a stage may skip before the loader gives up
@@ -42,8 +44,8 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
                             Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
                             boolean dropLast, BatchLayout layout, int clipsPerVideo, Sampling sampling,
                             double windowStepSeconds, long seed, boolean shuffle, int epochs, int decoderThreads,
-                            boolean skipNonReferenceFrames, long batchBudgetBytes, FailureBudget failureBudget,
-                            PipelineConfig config) {
+                            boolean skipNonReferenceFrames, boolean fusedConvert, long batchBudgetBytes,
+                            FailureBudget failureBudget, PipelineConfig config) {
 
     /** How clip starts are chosen in a video. */
     public enum Sampling { RANDOM, UNIFORM, WINDOWS }
@@ -88,7 +90,7 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     /** 16 frames, stride 2, 112×112 centre crop of a 112 short side, batches of 8, one random clip per video, endless. */
     public static LoaderOptions defaults() {
         return new LoaderOptions(16, 2, 0, 112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, PastEndPolicy.SHIFT, 8,
-                false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, 0,
+                false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, false, 0,
                 FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY);
     }
 
@@ -121,67 +123,73 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public LoaderOptions withClip(int frames, int strideFrames) {
         return new LoaderOptions(frames, strideFrames, 0, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withResampledClip(int frames, double fps) {
         return new LoaderOptions(frames, strideFrames, fps, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withSize(int width, int height, Resize.Mode mode, int shortSide) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, mode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withBatch(int batchSize, boolean dropLast, BatchLayout layout) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withSampling(Sampling sampling, int clipsPerVideo, double windowStepSeconds) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withOrder(long seed, boolean shuffle, int epochs) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withPastEnd(PastEndPolicy pastEnd) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withDecoder(int decoderThreads, boolean skipNonReferenceFrames) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+    }
+
+    public LoaderOptions withFusedConvert(boolean fusedConvert) {
+        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
+                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withFailureBudget(FailureBudget failureBudget) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     public LoaderOptions withBatchBudget(long batchBudgetBytes) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
     }
 
     /** Lays {@code more} over the current pipeline config (stage concurrency, queues, sink). */
     public LoaderOptions withConfig(PipelineConfig more) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, batchBudgetBytes, failureBudget, config.overriddenBy(more));
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more));
     }
 }

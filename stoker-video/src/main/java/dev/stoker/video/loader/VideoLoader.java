@@ -20,11 +20,13 @@ import java.util.Map;
 /**
  * Turns a dataset of videos into batches of clips: the pipeline
  * <pre>
- *   source (seeded epoch order) → fetch → demux → decode → batch → collate → sink
+ *   source (seeded epoch order) → fetch → demux → decode → convert → batch → collate → sink
  * </pre>
  * where fetch reads the file into memory (virtual threads), demux indexes its packets and samples clip
- * starts, decode decodes and converts each video's clips frame-exactly into pooled buffers, and
- * collate packs N clips into one pooled off-heap {@link ClipBatch}. Every stage's concurrency and
+ * starts, decode decodes each video's clips frame-exactly (skipping frames nothing needs), convert
+ * scales and crops them to RGB24 into pooled buffers, and collate packs N clips into one pooled
+ * off-heap {@link ClipBatch}. With {@link LoaderOptions#fusedConvert()} decode converts as it goes
+ * and there is no convert stage (less memory in flight, one less hand-off). Every stage's concurrency and
  * queue are knobs of {@link LoaderOptions#config()}.
  *
  * <pre>{@code
@@ -38,16 +40,19 @@ import java.util.Map;
  */
 public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Stage names, in order. */
-    public static final List<String> STAGES = List.of("fetch", "demux", "decode", "batch", "collate");
+    public static final List<String> STAGES = List.of("fetch", "demux", "decode", "convert", "batch", "collate");
 
     private final Pipeline<ClipBatch> pipeline;
     private final DecodeStage decode;
+    private final ConvertStage convert;
     private final BatchPool clipBuffers;
     private final BatchPool batches;
 
-    private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, BatchPool clipBuffers, BatchPool batches) {
+    private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
+                        BatchPool batches) {
         this.pipeline = pipeline;
         this.decode = decode;
+        this.convert = convert;
         this.clipBuffers = clipBuffers;
         this.batches = batches;
     }
@@ -62,6 +67,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                 "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
                 "demux", new StageConfig(1, null, Order.INPUT, null, null, null),
                 "decode", new StageConfig(Math.max(1, cores), null, Order.INPUT, null, null, null),
+                "convert", new StageConfig(1, null, Order.INPUT, null, null, null),
                 "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
     }
 
@@ -79,12 +85,18 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         // Size the clip pool for every clip the stages between decode and collate can hold at once, so a
         // full pipeline never waits on itself: decode in flight, the batch stage's queue and partial batch,
         // collate's queue and in-flight batches.
+        if (options.fusedConvert()) {
+            config = withoutStage(config, "convert");
+        }
         PipelineBuilder<ClipBatch> probe = describe(dataset, options, null, null, null);
         PipelineConfig effective = probe.config(config).effectiveConfig();
+        int convertHolds = options.fusedConvert() ? 0
+                : effective.stage("convert").concurrency() + effective.stage("convert").queueCapacity();
         StageConfig dec = effective.stage("decode");
         StageConfig bat = effective.stage("batch");
         StageConfig col = effective.stage("collate");
-        long clipsHeld = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8)
+        long clipsHeld = (long) (dec.concurrency() + convertHolds)
+                * Math.max(options.clipsPerVideo(), 8)
                 + bat.queueCapacity() + options.batchSize()
                 + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
         BatchPool clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
@@ -92,29 +104,40 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                 : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
         BatchPool batches = new BatchPool(batchShape, batchBudget);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
+        ConvertStage convert = new ConvertStage();
         try {
-            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, clipBuffers, batches).config(config);
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, convert, batches).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new VideoLoader(builder.build(), decode, clipBuffers, batches);
+            return new VideoLoader(builder.build(), decode, convert, clipBuffers, batches);
         } catch (RuntimeException e) {
             decode.close();
+            convert.close();
             clipBuffers.close();
             batches.close();
             throw e;
         }
     }
 
+    private static PipelineConfig withoutStage(PipelineConfig config, String stage) {
+        Map<String, StageConfig> stages = new java.util.LinkedHashMap<>(config.stages());
+        stages.remove(stage);
+        return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
+    }
+
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, DecodeStage decode,
-                                                       BatchPool clipBuffers, BatchPool batches) {
+                                                       ConvertStage convert, BatchPool batches) {
         FailureBudget budget = options.failureBudget();
         CollateStage collate = new CollateStage(batches);
-        return Pipeline.fromEpochs(new EpochOrder(dataset, options.seed(), options.shuffle(), options.epochs()))
+        PipelineBuilder<OpenedVideo> demuxed = Pipeline.fromEpochs(new EpochOrder(dataset, options.seed(), options.shuffle(), options.epochs()))
                 .map("fetch", new FetchStage(), s -> s.failureBudget(budget))
-                .map("demux", new DemuxStage(options), s -> s.failureBudget(budget))
-                .flatMap("decode", opened -> decode.apply(opened), s -> s.failureBudget(budget))
-                .batch("batch", options.batchSize(), options.dropLast())
+                .map("demux", new DemuxStage(options), s -> s.failureBudget(budget));
+        PipelineBuilder<LoadedClip> clips = options.fusedConvert()
+                ? demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget))
+                : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget))
+                        .flatMap("convert", decoded -> convert.apply(decoded), s -> s.failureBudget(budget));
+        return clips.batch("batch", options.batchSize(), options.dropLast())
                 .map("collate", collate, s -> s.failureBudget(budget));
     }
 
@@ -158,6 +181,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
             // buffers under it would crash the JVM, so leak them instead (close() has logged the thread).
             if (pipeline.liveThreads().isEmpty()) {
                 decode.close();
+                convert.close();
                 clipBuffers.close();
                 batches.close();
             }

@@ -67,6 +67,32 @@ class VideoLoaderTest {
     }
 
     @Test
+    void fusedAndSeparateConvertDeliverTheSameBatches() throws IOException {
+        Dataset dataset = Dataset.open(demo);
+        LoaderOptions options = LoaderOptions.defaults().withOrder(3, true, 1).withBatch(3, false, BatchLayout.NTHWC);
+        List<byte[]> separate = pixels(dataset, options);
+        List<byte[]> fused = pixels(dataset, options.withFusedConvert(true));
+        assertThat(separate).hasSize(2);
+        for (int i = 0; i < separate.size(); i++) {
+            assertThat(fused.get(i)).isEqualTo(separate.get(i));
+        }
+    }
+
+    private static List<byte[]> pixels(Dataset dataset, LoaderOptions options) {
+        List<byte[]> out = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    out.add(batch.data().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                }
+            }
+            assertThat(loader.pipeline().stats().stages().stream().map(s -> s.name()).toList().contains("convert"))
+                    .isEqualTo(!options.fusedConvert());
+        }
+        return out;
+    }
+
+    @Test
     void theEpochOrderAndClipStartsRepeatForTheSameSeed() throws IOException {
         Dataset dataset = Dataset.open(demo);
         LoaderOptions options = LoaderOptions.defaults().withOrder(42, true, 1).withBatch(2, false, BatchLayout.NTHWC)

@@ -1,0 +1,24 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.video.DecodedFrames;
+import dev.stoker.video.batch.ClipBatch;
+import java.util.List;
+
+/**
+ * A video's clips decoded but not converted: the decoder's pictures of every wanted frame, the clip
+ * buffers the convert stage will write into, and where each clip starts. Closing releases all of it
+ * (the convert stage takes the buffers over and closes only the frames).
+ */
+record DecodedVideo(VideoTask task, double[] clipStarts, DecodedFrames frames, List<ClipBatch> buffers)
+        implements AutoCloseable {
+    @Override
+    public void close() {
+        frames.close();
+        buffers.forEach(ClipBatch::close);
+    }
+
+    @Override
+    public String toString() {
+        return task.toString();
+    }
+}

@@ -1,0 +1,52 @@
+package dev.stoker.video;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Decoding on one thread and converting on another (the separate convert stage) writes exactly the
+ * bytes that decoding and converting in one call writes.
+ */
+class SeparateConvertStageTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mmaction2_test_340x256.mp4", "decord_rot90.mov", "torchcodec_h265_10bit.mp4",
+            "mdn_flower_vp8.webm"})
+    void convertingOnAnotherThreadMatchesTheFusedPathByteForByte(String name) throws Exception {
+        try (Video video = Video.open(SampleVideos.file(name)); Arena arena = Arena.ofShared();
+             ClipDecoder fused = new ClipDecoder(); ClipDecoder split = new ClipDecoder()) {
+            double length = video.info().durationSeconds();
+            List<ClipSpec> specs = List.of(ClipSpec.frames(0, 4, 1), ClipSpec.frames(length / 3, 3, 2),
+                    ClipSpec.frames(length / 2, 2, 1));
+            List<Resize> sizes = List.of(Resize.centerCrop(64, 64, 48), Resize.stretch(40, 30),
+                    Resize.randomCrop(72, 56, 56, 7));
+            List<ClipRequest> a = new ArrayList<>();
+            List<ClipRequest> b = new ArrayList<>();
+            for (int i = 0; i < specs.size(); i++) {
+                long bytes = new ClipRequest(specs.get(i), sizes.get(i), MemorySegment.NULL).requiredBytes(video.info());
+                a.add(new ClipRequest(specs.get(i), sizes.get(i), arena.allocate(bytes)));
+                b.add(new ClipRequest(specs.get(i), sizes.get(i), arena.allocate(bytes)));
+            }
+            List<DecodedClip> expected = fused.decode(video, a);
+            List<DecodedClip> actual;
+            try (DecodedFrames frames = split.decodeFrames(video, b)) {
+                actual = CompletableFuture.supplyAsync(() -> {
+                    try (ClipConverter converter = new ClipConverter()) {
+                        return converter.convert(frames);
+                    }
+                }).get();
+            }
+            assertThat(actual).isEqualTo(expected);
+            for (int i = 0; i < a.size(); i++) {
+                assertThat(b.get(i).destination().mismatch(a.get(i).destination())).as("clip %d", i).isEqualTo(-1);
+            }
+        }
+    }
+}
