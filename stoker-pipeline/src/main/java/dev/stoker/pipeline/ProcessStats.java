@@ -1,0 +1,51 @@
+package dev.stoker.pipeline;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Memory of the process a pipeline runs in, as {@link StatsPublisher} sends it next to the stats.
+ *
+ * @param pid            process id
+ * @param heapUsedBytes  Java heap in use
+ * @param heapMaxBytes   the heap's limit ({@code -Xmx})
+ * @param rssBytes       resident set size from {@code /proc/self/status}, -1 where unavailable (includes
+ *                       native memory: FFmpeg's, off-heap batches)
+ * @param offheapBytes   the JVM's direct and mapped buffers, which include {@code Arena} native segments
+ */
+public record ProcessStats(@JsonProperty("pid") long pid,
+                           @JsonProperty("heap_used_bytes") long heapUsedBytes,
+                           @JsonProperty("heap_max_bytes") long heapMaxBytes,
+                           @JsonProperty("rss_bytes") long rssBytes,
+                           @JsonProperty("offheap_bytes") long offheapBytes) {
+
+    private static final Path PROC_STATUS = Path.of("/proc/self/status");
+
+    /** Reads this process's memory now (a few microseconds: the MXBeans and one small /proc file). */
+    public static ProcessStats read() {
+        Runtime rt = Runtime.getRuntime();
+        long offheap = 0;
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            offheap += Math.max(0, pool.getMemoryUsed());
+        }
+        return new ProcessStats(ProcessHandle.current().pid(), rt.totalMemory() - rt.freeMemory(), rt.maxMemory(),
+                readRssBytes(), offheap);
+    }
+
+    private static long readRssBytes() {
+        try {
+            for (String line : Files.readAllLines(PROC_STATUS)) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
+    }
+}
