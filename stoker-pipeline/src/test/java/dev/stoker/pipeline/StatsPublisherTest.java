@@ -1,7 +1,7 @@
 package dev.stoker.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.offset;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -69,7 +69,7 @@ class StatsPublisherTest {
                  BufferedReader in = new BufferedReader(new InputStreamReader(raw.getInputStream(), StandardCharsets.UTF_8))) {
                 JsonNode line = new ObjectMapper().readTree(in.readLine());
                 assertThat(line.get("type").asText()).isEqualTo("stats");
-                assertThat(line.get("time_ms").asLong()).isCloseTo(System.currentTimeMillis(), offset(60_000L));
+                assertThat(line.get("time_ms").asLong()).isCloseTo(System.currentTimeMillis(), within(60_000L));
                 assertThat(line.at("/stats/stages/1/name").asText()).isEqualTo("decode");
                 assertThat(line.at("/stats/verdict/line").asText()).startsWith("bottleneck: ");
                 assertThat(line.at("/process/pid").asLong()).isEqualTo(ProcessHandle.current().pid());
