@@ -1,0 +1,120 @@
+package dev.stoker.store;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What an ingest writes: the format and the stored geometry and timing. Recorded in every shard and in
+ * the manifest; a rerun with other options does not reuse shards written with these.
+ *
+ * @param format          {@code video} (H.264 packets), {@code jpeg} (one JPEG per frame) or {@code raw}
+ *                        (uint8 RGB frames)
+ * @param width           stored width; with {@code height}, frames are scaled to exactly width x height;
+ *                        0 with {@code shortSide} or for the source size
+ * @param height          stored height; see {@code width}
+ * @param shortSide       when {@code > 0}, the short side is scaled to this, keeping the aspect ratio
+ *                        (sizes rounded to even)
+ * @param framesPerSecond when {@code > 0}, frames are resampled to this rate; 0 keeps the source's frames
+ * @param gopFrames       keyframe interval of the video format, in frames
+ * @param shardSizeBytes  a shard is closed once its payload reaches this many bytes
+ * @param jpegQuality     JPEG quality, 2 (best) to 31 (FFmpeg's qscale)
+ */
+public record IngestOptions(String format, int width, int height, int shortSide, double framesPerSecond,
+                            int gopFrames, long shardSizeBytes, int jpegQuality) {
+
+    /** Format names. */
+    public static final String VIDEO = "video";
+    public static final String JPEG = "jpeg";
+    public static final String RAW = "raw";
+
+    public IngestOptions {
+        Objects.requireNonNull(format, "format");
+        if (!format.equals(VIDEO) && !format.equals(JPEG) && !format.equals(RAW)) {
+            throw new IllegalArgumentException("format: " + format + " (expected: video, jpeg or raw)");
+        }
+        if (width < 0 || height < 0 || (width == 0) != (height == 0)) {
+            throw new IllegalArgumentException("size: " + width + "x" + height + " (expected: both 1+, or both 0)");
+        }
+        if (shortSide < 0 || (shortSide > 0 && width > 0)) {
+            throw new IllegalArgumentException("shortSide: " + shortSide + " (expected: 0, or 1+ without width x height)");
+        }
+        if (framesPerSecond < 0 || !Double.isFinite(framesPerSecond)) {
+            throw new IllegalArgumentException("framesPerSecond: " + framesPerSecond + " (expected: 0 for the source's, or > 0)");
+        }
+        if (gopFrames < 1) {
+            throw new IllegalArgumentException("gopFrames: " + gopFrames + " (expected: 1+)");
+        }
+        if (shardSizeBytes < 1) {
+            throw new IllegalArgumentException("shardSizeBytes: " + shardSizeBytes + " (expected: 1+)");
+        }
+        if (jpegQuality < 2 || jpegQuality > 31) {
+            throw new IllegalArgumentException("jpegQuality: " + jpegQuality + " (expected: 2..31)");
+        }
+    }
+
+    /** Video format, source size and rate, GOP 16, 256 MiB shards, JPEG quality 3. */
+    public static IngestOptions defaults() {
+        return new IngestOptions(VIDEO, 0, 0, 0, 0, 16, 256L << 20, 3);
+    }
+
+    public IngestOptions withFormat(String format) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    /** Frames scaled to exactly {@code width x height}. */
+    public IngestOptions withSize(int width, int height) {
+        return new IngestOptions(format, width, height, 0, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    /** The short side scaled to {@code shortSide}, aspect kept. */
+    public IngestOptions withShortSide(int shortSide) {
+        return new IngestOptions(format, 0, 0, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    public IngestOptions withFramesPerSecond(double framesPerSecond) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    public IngestOptions withGop(int gopFrames) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    public IngestOptions withShardSize(long shardSizeBytes) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    public IngestOptions withJpegQuality(int jpegQuality) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+    }
+
+    /**
+     * Parses a byte count with an optional binary suffix: {@code 1048576}, {@code 512k}, {@code 64M},
+     * {@code 1G} (k = 1024).
+     */
+    public static long parseBytes(String text) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.endsWith("b")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        long unit = 1;
+        if (!t.isEmpty()) {
+            switch (t.charAt(t.length() - 1)) {
+                case 'k' -> unit = 1L << 10;
+                case 'm' -> unit = 1L << 20;
+                case 'g' -> unit = 1L << 30;
+                case 't' -> unit = 1L << 40;
+                default -> unit = 1;
+            }
+        }
+        String digits = unit == 1 ? t : t.substring(0, t.length() - 1);
+        try {
+            long value = Long.parseLong(digits.strip());
+            if (value < 1) {
+                throw new NumberFormatException();
+            }
+            return Math.multiplyExact(value, unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("bytes: " + text + " (expected: a positive count with optional k, M or G, e.g. 256M)");
+        }
+    }
+}
