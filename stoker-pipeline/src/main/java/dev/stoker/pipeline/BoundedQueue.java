@@ -89,10 +89,19 @@ final class BoundedQueue {
 
     /** Takes the next element, or returns {@link #FINISHED}; {@code ticketOut[0]} receives its take ticket. */
     Object take(long[] ticketOut) throws InterruptedException {
+        return poll(Long.MAX_VALUE, ticketOut);
+    }
+
+    /** Like {@link #take} but gives up after the timeout, returning {@code null}. */
+    Object poll(long timeoutNanos, long[] ticketOut) throws InterruptedException {
         lock.lockInterruptibly();
         try {
+            long remaining = timeoutNanos;
             while ((count == 0 || paused) && !finished && !closed) {
-                notEmpty.await();
+                if (remaining <= 0) {
+                    return null;
+                }
+                remaining = remaining == Long.MAX_VALUE ? awaitForever() : notEmpty.awaitNanos(remaining);
             }
             if (closed) {
                 throw new ClosedException();
@@ -106,27 +115,9 @@ final class BoundedQueue {
         }
     }
 
-    /** Like {@link #take} but gives up after the timeout, returning {@code null}. */
-    Object poll(long timeoutNanos, long[] ticketOut) throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            long remaining = timeoutNanos;
-            while ((count == 0 || paused) && !finished && !closed) {
-                if (remaining <= 0) {
-                    return null;
-                }
-                remaining = notEmpty.awaitNanos(remaining);
-            }
-            if (closed) {
-                throw new ClosedException();
-            }
-            if (finished) {
-                return FINISHED;
-            }
-            return dequeue(ticketOut);
-        } finally {
-            lock.unlock();
-        }
+    private long awaitForever() throws InterruptedException {
+        notEmpty.await();
+        return Long.MAX_VALUE;
     }
 
     private Object dequeue(long[] ticketOut) {
