@@ -1,0 +1,294 @@
+package dev.stoker.cli;
+
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.tune.Headspace;
+import dev.stoker.tune.HeadspaceResult;
+import dev.stoker.tune.TensorBatch;
+import dev.stoker.tune.TrainingStep;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker headspace}: is training waiting for data, and how much faster could it go with faster loading? */
+@Command(name = "headspace",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Runs a training step on batches from the video loader, then on copies of the",
+                "first batches replayed from memory (data instantly there), and reports:",
+                "  the compute floor: step time on cached data;",
+                "  the achieved step time with the loader, waiting for the next batch included;",
+                "  the share of it spent waiting for data;",
+                "  the headspace: achieved / floor, how many times faster training would run",
+                "  with a loader fast enough (and samples/s now and at that ceiling).",
+                "",
+                "The step is a synthetic one (--step-ms: fixed CPU work, calibrated to about",
+                "MS ms on an idle core) or your own class (--step-class). A CPU-bound step",
+                "competes with decoding for the cores (on 2 cores, noticeably): that is real,",
+                "and shows as a step that runs slower with the loader than on cached data.",
+                "",
+                "DATASET is a folder ROOT/<class>/<video> or a CSV manifest, as for",
+                "'stoker bench'; without one, the demo dataset in $STOKER_CACHE (made once).",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker headspace                                the demo dataset, a 50 ms step",
+                "  stoker headspace DATA --step-ms 120 --batch 16 --json headspace.json",
+                "  stoker headspace DATA --step-class my.Step --step-classpath step.jar",
+                "  stoker headspace DATA --concurrency decode=3    do more decoders help?",
+        })
+final class HeadspaceCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET", description = "Dataset folder or CSV manifest (default: the demo dataset).")
+    Path dataset;
+
+    @Option(names = "--steps", defaultValue = "30", description = "Measured steps in each phase (default: ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Steps before measuring, in each phase (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--cache", defaultValue = "8", paramLabel = "N",
+            description = "Batches copied and replayed for the compute floor; each is held in memory (default: ${DEFAULT-VALUE}).")
+    int cache;
+
+    @Option(names = "--step-ms", paramLabel = "MS",
+            description = "A synthetic step of about MS ms of CPU work (default: 50 unless --step-class).")
+    Double stepMillis;
+
+    @Option(names = "--step-class", paramLabel = "CLASS",
+            description = "Your step: a class implementing dev.stoker.tune.TrainingStep<TensorBatch> with a public no-arg constructor.")
+    String stepClass;
+
+    @Option(names = "--step-classpath", paramLabel = "PATH",
+            description = "Jars or folders to load --step-class from, separated by ':' (';' on Windows).")
+    String stepClasspath;
+
+    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
+    int frames;
+
+    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
+    int stride;
+
+    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
+            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
+    Map<String, Integer> concurrency = new LinkedHashMap<>();
+
+    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order and clip starts (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the result as JSON.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Headspace<ClipBatch, TensorBatch> headspace = headspace();
+        LoaderOptions options = options();
+        Path root = dataset != null ? dataset : demoDataset(out);
+        Dataset data;
+        try {
+            data = Dataset.open(root);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
+        }
+        out.printf(Locale.ROOT, "%s: %d videos; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
+                        + " then %d steps on the cached copies%n",
+                root, data.size(), headspace.batchesNeeded(), batch, cache, warmup, steps, warmup + steps);
+        out.flush();
+        HeadspaceResult result;
+        try (VideoLoader loader = VideoLoader.open(data, options)) {
+            result = headspace.run(loader.pipeline());
+        }
+        out.println(result.summary());
+        if (json != null) {
+            try {
+                Files.writeString(json, result.toJson());
+            } catch (IOException e) {
+                throw new IOException("--json: cannot write " + json + " (" + CliErrors.describe(e) + ")", e);
+            }
+            out.println("wrote results to " + json);
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    private Headspace<ClipBatch, TensorBatch> headspace() {
+        if (stepMillis != null && stepClass != null) {
+            throw new ParameterException(spec.commandLine(), "--step-ms and --step-class: both given (expected: one of them)");
+        }
+        if (stepMillis != null && !(stepMillis > 0)) {
+            throw new ParameterException(spec.commandLine(), "--step-ms: " + stepMillis + " (expected: > 0)");
+        }
+        TrainingStep<TensorBatch> step = stepClass != null ? loadStep(stepClass)
+                : new SyntheticStep(stepMillis != null ? stepMillis : 50);   // calibrated now, before decoding starts
+        try {
+            return Headspace.of(step, new ClipBatchCache())
+                    .warmupSteps(warmup).measuredSteps(steps).cachedBatches(cache).samplesPerBatch(TensorBatch::samples);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage()
+                    .replace("warmupSteps:", "--warmup:").replace("measuredSteps:", "--steps:").replace("cachedBatches:", "--cache:");
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** Loads {@code --step-class} by name; every way it can be wrong is a usage error that says what was expected. */
+    @SuppressWarnings("unchecked")
+    private TrainingStep<TensorBatch> loadStep(String name) {
+        String expected = " (expected: a public class implementing dev.stoker.tune.TrainingStep<TensorBatch> with a public no-arg constructor)";
+        Class<?> type;
+        try {
+            type = Class.forName(name, true, classLoader());
+        } catch (ClassNotFoundException e) {
+            throw new ParameterException(spec.commandLine(), "--step-class: no class " + name + " on the class path"
+                    + (stepClasspath == null ? " (add its jar or folder with --step-classpath)" : " or in --step-classpath " + stepClasspath));
+        } catch (LinkageError e) {
+            throw new ParameterException(spec.commandLine(), "--step-class: cannot load " + name + ": " + CliErrors.describe(e));
+        }
+        if (!TrainingStep.class.isAssignableFrom(type)) {
+            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " does not implement dev.stoker.tune.TrainingStep" + expected);
+        }
+        Type batchType = batchType(type);
+        if (batchType instanceof Class<?> c && !c.isAssignableFrom(TensorBatch.class)) {
+            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " is a TrainingStep<" + c.getSimpleName()
+                    + ">, but the loader hands it TensorBatch" + expected);
+        }
+        if (Modifier.isAbstract(type.getModifiers())) {
+            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " is abstract" + expected);
+        }
+        try {
+            return (TrainingStep<TensorBatch>) type.getConstructor().newInstance();
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " has no public no-arg constructor" + expected);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("--step-class: " + name + "'s constructor failed: " + CliErrors.describe(e.getCause()), e.getCause());
+        } catch (InstantiationException e) {
+            throw new ParameterException(spec.commandLine(), "--step-class: cannot instantiate " + name + expected);
+        }
+    }
+
+    /** The class's type argument to TrainingStep, when it names one directly (null otherwise). */
+    private static Type batchType(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            for (Type i : c.getGenericInterfaces()) {
+                if (i instanceof ParameterizedType p && p.getRawType() == TrainingStep.class) {
+                    return p.getActualTypeArguments()[0];
+                }
+            }
+        }
+        return null;
+    }
+
+    private ClassLoader classLoader() {
+        ClassLoader parent = HeadspaceCommand.class.getClassLoader();
+        if (stepClasspath == null || stepClasspath.isBlank()) {
+            return parent;
+        }
+        List<URL> urls = new ArrayList<>();
+        for (String entry : stepClasspath.split(File.pathSeparator)) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            Path p = Path.of(entry);
+            if (!Files.exists(p)) {
+                throw new ParameterException(spec.commandLine(), "--step-classpath: " + p + " does not exist (expected: jars or folders)");
+            }
+            try {
+                urls.add(p.toUri().toURL());
+            } catch (MalformedURLException e) {
+                throw new ParameterException(spec.commandLine(), "--step-classpath: " + p + ": " + e.getMessage());
+            }
+        }
+        return new URLClassLoader("step", urls.toArray(URL[]::new), parent);
+    }
+
+    private LoaderOptions options() {
+        int[] wh = parseSize(size);
+        PipelineConfig overrides = PipelineConfig.EMPTY;
+        for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
+            if (!VideoLoader.STAGES.contains(c.getKey())) {
+                throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
+                        + "' (expected one of " + VideoLoader.STAGES + ")");
+            }
+            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
+                    StageConfig.EMPTY.withConcurrency(c.getValue())));
+        }
+        try {
+            return LoaderOptions.defaults()
+                    .withClip(frames, stride)
+                    .withSize(wh[0], wh[1], Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                    .withBatch(batch, false, BatchLayout.NTHWC)
+                    .withSampling(LoaderOptions.Sampling.RANDOM, 1, 1.0)
+                    .withOrder(seed, true, -1)
+                    .withConfig(overrides);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private int[] parseSize(String text) {
+        try {
+            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
+            if (parts.length == 1) {
+                int s = Integer.parseInt(parts[0]);
+                return new int[] {s, s};
+            }
+            if (parts.length == 2) {
+                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the message below
+        }
+        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
+    }
+
+    /** The demo dataset of {@code stoker bench}, made once in {@link BenchCommand#cacheDir()}. */
+    private static Path demoDataset(PrintWriter out) throws IOException {
+        Path dir = BenchCommand.cacheDir().resolve("demo-kinetics");
+        if (!DemoDataset.isComplete(dir, DemoSpec.kineticsLike())) {
+            out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");
+            out.flush();
+        }
+        return DemoDataset.ensure(dir);
+    }
+}

@@ -1,0 +1,90 @@
+package dev.stoker.tune;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Locale;
+
+/**
+ * What {@link Headspace} measured: how fast training steps run on data that is already there (the
+ * compute floor), how fast they run with the real loader, and so how much faster training could get
+ * from faster loading. Serialised with snake_case names ({@link #toJson()}).
+ *
+ * @param floorStepMillis         mean step time on cached batches: the compute floor
+ * @param floorStepMedianMillis   median step time on cached batches
+ * @param achievedStepMillis      mean time per step with the loader, waiting for the batch included
+ * @param achievedStepMedianMillis median time per step with the loader, waiting included
+ * @param stepWithLoaderMillis    mean time inside the step with the loader running (above the floor
+ *                                when loading takes CPU or memory bandwidth from the step)
+ * @param waitMillisPerStep       mean time per step spent waiting for the loader's next batch
+ * @param waitingShare            share of the achieved step time spent waiting for data, 0..1
+ * @param headspace               achieved / floor: how many times faster training would run with a loader
+ *                                that is never waited for and takes nothing from the step
+ * @param samplesPerSecond        samples trained per second with the loader
+ * @param ceilingSamplesPerSecond samples trained per second on cached batches: the ceiling
+ * @param stepsMeasured           measured steps in each phase
+ * @param warmupSteps             steps run before measuring, in each phase
+ * @param cachedBatches           batches copied and replayed in the cached phase
+ * @param loaderVerdict           the loader pipeline's bottleneck line at the end of the loader phase, or
+ *                                null when the batches did not come from a {@code Pipeline}
+ */
+public record HeadspaceResult(
+        @JsonProperty("floor_step_ms") double floorStepMillis,
+        @JsonProperty("floor_step_median_ms") double floorStepMedianMillis,
+        @JsonProperty("achieved_step_ms") double achievedStepMillis,
+        @JsonProperty("achieved_step_median_ms") double achievedStepMedianMillis,
+        @JsonProperty("step_with_loader_ms") double stepWithLoaderMillis,
+        @JsonProperty("wait_ms_per_step") double waitMillisPerStep,
+        @JsonProperty("waiting_share") double waitingShare,
+        @JsonProperty("headspace") double headspace,
+        @JsonProperty("samples_per_second") double samplesPerSecond,
+        @JsonProperty("ceiling_samples_per_second") double ceilingSamplesPerSecond,
+        @JsonProperty("steps_measured") int stepsMeasured,
+        @JsonProperty("warmup_steps") int warmupSteps,
+        @JsonProperty("cached_batches") int cachedBatches,
+        @JsonProperty("loader_verdict") String loaderVerdict) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * One paragraph, e.g. "training step 40.1 ms on cached data, 95.0 ms with the loader: 58% of the
+     * time waiting for data; a loader fast enough would make training 2.37x faster (..samples/s now, ..
+     * at the ceiling)."
+     */
+    public String summary() {
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
+                "training step %.1f ms on cached data, %.1f ms with the loader: %.0f%% of the time waiting for data; ",
+                floorStepMillis, achievedStepMillis, waitingShare * 100));
+        if (headspace >= 1.05) {
+            s.append(String.format(Locale.ROOT, "a loader fast enough would make training %.2fx faster", headspace));
+        } else {
+            s.append(String.format(Locale.ROOT,
+                    "the loader keeps up (%.2fx): faster loading would not make training faster", headspace));
+        }
+        s.append(String.format(Locale.ROOT, " (%s samples/s now, %s at the ceiling).",
+                rate(samplesPerSecond), rate(ceilingSamplesPerSecond)));
+        if (stepWithLoaderMillis > floorStepMillis * 1.15 && stepWithLoaderMillis - floorStepMillis > 0.5) {
+            s.append(String.format(Locale.ROOT,
+                    " The step itself ran %.2fx slower while the loader ran (%.1f ms vs %.1f ms): they share CPU or memory bandwidth.",
+                    stepWithLoaderMillis / floorStepMillis, stepWithLoaderMillis, floorStepMillis));
+        }
+        if (loaderVerdict != null && !loaderVerdict.isBlank()) {
+            s.append(" Loader ").append(loaderVerdict).append('.');
+        }
+        return s.toString();
+    }
+
+    private static String rate(double perSecond) {
+        return perSecond >= 100 ? String.format(Locale.ROOT, "%.0f", perSecond) : String.format(Locale.ROOT, "%.1f", perSecond);
+    }
+}
