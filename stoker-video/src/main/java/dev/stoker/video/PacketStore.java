@@ -27,6 +27,8 @@ final class PacketStore implements AutoCloseable {
     private Pointer buffer;
     private long capacityBytes;
     private long usedBytes;
+    /** Base address of caller-owned payloads ({@link #view}); 0 when the payloads are in {@code buffer}. */
+    private long externalAddress;
 
     PacketStore(long initialCapacityBytes) {
         capacityBytes = Math.max(4096, initialCapacityBytes);
@@ -34,6 +36,29 @@ final class PacketStore implements AutoCloseable {
         if (buffer == null || buffer.isNull()) {
             throw new OutOfMemoryError("malloc(" + capacityBytes + ") for video packets");
         }
+    }
+
+    private PacketStore() {
+    }
+
+    /**
+     * A store over payloads the caller owns (a mapped shard): nothing is copied and {@link #close()}
+     * frees nothing. Every packet must be followed by {@link #PADDING_BYTES} readable zero bytes.
+     */
+    static PacketStore view(MemorySegment payloads, long[] pts, long[] dts, long[] durations, int[] flags,
+                            long[] offsets, int[] sizes) {
+        PacketStore store = new PacketStore();
+        store.count = pts.length;
+        store.pts = pts.clone();
+        store.dts = dts.clone();
+        store.durations = durations.clone();
+        store.flags = flags.clone();
+        store.offsets = offsets.clone();
+        store.sizes = sizes.clone();
+        store.externalAddress = payloads.address();
+        store.capacityBytes = payloads.byteSize();
+        store.usedBytes = payloads.byteSize();
+        return store;
     }
 
     /** Copies one packet's payload (at {@code dataAddress}) and records its timing. */
@@ -112,7 +137,7 @@ final class PacketStore implements AutoCloseable {
     }
 
     long address(int packet) {
-        return buffer.address() + offsets[packet];
+        return (externalAddress != 0 ? externalAddress : buffer.address()) + offsets[packet];
     }
 
     /** Native bytes held, payloads plus padding. */

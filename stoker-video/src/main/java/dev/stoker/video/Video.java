@@ -8,6 +8,10 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
+import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
+import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
+import static org.bytedeco.ffmpeg.global.avutil.av_mallocz;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -19,6 +23,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacketSideData;
 import org.bytedeco.ffmpeg.avformat.AVStream;
@@ -149,6 +154,80 @@ public final class Video implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Indexes a stream given as packets (see {@link VideoPackets}): no container, no copy. The returned
+     * video reads the payloads in place, so {@code packets.data()} must stay valid until it is closed.
+     * Clips decode exactly as from a container with the same packets and timestamps.
+     *
+     * @throws VideoException UNSUPPORTED_CODEC for an unknown decoder or pixel format, CORRUPT for an
+     *                        empty or unusable timeline
+     */
+    public static Video fromPackets(String name, VideoPackets packets) {
+        AVCodec codec = avcodec_find_decoder_by_name(packets.codecName());
+        if (codec == null || codec.isNull()) {
+            throw new VideoException(name, "open", VideoException.Reason.UNSUPPORTED_CODEC,
+                    "no decoder named " + packets.codecName());
+        }
+        boolean knownFormat = !packets.pixelFormat().isEmpty() && !packets.pixelFormat().equals("unknown");
+        int pixelFormat = knownFormat ? av_get_pix_fmt(packets.pixelFormat()) : -1;
+        if (knownFormat && pixelFormat < 0) {
+            throw new VideoException(name, "open", VideoException.Reason.UNSUPPORTED_CODEC,
+                    "unknown pixel format " + packets.pixelFormat());
+        }
+        if (packets.packetCount() == 0) {
+            throw new VideoException(name, "index", VideoException.Reason.CORRUPT, "no packets");
+        }
+        int n = packets.packetCount();
+        int[] flags = new int[n];
+        for (int i = 0; i < n; i++) {
+            flags[i] = packets.keyframes()[i] ? FrameTimeline.FLAG_KEY : 0;
+        }
+        PacketStore store = PacketStore.view(packets.data(), packets.pts(), packets.pts(), packets.durations(), flags,
+                packets.offsets(), packets.sizes());
+        AVCodecParameters parameters = avcodec_parameters_alloc();
+        try {
+            parameters.codec_type(AVMEDIA_TYPE_VIDEO);
+            parameters.codec_id(codec.id());
+            parameters.width(packets.width());
+            parameters.height(packets.height());
+            parameters.format(pixelFormat);
+            byte[] extradata = packets.extradata();
+            if (extradata.length > 0) {
+                BytePointer headers = new BytePointer(av_mallocz(extradata.length + PacketStore.PADDING_BYTES));
+                headers.put(extradata, 0, extradata.length);
+                parameters.extradata(headers);
+                parameters.extradata_size(extradata.length);
+            }
+            int num = packets.timeBaseNumerator();
+            int den = packets.timeBaseDenominator();
+            DecoderKey key = new DecoderKey(codec.id(), packets.width(), packets.height(), pixelFormat, num, den,
+                    ByteBuffer.wrap(extradata.clone()));
+            double secondsPerTick = (double) num / den;
+            FrameTimeline timeline = FrameTimeline.fromPacketPts(store);
+            if (timeline.frameCount() == 0 || timeline.keyframeCount() == 0) {
+                throw new VideoException(name, "index", VideoException.Reason.CORRUPT,
+                        timeline.frameCount() == 0 ? "no frames" : "no keyframe to start decoding at");
+            }
+            VideoInfo info = info(name, "stoker-packets", parameters, 0, 0, num, den, 0, packets.framesPerSecond(),
+                    true, timeline, store, secondsPerTick);
+            return new Video(info, store, timeline, parameters, key, secondsPerTick);
+        } catch (RuntimeException | Error e) {
+            avcodec_parameters_free(parameters);
+            store.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The frames a clip shows, slot by slot, after its past-end policy: what {@link ClipDecoder} decodes
+     * for {@code spec}. For planning reads (which records to check) without decoding.
+     *
+     * @throws VideoException OUT_OF_RANGE when the clip does not fit and the policy is SKIP
+     */
+    public int[] clipFrames(ClipSpec spec) {
+        return ClipPlan.of(this, spec).frames().clone();
     }
 
     /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */
