@@ -5,6 +5,7 @@ import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -14,9 +15,12 @@ import java.util.function.Function;
  */
 final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
     private final BatchPool batches;
+    private final BiConsumer<ClipBatch, LoadedClip> collated;
 
-    CollateStage(BatchPool batches) {
+    /** {@code collated} hears of every batch made, with its last clip (for the loader's resume state). */
+    CollateStage(BatchPool batches, BiConsumer<ClipBatch, LoadedClip> collated) {
         this.batches = batches;
+        this.collated = collated;
     }
 
     @Override
@@ -36,6 +40,9 @@ final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
                 ClipInfo info = new ClipInfo(clip.task().entry().path(), clip.task().entry().label(), times,
                         clip.decoded().decodedFrames());
                 BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
+            }
+            if (!clips.isEmpty()) {
+                collated.accept(batch, clips.getLast());
             }
             return batch;
         } catch (RuntimeException | Error e) {

@@ -26,7 +26,9 @@ final class ConvertStage implements Function<DecodedVideo, List<LoadedClip>>, Au
             List<DecodedClip> clips = converter.get().convert(decoded.frames());
             List<LoadedClip> out = new ArrayList<>(clips.size());
             for (int i = 0; i < clips.size(); i++) {
-                out.add(new LoadedClip(decoded.task(), decoded.clipStarts()[i], decoded.buffers().get(i), clips.get(i)));
+                out.add(new LoadedClip(decoded.task(), decoded.task().firstClip() + i,
+                        decoded.task().firstClip() + clips.size(), decoded.clipStarts()[i], decoded.buffers().get(i),
+                        clips.get(i)));
             }
             decoded.frames().close();
             return out;

@@ -61,7 +61,8 @@ final class DecodeStage implements AutoCloseable {
             count(decoded);
             List<LoadedClip> out = new ArrayList<>(decoded.size());
             for (int i = 0; i < decoded.size(); i++) {
-                out.add(new LoadedClip(opened.task(), opened.clipStarts()[i], buffers.get(i), decoded.get(i)));
+                out.add(new LoadedClip(opened.task(), opened.task().firstClip() + i,
+                        opened.task().firstClip() + decoded.size(), opened.clipStarts()[i], buffers.get(i), decoded.get(i)));
             }
             return out;
         } catch (RuntimeException | Error e) {
@@ -82,7 +83,7 @@ final class DecodeStage implements AutoCloseable {
             }
             buffers.add(buffer);
             long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + opened.task().epoch() * 1_000_003L
-                    + opened.task().index() * 31L + i;
+                    + opened.task().index() * 31L + opened.task().firstClip() + i;
             requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]), options.resize(cropSeed),
                     BatchCollator.slot(buffer, 0)));
         }

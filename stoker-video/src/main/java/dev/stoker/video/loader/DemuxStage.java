@@ -30,6 +30,10 @@ final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
             VideoInfo info = video.info();
             double[] starts = sampler.clipStarts(task.entry(), info.durationSeconds(),
                     options.clipSeconds(info.framesPerSecond()), task.epoch(), task.index());
+            if (task.firstClip() > 0) {
+                // Resumed inside this video: its first clips were delivered before the state was taken.
+                starts = java.util.Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
+            }
             return new OpenedVideo(task, video, starts);
         } catch (RuntimeException e) {
             video.close();

@@ -2,49 +2,46 @@ package dev.stoker.video.loader;
 
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SampleDraw;
+import dev.stoker.video.dataset.SampleGroups;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.dataset.VideoEntry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /**
- * The order videos are visited in: a pure function of (seed, epoch), a Fisher–Yates shuffle per epoch,
- * so the order is known ahead and a rerun sees the same sequence.
+ * The order videos are visited in: the {@link EpochSampler}'s sequence for this rank (a pure function of
+ * seed, epoch and dataset), from a start state on, so the order is known ahead, a rerun sees the same
+ * sequence and a resumed run continues it. The pipeline's epoch {@code k} is the sampler's epoch
+ * {@code start.epoch() + k}.
  */
 final class EpochOrder implements EpochSource<VideoTask> {
     private final Dataset dataset;
-    private final long seed;
-    private final boolean shuffle;
-    private final int epochs;
+    private final EpochSource<SampleDraw> draws;
+    private final SamplerState start;
 
-    EpochOrder(Dataset dataset, long seed, boolean shuffle, int epochs) {
+    EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs) {
         this.dataset = dataset;
-        this.seed = seed;
-        this.shuffle = shuffle;
-        this.epochs = epochs;
+        this.draws = sampler.source(start, epochs);
+        this.start = start;
+    }
+
+    /** The dataset as the sampler sees it: the entries of one file form a group. */
+    static SampleGroups groups(Dataset dataset) {
+        return SampleGroups.byKey(dataset.entries().stream().map(VideoEntry::path).toList());
     }
 
     @Override
     public List<VideoTask> epoch(int epoch) {
-        if (epochs >= 0 && epoch >= epochs) {
+        Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
+        if (epochDraws == null) {
             return null;
         }
-        int n = dataset.size();
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        if (shuffle) {
-            SplittableRandom random = new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (epoch + 1)));
-            for (int i = n - 1; i > 0; i--) {
-                int j = random.nextInt(i + 1);
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-        }
-        List<VideoTask> tasks = new ArrayList<>(n);
-        for (int index : order) {
-            tasks.add(new VideoTask(dataset.get(index), index, epoch));
+        List<VideoTask> tasks = new ArrayList<>();
+        for (SampleDraw d : epochDraws) {
+            int firstClip = epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0;
+            tasks.add(new VideoTask(dataset.get(d.sampleIndex()), d.sampleIndex(), d.epoch(), d.position(), firstClip));
         }
         return tasks;
     }

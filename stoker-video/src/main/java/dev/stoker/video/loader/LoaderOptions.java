@@ -6,6 +6,8 @@ import dev.stoker.video.ClipSpec;
 import dev.stoker.video.PastEndPolicy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SamplerOptions;
 import java.util.Objects;
 
 /**
@@ -39,13 +41,15 @@ import java.util.Objects;
  *                        consumer's batch and the collators)
  * @param failureBudget   failed samples a stage may skip before the loader gives up
  * @param config          per-stage concurrency and queue settings, laid over the defaults
+ * @param sampler         shuffle window (in files: entries of one file form a group), rank and world size
+ *                        for data-parallel training, and the tail policy; see {@link EpochSampler}
  */
 public record LoaderOptions(int frames, int strideFrames, double resampleFps, int width, int height,
                             Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
                             boolean dropLast, BatchLayout layout, int clipsPerVideo, Sampling sampling,
                             double windowStepSeconds, long seed, boolean shuffle, int epochs, int decoderThreads,
                             boolean skipNonReferenceFrames, boolean fusedConvert, long batchBudgetBytes,
-                            FailureBudget failureBudget, PipelineConfig config) {
+                            FailureBudget failureBudget, PipelineConfig config, SamplerOptions sampler) {
 
     /** How clip starts are chosen in a video. */
     public enum Sampling { RANDOM, UNIFORM, WINDOWS }
@@ -79,6 +83,7 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
         Objects.requireNonNull(sampling, "sampling");
         Objects.requireNonNull(failureBudget, "failureBudget");
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(sampler, "sampler");
     }
 
     private static void positive(String name, int value) {
@@ -91,7 +96,8 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public static LoaderOptions defaults() {
         return new LoaderOptions(16, 2, 0, 112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, PastEndPolicy.SHIFT, 8,
                 false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, false, 0,
-                FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY);
+                FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY,
+                SamplerOptions.defaults());
     }
 
     /** The clip starting at {@code startSeconds}. */
@@ -123,73 +129,85 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public LoaderOptions withClip(int frames, int strideFrames) {
         return new LoaderOptions(frames, strideFrames, 0, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withResampledClip(int frames, double fps) {
         return new LoaderOptions(frames, strideFrames, fps, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withSize(int width, int height, Resize.Mode mode, int shortSide) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, mode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withBatch(int batchSize, boolean dropLast, BatchLayout layout) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withSampling(Sampling sampling, int clipsPerVideo, double windowStepSeconds) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withOrder(long seed, boolean shuffle, int epochs) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withPastEnd(PastEndPolicy pastEnd) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withDecoder(int decoderThreads, boolean skipNonReferenceFrames) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withFusedConvert(boolean fusedConvert) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withFailureBudget(FailureBudget failureBudget) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     public LoaderOptions withBatchBudget(long batchBudgetBytes) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
     }
 
     /** Lays {@code more} over the current pipeline config (stage concurrency, queues, sink). */
     public LoaderOptions withConfig(PipelineConfig more) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more));
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler);
+    }
+
+    /** The epoch layout beyond seed and shuffle: shuffle window, rank, world size, tail. */
+    public LoaderOptions withSampler(SamplerOptions sampler) {
+        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
+                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+    }
+
+    /** This process loads the {@code rank}-th of {@code worldSize} equal parts of every epoch. */
+    public LoaderOptions withRank(int rank, int worldSize) {
+        return withSampler(sampler.withRank(rank, worldSize));
     }
 }

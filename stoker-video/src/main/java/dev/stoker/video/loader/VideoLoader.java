@@ -13,9 +13,12 @@ import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SamplerState;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a dataset of videos into batches of clips: the pipeline
@@ -47,10 +50,12 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     private final ConvertStage convert;
     private final BatchPool clipBuffers;
     private final BatchPool batches;
+    private final ResumeTracker resume;
 
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
-                        BatchPool batches) {
+                        BatchPool batches, ResumeTracker resume) {
         this.pipeline = pipeline;
+        this.resume = resume;
         this.decode = decode;
         this.convert = convert;
         this.clipBuffers = clipBuffers;
@@ -77,6 +82,34 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
     public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
+        EpochSampler sampler = EpochSampler.create(EpochOrder.groups(dataset), options.seed(), options.shuffle(),
+                options.sampler());
+        return open(dataset, options, trace, sampler, sampler.start());
+    }
+
+    /**
+     * Opens a loader that continues where the one that gave {@code state} ({@link #state()}) stood: it
+     * delivers exactly the clips, clip times and crops the uninterrupted loader would have delivered next,
+     * in the same batches. {@code options} must be the original ones (the sampling settings are checked);
+     * {@link LoaderOptions#epochs()} still counts from epoch 0.
+     *
+     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from
+     *         the state's
+     */
+    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state) {
+        return resume(dataset, options, state, null);
+    }
+
+    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
+    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
+        EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
+        EpochSampler sampler = EpochSampler.resume(EpochOrder.groups(dataset), state);
+        return open(dataset, options, trace, sampler, state);
+    }
+
+    private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, EpochSampler sampler,
+                                    SamplerState start) {
+        ResumeTracker resume = new ResumeTracker(sampler, start);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
         BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
         BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(),
@@ -88,7 +121,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         if (options.fusedConvert()) {
             config = withoutStage(config, "convert");
         }
-        PipelineBuilder<ClipBatch> probe = describe(dataset, options, null, null, null);
+        PipelineBuilder<ClipBatch> probe = describe(dataset, options, null, null, null, resume);
         PipelineConfig effective = probe.config(config).effectiveConfig();
         int convertHolds = options.fusedConvert() ? 0
                 : effective.stage("convert").concurrency() + effective.stage("convert").queueCapacity();
@@ -106,11 +139,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         try {
-            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, convert, batches).config(config);
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, convert, batches, resume).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new VideoLoader(builder.build(), decode, convert, clipBuffers, batches);
+            return new VideoLoader(builder.build(), decode, convert, clipBuffers, batches, resume);
         } catch (RuntimeException e) {
             decode.close();
             convert.close();
@@ -127,10 +160,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     }
 
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, DecodeStage decode,
-                                                       ConvertStage convert, BatchPool batches) {
+                                                       ConvertStage convert, BatchPool batches, ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
-        CollateStage collate = new CollateStage(batches);
-        PipelineBuilder<OpenedVideo> demuxed = Pipeline.fromEpochs(new EpochOrder(dataset, options.seed(), options.shuffle(), options.epochs()))
+        CollateStage collate = new CollateStage(batches, resume::collated);
+        PipelineBuilder<OpenedVideo> demuxed = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler, resume.start,
+                        options.epochs()))
                 .map("fetch", new FetchStage(), s -> s.failureBudget(budget))
                 .map("demux", new DemuxStage(options), s -> s.failureBudget(budget));
         PipelineBuilder<LoadedClip> clips = options.fusedConvert()
@@ -144,12 +178,26 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Batches of every epoch. Close each batch when done with it. */
     @Override
     public Iterator<ClipBatch> iterator() {
-        return pipeline.iterator();
+        return resume.tracking(pipeline.iterator());
     }
 
     /** Batches of the next epoch only. */
     public Iterable<ClipBatch> nextEpoch() {
-        return pipeline.nextEpoch();
+        Iterable<ClipBatch> epoch = pipeline.nextEpoch();
+        return () -> resume.tracking(epoch.iterator());
+    }
+
+    /**
+     * Where the consumer stands: the state after the last batch handed out (the start state before the
+     * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
+     */
+    public SamplerState state() {
+        return resume.state;
+    }
+
+    /** The sampler behind the epoch order (its sequence is known ahead: for prefetching, for reports). */
+    public EpochSampler sampler() {
+        return resume.sampler;
     }
 
     /** The running pipeline: stats, failures, effective config. */
@@ -185,6 +233,51 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                 clipBuffers.close();
                 batches.close();
             }
+        }
+    }
+
+    /**
+     * Follows what the consumer has received: collate notes the state after each batch it makes (after
+     * its last clip), and handing the batch out makes that the loader's state. Batches come in sampler
+     * order (every stage keeps input order), so that state covers exactly the batches delivered.
+     */
+    private static final class ResumeTracker {
+        final EpochSampler sampler;
+        final SamplerState start;
+        private final Map<ClipBatch, SamplerState> afterBatch = new ConcurrentHashMap<>();
+        volatile SamplerState state;
+
+        ResumeTracker(EpochSampler sampler, SamplerState start) {
+            this.sampler = sampler;
+            this.start = start;
+            this.state = start;
+        }
+
+        void collated(ClipBatch batch, LoadedClip last) {
+            VideoTask task = last.task();
+            SamplerState after = last.clip() + 1 < last.clipsOfVideo()
+                    ? sampler.state(task.epoch(), task.position(), last.clip() + 1)
+                    : sampler.state(task.epoch(), task.position() + 1, 0);
+            afterBatch.put(batch, after);
+        }
+
+        Iterator<ClipBatch> tracking(Iterator<ClipBatch> batches) {
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return batches.hasNext();
+                }
+
+                @Override
+                public ClipBatch next() {
+                    ClipBatch batch = batches.next();
+                    SamplerState after = afterBatch.remove(batch);
+                    if (after != null) {
+                        state = after;
+                    }
+                    return batch;
+                }
+            };
         }
     }
 }

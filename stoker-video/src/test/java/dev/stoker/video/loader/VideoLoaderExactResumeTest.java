@@ -1,0 +1,183 @@
+package dev.stoker.video.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A loader resumed from {@link VideoLoader#state()} delivers exactly what the uninterrupted one would
+ * have: the same videos, clip times and random crops, in the same batches.
+ */
+@Timeout(120)
+class VideoLoaderExactResumeTest {
+    @TempDir
+    static Path dir;
+    static Path demo;
+    static Dataset dataset;
+
+    @BeforeAll
+    static void makeDataset() throws IOException {
+        demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 2.0));
+        dataset = Dataset.open(demo);
+    }
+
+    /** Batches as text until the loader ends or {@code limit} batches; the state after the last one. */
+    private record Run(List<String> batches, SamplerState state) {
+    }
+
+    private static Run run(VideoLoader loader, int limit) {
+        List<String> batches = new ArrayList<>();
+        try (loader) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    batches.add(ResumeChild.record(batch));
+                }
+                if (batches.size() == limit) {
+                    break;
+                }
+            }
+            return new Run(batches, loader.state());
+        }
+    }
+
+    private static void assertResumesExactly(LoaderOptions options, int... cuts) {
+        Run whole = run(VideoLoader.open(dataset, options), Integer.MAX_VALUE);
+        assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
+        for (int cut : cuts) {
+            Run first = run(VideoLoader.open(dataset, options), cut);
+            assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
+            SamplerState saved = SamplerState.fromJson(first.state().toJson());
+            Run rest = run(VideoLoader.resume(dataset, options, saved), Integer.MAX_VALUE);
+            List<String> joined = new ArrayList<>(first.batches());
+            joined.addAll(rest.batches());
+            assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
+        }
+    }
+
+    @Test
+    void resumingAfterAnyBatchContinuesTheUninterruptedSequenceWithTheSameClipsAndCrops() {
+        // 6 videos, batches of 2: 3 batches an epoch, 2 epochs. Cut mid-epoch, at the epoch boundary, inside epoch 1.
+        assertResumesExactly(ResumeChild.options(), 1, 3, 4);
+    }
+
+    @Test
+    void resumingInsideAVideosClipsSkipsOnlyTheClipsAlreadyDelivered() {
+        // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
+        LoaderOptions options = ResumeChild.options().withOrder(9, true, 1).withBatch(3, false, BatchLayout.NTHWC)
+                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0);
+        Run one = run(VideoLoader.open(dataset, options), 1);
+        assertThat(one.state().clipsDelivered()).isEqualTo(1);
+        assertThat(one.state().position()).isEqualTo(1);
+        assertResumesExactly(options, 1, 2);
+    }
+
+    @Test
+    void stateBeforeTheFirstBatchIsTheStartAndAtTheEndIsTheNextEpoch() {
+        LoaderOptions options = ResumeChild.options().withOrder(5, true, 1);
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            assertThat(loader.state().epoch()).isZero();
+            assertThat(loader.state().position()).isZero();
+            for (ClipBatch batch : loader) {
+                batch.close();
+            }
+            assertThat(loader.state().epoch()).isEqualTo(1);
+            assertThat(loader.state().position()).isZero();
+        }
+    }
+
+    @Test
+    void ranksLoadDisjointEqualPartsOfEveryEpoch() {
+        List<Set<Path>> parts = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            LoaderOptions options = ResumeChild.options().withOrder(5, true, 1).withRank(rank, 2);
+            Set<Path> videos = new HashSet<>();
+            try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+                for (ClipBatch batch : loader) {
+                    try (batch) {
+                        batch.clips().stream().map(ClipInfo::path).forEach(videos::add);
+                    }
+                }
+                assertThat(loader.state().rank()).isEqualTo(rank);
+            }
+            parts.add(videos);
+        }
+        assertThat(parts.get(0)).hasSize(3).doesNotContainAnyElementsOf(parts.get(1));
+        assertThat(parts.get(1)).hasSize(3);
+    }
+
+    @Test
+    void resumingWithOtherSettingsOrAnotherDatasetIsRefused() throws IOException {
+        SamplerState state;
+        try (VideoLoader loader = VideoLoader.open(dataset, ResumeChild.options())) {
+            state = loader.state();
+        }
+        assertThatThrownBy(() -> VideoLoader.resume(dataset, ResumeChild.options().withOrder(6, true, 2), state))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
+        Dataset smaller = new Dataset(dataset.entries().subList(0, 5), dataset.classNames());
+        assertThatThrownBy(() -> VideoLoader.resume(smaller, ResumeChild.options(), state))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dataset fingerprint: 5 samples in 5 groups");
+    }
+
+    @Test
+    void aKilledTrainingProcessResumesFromItsLastSavedStateExactly() throws Exception {
+        List<String> whole = run(VideoLoader.open(dataset, ResumeChild.options()), Integer.MAX_VALUE).batches();
+        assertThat(whole).hasSize(6);
+
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss1m",
+                "-cp", System.getProperty("java.class.path"), ResumeChild.class.getName(), demo.toString(), "150")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> trained = new ArrayList<>();
+        SamplerState saved = null;
+        String pendingBatch = null;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith("BATCH ")) {
+                    pendingBatch = line.substring(6);
+                } else if (line.startsWith("STATE ")) {
+                    // A checkpoint: the batch is trained on and the state saved together.
+                    trained.add(pendingBatch);
+                    saved = SamplerState.fromJson(line.substring(6));
+                    if (trained.size() == 4) {
+                        child.destroyForcibly(); // mid-epoch 1; whatever it printed since is lost with it
+                        break;
+                    }
+                }
+            }
+        } finally {
+            child.destroyForcibly();
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(trained).hasSize(4);
+        assertThat(saved.epoch()).isEqualTo(1);
+        assertThat(saved.position()).isEqualTo(2);
+
+        List<String> joined = new ArrayList<>(trained);
+        joined.addAll(run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
+        assertThat(joined).isEqualTo(whole);
+    }
+}
