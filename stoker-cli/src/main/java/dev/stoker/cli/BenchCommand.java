@@ -59,6 +59,9 @@ import picocli.CommandLine.Spec;
                 "  stoker bench DATA --concurrency decode=3 --concurrency fetch=8",
                 "  stoker bench DATA --trace bench.trace.json    open it in ui.perfetto.dev",
                 "  stoker bench --batches 5000                   watch memory stay flat",
+                "  stoker bench --dashboard                      live dashboard on http://localhost:8077/",
+                "  stoker bench --publish 7077                   then: stoker monitor localhost:7077",
+                "  stoker bench --report bench.html              charts of the run in one HTML file",
         })
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -132,6 +135,20 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-reference", description = "Skip the single-thread reference (no decode efficiency).")
     boolean noReference;
 
+    // Seeing the run (BenchWatch, BenchReportWriter): a live dashboard, a stats stream, an HTML report.
+    @Option(names = "--dashboard", arity = "0..1", preprocessor = OptionalPort.class,
+            fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT",
+            description = "Serve a live dashboard while it runs, on PORT (default: ${FALLBACK-VALUE}; 0: any free port).")
+    Integer dashboardPort;
+
+    @Option(names = "--publish", paramLabel = "PORT",
+            description = "Publish the stats on localhost:PORT for 'stoker monitor localhost:PORT' (0: any free port).")
+    Integer publishPort;
+
+    @Option(names = "--report", paramLabel = "FILE",
+            description = "Write a self-contained HTML report: samples/s, task times, queues over the run.")
+    Path report;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -160,12 +177,14 @@ final class BenchCommand implements Callable<Integer> {
         long decodedFrames;
         long decodedClips;
         PipelineConfig effective;
+        BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         try (VideoLoader loader = VideoLoader.open(data, options, recorder)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
                 write("--save-config", saveConfig, effective.toJson());
             }
-            try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
+            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
+                 LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
                 Iterator<ClipBatch> it = loader.iterator();
                 while (batchesDone < batches && it.hasNext()) {
@@ -229,6 +248,14 @@ final class BenchCommand implements Callable<Integer> {
         if (recorder != null) {
             recorder.write(trace);
             out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
+        }
+        if (report != null) {
+            try {
+                BenchReportWriter.write(report, result, watch.series());
+            } catch (IOException e) {
+                throw new UncheckedIOException("--report: cannot write " + report + " (" + CliErrors.describe(e) + ")", e);
+            }
+            out.println("wrote report to " + report);
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;

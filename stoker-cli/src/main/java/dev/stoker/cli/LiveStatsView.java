@@ -47,15 +47,7 @@ final class LiveStatsView implements AutoCloseable {
                 lastSamples = samplesNow;
                 lastNanos = now;
                 String frame = progressLine(stats, samplesNow, recentRate, plannedSeconds) + "\n" + stats.toTable();
-                synchronized (out) {
-                    if (redraw) {
-                        out.print((first ? CLEAR_SCREEN : "") + HOME
-                                + frame.replace("\n", CLEAR_TO_LINE_END + "\n") + CLEAR_BELOW);
-                    } else {
-                        out.print(frame + "\n");
-                    }
-                    out.flush();
-                }
+                draw(out, frame, redraw, first);
                 first = false;
                 drawn = true;
             }
@@ -68,6 +60,19 @@ final class LiveStatsView implements AutoCloseable {
         LiveStatsView view = new LiveStatsView(pipeline, samples, plannedSeconds, out, redraw, period);
         view.thread.start();
         return view;
+    }
+
+    /** Prints one frame: on a terminal over the last one (the first clears the screen), else as a plain block. */
+    static void draw(PrintWriter out, String frame, boolean redraw, boolean first) {
+        synchronized (out) {
+            if (redraw) {
+                out.print((first ? CLEAR_SCREEN : "") + HOME
+                        + frame.replace("\n", CLEAR_TO_LINE_END + "\n") + CLEAR_BELOW);
+            } else {
+                out.print(frame + "\n");
+            }
+            out.flush();
+        }
     }
 
     /** Whether standard output is a terminal that can be redrawn. */

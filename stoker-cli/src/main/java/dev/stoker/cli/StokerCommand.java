@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
                 BenchCommand.class,
                 ClipCommand.class,
                 DemoDataCommand.class,
+                MonitorCommand.class,
                 HeadspaceCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {

@@ -1,0 +1,191 @@
+package dev.stoker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.cli.DemoWorkload.Batch;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.Sink;
+import dev.stoker.video.loader.LoaderOptions;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard and the bench report in a real browser: Debian's headless Chromium, driven through
+ * /usr/bin/chromedriver (Selenium), against the synthetic pipeline of {@code stoker demo}. Skips, saying
+ * why, where Chromium or its driver is missing. Screenshots land in {@code target/} (not in git).
+ */
+@Timeout(60)
+class DashboardBrowserTest {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+    @TempDir
+    static Path dir;
+    static WebDriver browser;
+    static Pipeline<Batch> pipeline;
+    static Thread trainer;
+    static final AtomicLong samplesTrained = new AtomicLong();
+
+    @BeforeAll
+    static void startBrowserAndPipeline() {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
+                "skipped: no " + CHROMIUM + " (Debian's chromium; bin/install-test-deps installs it as root)");
+        Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
+                "skipped: no " + CHROMEDRIVER + " (Debian's chromium-driver; bin/install-test-deps installs it as root)");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=" + dir.resolve("chromium-profile"), "--window-size=1400,1700");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+
+        pipeline = new DemoWorkload(CpuBurn.calibrated()).pipeline().build(Sink.buffer(DemoWorkload.SINK_CAPACITY));
+        trainer = Thread.ofPlatform().name("test-trainer").start(() -> {
+            try {
+                for (Batch b : pipeline) {
+                    DemoWorkload.trainStep(b);
+                    samplesTrained.addAndGet(b.clips());
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // closed by the test
+            }
+        });
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+            trainer.join();
+        }
+    }
+
+    @Test
+    void liveDashboardShowsEveryStageNumbersThatMoveChartsAndTheVerdict() throws Exception {
+        BenchWatch watch = new BenchWatch(0, null, false, new PrintWriter(new StringWriter()));
+        try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
+            browser.get(watch.dashboardUrl());
+            WebDriverWait wait = new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100));
+
+            List<String> stages = List.of("source", "fetch", "demux", "decode", "augment", "batch", "collate");
+            // The table is redrawn with every snapshot: read it in one script call, not element by element.
+            wait.until(b -> script("return document.querySelectorAll('#stage-table tbody tr').length").equals((long) stages.size()));
+            assertThat(script("return [...document.querySelectorAll('#stage-table tbody tr')].map(r => r.dataset.stage)"))
+                    .asList().containsExactlyElementsOf(stages);
+            assertThat(script("return document.getElementById('stage-table').innerText").toString()).contains(stages);
+
+            // The numbers move: decode's output count, pushed by server-sent events, grows on the page.
+            long decodedBefore = number(cell("decode", "out"));
+            wait.until(b -> number(cell("decode", "out")) > decodedBefore);
+            wait.until(b -> !cell("decode", "rate").equals("–"));
+            assertThat(Double.parseDouble(cell("decode", "rate").replace(",", ""))).isPositive();
+
+            // The verdict, highlighted by its state, and the bottleneck's row marked.
+            wait.until(b -> !b.findElement(By.id("verdict")).getAttribute("class").contains("warming-up"));
+            WebElement verdict = browser.findElement(By.id("verdict"));
+            assertThat(verdict.getText()).startsWith("bottleneck: ");
+            String state = pipeline.stats().verdict().state();
+            assertThat(verdict.getAttribute("class")).contains("verdict");
+            if (state.equals("saturated")) {
+                String bottleneck = verdict.getAttribute("data-bottleneck");
+                wait.until(b -> script("return document.querySelector(\"tr[data-stage='" + bottleneck + "']\").className")
+                        .equals("bottleneck"));
+            }
+
+            // Charts drawn by Chart.js from the series: several points of throughput and queue fill by now.
+            wait.until(b -> points("chart-throughput") >= 3 && points("chart-queues") >= 3 && points("chart-memory") >= 3);
+            assertThat(script("return Chart.getChart('chart-shares').data.labels")).asList().contains("decode");
+            assertThat(browser.findElement(By.id("kpi-heap")).getText()).contains("MiB");
+            assertThat(browser.findElement(By.id("connection")).getText()).isEqualTo("live");
+
+            screenshot("dashboard.png");
+        }
+    }
+
+    @Test
+    void benchReportOpensFromAFileWithChartsOfTheWholeRun() throws Exception {
+        BenchWatch watch = new BenchWatch(null, null, true, new PrintWriter(new StringWriter()));
+        try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (watch.series().size() < 4 && System.nanoTime() < deadline) {
+                Thread.sleep(50);   // polling the sampler's progress
+            }
+        }
+        List<ObjectNode> series = watch.series();
+        assertThat(series.size()).isGreaterThanOrEqualTo(4);
+        BenchResult result = new BenchResult("synthetic", 500, 2, series.getLast().get("stats").at("/sink/delivered").asLong(),
+                samplesTrained.get(), 2.0, 330, 330 * 16, 0.1, 16, null, Double.NaN, LoaderOptions.defaults(),
+                pipeline.config(), pipeline.stats(), List.of(), Map.of(),
+                new BenchResult.Memory(MemoryProbe.read(), null, MemoryProbe.read(), MemoryProbe.read()));
+        Path report = Path.of("target", "bench-report.html").toAbsolutePath();
+        BenchReportWriter.write(report, result, series);
+
+        browser.get(report.toUri().toString());
+        WebDriverWait wait = new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100));
+        wait.until(b -> b.findElement(By.id("verdict")).getText().startsWith("bottleneck: "));
+        assertThat(browser.findElement(By.id("summary-table")).getText()).contains("samples/s", "synthetic");
+        assertThat(points("chart-throughput")).isGreaterThanOrEqualTo(3);
+        assertThat(points("chart-queues")).isGreaterThanOrEqualTo(3);
+        assertThat(script("return Chart.getChart('chart-tasktime').data.labels")).asList().contains("decode", "collate");
+        assertThat(script("return Chart.getChart('chart-throughput').data.datasets.map(d => d.label)")).asList()
+                .contains("samples/s (consumer)");
+        screenshot("bench-report.png");
+    }
+
+    /** A stage table cell's text, read in one script call (the rows are replaced with every snapshot). */
+    private static String cell(String stage, String column) {
+        return script("return document.querySelector(\"tr[data-stage='" + stage + "'] td[data-col='" + column + "']\").textContent")
+                .toString();
+    }
+
+    private static long number(String text) {
+        return Long.parseLong(text.replace(",", ""));
+    }
+
+    /** Points in a line chart's datasets, all together. */
+    private static long points(String canvasId) {
+        Object n = script("const c = Chart.getChart('" + canvasId + "'); "
+                + "return c ? c.data.datasets.reduce((sum, d) => sum + d.data.length, 0) : 0;");
+        return ((Number) n).longValue();
+    }
+
+    private static Object script(String js) {
+        return ((JavascriptExecutor) browser).executeScript(js);
+    }
+
+    private static void screenshot(String name) throws IOException {
+        File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+        Files.copy(shot.toPath(), Path.of("target", name).toAbsolutePath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+}
