@@ -32,7 +32,7 @@
       data: { datasets: [] },
       options: {
         parsing: false, normalized: true, spanGaps: true,
-        elements: { point: { radius: 0 }, line: { borderWidth: 2, tension: 0.2 } },
+        elements: { point: { radius: 0 }, line: { borderWidth: 2, tension: 0 } },
         scales: {
           x: { type: 'linear', title: { display: true, text: 'seconds since start' } },
           y: { beginAtZero: true, max: yMax, title: { display: !!yTitle, text: yTitle } }
