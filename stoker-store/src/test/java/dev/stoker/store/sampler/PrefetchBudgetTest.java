@@ -1,0 +1,248 @@
+package dev.stoker.store.sampler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class PrefetchBudgetTest {
+
+    /** Items of known, varied sizes; counts the bytes alive between read and take, independently of the prefetcher. */
+    static final class SizedReader implements Prefetcher.Reader<Integer, byte[]> {
+        final int[] sizes;
+        final AtomicLong aliveBytes = new AtomicLong();
+        final AtomicLong peakAliveBytes = new AtomicLong();
+        final AtomicLong reads = new AtomicLong();
+        final long readNanos;
+
+        SizedReader(int[] sizes, long readNanos) {
+            this.sizes = sizes;
+            this.readNanos = readNanos;
+        }
+
+        @Override
+        public long sizeBytes(Integer key) {
+            return sizes[key];
+        }
+
+        @Override
+        public byte[] read(Integer key) throws IOException {
+            reads.incrementAndGet();
+            byte[] bytes = new byte[sizes[key]];
+            long alive = aliveBytes.addAndGet(bytes.length);
+            peakAliveBytes.accumulateAndGet(alive, Math::max);
+            if (readNanos > 0) {
+                try {
+                    Thread.sleep(readNanos / 1_000_000, (int) (readNanos % 1_000_000));
+                } catch (InterruptedException e) {
+                    aliveBytes.addAndGet(-bytes.length);
+                    throw new java.io.InterruptedIOException("interrupted");
+                }
+            }
+            return bytes;
+        }
+
+        @Override
+        public long byteSize(byte[] value) {
+            return value.length;
+        }
+
+        @Override
+        public void release(byte[] value) {
+            aliveBytes.addAndGet(-value.length);
+        }
+
+        /** The consumer is done with an item it took. */
+        void consumed(byte[] value) {
+            aliveBytes.addAndGet(-value.length);
+        }
+    }
+
+    private static int[] randomSizes(int n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        return IntStream.range(0, n).map(i -> 1_000 + random.nextInt(60_000)).toArray();
+    }
+
+    @RepeatedTest(5)
+    void heldBytesNeverExceedTheBudgetWithConcurrentTakers() throws Exception {
+        int n = 400;
+        int[] sizes = randomSizes(n, System.nanoTime());
+        long budget = 200_000;
+        SizedReader reader = new SizedReader(sizes, 200_000);
+        List<Integer> order = IntStream.range(0, n).boxed().toList();
+        try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(order.iterator(), reader, 16, budget);
+             ExecutorService takers = Executors.newFixedThreadPool(4)) {
+            // 4 takers over one shared, in-order cursor, like a fetch stage with concurrency 4.
+            AtomicLong cursor = new AtomicLong();
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                done.add(takers.submit(() -> {
+                    for (long i; (i = cursor.getAndIncrement()) < n; ) {
+                        byte[] item = ahead.take((int) i);
+                        assertThat(item).hasSize(sizes[(int) i]);
+                        PrefetchStats s = ahead.stats();
+                        assertThat(s.heldBytes()).isLessThanOrEqualTo(budget);
+                        reader.consumed(item);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            PrefetchStats stats = ahead.stats();
+            assertThat(stats.peakHeldBytes()).isLessThanOrEqualTo(budget).isPositive();
+            assertThat(stats.requests()).isEqualTo(n);
+            assertThat(stats.hits() + stats.misses()).isEqualTo(n);
+            assertThat(stats.heldItems()).isZero();
+            assertThat(stats.heldBytes()).isZero();
+        }
+        // What the reader saw alive at once (read ahead or being consumed by the 4 takers) stays within
+        // the budget plus what the takers hold.
+        assertThat(reader.peakAliveBytes.get()).isLessThanOrEqualTo(budget + 4L * 61_000);
+        assertThat(reader.aliveBytes.get()).isZero();
+    }
+
+    @Test
+    void aSlowConsumerGetsEveryItemFromPrefetchedData() throws Exception {
+        int n = 50;
+        int[] sizes = IntStream.range(0, n).map(i -> 10_000).toArray();
+        SizedReader reader = new SizedReader(sizes, 0);
+        try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(IntStream.range(0, n).boxed().iterator(), reader, 4, 1_000_000)) {
+            for (int i = 0; i < n; i++) {
+                waitUntilRead(ahead, reader, Math.min(n, i + 4));
+                reader.consumed(ahead.take(i));
+            }
+            PrefetchStats stats = ahead.stats();
+            assertThat(stats.hits()).isEqualTo(n);
+            assertThat(stats.waits()).isZero();
+            assertThat(stats.misses()).isZero();
+            assertThat(stats.hitRate()).isEqualTo(1.0);
+            assertThat(stats.bytesRead()).isEqualTo(n * 10_000L);
+            assertThat(reader.reads.get()).isEqualTo(n);
+        }
+    }
+
+    private static void waitUntilRead(Prefetcher<?, ?> ahead, SizedReader reader, int reads) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (reader.reads.get() < reads && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        // the read has returned; its entry is marked done right after
+        Thread.sleep(5);
+    }
+
+    @Test
+    void keysOffTheSequenceAreMissesReadOnDemand() throws Exception {
+        int[] sizes = IntStream.range(0, 20).map(i -> 100).toArray();
+        SizedReader reader = new SizedReader(sizes, 0);
+        try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(IntStream.range(0, 10).boxed().iterator(), reader, 4, 10_000)) {
+            reader.consumed(ahead.take(0));
+            reader.consumed(ahead.take(15)); // never in the sequence
+            reader.consumed(ahead.take(1));
+            PrefetchStats stats = ahead.stats();
+            assertThat(stats.requests()).isEqualTo(3);
+            assertThat(stats.hits()).isEqualTo(2);
+            assertThat(stats.misses()).isEqualTo(1);
+            assertThat(stats.hitRate()).isEqualTo(2.0 / 3);
+        }
+    }
+
+    @Test
+    void anItemLargerThanTheWholeBudgetIsLeftToTheConsumerAndTheRestFlows() throws Exception {
+        int[] sizes = {100, 5_000, 100, 100};
+        SizedReader reader = new SizedReader(sizes, 0);
+        try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(IntStream.range(0, 4).boxed().iterator(), reader, 4, 1_000)) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(ahead.take(i)).hasSize(sizes[i]);
+            }
+            PrefetchStats stats = ahead.stats();
+            assertThat(stats.tooLarge()).isEqualTo(1);
+            assertThat(stats.misses()).isEqualTo(1);
+            assertThat(stats.hits()).isEqualTo(3);
+            assertThat(stats.peakHeldBytes()).isLessThanOrEqualTo(1_000);
+        }
+    }
+
+    @Test
+    void aReadLargerThanAnnouncedFailsInsteadOfOverrunningTheBudget() throws Exception {
+        Prefetcher.Reader<Integer, byte[]> liar = new Prefetcher.Reader<>() {
+            @Override
+            public long sizeBytes(Integer key) {
+                return 10;
+            }
+
+            @Override
+            public byte[] read(Integer key) {
+                return new byte[100];
+            }
+
+            @Override
+            public long byteSize(byte[] value) {
+                return value.length;
+            }
+        };
+        try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(List.of(0).iterator(), liar, 4, 50)) {
+            assertThatThrownBy(() -> ahead.take(0)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("read 100 bytes (expected: at most the 10 announced by sizeBytes)");
+        }
+    }
+
+    @Test
+    void closeInterruptsReadsInFlightAndWakesWaitingTakers() throws Exception {
+        CountDownLatch reading = new CountDownLatch(1);
+        Prefetcher.Reader<Integer, byte[]> stuck = new Prefetcher.Reader<>() {
+            @Override
+            public long sizeBytes(Integer key) {
+                return 1;
+            }
+
+            @Override
+            public byte[] read(Integer key) throws IOException {
+                reading.countDown();
+                try {
+                    Thread.sleep(60_000);
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException("interrupted");
+                }
+                return new byte[1];
+            }
+
+            @Override
+            public long byteSize(byte[] value) {
+                return value.length;
+            }
+        };
+        Prefetcher<Integer, byte[]> ahead = Prefetcher.start(List.of(0, 1).iterator(), stuck, 4, 100);
+        reading.await();
+        Thread taker = Thread.ofVirtual().start(() -> {
+            assertThatThrownBy(() -> ahead.take(0)).isInstanceOf(IllegalStateException.class).hasMessage("prefetcher closed");
+        });
+        Thread.sleep(50);
+        long start = System.nanoTime();
+        ahead.close();
+        taker.join();
+        assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
+        assertThat(ahead.stats().heldItems()).isZero();
+        assertThatThrownBy(() -> ahead.take(1)).hasMessage("prefetcher closed");
+    }
+
+    @Test
+    void theDefaultBudgetIsAModestShareOfMemory() {
+        long budget = Prefetcher.defaultBudgetBytes();
+        assertThat(budget).isPositive().isLessThanOrEqualTo(1L << 30);
+    }
+}
