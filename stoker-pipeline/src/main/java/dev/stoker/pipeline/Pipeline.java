@@ -78,6 +78,14 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
         return advance(false);
     }
 
+    /**
+     * Whether iteration has reached the end of the stream: after an epoch's iterator ({@link #nextEpoch()})
+     * ends, tells an epoch boundary (false) from the end (true). Does not block.
+     */
+    public boolean endOfStream() {
+        return ended;
+    }
+
     /** The epoch of the last result handed out. */
     public int epoch() {
         return runtime.stats().epoch();

@@ -35,7 +35,20 @@ public final class PipelineBuilder<T> {
     /** Default stall watchdog quiet period. */
     public static final long DEFAULT_STALL_TIMEOUT_MILLIS = 30_000;
 
-    private record StageSpec(String name, Supplier<StageFunction> function, StageOptions options) { }
+    /**
+     * One stage as described: its function's maker, and where the stage came from a {@link StageFactory},
+     * the factory's class name and config (what {@link #spec()} prints and a child process rebuilds from).
+     */
+    private record StageSpec(String name, String kind, Supplier<StageFunction> function, StageOptions options,
+                             String factory, String factoryConfig) {
+        StageSpec(String name, String kind, Supplier<StageFunction> function, StageOptions options) {
+            this(name, kind, function, options, null, null);
+        }
+
+        PipelineSpec.Stage describe() {
+            return new PipelineSpec.Stage(name, kind, factory, factoryConfig);
+        }
+    }
 
     private final SourceSpec source;
     private final List<StageSpec> stages;
@@ -43,14 +56,19 @@ public final class PipelineBuilder<T> {
 
     /** Pipeline-wide settings that are not stages. */
     private record Settings(PipelineConfig config, FailureBudget failureBudget, TraceRecorder trace,
-                            Long stallTimeoutMillis, Consumer<StallReport> onStall, int maxEpochs, boolean continuous) {
+                            Long stallTimeoutMillis, Consumer<StallReport> onStall, int maxEpochs, boolean continuous,
+                            StageHost host, int split) {
         Settings with(PipelineConfig c) {
-            return new Settings(c, failureBudget, trace, stallTimeoutMillis, onStall, maxEpochs, continuous);
+            return new Settings(c, failureBudget, trace, stallTimeoutMillis, onStall, maxEpochs, continuous, host, split);
+        }
+
+        Settings isolated(StageHost h, int s) {
+            return new Settings(config, failureBudget, trace, stallTimeoutMillis, onStall, maxEpochs, continuous, h, s);
         }
     }
 
     PipelineBuilder(SourceSpec source) {
-        this(source, List.of(), new Settings(PipelineConfig.EMPTY, null, null, null, null, -1, false));
+        this(source, List.of(), new Settings(PipelineConfig.EMPTY, null, null, null, null, -1, false, null, 0));
     }
 
     private PipelineBuilder(SourceSpec source, List<StageSpec> stages, Settings settings) {
@@ -88,7 +106,7 @@ public final class PipelineBuilder<T> {
 
     public <R> PipelineBuilder<R> map(String name, Function<? super T, ? extends R> fn, Consumer<StageOptions> options) {
         Objects.requireNonNull(fn, "fn");
-        return with(new StageSpec(name, () -> new MapStage(fn), options(options)));
+        return with(new StageSpec(name, "map", () -> new MapStage(fn), options(options)));
     }
 
     /** One in, any number out, in the iterable's order. */
@@ -99,7 +117,7 @@ public final class PipelineBuilder<T> {
     public <R> PipelineBuilder<R> flatMap(String name, Function<? super T, ? extends Iterable<? extends R>> fn,
                                           Consumer<StageOptions> options) {
         Objects.requireNonNull(fn, "fn");
-        return with(new StageSpec(name, () -> new FlatMapStage(fn), options(options)));
+        return with(new StageSpec(name, "flatMap", () -> new FlatMapStage(fn), options(options)));
     }
 
     /** Keeps the items {@code predicate} accepts. */
@@ -109,7 +127,7 @@ public final class PipelineBuilder<T> {
 
     public PipelineBuilder<T> filter(String name, Predicate<? super T> predicate, Consumer<StageOptions> options) {
         Objects.requireNonNull(predicate, "predicate");
-        return with(new StageSpec(name, () -> new FilterStage(predicate), options(options)));
+        return with(new StageSpec(name, "filter", () -> new FilterStage(predicate), options(options)));
     }
 
     /** Groups items into lists of {@code size}; the last, partial batch of each epoch is kept. */
@@ -124,13 +142,112 @@ public final class PipelineBuilder<T> {
 
     public PipelineBuilder<List<T>> batch(String name, int size, boolean dropLast) {
         new BatchStage(size, dropLast); // validates
-        return with(new StageSpec(name, () -> new BatchStage(size, dropLast), options(s -> { })));
+        return with(new StageSpec(name, "batch", () -> new BatchStage(size, dropLast), options(s -> { }), null,
+                "{\"size\":" + size + ",\"dropLast\":" + dropLast + "}"));
+    }
+
+    // ---- stages from named factories: describable, and rebuildable in another process ----
+
+    /**
+     * A map stage whose function {@code factory} makes from {@code config}: the same as {@link #map(String, Function,
+     * Consumer)} in this process, and the form a stage must take to run in a child process ({@link #isolate}).
+     */
+    public <R> PipelineBuilder<R> map(String name, Class<? extends StageFactory<? super T, ? extends R>> factory,
+                                      String config, Consumer<StageOptions> options) {
+        return with(factoryStage(name, "map", factory, config, options));
+    }
+
+    public <R> PipelineBuilder<R> map(String name, Class<? extends StageFactory<? super T, ? extends R>> factory,
+                                      String config) {
+        return map(name, factory, config, s -> { });
+    }
+
+    /** A flat-map stage made by {@code factory} from {@code config}; see {@link #map(String, Class, String, Consumer)}. */
+    public <R> PipelineBuilder<R> flatMap(String name,
+                                          Class<? extends StageFactory<? super T, ? extends Iterable<? extends R>>> factory,
+                                          String config, Consumer<StageOptions> options) {
+        return with(factoryStage(name, "flatMap", factory, config, options));
+    }
+
+    public <R> PipelineBuilder<R> flatMap(String name,
+                                          Class<? extends StageFactory<? super T, ? extends Iterable<? extends R>>> factory,
+                                          String config) {
+        return flatMap(name, factory, config, s -> { });
+    }
+
+    /** A filter made by {@code factory} from {@code config}: the function returns whether to keep the item. */
+    public PipelineBuilder<T> filter(String name, Class<? extends StageFactory<? super T, Boolean>> factory,
+                                     String config, Consumer<StageOptions> options) {
+        return with(factoryStage(name, "filter", factory, config, options));
+    }
+
+    public PipelineBuilder<T> filter(String name, Class<? extends StageFactory<? super T, Boolean>> factory, String config) {
+        return filter(name, factory, config, s -> { });
+    }
+
+    private static StageSpec factoryStage(String name, String kind, Class<?> factory, String config,
+                                          Consumer<StageOptions> options) {
+        Objects.requireNonNull(factory, "factory");
+        if (!java.lang.reflect.Modifier.isPublic(factory.getModifiers())) {
+            throw new IllegalArgumentException("stage '" + name + "' factory: " + factory.getName()
+                    + " is not public (expected: a public class with a public no-arg constructor)");
+        }
+        try {
+            factory.getConstructor();
+        } catch (NoSuchMethodException e) {
+            throw new IllegalArgumentException("stage '" + name + "' factory: " + factory.getName()
+                    + " has no public no-arg constructor (expected: one, so another process can make it)");
+        }
+        PipelineSpec.Stage described = new PipelineSpec.Stage(name, kind, factory.getName(), config == null ? "" : config);
+        Supplier<StageFunction> function = () -> {
+            Function<Object, Object> fn = described.createFunction();
+            return switch (kind) {
+                case "map" -> new MapStage(fn);
+                case "flatMap" -> new FlatMapStage(fn.andThen(r -> (Iterable<?>) r));
+                case "filter" -> new FilterStage(v -> Boolean.TRUE.equals(fn.apply(v)));
+                default -> throw new IllegalArgumentException("kind: " + kind);
+            };
+        };
+        return new StageSpec(name, kind, function, options(options), factory.getName(), described.factoryConfig());
+    }
+
+    /**
+     * Runs every stage added so far in {@code host} (a child JVM: {@code SubprocessOptions}); the stages added
+     * after run here, on the host's outputs. The source stays here and is read here. Those stages must come
+     * from {@link StageFactory factories} and cannot be batch stages (a batch spans inputs; batch after the split).
+     */
+    public PipelineBuilder<T> isolate(StageHost host) {
+        Objects.requireNonNull(host, "host");
+        if (settings.host() != null) {
+            throw new IllegalStateException("isolate: the pipeline is already split after stage '"
+                    + stages.get(settings.split() - 1).name() + "' (expected: one split)");
+        }
+        if (stages.isEmpty()) {
+            throw new IllegalStateException("isolate: no stages to isolate (expected: isolate() after the stages to run in the host)");
+        }
+        for (StageSpec s : stages) {
+            if (s.kind().equals("batch")) {
+                throw new IllegalArgumentException("isolate: stage '" + s.name() + "' is a batch stage, which groups items"
+                        + " of several inputs (expected: batch after the split)");
+            }
+            if (s.factory() == null) {
+                throw new IllegalArgumentException("isolate: stage '" + s.name() + "' was given as code, which another"
+                        + " process cannot rebuild (expected: a StageFactory class, e.g. map(\"" + s.name()
+                        + "\", MyFactory.class, config))");
+            }
+        }
+        return new PipelineBuilder<>(source, stages, settings.isolated(host, stages.size()));
+    }
+
+    /** The description of this pipeline: every stage with its kind and factory, and the effective knobs. */
+    public PipelineSpec spec() {
+        return new PipelineSpec(stages.stream().map(StageSpec::describe).toList(), effectiveConfig());
     }
 
     /** Re-reads an {@code Iterable} source epoch after epoch, forever; epoch ends are visible. */
     public PipelineBuilder<T> continuous() {
         return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
-                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), -1, true));
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), -1, true, settings.host(), settings.split()));
     }
 
     /** Re-reads an {@code Iterable} (or {@link EpochSource}) source for {@code count} epochs. */
@@ -139,7 +256,7 @@ public final class PipelineBuilder<T> {
             throw new IllegalArgumentException("epochs: " + count + " (expected: 1+)");
         }
         return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
-                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), count, true));
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), count, true, settings.host(), settings.split()));
     }
 
     /** Lays {@code config} over the settings given in code (and over earlier configs). */
@@ -150,14 +267,15 @@ public final class PipelineBuilder<T> {
     /** Pipeline-wide failure budget over all source items; default: none beyond the stages'. */
     public PipelineBuilder<T> failureBudget(FailureBudget budget) {
         return new PipelineBuilder<>(source, stages, new Settings(settings.config(), Objects.requireNonNull(budget),
-                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), settings.maxEpochs(), settings.continuous()));
+                settings.trace(), settings.stallTimeoutMillis(), settings.onStall(), settings.maxEpochs(), settings.continuous(),
+                settings.host(), settings.split()));
     }
 
     /** Records a Chrome trace of every task and queue. */
     public PipelineBuilder<T> trace(TraceRecorder recorder) {
         return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
                 Objects.requireNonNull(recorder), settings.stallTimeoutMillis(), settings.onStall(), settings.maxEpochs(),
-                settings.continuous()));
+                settings.continuous(), settings.host(), settings.split()));
     }
 
     /**
@@ -167,7 +285,7 @@ public final class PipelineBuilder<T> {
     public PipelineBuilder<T> stallWatchdog(Duration quietPeriod, Consumer<StallReport> onStall) {
         return new PipelineBuilder<>(source, stages, new Settings(settings.config(), settings.failureBudget(),
                 settings.trace(), quietPeriod.toMillis(), Objects.requireNonNull(onStall), settings.maxEpochs(),
-                settings.continuous()));
+                settings.continuous(), settings.host(), settings.split()));
     }
 
     /** Names of the stages so far, in order. */
@@ -194,7 +312,7 @@ public final class PipelineBuilder<T> {
             StageConfig code = s.options().config;
             StageConfig merged = code.overriddenBy(cfg.stage(s.name()));
             int concurrency = merged.concurrency() != null ? merged.concurrency() : 1;
-            boolean sequential = s.function().get().sequential();
+            boolean sequential = s.kind().equals("batch");
             if (sequential && concurrency != 1) {
                 throw new IllegalArgumentException("stage '" + s.name() + "' concurrency: " + concurrency
                         + " (expected: 1; a batch stage is sequential)");
@@ -223,8 +341,9 @@ public final class PipelineBuilder<T> {
     /** Starts the pipeline: threads run from here until {@link Pipeline#close()}. */
     public Pipeline<T> build(Sink sink) {
         PipelineConfig effective = effectiveConfig(sink.capacity());
+        int split = settings.host() != null ? settings.split() : 0;
         List<StageRunner.Blueprint> blueprints = new ArrayList<>();
-        for (StageSpec s : stages) {
+        for (StageSpec s : stages.subList(split, stages.size())) {
             blueprints.add(new StageRunner.Blueprint(s.name(), s.function(), effective.stage(s.name()),
                     s.options().executor, s.options().describer));
         }
@@ -233,12 +352,33 @@ public final class PipelineBuilder<T> {
             src = source.epochMarkers() ? SourceSpec.epochs(source.epochs(), settings.maxEpochs())
                     : repeatable(source, settings.maxEpochs());
         }
+        HostedStages hosted = null;
+        if (settings.host() != null) {
+            List<StageSpec> isolated = stages.subList(0, split);
+            Map<String, StageConfig> isolatedConfig = new LinkedHashMap<>();
+            isolated.forEach(s -> isolatedConfig.put(s.name(), effective.stage(s.name())));
+            PipelineSpec spec = new PipelineSpec(isolated.stream().map(StageSpec::describe).toList(),
+                    new PipelineConfig(effective.sinkCapacity(), effective.failureBudget(), effective.stallTimeoutMillis(),
+                            isolatedConfig));
+            SourceSpec inputs = src;
+            hosted = settings.host().start(spec, epoch -> {
+                java.util.Iterator<?> items = inputs.open(epoch);
+                return items == null ? null : () -> castIterator(items);
+            }, settings.trace());
+            src = new SourceSpec(hosted.outputs(), inputs.epochMarkers(), "stages " + stageNames().subList(0, split)
+                    + " in a " + settings.host().getClass().getSimpleName());
+        }
         Consumer<StallReport> onStall = settings.onStall() != null ? settings.onStall()
                 : report -> System.err.print(report.text());
         PipelineRuntime runtime = new PipelineRuntime(src, blueprints, effective.sinkCapacity(),
-                effective.failureBudget(), effective.stallTimeoutMillis(), onStall, settings.trace(), effective);
+                effective.failureBudget(), effective.stallTimeoutMillis(), onStall, settings.trace(), effective, hosted);
         runtime.start();
         return new Pipeline<>(runtime);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.util.Iterator<Object> castIterator(java.util.Iterator<?> items) {
+        return (java.util.Iterator<Object>) items;
     }
 
     private static SourceSpec repeatable(SourceSpec source, int maxEpochs) {

@@ -11,6 +11,11 @@ public final class PipelineFailedException extends RuntimeException {
     private final List<String> failingStages;
     private final List<Failure> firstFailures;
 
+    /** For stage hosts ({@link HostedStages}) that end a run: {@code failingStages} names where, {@code cause} why. */
+    public PipelineFailedException(String message, List<String> failingStages, Throwable cause) {
+        this(message, failingStages, List.of(), cause);
+    }
+
     PipelineFailedException(String message, List<String> failingStages, List<Failure> firstFailures, Throwable cause) {
         super(message, cause);
         this.failingStages = List.copyOf(failingStages);

@@ -35,6 +35,7 @@ final class PipelineRuntime implements StageFunction.IdSource {
     private final long stallTimeoutNanos;
     private final Consumer<StallReport> onStall;
     private final PipelineConfig effectiveConfig;
+    private final HostedStages hosted;   // stages running elsewhere (a child JVM), feeding the source; or null
 
     private final AtomicLong ids = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();
@@ -68,13 +69,14 @@ final class PipelineRuntime implements StageFunction.IdSource {
 
     PipelineRuntime(SourceSpec source, List<StageRunner.Blueprint> blueprints, int sinkCapacity,
                     FailureBudget pipelineBudget, long stallTimeoutMillis, Consumer<StallReport> onStall,
-                    TraceRecorder trace, PipelineConfig effectiveConfig) {
+                    TraceRecorder trace, PipelineConfig effectiveConfig, HostedStages hosted) {
         this.source = source;
         this.pipelineBudget = pipelineBudget;
         this.stallTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(stallTimeoutMillis);
         this.onStall = onStall;
         this.trace = trace;
         this.effectiveConfig = effectiveConfig;
+        this.hosted = hosted;
         List<StageRunner> runners = new ArrayList<>();
         for (int i = 0; i < blueprints.size(); i++) {
             runners.add(blueprints.get(i).create(i, this));
@@ -164,6 +166,10 @@ final class PipelineRuntime implements StageFunction.IdSource {
             first.put(Marker.END);
         } catch (InterruptedException | BoundedQueue.ClosedException e) {
             // closing
+        } catch (PipelineFailedException e) {
+            if (!closing) {
+                fail(e);   // from hosted stages: already names where and why
+            }
         } catch (Throwable t) {
             if (!closing) {
                 fail(new PipelineFailedException("source failed: " + t, List.of("source"), List.of(), t));
@@ -241,9 +247,15 @@ final class PipelineRuntime implements StageFunction.IdSource {
     }
 
     List<Failure> failures() {
+        List<Failure> all;
         synchronized (failureLock) {
-            return List.copyOf(failures);
+            all = new ArrayList<>(failures);
         }
+        if (hosted != null) {
+            all.addAll(hosted.failures());
+            all.sort(java.util.Comparator.comparingLong(Failure::timestampMillis));
+        }
+        return List.copyOf(all);
     }
 
     List<StallReport> stallReports() {
@@ -292,6 +304,9 @@ final class PipelineRuntime implements StageFunction.IdSource {
         }
         for (StageRunner stage : stages) {
             release(stage.drainHeld());
+        }
+        if (hosted != null) {
+            hosted.close();
         }
         if (!stuck.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "pipeline closed, but these threads ignored interruption for "
@@ -419,6 +434,9 @@ final class PipelineRuntime implements StageFunction.IdSource {
         all.add(new StageStats("source", "source", 1, emitted, emitted, 0, 0, 0,
                 t[WorkerClock.BUSY] / total, t[WorkerClock.IDLE] / total, t[WorkerClock.BACK_PRESSURED] / total,
                 sourceTimes, new QueueStats(0, 0, 0, 0, 0)));
+        if (hosted != null) {
+            all.addAll(hosted.stageStats());
+        }
         for (StageRunner s : stages) {
             all.add(s.snapshot());
         }
@@ -434,6 +452,12 @@ final class PipelineRuntime implements StageFunction.IdSource {
         synchronized (failureLock) {
             failed = totalFailures;
             byReason = new TreeMap<>(failuresByReason);
+        }
+        if (hosted != null) {
+            for (Failure f : hosted.failures()) {
+                failed++;
+                byReason.merge(f.stage() + ": " + f.reason(), 1L, Long::sum);
+            }
         }
         return new PipelineStats(TimeUnit.NANOSECONDS.toMillis(elapsedNanos), consumerEpoch,
                 deliveredNow / Math.max(1e-9, elapsedNanos / 1e9), all, sinkStats, failed, byReason,

@@ -81,6 +81,39 @@ public final class TraceRecorder {
         add(new Event('X', name, category, tid, startNanos, durationNanos, itemId, detail));
     }
 
+    /**
+     * Records a slice made elsewhere (another process's recorder, see {@link #readSlices}) on a track of its
+     * own: {@code threadId} and {@code threadName} name that track. Times are {@link System#nanoTime()} values,
+     * which on Linux share one clock (CLOCK_MONOTONIC) across the processes of a machine.
+     */
+    public void foreignSlice(String name, String category, long threadId, String threadName, long startNanos,
+                             long durationNanos, long itemId, String detail) {
+        threadNames.putIfAbsent(threadId, threadName);
+        add(new Event('X', name, category, threadId, startNanos, durationNanos, itemId, detail));
+    }
+
+    /** A slice as {@link #readSlices} hands it out. */
+    public record Slice(String name, String category, long threadId, String threadName, long startNanos,
+                        long durationNanos, long itemId, String detail) { }
+
+    /**
+     * Hands the slices recorded from sequence number {@code from} on (those the ring still holds) to
+     * {@code sink}, oldest first, and returns the sequence number to read from next time: for shipping a
+     * recorder's events elsewhere a batch at a time.
+     */
+    public long readSlices(long from, java.util.function.Consumer<Slice> sink) {
+        long end = recorded.get();
+        long start = Math.max(from, end - ring.length());
+        for (long n = start; n < end; n++) {
+            Event e = ring.get((int) (n % ring.length()));
+            if (e != null && e.phase() == 'X') {
+                sink.accept(new Slice(e.name(), e.category(), e.threadId(), threadNames.getOrDefault(e.threadId(), "?"),
+                        e.startNanos(), e.durationNanos(), e.value(), e.detail()));
+            }
+        }
+        return end;
+    }
+
     /** Records a sample of a counter track, e.g. a queue's size. */
     public void counter(String name, long timeNanos, long value) {
         add(new Event('C', name, "queue", 0, timeNanos, 0, value, null));
