@@ -5,14 +5,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
-import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
@@ -23,17 +19,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -69,59 +63,27 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET", description = "Dataset folder or CSV manifest (default: the demo dataset).")
-    Path dataset;
+    @Mixin
+    LoaderOptionsMixin loader;
 
-    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
-    int frames;
 
-    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
-    int stride;
 
-    @Option(names = "--fps", description = "Resample clips to this frame rate by timestamp instead of striding.")
-    Double fps;
 
-    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
-            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
-    String size;
 
-    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE",
-            description = "center-crop, random-crop (short side resized first) or stretch (default: ${DEFAULT-VALUE}).")
-    String resize;
 
-    @Option(names = "--short-side", defaultValue = "0", description = "Short side before cropping (default: the crop's longer side).")
-    int shortSide;
 
-    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
-    int batch;
+
 
     @Option(names = "--batches", defaultValue = "100", description = "Batches to load (default: ${DEFAULT-VALUE}).")
     long batches;
 
-    @Option(names = "--clips-per-video", defaultValue = "1", description = "Random clips per video per epoch (default: ${DEFAULT-VALUE}).")
-    int clipsPerVideo;
 
-    @Option(names = "--layout", defaultValue = "NTHWC", description = "NTHWC or NCTHW (default: ${DEFAULT-VALUE}).")
-    BatchLayout layout;
 
-    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order, clip starts and crops (default: ${DEFAULT-VALUE}).")
-    long seed;
 
-    @Option(names = "--decoder-threads", defaultValue = "1", description = "FFmpeg threads per decoder (default: ${DEFAULT-VALUE}).")
-    int decoderThreads;
 
-    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true",
-            description = "Decode every frame, even non-reference frames that are not output (slower; for comparison).")
-    boolean skipFrames;
 
-    @Option(names = "--fused-convert", description = "Convert inside the decode stage instead of a convert stage of its own.")
-    boolean fusedConvert;
 
-    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
-    Map<String, Integer> concurrency = new LinkedHashMap<>();
 
-    @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON) laid over the defaults.")
-    Path config;
 
     @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective pipeline config.")
     Path saveConfig;
@@ -152,14 +114,12 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        LoaderOptions options = options();
-        Path root = dataset != null ? dataset : demoDataset(out);
-        Dataset data;
-        try {
-            data = Dataset.open(root);
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
+        LoaderOptions options = loader.loaderOptions(spec);
+        if (batches < 1) {
+            throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
+        Path root = loader.datasetRoot(out);
+        Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         MemoryProbe memoryAtStart = MemoryProbe.read();
@@ -235,7 +195,7 @@ final class BenchCommand implements Callable<Integer> {
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
 
         BenchResult result = new BenchResult(root.toString(), data.size(), cores, batchesDone, samples.get(), seconds,
-                samplesPerSecond, samplesPerSecond * frames, firstBatchNanos / 1e9,
+                samplesPerSecond, samplesPerSecond * options.frames(), firstBatchNanos / 1e9,
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
@@ -259,73 +219,6 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;
-    }
-
-    private LoaderOptions options() throws IOException {
-        int[] wh = parseSize(size);
-        Resize.Mode mode = switch (resize) {
-            case "center-crop" -> Resize.Mode.SHORT_SIDE_CENTER_CROP;
-            case "random-crop" -> Resize.Mode.SHORT_SIDE_RANDOM_CROP;
-            case "stretch" -> Resize.Mode.STRETCH;
-            default -> throw new ParameterException(spec.commandLine(),
-                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
-        };
-        if (batches < 1) {
-            throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
-        }
-        PipelineConfig overrides = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
-        for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
-            if (!VideoLoader.STAGES.contains(c.getKey())) {
-                throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
-                        + "' (expected one of " + VideoLoader.STAGES + ")");
-            }
-            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
-                    StageConfig.EMPTY.withConcurrency(c.getValue())));
-        }
-        try {
-            LoaderOptions o = LoaderOptions.defaults()
-                    .withClip(frames, stride)
-                    .withSize(wh[0], wh[1], mode, shortSide)
-                    .withBatch(batch, false, layout)
-                    .withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
-                    .withOrder(seed, true, -1)
-                    .withDecoder(decoderThreads, skipFrames)
-                    .withFusedConvert(fusedConvert)
-                    .withConfig(overrides);
-            return fps != null ? o.withResampledClip(frames, fps) : o;
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private int[] parseSize(String text) {
-        try {
-            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
-            if (parts.length == 1) {
-                int s = Integer.parseInt(parts[0]);
-                return new int[] {s, s};
-            }
-            if (parts.length == 2) {
-                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the message below
-        }
-        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
-    }
-
-    static Path cacheDir() {
-        String env = System.getenv("STOKER_CACHE");
-        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "stoker");
-    }
-
-    private static Path demoDataset(PrintWriter out) throws IOException {
-        Path dir = cacheDir().resolve("demo-kinetics");
-        if (!DemoDataset.isComplete(dir, dev.stoker.video.demo.DemoSpec.kineticsLike())) {
-            out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");
-            out.flush();
-        }
-        return DemoDataset.ensure(dir);
     }
 
     private static void write(String option, Path file, String text) {

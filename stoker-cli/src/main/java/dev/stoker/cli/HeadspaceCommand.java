@@ -1,17 +1,11 @@
 package dev.stoker.cli;
 
-import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.demo.DemoDataset;
-import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.File;
@@ -27,17 +21,15 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code stoker headspace}: is training waiting for data, and how much faster could it go with faster loading? */
@@ -73,8 +65,9 @@ final class HeadspaceCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET", description = "Dataset folder or CSV manifest (default: the demo dataset).")
-    Path dataset;
+    @Mixin
+    LoaderOptionsMixin loader;
+
 
     @Option(names = "--steps", defaultValue = "30", description = "Measured steps in each phase (default: ${DEFAULT-VALUE}).")
     int steps;
@@ -98,24 +91,11 @@ final class HeadspaceCommand implements Callable<Integer> {
             description = "Jars or folders to load --step-class from, separated by ':' (';' on Windows).")
     String stepClasspath;
 
-    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
-    int frames;
 
-    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
-    int stride;
 
-    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
-            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
-    String size;
 
-    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
-    int batch;
 
-    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
-    Map<String, Integer> concurrency = new LinkedHashMap<>();
 
-    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order and clip starts (default: ${DEFAULT-VALUE}).")
-    long seed;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the result as JSON.")
     Path json;
@@ -124,17 +104,12 @@ final class HeadspaceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Headspace<ClipBatch, TensorBatch> headspace = headspace();
-        LoaderOptions options = options();
-        Path root = dataset != null ? dataset : demoDataset(out);
-        Dataset data;
-        try {
-            data = Dataset.open(root);
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
-        }
+        LoaderOptions options = loader.loaderOptions(spec);
+        Path root = loader.datasetRoot(out);
+        Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         out.printf(Locale.ROOT, "%s: %d videos; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
                         + " then %d steps on the cached copies%n",
-                root, data.size(), headspace.batchesNeeded(), batch, cache, warmup, steps, warmup + steps);
+                root, data.size(), headspace.batchesNeeded(), options.batchSize(), cache, warmup, steps, warmup + steps);
         out.flush();
         HeadspaceResult result;
         try (VideoLoader loader = VideoLoader.open(data, options)) {
@@ -240,55 +215,5 @@ final class HeadspaceCommand implements Callable<Integer> {
             }
         }
         return new URLClassLoader("step", urls.toArray(URL[]::new), parent);
-    }
-
-    private LoaderOptions options() {
-        int[] wh = parseSize(size);
-        PipelineConfig overrides = PipelineConfig.EMPTY;
-        for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
-            if (!VideoLoader.STAGES.contains(c.getKey())) {
-                throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
-                        + "' (expected one of " + VideoLoader.STAGES + ")");
-            }
-            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
-                    StageConfig.EMPTY.withConcurrency(c.getValue())));
-        }
-        try {
-            return LoaderOptions.defaults()
-                    .withClip(frames, stride)
-                    .withSize(wh[0], wh[1], Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
-                    .withBatch(batch, false, BatchLayout.NTHWC)
-                    .withSampling(LoaderOptions.Sampling.RANDOM, 1, 1.0)
-                    .withOrder(seed, true, -1)
-                    .withConfig(overrides);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private int[] parseSize(String text) {
-        try {
-            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
-            if (parts.length == 1) {
-                int s = Integer.parseInt(parts[0]);
-                return new int[] {s, s};
-            }
-            if (parts.length == 2) {
-                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the message below
-        }
-        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
-    }
-
-    /** The demo dataset of {@code stoker bench}, made once in {@link BenchCommand#cacheDir()}. */
-    private static Path demoDataset(PrintWriter out) throws IOException {
-        Path dir = BenchCommand.cacheDir().resolve("demo-kinetics");
-        if (!DemoDataset.isComplete(dir, DemoSpec.kineticsLike())) {
-            out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");
-            out.flush();
-        }
-        return DemoDataset.ensure(dir);
     }
 }

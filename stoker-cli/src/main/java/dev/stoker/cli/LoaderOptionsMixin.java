@@ -1,0 +1,163 @@
+package dev.stoker.cli;
+
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The dataset argument and the clip, batch and pipeline options that every command running the
+ * {@link VideoLoader} takes ({@code bench}, {@code headspace}), so they read and behave the same.
+ */
+final class LoaderOptionsMixin {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET",
+            description = "Dataset folder ROOT/<class>/<video> or CSV manifest path,label[,start,end] (default: the demo dataset).")
+    Path dataset;
+
+    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
+    int frames;
+
+    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
+    int stride;
+
+    @Option(names = "--fps", description = "Resample clips to this frame rate by timestamp instead of striding.")
+    Double fps;
+
+    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
+            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE",
+            description = "center-crop, random-crop (short side resized first) or stretch (default: ${DEFAULT-VALUE}).")
+    String resize;
+
+    @Option(names = "--short-side", defaultValue = "0", description = "Short side before cropping (default: the crop's longer side).")
+    int shortSide;
+
+    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--clips-per-video", defaultValue = "1", description = "Random clips per video per epoch (default: ${DEFAULT-VALUE}).")
+    int clipsPerVideo;
+
+    @Option(names = "--layout", defaultValue = "NTHWC", description = "NTHWC or NCTHW (default: ${DEFAULT-VALUE}).")
+    BatchLayout layout;
+
+    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order, clip starts and crops (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--decoder-threads", defaultValue = "1", description = "FFmpeg threads per decoder (default: ${DEFAULT-VALUE}).")
+    int decoderThreads;
+
+    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true",
+            description = "Decode every frame, even non-reference frames that are not output (slower; for comparison).")
+    boolean skipFrames;
+
+    @Option(names = "--fused-convert", description = "Convert inside the decode stage instead of a convert stage of its own.")
+    boolean fusedConvert;
+
+    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
+    Map<String, Integer> concurrency = new LinkedHashMap<>();
+
+    @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON, as --save-config writes) laid over the defaults.")
+    Path config;
+
+    /** The loader options these flags describe; bad values are usage errors. */
+    LoaderOptions loaderOptions(CommandSpec spec) {
+        int[] wh = parseSize(spec, size);
+        Resize.Mode mode = switch (resize) {
+            case "center-crop" -> Resize.Mode.SHORT_SIDE_CENTER_CROP;
+            case "random-crop" -> Resize.Mode.SHORT_SIDE_RANDOM_CROP;
+            case "stretch" -> Resize.Mode.STRETCH;
+            default -> throw new ParameterException(spec.commandLine(),
+                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
+        };
+        PipelineConfig overrides;
+        try {
+            overrides = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
+        } catch (RuntimeException e) {
+            throw new ParameterException(spec.commandLine(), "--config: " + e.getMessage());
+        }
+        for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
+            if (!VideoLoader.STAGES.contains(c.getKey())) {
+                throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
+                        + "' (expected one of " + VideoLoader.STAGES + ")");
+            }
+            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
+                    StageConfig.EMPTY.withConcurrency(c.getValue())));
+        }
+        try {
+            LoaderOptions o = LoaderOptions.defaults()
+                    .withClip(frames, stride)
+                    .withSize(wh[0], wh[1], mode, shortSide)
+                    .withBatch(batch, false, layout)
+                    .withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
+                    .withOrder(seed, true, -1)
+                    .withDecoder(decoderThreads, skipFrames)
+                    .withFusedConvert(fusedConvert)
+                    .withConfig(overrides);
+            return fps != null ? o.withResampledClip(frames, fps) : o;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The dataset argument, or the demo dataset (made once in the cache). */
+    Path datasetRoot(PrintWriter out) throws IOException {
+        if (dataset != null) {
+            return dataset;
+        }
+        Path dir = cacheDir().resolve("demo-kinetics");
+        if (!DemoDataset.isComplete(dir, DemoSpec.kineticsLike())) {
+            out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");
+            out.flush();
+        }
+        return DemoDataset.ensure(dir);
+    }
+
+    /** Opens {@code root} as a dataset; a missing or malformed one is a usage error naming it. */
+    static Dataset openDataset(CommandSpec spec, Path root) {
+        try {
+            return Dataset.open(root);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
+        }
+    }
+
+    /** Where made-once data lives: $STOKER_CACHE, else ~/.cache/stoker. */
+    static Path cacheDir() {
+        String env = System.getenv("STOKER_CACHE");
+        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "stoker");
+    }
+
+    private static int[] parseSize(CommandSpec spec, String text) {
+        try {
+            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
+            if (parts.length == 1) {
+                int s = Integer.parseInt(parts[0]);
+                return new int[] {s, s};
+            }
+            if (parts.length == 2) {
+                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the message below
+        }
+        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
+    }
+}
