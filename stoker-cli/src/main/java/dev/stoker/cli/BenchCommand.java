@@ -6,6 +6,9 @@ import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.tune.Headspace;
+import dev.stoker.tune.HeadspaceResult;
+import dev.stoker.tune.TensorBatch;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
@@ -111,6 +114,13 @@ final class BenchCommand implements Callable<Integer> {
             description = "Write a self-contained HTML report: samples/s, task times, queues over the run.")
     Path report;
 
+    private static final int HEADSPACE_STEPS = 20;
+    private static final int HEADSPACE_CACHED = 8;
+
+    @Option(names = "--headspace", paramLabel = "STEP_MS",
+            description = "After the run, a headspace analysis with a synthetic training step of STEP_MS ms: is training waiting for data?")
+    Double headspaceStepMillis;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -194,12 +204,25 @@ final class BenchCommand implements Callable<Integer> {
         }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
 
+        HeadspaceResult headspace = null;
+        if (headspaceStepMillis != null) {
+            out.printf(Locale.ROOT, "headspace: a %.0f ms synthetic step with the loader, then on %d cached batches...%n",
+                    headspaceStepMillis, HEADSPACE_CACHED);
+            out.flush();
+            try (VideoLoader again = VideoLoader.open(data, options)) {
+                headspace = Headspace.of(new SyntheticStep(headspaceStepMillis), new ClipBatchCache())
+                        .warmupSteps(3).measuredSteps(HEADSPACE_STEPS).cachedBatches(HEADSPACE_CACHED)
+                        .samplesPerBatch(TensorBatch::samples)
+                        .run(again.pipeline());
+            }
+        }
+
         BenchResult result = new BenchResult(root.toString(), data.size(), cores, batchesDone, samples.get(), seconds,
                 samplesPerSecond, samplesPerSecond * options.frames(), firstBatchNanos / 1e9,
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
-                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax));
+                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax), headspace);
         out.print(result.summary());
         if (json != null) {
             write("--json", json, JSON.writeValueAsString(result));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.video.loader.LoaderOptions;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +32,8 @@ record BenchResult(
         @JsonProperty("stats") PipelineStats stats,
         @JsonProperty("failures") List<FailureRecord> failures,
         @JsonProperty("failures_by_reason") Map<String, Long> failuresByReason,
-        @JsonProperty("memory") Memory memory) {
+        @JsonProperty("memory") Memory memory,
+        @JsonProperty("headspace") HeadspaceResult headspace) {
 
     /** One failed sample: which file, which stage, why. */
     record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
@@ -64,6 +66,9 @@ record BenchResult(
             if (failures.size() > 10) {
                 s.append("  ... ").append(failures.size() - 10).append(" more (see --json)\n");
             }
+        }
+        if (headspace != null) {
+            s.append("headspace        ").append(headspace.summary()).append('\n');
         }
         s.append(String.format(Locale.ROOT, "memory           heap %s -> %s, RSS %s -> %s (max %s)%n",
                 MemoryProbe.mib(memory.start().heapUsedBytes()), MemoryProbe.mib(memory.end().heapUsedBytes()),

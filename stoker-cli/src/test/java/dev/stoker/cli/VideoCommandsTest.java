@@ -39,7 +39,7 @@ class VideoCommandsTest {
         Path json = dir.resolve("bench.json");
         Path trace = dir.resolve("bench.trace.json");
         CliRun run = CliRun.stoker("bench", data.toString(), "--batches", "4", "--batch", "2", "--frames", "8",
-                "--concurrency", "decode=2", "--json", json.toString(), "--trace", trace.toString());
+                "--concurrency", "decode=2", "--json", json.toString(), "--trace", trace.toString(), "--headspace", "5");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("samples/s").contains("decode efficiency").contains("bottleneck:");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
@@ -50,6 +50,9 @@ class VideoCommandsTest {
         assertThat(r.get("decoded_frames_per_clip").asDouble()).isGreaterThanOrEqualTo(8);
         assertThat(r.get("failures").isArray()).isTrue();
         assertThat(r.get("batches").asLong()).isEqualTo(4);
+        assertThat(r.get("headspace").get("floor_step_ms").asDouble()).isPositive();
+        assertThat(r.get("headspace").get("waiting_share").asDouble()).isBetween(0.0, 1.0);
+        assertThat(run.out()).contains("headspace ");
         assertThat(r.get("config").get("stages").get("decode").get("concurrency").asInt()).isEqualTo(2);
         List<String> stages = new ArrayList<>();
         r.get("stats").get("stages").forEach(s -> stages.add(s.get("name").asText()));
