@@ -1,7 +1,13 @@
 package dev.stoker.store;
 
+import dev.stoker.store.format.ShardFormat;
+import dev.stoker.store.shard.Manifest;
+import dev.stoker.store.shard.ShardFile;
+import dev.stoker.store.shard.ShardLayout;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -23,7 +29,28 @@ public final class ShardDataset implements AutoCloseable {
     /** The manifest at the folder's root, written last by an ingest: its presence marks a complete ingest. */
     public static final String MANIFEST = "stoker-shards.json";
 
-    private ShardDataset() {
+    private final Path root;
+    private final Manifest manifest;
+    private final ShardFormat format;
+    private final Arena arena;
+    private final ShardFile[] shards;
+    private final String[] missing;
+    private final SampleInfo[] samples;
+
+    private ShardDataset(Path root, Manifest manifest, Arena arena, ShardFile[] shards, String[] missing) {
+        this.root = root;
+        this.manifest = manifest;
+        this.format = ShardFormat.named(manifest.format());
+        this.arena = arena;
+        this.shards = shards;
+        this.missing = missing;
+        this.samples = new SampleInfo[manifest.samples().size()];
+        for (int i = 0; i < samples.length; i++) {
+            Manifest.SampleRow row = manifest.samples().get(i);
+            samples[i] = new SampleInfo(i, row.label(), manifest.classNames().get(row.label()), row.frames(), row.fps(),
+                    row.durationSeconds(), row.width(), row.height(), Path.of(row.source()), row.sourceIndex(),
+                    manifest.shards().get(row.shard()).file(), row.record());
+        }
     }
 
     /** True when {@code path} is a folder holding a complete ingest (its manifest). */
@@ -33,45 +60,104 @@ public final class ShardDataset implements AutoCloseable {
 
     /**
      * Opens an ingested folder: reads the manifest and maps the shards (their indexes are read on
-     * first use). A damaged shard does not fail the open; reading its samples does.
+     * first use). A damaged or missing shard does not fail the open; reading its samples does.
      *
      * @throws IOException when the manifest is missing or unreadable, or from another format version
      */
     public static ShardDataset open(Path dest) throws IOException {
-        throw new UnsupportedOperationException("coming");
+        Path file = dest.resolve(MANIFEST);
+        if (!Files.isRegularFile(file)) {
+            throw new NoSuchFileException(file.toString(), null,
+                    "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
+        }
+        Manifest manifest;
+        try {
+            manifest = Manifest.read(file);
+        } catch (IOException e) {
+            throw new IOException(file + ": unreadable manifest: " + e.getMessage(), e);
+        }
+        if (manifest.formatVersion() != ShardLayout.FORMAT_VERSION) {
+            throw new IOException(file + ": format version " + manifest.formatVersion() + " (expected: "
+                    + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
+        }
+        Arena arena = Arena.ofShared();
+        ShardFile[] shards = new ShardFile[manifest.shards().size()];
+        String[] missing = new String[shards.length];
+        try {
+            for (int s = 0; s < shards.length; s++) {
+                Path shard = dest.resolve(manifest.shards().get(s).file());
+                try {
+                    shards[s] = ShardFile.map(shard, arena);
+                } catch (IOException e) {
+                    missing[s] = e instanceof NoSuchFileException ? "the file is missing" : String.valueOf(e);
+                }
+            }
+            return new ShardDataset(dest, manifest, arena, shards, missing);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /** Number of samples (bad sources excluded). */
     public int size() {
-        throw new UnsupportedOperationException("coming");
+        return samples.length;
     }
 
     /** Sample {@code index}, {@code 0..size()-1}. */
     public SampleInfo sample(int index) {
-        throw new UnsupportedOperationException("coming");
+        if (index < 0 || index >= samples.length) {
+            throw new IndexOutOfBoundsException("sample: " + index + " (expected: 0.." + (samples.length - 1) + ")");
+        }
+        return samples[index];
+    }
+
+    /** Every sample, in order. */
+    public List<SampleInfo> samples() {
+        return List.of(samples);
     }
 
     /** Label {@code i} stands for {@code classNames().get(i)}. */
     public List<String> classNames() {
-        throw new UnsupportedOperationException("coming");
+        return manifest.classNames();
     }
 
     /** The options the shards were written with (format, size, fps, GOP, shard size). */
     public IngestOptions options() {
-        throw new UnsupportedOperationException("coming");
+        return manifest.options();
     }
 
     /** The folder. */
     public Path root() {
-        throw new UnsupportedOperationException("coming");
+        return root;
+    }
+
+    /** The manifest as read (shards, sample rows, failed sources). */
+    public Manifest manifest() {
+        return manifest;
     }
 
     /** A reader for one thread: one FFmpeg decoding thread, skipping frames nothing needs. */
     public ClipReader newReader() {
-        throw new UnsupportedOperationException("coming");
+        return new ShardClipReader(this);
+    }
+
+    ShardFormat format() {
+        return format;
+    }
+
+    /** The mapped shard holding sample {@code index}. */
+    ShardFile shardOf(SampleInfo sample) {
+        int s = manifest.samples().get(sample.index()).shard();
+        if (shards[s] == null) {
+            throw new ShardException(sample.shard(), sample.record(), ShardException.Reason.INCONSISTENT,
+                    "cannot map the shard: " + missing[s]);
+        }
+        return shards[s];
     }
 
     @Override
     public void close() {
+        arena.close();
     }
 }

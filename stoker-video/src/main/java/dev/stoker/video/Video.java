@@ -226,8 +226,9 @@ public final class Video implements AutoCloseable {
      *
      * @throws VideoException OUT_OF_RANGE when the clip does not fit and the policy is SKIP
      */
-    public int[] clipFrames(ClipSpec spec) {
-        return ClipPlan.of(this, spec).frames().clone();
+    public ClipSelection selectClip(ClipSpec spec) {
+        ClipPlan plan = ClipPlan.of(this, spec);
+        return new ClipSelection(plan.frames(), plan.shifted(), plan.repeatedFrames());
     }
 
     /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */

@@ -95,7 +95,7 @@ class VideoFromPacketsTest {
                         DecodedClip b = decoder.decode(packets, new ClipRequest(spec, resize, actual));
                         assertThat(b.frameIndices()).as(path + " " + spec).isEqualTo(a.frameIndices());
                         assertThat(b.ptsSeconds()).isEqualTo(a.ptsSeconds());
-                        assertThat(packets.clipFrames(spec)).containsExactly(
+                        assertThat(packets.selectClip(spec).frames()).containsExactly(
                                 a.frameIndices().stream().mapToInt(Integer::intValue).toArray());
                         assertThat(actual.mismatch(expected)).as(path + " " + spec + " pixels").isEqualTo(-1);
                     }

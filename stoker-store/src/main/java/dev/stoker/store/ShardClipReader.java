@@ -1,0 +1,140 @@
+package dev.stoker.store;
+
+import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.shard.ShardFile;
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.ClipSelection;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.Resize;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoPackets;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Reads clips from mapped shards: the record's packets become a {@link Video} in place
+ * ({@link Video#fromPackets}, nothing copied), the clip's frames are selected exactly as
+ * {@link ClipDecoder} selects them, the checksums of the packets to be read are checked, and the frames
+ * are decoded (or, for raw frames already at the requested size, copied).
+ */
+final class ShardClipReader implements ClipReader {
+    private final ShardDataset dataset;
+    private final ClipDecoder decoder = new ClipDecoder(1, true);
+    private long copiedFrames;
+
+    ShardClipReader(ShardDataset dataset) {
+        this.dataset = dataset;
+    }
+
+    @Override
+    public List<DecodedClip> read(int sample, List<ClipRequest> requests) {
+        SampleInfo info = dataset.sample(sample);
+        ShardFile shard = dataset.shardOf(info);
+        RecordEntry entry = shard.entry(info.record());
+        if (entry.failed() || entry.sourceIndex() != info.sourceIndex()) {
+            throw new ShardException(shard.name(), info.record(), ShardException.Reason.INCONSISTENT,
+                    "the manifest says source " + info.sourceIndex() + " (" + info.sourcePath() + ") but the record holds "
+                            + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
+        }
+        MemorySegment payload = shard.payload(info.record(), entry);
+        VideoPackets packets;
+        try {
+            packets = new VideoPackets(entry.codecName(), entry.width(), entry.height(), entry.pixelFormat(),
+                    entry.timeBaseNumerator(), entry.timeBaseDenominator(), entry.framesPerSecond(), entry.extradata(),
+                    payload, entry.pts(), entry.durations(), entry.keyframes(), entry.offsets(), entry.sizes());
+        } catch (IllegalArgumentException e) {
+            throw new ShardException(shard.name(), info.record(), ShardException.Reason.BAD_OFFSET, e.getMessage(), e);
+        }
+        String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
+        try (Video video = Video.fromPackets(name, packets)) {
+            List<ClipSelection> selections = new ArrayList<>(requests.size());
+            BitSet read = new BitSet(entry.frameCount());
+            for (ClipRequest request : requests) {
+                ClipSelection selection = video.selectClip(request.spec());
+                selections.add(selection);
+                markPacketsRead(entry, selection.frames(), read);
+            }
+            for (int p = read.nextSetBit(0); p >= 0; p = read.nextSetBit(p + 1)) {
+                shard.checkPacket(info.record(), entry, payload, p);
+            }
+            if (dataset.format().storesRgbFrames() && requests.stream().allMatch(r -> copiesAsStored(r.resize(), entry))) {
+                return copy(video, entry, payload, requests, selections);
+            }
+            return decoder.decode(video, requests);
+        }
+    }
+
+    /** Packets a decode of {@code frames} reads: from the keyframe at or before the first, through the last. */
+    private static void markPacketsRead(RecordEntry entry, int[] frames, BitSet read) {
+        boolean intra = true;
+        for (boolean key : entry.keyframes()) {
+            intra &= key;
+        }
+        if (intra) {
+            for (int f : frames) {
+                read.set(f);
+            }
+            return;
+        }
+        int first = Integer.MAX_VALUE;
+        int last = -1;
+        for (int f : frames) {
+            first = Math.min(first, f);
+            last = Math.max(last, f);
+        }
+        int start = first;
+        while (start > 0 && !entry.keyframes()[start]) {
+            start--;
+        }
+        read.set(start, last + 1);
+    }
+
+    /** True when the request's output is the stored frame unchanged (same size, no crop). */
+    private static boolean copiesAsStored(Resize resize, RecordEntry entry) {
+        return switch (resize.mode()) {
+            case ORIGINAL -> true;
+            case STRETCH -> resize.width() == entry.width() && resize.height() == entry.height();
+            case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> resize.width() == entry.width()
+                    && resize.height() == entry.height() && resize.shortSide() <= Math.min(entry.width(), entry.height());
+        };
+    }
+
+    private List<DecodedClip> copy(Video video, RecordEntry entry, MemorySegment payload, List<ClipRequest> requests,
+                                   List<ClipSelection> selections) {
+        long frameBytes = (long) entry.width() * entry.height() * 3;
+        List<DecodedClip> clips = new ArrayList<>(requests.size());
+        for (int c = 0; c < requests.size(); c++) {
+            ClipRequest request = requests.get(c);
+            int[] frames = selections.get(c).frames();
+            if (request.destination().byteSize() < frames.length * frameBytes) {
+                throw new IllegalArgumentException("destination: " + request.destination().byteSize() + " bytes (expected: "
+                        + frames.length * frameBytes + "+ for " + frames.length + " frames of " + entry.width() + "x"
+                        + entry.height() + " RGB24)");
+            }
+            List<Integer> indices = new ArrayList<>(frames.length);
+            List<Double> times = new ArrayList<>(frames.length);
+            for (int k = 0; k < frames.length; k++) {
+                MemorySegment.copy(payload, entry.offsets()[frames[k]], request.destination(), k * frameBytes, frameBytes);
+                indices.add(frames[k]);
+                times.add(video.frameTimeSeconds(frames[k]));
+            }
+            copiedFrames += frames.length;
+            clips.add(new DecodedClip(video.info().path(), entry.width(), entry.height(), indices, times, frames.length,
+                    selections.get(c).shifted(), selections.get(c).repeatedFrames()));
+        }
+        return clips;
+    }
+
+    @Override
+    public long decodedFrames() {
+        return decoder.decodedFrames() + copiedFrames;
+    }
+
+    @Override
+    public void close() {
+        decoder.close();
+    }
+}

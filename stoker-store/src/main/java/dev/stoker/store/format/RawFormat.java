@@ -1,0 +1,26 @@
+package dev.stoker.store.format;
+
+import dev.stoker.store.IngestOptions;
+
+/** Decoded frames as they are: uint8 RGB24, one packet per frame. Largest; fastest to read. */
+final class RawFormat implements ShardFormat {
+    @Override
+    public String name() {
+        return IngestOptions.RAW;
+    }
+
+    @Override
+    public EncodedSample encode(DecodedSample sample, IngestOptions options) {
+        PacketSink sink = new PacketSink((int) Math.min(Integer.MAX_VALUE - 64,
+                (sample.frameBytes() + 64) * sample.frameCount()));
+        for (int k = 0; k < sample.frameCount(); k++) {
+            sink.add(sample.frame(k), sample.pts()[k], sample.durations()[k], true);
+        }
+        return sink.finish("rawvideo", "rgb24", sample, new byte[0]);
+    }
+
+    @Override
+    public boolean storesRgbFrames() {
+        return true;
+    }
+}

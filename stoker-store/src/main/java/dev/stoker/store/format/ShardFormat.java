@@ -1,0 +1,39 @@
+package dev.stoker.store.format;
+
+import dev.stoker.store.IngestOptions;
+
+/**
+ * A way of storing samples in shards: how decoded frames become packets at ingest, and which FFmpeg
+ * decoder reads them back (through {@link dev.stoker.video.Video#fromPackets}, so every format gets
+ * the same frame-exact clip semantics). One class per format.
+ */
+public interface ShardFormat {
+    /** The name {@code --format} takes: "video", "jpeg", "raw". */
+    String name();
+
+    /** Encodes every frame of {@code sample}; one instance per thread. */
+    EncodedSample encode(DecodedSample sample, IngestOptions options);
+
+    /**
+     * True when every stored packet is an uncompressed RGB24 frame of the stored size, so a clip at that
+     * size can be copied instead of decoded.
+     */
+    default boolean storesRgbFrames() {
+        return false;
+    }
+
+    /** Whether stored frames must have even width and height (4:2:0 chroma). */
+    default boolean needsEvenSize() {
+        return false;
+    }
+
+    /** The format {@code name} names. */
+    static ShardFormat named(String name) {
+        return switch (name) {
+            case IngestOptions.VIDEO -> new VideoFormat();
+            case IngestOptions.JPEG -> new JpegFormat();
+            case IngestOptions.RAW -> new RawFormat();
+            default -> throw new IllegalArgumentException("format: " + name + " (expected: video, jpeg or raw)");
+        };
+    }
+}

@@ -1,0 +1,390 @@
+package dev.stoker.store.ingest;
+
+import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.Sink;
+import dev.stoker.store.IngestOptions;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.ShardException;
+import dev.stoker.store.format.ShardFormat;
+import dev.stoker.store.shard.Manifest;
+import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.shard.ShardFile;
+import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.store.shard.ShardWriter;
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.VideoEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
+
+/**
+ * Ingests a dataset into shards: the pipeline
+ * <pre>
+ *   sources (sorted dataset order) → read → decode → encode → write
+ * </pre>
+ * where read loads the file (virtual threads), decode turns it into RGB frames at the stored size and
+ * rate, encode makes the format's packets, and the single write stage appends samples to the current
+ * shard and closes it once its payload reaches the shard size (so shard boundaries are a function of the
+ * sorted dataset, the options and the deterministic encoders).
+ *
+ * <p>Resumable: finished shards ({@code shard-NNNNNNN.stk}, named by the first source they cover) whose
+ * header matches these options and whose sources are unchanged (path, size, mtime) are kept, and only
+ * the sources outside them are ingested again, with shards closed where a kept shard begins. The
+ * manifest is written last; until then the folder is not a {@link ShardDataset}.
+ */
+public final class Ingest {
+    /** The list of sources that failed, with reasons, written next to the manifest. */
+    public static final String REPORT = "ingest-report.txt";
+
+    /** What an ingest did. */
+    public record Result(Path dest, int sources, int samples, int failed, int shardsWritten, int shardsReused,
+                         long payloadBytes, List<Manifest.FailedSource> failures) {
+    }
+
+    private Ingest() {
+    }
+
+    public static Result run(Dataset dataset, Path dest, IngestOptions options, int workers, IngestListener listener)
+            throws IOException {
+        Objects.requireNonNull(listener, "listener");
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers: " + workers + " (expected: 1+)");
+        }
+        ShardFormat format = ShardFormat.named(options.format());
+        Files.createDirectories(dest);
+        Files.deleteIfExists(dest.resolve(ShardDataset.MANIFEST));
+        deleteTemporaryFiles(dest);
+        int sourceCount = dataset.size();
+        List<RecordEntry.Source> sources = new ArrayList<>(sourceCount);
+        for (int i = 0; i < sourceCount; i++) {
+            sources.add(fingerprint(i, dataset.get(i)));
+        }
+        String header = new Manifest.Header(ShardLayout.FORMAT_VERSION, options.format(), options).toJson();
+        List<ShardFile.Summary> kept = keepFinishedShards(dest, header, sources, listener);
+        boolean[] covered = new boolean[sourceCount];
+        Set<Integer> keptStarts = new HashSet<>();
+        int reusedSources = 0;
+        for (ShardFile.Summary s : kept) {
+            keptStarts.add(s.firstSource());
+            for (int i = s.firstSource(); i < s.endSource(); i++) {
+                covered[i] = true;
+                reusedSources++;
+            }
+        }
+        listener.planned(sourceCount, reusedSources, kept.size());
+        List<IngestItem> todo = new ArrayList<>();
+        for (int i = 0; i < sourceCount; i++) {
+            if (!covered[i]) {
+                todo.add(new IngestItem(sources.get(i)));
+            }
+        }
+
+        List<ShardFile.Summary> written = new ArrayList<>();
+        if (!todo.isEmpty()) {
+            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, sourceCount, header);
+        }
+        List<ShardFile.Summary> all = new ArrayList<>(kept);
+        all.addAll(written);
+        all.sort(Comparator.comparingInt(ShardFile.Summary::firstSource));
+        Manifest manifest = manifest(dest, options, dataset.classNames(), sourceCount, all);
+        writeReport(dest, manifest);
+        manifest.write(dest.resolve(ShardDataset.MANIFEST));
+        return new Result(dest, sourceCount, manifest.sampleCount(), manifest.failedCount(), written.size(), kept.size(),
+                manifest.payloadBytes(), manifest.failed());
+    }
+
+    private static List<ShardFile.Summary> runPipeline(Dataset dataset, Path dest, IngestOptions options,
+                                                       ShardFormat format, int workers, IngestListener listener,
+                                                       List<IngestItem> todo, Set<Integer> keptStarts, int sourceCount,
+                                                       String header) {
+        SampleDecoder sampleDecoder = new SampleDecoder(options, format.needsEvenSize());
+        Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
+        ThreadLocal<ClipDecoder> decoder = ThreadLocal.withInitial(() -> {
+            ClipDecoder d = new ClipDecoder();
+            decoders.add(d);
+            return d;
+        });
+        WriteStage write = new WriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener);
+        List<ShardFile.Summary> written = new ArrayList<>();
+        try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
+                .map("read", Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
+                        .failureBudget(FailureBudget.UNLIMITED))
+                .map("decode", item -> decode(item, dataset, sampleDecoder, decoder.get()),
+                        s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
+                .map("encode", item -> encode(item, format, options),
+                        s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
+                .map("write", write, s -> s.concurrency(1).ordered().queueCapacity(2).failureBudget(FailureBudget.count(0)))
+                .build(Sink.buffer(4))) {
+            for (ShardFile.Summary summary : pipeline) {
+                written.add(summary);
+            }
+        } finally {
+            write.abandon();
+            ClipDecoder d;
+            while ((d = decoders.poll()) != null) {
+                d.close();
+            }
+        }
+        return written;
+    }
+
+    private static IngestItem read(IngestItem item) {
+        try {
+            item.bytes = Files.readAllBytes(Path.of(item.source.path()));
+            if (item.bytes.length == 0) {
+                item.fail("empty-file", "the file has 0 bytes");
+            }
+        } catch (NoSuchFileException e) {
+            item.fail("not-found", "no such file");
+        } catch (IOException e) {
+            item.fail("io", "cannot read: " + e);
+        }
+        return item;
+    }
+
+    private static IngestItem decode(IngestItem item, Dataset dataset, SampleDecoder sampleDecoder, ClipDecoder decoder) {
+        if (item.failed()) {
+            return item;
+        }
+        VideoEntry entry = dataset.get(item.source.index());
+        try (Video video = Video.open(item.source.path(), item.bytes)) {
+            item.bytes = null;
+            item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
+        } catch (VideoException e) {
+            item.fail(e.reason().code(), e.getMessage());
+        } catch (RuntimeException e) {
+            item.fail("decode-error", String.valueOf(e));
+        }
+        return item;
+    }
+
+    private static IngestItem encode(IngestItem item, ShardFormat format, IngestOptions options) {
+        if (item.failed()) {
+            return item;
+        }
+        try {
+            item.encoded = format.encode(item.decoded, options);
+        } catch (RuntimeException e) {
+            item.fail("encode-error", String.valueOf(e));
+        } finally {
+            item.close();
+        }
+        return item;
+    }
+
+    /** Appends samples to the current shard; closes it at the size limit, before a kept shard, or at the end. */
+    private static final class WriteStage implements Function<IngestItem, ShardFile.Summary> {
+        private final Path dest;
+        private final String header;
+        private final long shardSizeBytes;
+        private final Set<Integer> keptStarts;
+        private final int sourceCount;
+        private final IngestListener listener;
+        private ShardWriter current;
+
+        WriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
+                   IngestListener listener) {
+            this.dest = dest;
+            this.header = header;
+            this.shardSizeBytes = shardSizeBytes;
+            this.keptStarts = keptStarts;
+            this.sourceCount = sourceCount;
+            this.listener = listener;
+        }
+
+        @Override
+        public ShardFile.Summary apply(IngestItem item) {
+            try (item) {
+                int index = item.source.index();
+                if (current == null) {
+                    current = new ShardWriter(dest, index, header);
+                }
+                if (item.failed()) {
+                    current.addFailure(item.source, item.failureReason, item.failureMessage);
+                    listener.sourceDone(index, true, 0);
+                } else {
+                    current.add(item.source, item.encoded);
+                    listener.sourceDone(index, false, item.encoded.payload().length);
+                    item.encoded = null;
+                }
+                int next = index + 1;
+                if (current.payloadBytes() >= shardSizeBytes || next == sourceCount || keptStarts.contains(next)) {
+                    ShardFile.Summary summary = current.finish(next);
+                    current = null;
+                    listener.shardWritten(summary);
+                    return summary;
+                }
+                return null;
+            } catch (IOException e) {
+                throw new UncheckedIOException("writing shard in " + dest + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** Deletes the temporary file of a shard left unfinished (the run stopped early). */
+        void abandon() {
+            if (current != null) {
+                try {
+                    current.close();
+                } catch (IOException e) {
+                    // the next run deletes leftover temporary files anyway
+                }
+                current = null;
+            }
+        }
+    }
+
+    static RecordEntry.Source fingerprint(int index, VideoEntry entry) {
+        Path path = entry.path().toAbsolutePath().normalize();
+        long size = -1;
+        long mtime = -1;
+        try {
+            size = Files.size(path);
+            mtime = Files.getLastModifiedTime(path).toMillis();
+        } catch (IOException e) {
+            // missing or unreadable: the read stage reports it
+        }
+        return new RecordEntry.Source(index, path.toString(), size, mtime, entry.label(), entry.className());
+    }
+
+    private static void deleteTemporaryFiles(Path dest) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dest, ".*.tmp")) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** Finished shards that match the options and the current sources; deletes the others. */
+    private static List<ShardFile.Summary> keepFinishedShards(Path dest, String header, List<RecordEntry.Source> sources,
+                                                              IngestListener listener) throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dest, ShardLayout.SHARD_PREFIX + "*" + ShardLayout.SHARD_SUFFIX)) {
+            stream.forEach(files::add);
+        }
+        files.sort(Comparator.naturalOrder());
+        List<ShardFile.Summary> kept = new ArrayList<>();
+        int coveredUpTo = 0;
+        for (Path file : files) {
+            String problem;
+            ShardFile.Summary summary = null;
+            try (Arena arena = Arena.ofConfined()) {
+                ShardFile shard = ShardFile.map(file, arena);
+                problem = reusable(shard, header, sources, coveredUpTo);
+                if (problem == null) {
+                    summary = summarise(shard);
+                }
+            } catch (ShardException e) {
+                problem = e.getMessage();
+            }
+            if (problem != null) {
+                listener.discarded(file.getFileName().toString(), problem);
+                Files.deleteIfExists(file);
+            } else {
+                kept.add(summary);
+                coveredUpTo = summary.endSource();
+            }
+        }
+        return kept;
+    }
+
+    private static String reusable(ShardFile shard, String header, List<RecordEntry.Source> sources, int coveredUpTo) {
+        if (!shard.headerJson().equals(header)) {
+            return "written with other options or format (" + shard.headerJson() + ")";
+        }
+        if (!shard.name().equals(ShardLayout.shardName(shard.firstSource()))) {
+            return "its name does not match its first source " + shard.firstSource();
+        }
+        if (shard.firstSource() < coveredUpTo || shard.endSource() > sources.size() || shard.endSource() <= shard.firstSource()) {
+            return "covers sources " + shard.firstSource() + ".." + shard.endSource() + ", overlapping or outside 0.." + sources.size();
+        }
+        if (!shard.indexIntact()) {
+            return "index checksum mismatch";
+        }
+        if (shard.entryCount() != shard.endSource() - shard.firstSource()) {
+            return "holds " + shard.entryCount() + " records for " + (shard.endSource() - shard.firstSource()) + " sources";
+        }
+        for (int r = 0; r < shard.entryCount(); r++) {
+            RecordEntry entry = shard.entry(r);
+            RecordEntry.Source now = sources.get(shard.firstSource() + r);
+            if (!entry.source().equals(now)) {
+                return "source " + now.index() + " changed since (" + now.path() + ")";
+            }
+        }
+        return null;
+    }
+
+    static ShardFile.Summary summarise(ShardFile shard) {
+        int samples = 0;
+        int failed = 0;
+        long payload = 0;
+        for (int r = 0; r < shard.entryCount(); r++) {
+            RecordEntry entry = shard.entry(r);
+            if (entry.failed()) {
+                failed++;
+            } else {
+                samples++;
+                payload += entry.payloadBytes();
+            }
+        }
+        return new ShardFile.Summary(shard.name(), shard.firstSource(), shard.endSource(), shard.entryCount(), samples,
+                failed, shard.fileBytes(), payload, shard.indexCrc32c());
+    }
+
+    private static Manifest manifest(Path dest, IngestOptions options, List<String> classNames, int sourceCount,
+                                     List<ShardFile.Summary> shards) throws IOException {
+        List<Manifest.SampleRow> rows = new ArrayList<>();
+        List<Manifest.FailedSource> failed = new ArrayList<>();
+        long payload = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int s = 0; s < shards.size(); s++) {
+                ShardFile shard = ShardFile.map(dest.resolve(shards.get(s).file()), arena);
+                for (int r = 0; r < shard.entryCount(); r++) {
+                    RecordEntry e = shard.entry(r);
+                    if (e.failed()) {
+                        failed.add(new Manifest.FailedSource(e.sourceIndex(), e.sourcePath(), e.failureReason(),
+                                e.failureMessage(), shard.name(), r));
+                    } else {
+                        rows.add(new Manifest.SampleRow(s, r, e.sourceIndex(), e.label(), e.frameCount(),
+                                e.framesPerSecond(), e.durationSeconds(), e.width(), e.height(), e.payloadBytes(),
+                                e.sourcePath()));
+                        payload += e.payloadBytes();
+                    }
+                }
+            }
+        }
+        return new Manifest(ShardLayout.FORMAT_VERSION, options.format(), options, classNames, sourceCount, rows.size(),
+                failed.size(), payload, shards, rows, failed);
+    }
+
+    private static void writeReport(Path dest, Manifest manifest) throws IOException {
+        StringBuilder text = new StringBuilder();
+        text.append("stoker ingest: ").append(manifest.sourceCount()).append(" sources, ").append(manifest.sampleCount())
+                .append(" stored, ").append(manifest.failedCount()).append(" failed\n");
+        for (Manifest.FailedSource f : manifest.failed()) {
+            text.append(f.source()).append(": ").append(f.reason()).append(": ").append(f.message().replace('\n', ' '))
+                    .append('\n');
+        }
+        Path report = dest.resolve(REPORT);
+        Path temp = dest.resolve("." + REPORT + ".tmp");
+        Files.writeString(temp, text, StandardCharsets.UTF_8);
+        Files.move(temp, report, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+}

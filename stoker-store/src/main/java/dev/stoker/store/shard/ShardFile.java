@@ -1,0 +1,260 @@
+package dev.stoker.store.shard;
+
+import dev.stoker.store.ShardException;
+import dev.stoker.store.ShardException.Reason;
+import dev.stoker.video.VideoPackets;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/**
+ * One shard file, memory-mapped ({@code FileChannel.map(..., arena)}): header, footer and index are
+ * parsed and checked on first use, each index entry against its own CRC32C, so damage is pinned to a
+ * record. Thread-safe.
+ */
+public final class ShardFile {
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** What a finished shard holds, as the manifest lists it. */
+    public record Summary(String file, int firstSource, int endSource, int records, int samples, int failed,
+                          long fileBytes, long payloadBytes, int indexCrc32c) {
+    }
+
+    private final String name;
+    private final MemorySegment bytes;
+    private volatile Parsed parsed;
+
+    /** Header, footer and entries as parsed; an entry slot holds the entry or why it is unusable. */
+    private record Parsed(String headerJson, int firstSource, int endSource, long indexOffset, long indexBytes,
+                          int indexCrc, boolean indexCrcMatches, Object[] entries, ShardException failure) {
+    }
+
+    private ShardFile(String name, MemorySegment bytes) {
+        this.name = name;
+        this.bytes = bytes;
+    }
+
+    /** Maps {@code file} read-only into {@code arena}; nothing is parsed yet. */
+    public static ShardFile map(Path file, Arena arena) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            MemorySegment segment = size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            return new ShardFile(file.getFileName().toString(), segment);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long fileBytes() {
+        return bytes.byteSize();
+    }
+
+    /** The header's JSON ({format, options}); throws when header or footer is unusable. */
+    public String headerJson() {
+        return parsed().headerJson;
+    }
+
+    public int firstSource() {
+        return parsed().firstSource;
+    }
+
+    public int endSource() {
+        return parsed().endSource;
+    }
+
+    public int indexCrc32c() {
+        return parsed().indexCrc;
+    }
+
+    /** Whether the whole index matches the footer's checksum. */
+    public boolean indexIntact() {
+        return parsed().indexCrcMatches;
+    }
+
+    public int entryCount() {
+        return parsed().entries.length;
+    }
+
+    /** Entry {@code record}, or a {@link ShardException} naming this shard and the record. */
+    public RecordEntry entry(int record) {
+        Parsed p = parsed();
+        if (record < 0 || record >= p.entries.length) {
+            throw new ShardException(name, record, Reason.INCONSISTENT,
+                    "no such record (the shard has " + p.entries.length + ")");
+        }
+        Object e = p.entries[record];
+        if (e instanceof ShardException failure) {
+            throw failure;
+        }
+        return (RecordEntry) e;
+    }
+
+    /** The payload of a sample entry, bounds-checked against the file. */
+    public MemorySegment payload(int record, RecordEntry entry) {
+        long end = entry.payloadOffset() + entry.payloadBytes();
+        if (entry.payloadOffset() < 0 || entry.payloadBytes() < 0 || end > parsed().indexOffset) {
+            throw new ShardException(name, record, Reason.BAD_OFFSET, "payload at " + entry.payloadOffset() + ", "
+                    + entry.payloadBytes() + " bytes (expected: within the records area, before byte "
+                    + parsed().indexOffset + ")");
+        }
+        MemorySegment payload = bytes.asSlice(entry.payloadOffset(), entry.payloadBytes());
+        for (int i = 0; i < entry.frameCount(); i++) {
+            if (entry.offsets()[i] < 0 || entry.sizes()[i] < 0
+                    || entry.offsets()[i] + entry.sizes()[i] + VideoPackets.PADDING_BYTES > entry.payloadBytes()) {
+                throw new ShardException(name, record, Reason.BAD_OFFSET, "packet " + i + " at " + entry.offsets()[i]
+                        + ", " + entry.sizes()[i] + " bytes (expected: within the " + entry.payloadBytes() + "-byte payload)");
+            }
+        }
+        return payload;
+    }
+
+    /** Checks the CRC32C of packet {@code packet} (payload and padding) of a sample. */
+    public void checkPacket(int record, RecordEntry entry, MemorySegment payload, int packet) {
+        int actual = crc(payload.asSlice(entry.offsets()[packet], entry.sizes()[packet] + VideoPackets.PADDING_BYTES));
+        if (actual != entry.packetCrc32c()[packet]) {
+            throw new ShardException(name, record, Reason.CHECKSUM, "frame " + packet + " of " + entry.sourcePath()
+                    + ": checksum " + hex(actual) + " (expected: " + hex(entry.packetCrc32c()[packet]) + ")");
+        }
+    }
+
+    /** Checks the whole payload's CRC32C. */
+    public void checkPayload(int record, RecordEntry entry, MemorySegment payload) {
+        int actual = crc(payload);
+        if (actual != entry.payloadCrc32c()) {
+            throw new ShardException(name, record, Reason.CHECKSUM, "payload of " + entry.sourcePath() + ": checksum "
+                    + hex(actual) + " (expected: " + hex(entry.payloadCrc32c()) + ")");
+        }
+    }
+
+    static int crc(MemorySegment segment) {
+        CRC32C crc = new CRC32C();
+        crc.update(segment.asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    static String hex(int crc) {
+        return String.format("%08x", crc);
+    }
+
+    private Parsed parsed() {
+        Parsed p = parsed;
+        if (p == null) {
+            synchronized (this) {
+                p = parsed;
+                if (p == null) {
+                    p = parse();
+                    parsed = p;
+                }
+            }
+        }
+        if (p.failure != null) {
+            throw p.failure;
+        }
+        return p;
+    }
+
+    private Parsed parse() {
+        try {
+            return parseOrThrow();
+        } catch (ShardException e) {
+            return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0], e);
+        } catch (IndexOutOfBoundsException e) {
+            return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0],
+                    new ShardException(name, -1, Reason.TRUNCATED, "a header or footer field lies past the file's end", e));
+        }
+    }
+
+    private Parsed parseOrThrow() {
+        long size = bytes.byteSize();
+        if (size < 20 + ShardLayout.FOOTER_BYTES) {
+            throw new ShardException(name, -1, Reason.TRUNCATED, size + " bytes (expected: at least a header and a "
+                    + ShardLayout.FOOTER_BYTES + "-byte footer)");
+        }
+        byte[] magic = bytes.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE);
+        if (!Arrays.equals(magic, ShardLayout.HEADER_MAGIC)) {
+            throw new ShardException(name, -1, Reason.VERSION, "not a Stoker shard (expected: magic STKSHARD)");
+        }
+        int version = bytes.get(INT, 8);
+        if (version != ShardLayout.FORMAT_VERSION) {
+            throw new ShardException(name, -1, Reason.VERSION, "format version " + version + " (expected: "
+                    + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
+        }
+        int headerLength = bytes.get(INT, 12);
+        if (headerLength < 0 || 16L + headerLength + 4 > size) {
+            throw new ShardException(name, -1, Reason.TRUNCATED, "header of " + headerLength + " bytes");
+        }
+        byte[] header = bytes.asSlice(16, headerLength).toArray(ValueLayout.JAVA_BYTE);
+        int headerCrc = bytes.get(INT, 16L + headerLength);
+        if (ShardLayout.crc32c(header, 0, header.length) != headerCrc) {
+            throw new ShardException(name, -1, Reason.CHECKSUM, "header checksum mismatch");
+        }
+        long footerAt = size - ShardLayout.FOOTER_BYTES;
+        byte[] footerMagic = bytes.asSlice(footerAt + 40, 8).toArray(ValueLayout.JAVA_BYTE);
+        if (!Arrays.equals(footerMagic, ShardLayout.FOOTER_MAGIC)) {
+            throw new ShardException(name, -1, Reason.TRUNCATED, "no footer at the end (expected: magic STKSEND1)");
+        }
+        byte[] footer = bytes.asSlice(footerAt, 32).toArray(ValueLayout.JAVA_BYTE);
+        if (ShardLayout.crc32c(footer, 0, 32) != bytes.get(INT, footerAt + 32)) {
+            throw new ShardException(name, -1, Reason.CHECKSUM, "footer checksum mismatch");
+        }
+        int firstSource = bytes.get(INT, footerAt);
+        int endSource = bytes.get(INT, footerAt + 4);
+        long indexOffset = bytes.get(LONG, footerAt + 8);
+        long indexBytes = bytes.get(LONG, footerAt + 16);
+        int entries = bytes.get(INT, footerAt + 24);
+        int indexCrc = bytes.get(INT, footerAt + 28);
+        if (indexOffset < 16 + headerLength || indexBytes < 0 || indexOffset + indexBytes != footerAt || entries < 0) {
+            throw new ShardException(name, -1, Reason.BAD_OFFSET, "index at " + indexOffset + ", " + indexBytes
+                    + " bytes (expected: ending at the footer, byte " + footerAt + ")");
+        }
+        MemorySegment index = bytes.asSlice(indexOffset, indexBytes);
+        boolean indexMatches = crc(index) == indexCrc;
+        Object[] parsedEntries = new Object[entries];
+        long at = 0;
+        for (int r = 0; r < entries; r++) {
+            if (at + 4 > indexBytes) {
+                fill(parsedEntries, r, new ShardException(name, r, Reason.TRUNCATED, "index ends before this entry"));
+                break;
+            }
+            int length = index.get(INT, at);
+            if (length < 0 || at + 4 + length + 4 > indexBytes) {
+                fill(parsedEntries, r, new ShardException(name, r, Reason.BAD_OFFSET, "index entry length " + length
+                        + " runs past the index (" + indexBytes + " bytes)"));
+                break;
+            }
+            byte[] entry = index.asSlice(at + 4, length).toArray(ValueLayout.JAVA_BYTE);
+            int crc = index.get(INT, at + 4 + length);
+            at += 8 + length;
+            int actual = ShardLayout.crc32c(entry, 0, length);
+            if (actual != crc) {
+                parsedEntries[r] = new ShardException(name, r, Reason.CHECKSUM, "index entry checksum " + hex(actual)
+                        + " (expected: " + hex(crc) + ")");
+                continue;
+            }
+            try {
+                parsedEntries[r] = RecordEntry.decode(entry);
+            } catch (IOException | RuntimeException e) {
+                parsedEntries[r] = new ShardException(name, r, Reason.INCONSISTENT, "index entry unreadable: " + e, e);
+            }
+        }
+        return new Parsed(new String(header, StandardCharsets.UTF_8), firstSource, endSource, indexOffset, indexBytes,
+                indexCrc, indexMatches, parsedEntries, null);
+    }
+
+    private static void fill(Object[] entries, int from, ShardException failure) {
+        for (int i = from; i < entries.length; i++) {
+            entries[i] = failure;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.stoker.store;
+
+import dev.stoker.store.ingest.Ingest;
+import dev.stoker.store.ingest.IngestListener;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The small demo dataset (2 classes x 2 clips of 2 s, 340x256; clip 3 is VP8), made once per test JVM. */
+final class DemoSource {
+    private static Path root;
+
+    private DemoSource() {
+    }
+
+    static synchronized Path root() {
+        if (root == null) {
+            try {
+                Path dir = Files.createTempDirectory("stoker-store-demo");
+                dir.toFile().deleteOnExit();
+                root = DemoDataset.create(dir, DemoSpec.small(2, 2, 2.0));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return root;
+    }
+
+    static Dataset dataset() {
+        try {
+            return Dataset.open(root());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Ingests the demo dataset into {@code dest}: short side 112, small shards so there are several. */
+    static Ingest.Result ingest(Path dest, String format) throws IOException {
+        return Ingest.run(dataset(), dest, options(format), 2, IngestListener.NONE);
+    }
+
+    static IngestOptions options(String format) {
+        long shardBytes = switch (format) {
+            case IngestOptions.RAW -> 4L << 20;
+            case IngestOptions.JPEG -> 200L << 10;
+            default -> 40L << 10;
+        };
+        return IngestOptions.defaults().withFormat(format).withShortSide(112).withShardSize(shardBytes);
+    }
+}
