@@ -88,7 +88,7 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
 
     /** The epoch of the last result handed out. */
     public int epoch() {
-        return runtime.stats().epoch();
+        return runtime.consumerEpoch();
     }
 
     private final class ResultIterator implements Iterator<T> {

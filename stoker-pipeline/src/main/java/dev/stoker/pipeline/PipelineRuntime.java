@@ -266,6 +266,10 @@ final class PipelineRuntime implements StageFunction.IdSource {
         consumerEpoch = epoch;
     }
 
+    int consumerEpoch() {
+        return consumerEpoch;
+    }
+
     /** Stops every thread without waiting: safe to call from a worker. */
     private void shutdown() {
         closing = true;
