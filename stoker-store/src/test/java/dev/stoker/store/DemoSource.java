@@ -47,7 +47,7 @@ final class DemoSource {
         long shardBytes = switch (format) {
             case IngestOptions.RAW -> 4L << 20;
             case IngestOptions.JPEG -> 200L << 10;
-            default -> 40L << 10;
+            default -> 16L << 10;
         };
         return IngestOptions.defaults().withFormat(format).withShortSide(112).withShardSize(shardBytes);
     }
