@@ -416,7 +416,8 @@ final class ChildProcessStages implements HostedStages {
         if (streamEnded || fatal) {
             return;
         }
-        String how = describeExit(process);
+        String how = describeExit(process) + options.fatalErrorReport(process.pid())
+                .map(f -> ", a JVM fatal error such as a native crash: see " + f.toAbsolutePath()).orElse("");
         restarts++;
         List<Entry> suspects = unacked.values().stream().filter(e -> e.kind == Kind.ITEM && e.sent).toList();
         List<String> named = suspects.stream().map(e -> "'" + describe(e.value) + "'").toList();

@@ -208,6 +208,19 @@ public final class SubprocessOptions implements StageHost {
         return cmd;
     }
 
+    /** Where a child that died of a JVM fatal error (a native crash) wrote its hs_err report, if anywhere. */
+    java.util.Optional<Path> fatalErrorReport(long pid) {
+        List<Path> candidates = new ArrayList<>();
+        for (String arg : jvmArgs) {
+            if (arg.startsWith("-XX:ErrorFile=")) {
+                candidates.add(Path.of(arg.substring("-XX:ErrorFile=".length()).replace("%p", String.valueOf(pid))));
+            }
+        }
+        candidates.add(Path.of("hs_err_pid" + pid + ".log"));
+        candidates.add(Path.of(System.getProperty("java.io.tmpdir"), "hs_err_pid" + pid + ".log"));
+        return candidates.stream().filter(Files::isRegularFile).findFirst();
+    }
+
     private static String javaCommand() {
         return ProcessHandle.current().info().command()
                 .filter(c -> Path.of(c).getFileName().toString().startsWith("java"))

@@ -21,6 +21,17 @@ final class ChildJvm {
         return SubprocessOptions.codecs(in, out).jvmArgs(FAST_FLAGS).maxHeap("256m");
     }
 
+    /** Deletes the hs_err reports that crashed test children wrote. */
+    static void deleteCrashReports(List<Long> pids) {
+        for (long pid : pids) {
+            try {
+                Files.deleteIfExists(Path.of(System.getProperty("java.io.tmpdir"), "stoker-test-hs_err_" + pid + ".log"));
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+
     /** This JVM's shared memory files now. */
     static List<Path> ownSharedMemoryFiles() {
         String prefix = "stoker-" + ProcessHandle.current().pid() + "-";

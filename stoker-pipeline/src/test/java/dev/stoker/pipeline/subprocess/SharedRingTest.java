@@ -70,14 +70,14 @@ class SharedRingTest {
     void aProducerAndAConsumerThreadPassManyRecordsWithoutLossOrTearing() throws Exception {
         try (Arena arena = Arena.ofShared()) {
             SharedRing ring = new SharedRing(arena.allocate(SharedRing.regionBytes(4096), 64));
-            int count = 200_000;
+            int count = 100_000;
             AtomicReference<Throwable> error = new AtomicReference<>();
             Thread producer = Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < count; i++) {
                     int bytes = 8 + (i % 5) * 8;
                     MemorySegment target;
                     while ((target = ring.tryClaim(1, i, i, bytes)) == null) {
-                        Thread.onSpinWait();
+                        Thread.yield();
                     }
                     for (int k = 0; k < bytes; k += 8) {
                         target.set(ValueLayout.JAVA_LONG, k, (long) i * 31 + k);
@@ -88,7 +88,7 @@ class SharedRingTest {
             SharedRing.Record r = new SharedRing.Record();
             for (int i = 0; i < count; i++) {
                 while (!ring.poll(r)) {
-                    Thread.onSpinWait();
+                    Thread.yield();
                 }
                 if (r.id != i || r.seq != i || r.payload.byteSize() != 8 + (i % 5) * 8) {
                     error.set(new AssertionError("record " + i + ": id " + r.id + " size " + r.payload.byteSize()));

@@ -78,6 +78,15 @@ public final class TestStages {
         }
     }
 
+    /** Passes strings through after sleeping the config's milliseconds. */
+    public static final class Slow implements StageFactory<String, String> {
+        @Override
+        public Function<String, String> create(String config) {
+            Function<Object, Object> sleep = new Identity().create(config);
+            return s -> (String) sleep.apply(s);
+        }
+    }
+
     /** A list of paths into the list of their file names. */
     public static final class FileNames implements StageFactory<List<Path>, List<String>> {
         @Override
