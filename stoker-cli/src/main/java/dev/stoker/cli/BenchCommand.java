@@ -129,6 +129,9 @@ final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
         Path root = loader.datasetRoot(out);
+        if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
+            return ShardBench.run(out, root, options, batches, json, trace);
+        }
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();

@@ -40,6 +40,9 @@ import picocli.CommandLine.Spec;
                 DemoDataCommand.class,
                 MonitorCommand.class,
                 HeadspaceCommand.class,
+                IngestCommand.class,
+                InspectCommand.class,
+                VerifyCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec

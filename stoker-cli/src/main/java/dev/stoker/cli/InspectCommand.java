@@ -1,0 +1,99 @@
+package dev.stoker.cli;
+
+import dev.stoker.store.IngestOptions;
+import dev.stoker.store.SampleInfo;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.shard.Manifest;
+import dev.stoker.store.shard.ShardFile;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker inspect DEST}: what an ingested folder holds. */
+@Command(name = "inspect",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Prints what an ingested shard folder holds: format and ingest options, samples, classes,",
+                "frames, shards, bytes (per sample, per frame) and the sources that failed. Reads only the",
+                "manifest.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker inspect shards/demo",
+                "  stoker verify shards/demo        check every checksum",
+        })
+final class InspectCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DEST", description = "A folder written by stoker ingest.")
+    Path dest;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            Manifest m = shards.manifest();
+            IngestOptions o = m.options();
+            long frames = 0;
+            long[] perClass = new long[m.classNames().size()];
+            for (SampleInfo s : shards.samples()) {
+                frames += s.frameCount();
+                perClass[s.label()]++;
+            }
+            long fileBytes = m.shards().stream().mapToLong(ShardFile.Summary::fileBytes).sum();
+            out.printf(Locale.ROOT, "%s%n", dest);
+            out.printf(Locale.ROOT, "format       %s (shard format version %d)%n", m.format(), m.formatVersion());
+            out.printf(Locale.ROOT, "options      size %s, fps %s, gop %d, shard size %s%s%n",
+                    o.width() > 0 ? o.width() + "x" + o.height() : o.shortSide() > 0 ? "short side " + o.shortSide() : "source",
+                    o.framesPerSecond() > 0 ? String.valueOf(o.framesPerSecond()) : "source", o.gopFrames(),
+                    bytes(o.shardSizeBytes()), o.format().equals(IngestOptions.JPEG) ? ", jpeg quality " + o.jpegQuality() : "");
+            out.printf(Locale.ROOT, "samples      %d of %d sources (%d failed)%n", m.sampleCount(), m.sourceCount(), m.failedCount());
+            out.printf(Locale.ROOT, "classes      %d:", perClass.length);
+            for (int c = 0; c < perClass.length; c++) {
+                out.printf(Locale.ROOT, " %s %d%s", m.classNames().get(c), perClass[c], c + 1 < perClass.length ? "," : "");
+            }
+            out.println();
+            out.printf(Locale.ROOT, "frames       %d (%.1f per sample)%n", frames, m.sampleCount() == 0 ? 0.0 : (double) frames / m.sampleCount());
+            if (!shards.samples().isEmpty()) {
+                SampleInfo first = shards.sample(0);
+                out.printf(Locale.ROOT, "frame size   %dx%d (first sample)%n", first.width(), first.height());
+            }
+            out.printf(Locale.ROOT, "shards       %d, %s on disk%n", m.shards().size(), bytes(fileBytes));
+            out.printf(Locale.ROOT, "payload      %s: %s per sample, %s per frame%n", bytes(m.payloadBytes()),
+                    bytes(m.sampleCount() == 0 ? 0 : m.payloadBytes() / m.sampleCount()),
+                    bytes(frames == 0 ? 0 : m.payloadBytes() / frames));
+            for (Manifest.FailedSource f : m.failed()) {
+                out.printf(Locale.ROOT, "failed       %s: %s: %s%n", f.source(), f.reason(), f.message());
+            }
+            out.flush();
+            return ExitCode.OK;
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "DEST: " + dest + ": " + CliErrors.describe(e));
+        }
+    }
+
+    /** 1536 → "1.5 KiB". */
+    static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double v = n;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+}
