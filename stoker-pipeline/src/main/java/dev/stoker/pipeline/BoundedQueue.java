@@ -17,11 +17,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *       is taken until the stage has forwarded it ({@link #resume()}) — epoch boundaries stay exact.</li>
  * </ul>
  * {@link #close()} wakes every waiter; {@link #finish()} makes every later take return {@link #FINISHED}.
+ * At run time, {@link #setCapacity} resizes the ring and {@link #retire} asks that many takers to leave
+ * (their take returns {@link #RETIRE}): that is how a stage's concurrency and queue change while it runs.
  */
 final class BoundedQueue {
     /** Returned by take once the stream has ended and the stage's workers should exit. */
     static final Object FINISHED = new Object() {
         @Override public String toString() { return "FINISHED"; }
+    };
+
+    /** Returned by take to a worker asked to leave ({@link #retire}); it has taken nothing. */
+    static final Object RETIRE = new Object() {
+        @Override public String toString() { return "RETIRE"; }
     };
 
     /** Thrown to a producer or consumer when the pipeline is shutting down. */
@@ -30,7 +37,9 @@ final class BoundedQueue {
     }
 
     private final String name;
-    private final Object[] items;
+    private Object[] items;          // ring; its length is at least capacity (more only while shrinking)
+    private volatile int capacity;
+    private int retireRequests;
     private int head;
     private int tail;
     private int count;
@@ -46,7 +55,7 @@ final class BoundedQueue {
     // Occupancy samples, taken by the housekeeper every tick (see sample()): timing every put and take
     // inside the lock made the lock busier and cost a clock read per operation.
     private long samples;
-    private long fillSum;
+    private double fillSum;          // sum of size / capacity per sample (the capacity can change)
     private long emptySamples;
     private long fullSamples;
     private long totalPuts;
@@ -57,6 +66,7 @@ final class BoundedQueue {
         }
         this.name = name;
         this.items = new Object[capacity];
+        this.capacity = capacity;
     }
 
     String name() {
@@ -64,14 +74,63 @@ final class BoundedQueue {
     }
 
     int capacity() {
-        return items.length;
+        return capacity;
+    }
+
+    /**
+     * Changes the capacity while the queue is in use. Growing wakes blocked producers; shrinking below the
+     * current size drops nothing: producers wait until takes bring the size under the new capacity.
+     */
+    void setCapacity(int newCapacity) {
+        if (newCapacity < 1) {
+            throw new IllegalArgumentException("queue '" + name + "' capacity: " + newCapacity + " (expected: 1+)");
+        }
+        lock.lock();
+        try {
+            if (newCapacity != items.length && count <= newCapacity || newCapacity > items.length) {
+                Object[] ring = new Object[Math.max(newCapacity, count)];
+                for (int i = 0; i < count; i++) {
+                    ring[i] = items[(head + i) % items.length];
+                }
+                items = ring;
+                head = 0;
+                tail = count % ring.length;
+            }
+            capacity = newCapacity;
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Asks {@code takers} more takers to leave: each of the next ones gets {@link #RETIRE} instead of an element. */
+    void retire(int takers) {
+        lock.lock();
+        try {
+            retireRequests += takers;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Withdraws up to {@code takers} retire requests not yet served; returns how many it withdrew. */
+    int cancelRetire(int takers) {
+        lock.lock();
+        try {
+            int cancelled = Math.min(takers, retireRequests);
+            retireRequests -= cancelled;
+            return cancelled;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Blocks while full. */
     void put(Object element) throws InterruptedException {
         lock.lockInterruptibly();
         try {
-            while (count == items.length && !closed) {
+            while (count >= capacity && !closed) {
                 notFull.await();
             }
             if (closed) {
@@ -97,7 +156,7 @@ final class BoundedQueue {
         lock.lockInterruptibly();
         try {
             long remaining = timeoutNanos;
-            while ((count == 0 || paused) && !finished && !closed) {
+            while ((count == 0 || paused) && !finished && !closed && retireRequests == 0) {
                 if (remaining <= 0) {
                     return null;
                 }
@@ -105,6 +164,10 @@ final class BoundedQueue {
             }
             if (closed) {
                 throw new ClosedException();
+            }
+            if (retireRequests > 0) {
+                retireRequests--;
+                return RETIRE;
             }
             if (finished) {
                 return FINISHED;
@@ -192,7 +255,7 @@ final class BoundedQueue {
     boolean isFull() {
         lock.lock();
         try {
-            return count == items.length;
+            return count >= capacity;
         } finally {
             lock.unlock();
         }
@@ -212,10 +275,10 @@ final class BoundedQueue {
         lock.lock();
         try {
             samples++;
-            fillSum += count;
+            fillSum += Math.min(1.0, (double) count / capacity);
             if (count == 0) {
                 emptySamples++;
-            } else if (count == items.length) {
+            } else if (count >= capacity) {
                 fullSamples++;
             }
         } finally {
@@ -227,10 +290,10 @@ final class BoundedQueue {
         lock.lock();
         try {
             if (samples == 0) {
-                return new QueueStats(items.length, count, (double) count / items.length, count == 0 ? 1 : 0,
-                        count == items.length ? 1 : 0);
+                return new QueueStats(capacity, count, Math.min(1, (double) count / capacity), count == 0 ? 1 : 0,
+                        count >= capacity ? 1 : 0);
             }
-            return new QueueStats(items.length, count, (double) fillSum / samples / items.length,
+            return new QueueStats(capacity, count, fillSum / samples,
                     (double) emptySamples / samples, (double) fullSamples / samples);
         } finally {
             lock.unlock();

@@ -200,6 +200,24 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
         return runtime.effectiveConfig();
     }
 
+    /**
+     * Changes a stage's concurrency and/or input queue capacity while the pipeline runs: the non-null
+     * {@code concurrency} and {@code queueCapacity} of {@code change} (its other fields must be null or equal
+     * to the stage's). Added workers start at once; a retired worker finishes its current task and then
+     * leaves, so no item is lost or processed twice, and once the retired ones have left, no more than the
+     * new concurrency run tasks. A smaller queue drops nothing: producers wait until it drains below the new
+     * capacity. {@link #stats()}, {@link #config()} and the trace (counters {@code concurrency STAGE},
+     * {@code capacity STAGE}) show the change.
+     *
+     * @param stage  a stage of this pipeline, or {@code "sink"} (then only {@code queueCapacity}: the sink buffer)
+     * @throws IllegalArgumentException for an unknown stage, other fields changed, a batch stage above 1, or an
+     *         input-ordered stage built with one worker (it has no reorder buffer) above 1
+     * @throws UnsupportedOperationException for a stage running in another process
+     */
+    public void reconfigure(String stage, StageConfig change) {
+        runtime.reconfigure(Objects.requireNonNull(stage, "stage"), change);
+    }
+
     /** Reports the stall watchdog made so far. */
     public List<StallReport> stallReports() {
         return runtime.stallReports();

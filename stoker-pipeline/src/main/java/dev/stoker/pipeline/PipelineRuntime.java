@@ -34,11 +34,11 @@ final class PipelineRuntime implements StageFunction.IdSource {
     private final FailureBudget pipelineBudget;
     private final long stallTimeoutNanos;
     private final Consumer<StallReport> onStall;
-    private final PipelineConfig effectiveConfig;
+    private volatile PipelineConfig effectiveConfig;   // changes on reconfigure
     private final HostedStages hosted;   // stages running elsewhere (a child JVM), feeding the source; or null
 
     private final AtomicLong ids = new AtomicLong();
-    private final List<Thread> threads = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();   // guarded by itself: reconfigure adds workers
     private volatile boolean closing;
     private volatile PipelineFailedException failure;
     volatile boolean finished;
@@ -89,15 +89,87 @@ final class PipelineRuntime implements StageFunction.IdSource {
     }
 
     void start() {
-        for (StageRunner stage : stages) {
-            threads.addAll(stage.start());
+        synchronized (threads) {
+            for (StageRunner stage : stages) {
+                threads.addAll(stage.start());
+            }
+            Thread sourceThread = Thread.ofPlatform().name("stoker-source").daemon(true).unstarted(this::runSource);
+            Thread housekeeper = Thread.ofPlatform().name("stoker-housekeeper").daemon(true).unstarted(this::housekeep);
+            threads.add(sourceThread);
+            threads.add(housekeeper);
+            sourceThread.start();
+            housekeeper.start();
         }
-        Thread sourceThread = Thread.ofPlatform().name("stoker-source").daemon(true).unstarted(this::runSource);
-        Thread housekeeper = Thread.ofPlatform().name("stoker-housekeeper").daemon(true).unstarted(this::housekeep);
-        threads.add(sourceThread);
-        threads.add(housekeeper);
-        sourceThread.start();
-        housekeeper.start();
+    }
+
+    private List<Thread> threadsNow() {
+        synchronized (threads) {
+            return new ArrayList<>(threads);
+        }
+    }
+
+    /**
+     * Changes one stage's concurrency and/or input queue capacity (the non-null ones of {@code change}; its
+     * other fields must be null or what the stage has), or with {@code stage} "sink" the sink's capacity.
+     */
+    synchronized void reconfigure(String stage, StageConfig change) {
+        java.util.Objects.requireNonNull(change, "change");
+        long now = System.nanoTime();
+        if (stage.equals("sink")) {
+            if (change.concurrency() != null || change.queueCapacity() == null) {
+                throw new IllegalArgumentException("reconfigure sink: " + change + " (expected: a queueCapacity only)");
+            }
+            sink.setCapacity(change.queueCapacity());
+            effectiveConfig = effectiveConfig.withSinkCapacity(change.queueCapacity());
+            if (trace != null) {
+                trace.counter("capacity sink", now, change.queueCapacity());
+            }
+            return;
+        }
+        StageRunner runner = null;
+        for (StageRunner s : stages) {
+            if (s.name.equals(stage)) {
+                runner = s;
+            }
+        }
+        if (runner == null) {
+            List<String> names = new ArrayList<>(stages.stream().map(s -> s.name).toList());
+            if (effectiveConfig.stages().containsKey(stage)) {
+                throw new UnsupportedOperationException("reconfigure: stage '" + stage
+                        + "' runs in another process (expected: one of " + names + " or sink)");
+            }
+            throw new IllegalArgumentException("reconfigure: stage '" + stage + "' (expected one of " + names + " or sink)");
+        }
+        StageConfig current = runner.config;
+        if (change.order() != null && change.order() != current.order()
+                || change.virtualThreads() != null && !change.virtualThreads().equals(current.virtualThreads())
+                || change.failureBudget() != null && !change.failureBudget().equals(current.failureBudget())
+                || change.taskTimeoutMillis() != null && !change.taskTimeoutMillis().equals(current.taskTimeoutMillis())) {
+            throw new IllegalArgumentException("reconfigure stage '" + stage + "': " + change
+                    + " (expected: only concurrency and queueCapacity change while running)");
+        }
+        if (closing) {
+            throw new IllegalStateException("reconfigure: the pipeline is closed");
+        }
+        if (change.queueCapacity() != null) {
+            runner.resizeQueue(change.queueCapacity());
+            if (trace != null) {
+                trace.counter("capacity " + stage, now, change.queueCapacity());
+            }
+        }
+        if (change.concurrency() != null) {
+            List<Thread> added = runner.resize(change.concurrency());
+            synchronized (threads) {
+                if (!closing) {   // shutdown sets closing, then interrupts what is in 'threads': none escapes
+                    threads.addAll(added);
+                    added.forEach(Thread::start);
+                }
+            }
+            if (trace != null) {
+                trace.counter("concurrency " + stage, now, change.concurrency());
+            }
+        }
+        effectiveConfig = effectiveConfig.withStage(stage, runner.config);
     }
 
     @Override
@@ -277,9 +349,11 @@ final class PipelineRuntime implements StageFunction.IdSource {
             release(stage.input.close());
         }
         release(sink.close());
-        for (Thread t : threads) {
-            if (t != Thread.currentThread()) {
-                t.interrupt();
+        synchronized (threads) {
+            for (Thread t : threads) {
+                if (t != Thread.currentThread()) {
+                    t.interrupt();
+                }
             }
         }
     }
@@ -289,7 +363,7 @@ final class PipelineRuntime implements StageFunction.IdSource {
         shutdown();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_JOIN_MILLIS);
         List<String> stuck = new ArrayList<>();
-        for (Thread t : threads) {
+        for (Thread t : threadsNow()) {
             if (t == Thread.currentThread()) {
                 continue;
             }
@@ -320,7 +394,7 @@ final class PipelineRuntime implements StageFunction.IdSource {
 
     /** Threads this pipeline started that are still alive. */
     List<Thread> liveThreads() {
-        return threads.stream().filter(Thread::isAlive).toList();
+        return threadsNow().stream().filter(Thread::isAlive).toList();
     }
 
     private static void release(List<Object> elements) {

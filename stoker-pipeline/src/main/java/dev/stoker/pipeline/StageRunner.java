@@ -18,6 +18,10 @@ import org.HdrHistogram.Recorder;
  * input queue. Workers are the stage's own named threads (platform by default, virtual on request);
  * with a shared pool, each worker hands its task to the pool and waits, so the stage's concurrency
  * still caps its tasks in flight.
+ *
+ * <p>{@link #resize} changes the number of workers while the stage runs: added workers start taking
+ * input at once; a retired worker finishes the task it is on, and leaves at its next take (the input
+ * queue hands it {@link BoundedQueue#RETIRE} instead of an item), so no item is lost or run twice.
  */
 final class StageRunner {
     private static final long BARRIER_POLL_NANOS = 50_000;
@@ -27,14 +31,15 @@ final class StageRunner {
     final String name;
     final int index;
     final StageFunction function;
-    final StageConfig config;   // effective: every field set
+    volatile StageConfig config;   // effective: every field set; concurrency and queue capacity change on resize
     final BoundedQueue input;
     private BoundedQueue output;
     private final ExecutorService sharedPool;
     private final Function<Object, String> describer;
     private final PipelineRuntime runtime;
     private final ReorderBuffer reorder;
-    private final Worker[] workers;
+    private final List<Worker> workers = new java.util.concurrent.CopyOnWriteArrayList<>();   // every worker ever; retired ones stay for their stats
+    private int targetWorkers;   // under 'this'
 
     final LongAdder itemsIn = new LongAdder();
     final LongAdder itemsOut = new LongAdder();
@@ -70,10 +75,10 @@ final class StageRunner {
         this.reorder = config.order() == Order.INPUT && config.concurrency() > 1
                 ? new ReorderBuffer(Math.max(4 * config.concurrency(), config.concurrency() + config.queueCapacity()))
                 : null;
-        this.workers = new Worker[config.concurrency()];
-        for (int i = 0; i < workers.length; i++) {
-            workers[i] = new Worker(i);
+        for (int i = 0; i < config.concurrency(); i++) {
+            workers.add(new Worker(i));
         }
+        this.targetWorkers = config.concurrency();
     }
 
     void connect(BoundedQueue downstream) {
@@ -81,17 +86,77 @@ final class StageRunner {
     }
 
     List<Thread> start() {
-        List<Thread> threads = new ArrayList<>(workers.length);
-        boolean virtual = Boolean.TRUE.equals(config.virtualThreads()) || sharedPool != null;
+        List<Thread> threads = new ArrayList<>(workers.size());
         for (Worker w : workers) {
-            String threadName = "stoker-" + name + "-" + w.index;
-            Thread t = virtual ? Thread.ofVirtual().name(threadName).unstarted(w)
-                    : Thread.ofPlatform().name(threadName).daemon(true).unstarted(w);
-            w.thread = t;
-            threads.add(t);
+            threads.add(newThread(w));
         }
         threads.forEach(Thread::start);
         return threads;
+    }
+
+    private Thread newThread(Worker w) {
+        boolean virtual = Boolean.TRUE.equals(config.virtualThreads()) || sharedPool != null;
+        String threadName = "stoker-" + name + "-" + w.index;
+        Thread t = virtual ? Thread.ofVirtual().name(threadName).unstarted(w)
+                : Thread.ofPlatform().name(threadName).daemon(true).unstarted(w);
+        w.thread = t;
+        return t;
+    }
+
+    /**
+     * Sets the number of workers to {@code concurrency} while the stage runs. Returns the threads of new
+     * workers, not yet started (the runtime registers and starts them); fewer workers are asked to retire.
+     *
+     * @throws IllegalArgumentException for a batch stage (sequential), or more than one worker on a stage
+     *         that keeps input order and was built with one (it has no reorder buffer)
+     */
+    synchronized List<Thread> resize(int concurrency) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("stage '" + name + "' concurrency: " + concurrency + " (expected: 1+)");
+        }
+        if (concurrency > 1 && function instanceof BatchStage) {
+            throw new IllegalArgumentException("stage '" + name + "' concurrency: " + concurrency
+                    + " (expected: 1; a batch stage is sequential)");
+        }
+        if (concurrency > 1 && config.order() == Order.INPUT && reorder == null) {
+            throw new IllegalArgumentException("stage '" + name + "' concurrency: " + concurrency + " (expected: 1; it keeps"
+                    + " input order and was built with one worker, so it has no reorder buffer: build it with 2+ workers"
+                    + " to change its concurrency while it runs)");
+        }
+        List<Thread> started = new ArrayList<>();
+        int change = concurrency - targetWorkers;
+        if (change > 0) {
+            int toAdd = change - input.cancelRetire(change);
+            for (int i = 0; i < toAdd; i++) {
+                Worker w = new Worker(workers.size());
+                workers.add(w);
+                started.add(newThread(w));
+            }
+        } else if (change < 0) {
+            input.retire(-change);
+        }
+        targetWorkers = concurrency;
+        config = config.withConcurrency(concurrency);
+        return started;
+    }
+
+    /** Sets the input queue's capacity while the stage runs. */
+    void resizeQueue(int capacity) {
+        input.setCapacity(capacity);
+        synchronized (this) {
+            config = config.withQueueCapacity(capacity);
+        }
+    }
+
+    /** Workers that have not left (retired workers still on their last task included). */
+    int liveWorkers() {
+        int n = 0;
+        for (Worker w : workers) {
+            if (!w.exited) {
+                n++;
+            }
+        }
+        return n;
     }
 
     String describe(Object value) {
@@ -158,7 +223,9 @@ final class StageRunner {
     /** Samples every worker's state and the input queue's fill; called by the housekeeper every tick. */
     void sample() {
         for (Worker w : workers) {
-            w.clock.sample();
+            if (!w.retired) {   // a retired worker's time stays in the totals, but stops growing
+                w.clock.sample();
+            }
         }
         input.sample();
     }
@@ -180,7 +247,7 @@ final class StageRunner {
             taskMicrosTotal.add(recycled);
             times = TaskTimes.of(taskMicrosTotal);
         }
-        return new StageStats(name, function.kind(), workers.length, itemsIn.sum(), itemsOut.sum(), failures.sum(),
+        return new StageStats(name, function.kind(), config.concurrency(), itemsIn.sum(), itemsOut.sum(), failures.sum(),
                 dropped.sum(), inFlight.get(), busy / total, idle / total, backPressured / total, times,
                 input.snapshot());
     }
@@ -207,6 +274,8 @@ final class StageRunner {
         final int index;
         final WorkerClock clock = new WorkerClock();
         volatile Thread thread;
+        volatile boolean exited;
+        volatile boolean retired;
         // Written under 'this' when tasks can time out, so that a timeout interrupt can only hit the task
         // it was meant for; otherwise published with opaque stores, read only for stall reports.
         private Envelope current;
@@ -236,6 +305,13 @@ final class StageRunner {
                         reorder.acquireSlot();
                     }
                     Object element = input.take(ticket);
+                    if (element == BoundedQueue.RETIRE) {
+                        retired = true;
+                        if (reorder != null) {
+                            reorder.releaseUnusedSlot();
+                        }
+                        return;
+                    }
                     if (element == BoundedQueue.FINISHED) {
                         if (reorder != null) {
                             reorder.releaseUnusedSlot();
@@ -296,6 +372,7 @@ final class StageRunner {
                 runtime.failInternal(name, t);
             } finally {
                 clock.enter(WorkerClock.IDLE);
+                exited = true;
             }
         }
 

@@ -1,0 +1,269 @@
+package dev.stoker.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Pipeline.reconfigure: concurrency and queue capacities change while items flow, losing and repeating none. */
+@Timeout(60)
+class PipelineReconfigureTest {
+
+    /** Reconfigures {@code stage} (and the sink) at random, every ~1 ms, until stopped. */
+    private static Thread churn(Pipeline<?> p, String stage, int maxConcurrency, AtomicBoolean stop, long seed) {
+        Thread t = Thread.ofPlatform().name("churn").start(() -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            while (!stop.get()) {
+                int c = 1 + random.nextInt(maxConcurrency);
+                Integer q = random.nextBoolean() ? 1 + random.nextInt(16) : null;
+                try {
+                    p.reconfigure(stage, new StageConfig(c, q, null, null, null, null));
+                    if (random.nextInt(4) == 0) {
+                        p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(1 + random.nextInt(8)));
+                    }
+                } catch (IllegalStateException closed) {
+                    return;
+                }
+                LockSupport.parkNanos(random.nextLong(200_000, 2_000_000));
+            }
+        });
+        return t;
+    }
+
+    private static int jitter(int x) {
+        if (x % 7 == 0) {
+            LockSupport.parkNanos(50_000 + (x % 13) * 20_000L);
+        }
+        return x;
+    }
+
+    @Test
+    void everyItemArrivesExactlyOnceWhileWorkersComeAndGo() throws Exception {
+        int n = 30_000;
+        int epochs = 3;
+        BitSet[] seen = new BitSet[epochs];
+        for (int e = 0; e < epochs; e++) {
+            seen[e] = new BitSet(n);
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        long delivered = 0;
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, n).boxed().toList())
+                .map("work", PipelineReconfigureTest::jitter, s -> s.concurrency(3))
+                .map("after", (Integer x) -> x, s -> s.concurrency(2))
+                .epochs(epochs)
+                .build()) {
+            Thread churn = churn(p, "work", 8, stop, 1);
+            Thread churn2 = churn(p, "after", 4, stop, 2);
+            for (int e = 0; e < epochs; e++) {
+                for (Integer x : p.nextEpoch()) {
+                    assertThat(seen[e].get(x)).as("item %d of epoch %d twice", x, e).isFalse();
+                    seen[e].set(x);
+                    delivered++;
+                }
+            }
+            stop.set(true);
+            churn.join();
+            churn2.join();
+            assertThat(p.failures()).isEmpty();
+        }
+        for (int e = 0; e < epochs; e++) {
+            assertThat(seen[e].cardinality()).as("items of epoch %d", e).isEqualTo(n);
+        }
+        assertThat(delivered).isEqualTo((long) n * epochs);
+    }
+
+    @Test
+    void anOrderedStageKeepsInputOrderWhileItsConcurrencyChanges() throws Exception {
+        int n = 20_000;
+        AtomicBoolean stop = new AtomicBoolean();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, n).boxed().toList())
+                .map("work", PipelineReconfigureTest::jitter, s -> s.concurrency(4).ordered())
+                .build()) {
+            Thread churn = churn(p, "work", 8, stop, 3);
+            int expected = 0;
+            for (Integer x : p) {
+                assertThat(x).isEqualTo(expected++);
+            }
+            stop.set(true);
+            churn.join();
+            assertThat(expected).isEqualTo(n);
+        }
+    }
+
+    @Test
+    void theConcurrencyCapHoldsAfterEveryChange() throws Exception {
+        AtomicInteger current = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
+                .map("work", (Integer x) -> {
+                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                    LockSupport.parkNanos(1_000_000);
+                    current.decrementAndGet();
+                    return x;
+                }, s -> s.concurrency(6).queueCapacity(32))
+                .build(Sink.buffer(64))) {
+            Thread consumer = Thread.ofPlatform().start(() -> {
+                try {
+                    for (Integer ignored : p) {
+                        // drain
+                    }
+                } catch (IllegalStateException closed) {
+                    // the test closes the pipeline
+                }
+            });
+            for (int target : new int[] {6, 2, 5, 1, 8, 3}) {
+                p.reconfigure("work", StageConfig.EMPTY.withConcurrency(target));
+                awaitLiveWorkers(p, "work", target);
+                max.set(current.get());
+                Thread.sleep(150);
+                assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isLessThanOrEqualTo(target);
+                assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isGreaterThanOrEqualTo(Math.min(target, 1));
+                assertThat(p.stats().stage("work").concurrency()).isEqualTo(target);
+                assertThat(p.config().stage("work").concurrency()).isEqualTo(target);
+            }
+            p.close();
+            consumer.join(5_000);
+            assertThat(p.liveThreads()).isEmpty();
+        }
+    }
+
+    @Test
+    void raisingConcurrencyReachesTheNewCap() throws Exception {
+        AtomicInteger current = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
+                .map("work", (Integer x) -> {
+                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                    LockSupport.parkNanos(2_000_000);
+                    current.decrementAndGet();
+                    return x;
+                }, s -> s.concurrency(1).queueCapacity(16))
+                .build(Sink.buffer(64))) {
+            Thread consumer = Thread.ofPlatform().start(() -> {
+                try {
+                    for (Integer ignored : p) {
+                        // drain
+                    }
+                } catch (IllegalStateException closed) {
+                    // closed by the test
+                }
+            });
+            p.reconfigure("work", StageConfig.EMPTY.withConcurrency(5));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (max.get() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(max.get()).isEqualTo(5);
+            p.close();
+            consumer.join(5_000);
+        }
+    }
+
+    @Test
+    void idleWorkersRetireWithoutInput() throws Exception {
+        Semaphore gate = new Semaphore(0);
+        AtomicInteger produced = new AtomicInteger();
+        try (Pipeline<Integer> p = Pipeline.from(() -> {
+                    gate.acquireUninterruptibly();
+                    int i = produced.getAndIncrement();
+                    return i < 10 ? i : null;
+                })
+                .map("work", (Integer x) -> x, s -> s.concurrency(6))
+                .build()) {
+            awaitLiveWorkers(p, "work", 6);
+            p.reconfigure("work", StageConfig.EMPTY.withConcurrency(2));
+            awaitLiveWorkers(p, "work", 2);
+            gate.release(11);
+            List<Integer> got = new ArrayList<>();
+            p.forEach(got::add);
+            assertThat(got).containsExactlyInAnyOrderElementsOf(IntStream.range(0, 10).boxed().toList());
+        }
+    }
+
+    @Test
+    void queueCapacitiesChangeWhileFullAndDropNothing() throws Exception {
+        Semaphore consumerGate = new Semaphore(0);
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 200).boxed().toList())
+                .map("a", (Integer x) -> x, s -> s.queueCapacity(8))
+                .map("b", (Integer x) -> {
+                    consumerGate.acquireUninterruptibly();
+                    return x;
+                }, s -> s.queueCapacity(8))
+                .build(Sink.buffer(2))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (p.stats().stage("b").inputQueue().size() < 8 && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            p.reconfigure("b", StageConfig.EMPTY.withQueueCapacity(3));    // below its size: nothing dropped
+            assertThat(p.stats().stage("b").inputQueue().capacity()).isEqualTo(3);
+            assertThat(p.stats().stage("b").inputQueue().size()).isEqualTo(8);
+            p.reconfigure("a", StageConfig.EMPTY.withQueueCapacity(20));
+            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
+            assertThat(p.config().sinkCapacity()).isEqualTo(5);
+            assertThat(p.config().stage("a").queueCapacity()).isEqualTo(20);
+            consumerGate.release(1000);
+            List<Integer> got = new ArrayList<>();
+            p.forEach(got::add);
+            assertThat(got).hasSize(200).doesNotHaveDuplicates();
+            assertThat(p.stats().sink().capacity()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void reconfigureNamesWhatItCannotChange() {
+        try (Pipeline<List<Integer>> p = Pipeline.from(IntStream.range(0, 10).boxed().toList())
+                .map("one", (Integer x) -> x, s -> s.ordered())
+                .batch(2)
+                .build()) {
+            assertThatThrownBy(() -> p.reconfigure("nope", StageConfig.EMPTY.withConcurrency(2)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'nope'");
+            assertThatThrownBy(() -> p.reconfigure("batch", StageConfig.EMPTY.withConcurrency(2)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sequential");
+            assertThatThrownBy(() -> p.reconfigure("one", StageConfig.EMPTY.withConcurrency(2)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reorder buffer");
+            assertThatThrownBy(() -> p.reconfigure("one", new StageConfig(null, null, Order.COMPLETION, null, null, null)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only concurrency and queueCapacity");
+            p.reconfigure("one", StageConfig.EMPTY.withQueueCapacity(7));
+            assertThat(p.config().stage("one").queueCapacity()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void tracesRecordEveryChange() {
+        TraceRecorder trace = TraceRecorder.create();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 10).boxed().toList())
+                .map("work", (Integer x) -> x, s -> s.concurrency(2))
+                .trace(trace)
+                .build()) {
+            long before = trace.recordedEvents();
+            p.reconfigure("work", new StageConfig(4, 9, null, null, null, null));
+            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(3));
+            assertThat(trace.recordedEvents() - before).isGreaterThanOrEqualTo(3);
+            p.forEach(x -> { });
+        }
+    }
+
+    private static void awaitLiveWorkers(Pipeline<?> p, String stage, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            long live = p.liveThreads().stream().filter(t -> t.getName().startsWith("stoker-" + stage + "-")).count();
+            if (live == n) {
+                return;
+            }
+            Thread.sleep(2);
+        }
+        throw new AssertionError("stage " + stage + " did not reach " + n + " live workers: "
+                + p.liveThreads().stream().map(Thread::getName).toList());
+    }
+}
