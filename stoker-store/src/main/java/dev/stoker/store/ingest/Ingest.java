@@ -379,8 +379,9 @@ public final class Ingest {
         text.append("stoker ingest: ").append(manifest.sourceCount()).append(" sources, ").append(manifest.sampleCount())
                 .append(" stored, ").append(manifest.failedCount()).append(" failed\n");
         for (Manifest.FailedSource f : manifest.failed()) {
-            text.append(f.source()).append(": ").append(f.reason()).append(": ").append(f.message().replace('\n', ' '))
-                    .append('\n');
+            String message = f.message().replace('\n', ' ');
+            text.append(f.source()).append(": ")
+                    .append(message.startsWith(f.reason() + ":") ? message : f.reason() + ": " + message).append('\n');
         }
         Path report = dest.resolve(REPORT);
         Path temp = dest.resolve("." + REPORT + ".tmp");
