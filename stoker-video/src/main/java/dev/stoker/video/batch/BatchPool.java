@@ -2,7 +2,6 @@ package dev.stoker.video.batch;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.ArrayDeque;
@@ -39,7 +38,7 @@ public final class BatchPool implements AutoCloseable {
     private final long budgetBytes;
     private final int maxBuffers;
     private final LeakDetection leakDetection;
-    private final Arena arena = Arena.ofShared();
+    private final BatchMemory memory;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     /** LIFO, so the most recently used (cache-warm, resident) buffer goes out next. */
@@ -57,10 +56,23 @@ public final class BatchPool implements AutoCloseable {
      * @param budgetBytes bytes all buffers together may take; at least one buffer is allowed regardless
      */
     public BatchPool(BatchShape shape, long budgetBytes) {
-        this(shape, budgetBytes, LeakDetection.fromSystemProperty());
+        this(shape, budgetBytes, BatchMemory.offHeap(), LeakDetection.fromSystemProperty());
+    }
+
+    /**
+     * A pool whose buffers come from {@code memory} (pinned host memory for GPU transfers, say); the
+     * pool owns it and calls {@link BatchMemory#freeAll()} when it closes.
+     */
+    public BatchPool(BatchShape shape, long budgetBytes, BatchMemory memory) {
+        this(shape, budgetBytes, memory, LeakDetection.fromSystemProperty());
     }
 
     BatchPool(BatchShape shape, long budgetBytes, LeakDetection leakDetection) {
+        this(shape, budgetBytes, BatchMemory.offHeap(), leakDetection);
+    }
+
+    BatchPool(BatchShape shape, long budgetBytes, BatchMemory memory, LeakDetection leakDetection) {
+        this.memory = Objects.requireNonNull(memory, "memory");
         this.shape = Objects.requireNonNull(shape, "shape");
         if (budgetBytes < 0) {
             throw new IllegalArgumentException("budgetBytes: " + budgetBytes + " (expected: 0+)");
@@ -100,7 +112,7 @@ public final class BatchPool implements AutoCloseable {
             }
             buffer = free.pollFirst();
             if (buffer == null) {
-                buffer = arena.allocate(shape.batchBytes(), ALIGNMENT_BYTES);
+                buffer = memory.allocate(shape.batchBytes(), ALIGNMENT_BYTES);
                 created++;
             }
             lease = new BatchLease(this, buffer, acquiredAt, "ClipBatch " + shape);
@@ -206,7 +218,7 @@ public final class BatchPool implements AutoCloseable {
         }
         // Views first: a batch used after the pool closed must fail, not touch freed memory.
         stillOut.forEach(BatchLease::invalidateViews);
-        arena.close();
+        memory.freeAll();
     }
 
     private void checkOpen() {

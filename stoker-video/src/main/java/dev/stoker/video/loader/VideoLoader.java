@@ -9,6 +9,7 @@ import dev.stoker.pipeline.Sink;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
@@ -82,9 +83,17 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
     public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
+        return open(dataset, options, trace, BatchMemory.offHeap());
+    }
+
+    /**
+     * Opens the loader with batch buffers from {@code batchMemory} (pinned host memory, so that a GPU
+     * transfer stage can copy the batches collate writes without a staging copy); the loader owns it.
+     */
+    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, BatchMemory batchMemory) {
         EpochSampler sampler = EpochSampler.create(EpochOrder.groups(dataset), options.seed(), options.shuffle(),
                 options.sampler());
-        return open(dataset, options, trace, sampler, sampler.start());
+        return open(dataset, options, trace, sampler, sampler.start(), batchMemory);
     }
 
     /**
@@ -104,11 +113,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
         EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
         EpochSampler sampler = EpochSampler.resume(EpochOrder.groups(dataset), state);
-        return open(dataset, options, trace, sampler, state);
+        return open(dataset, options, trace, sampler, state, BatchMemory.offHeap());
     }
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, EpochSampler sampler,
-                                    SamplerState start) {
+                                    SamplerState start, BatchMemory batchMemory) {
         ResumeTracker resume = new ResumeTracker(sampler, start);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
         BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
@@ -135,7 +144,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         BatchPool clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
         long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
                 : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
-        BatchPool batches = new BatchPool(batchShape, batchBudget);
+        BatchPool batches = new BatchPool(batchShape, batchBudget, batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         try {

@@ -1,0 +1,357 @@
+package dev.stoker.gpu;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.Optional;
+
+/**
+ * The CUDA driver API ({@code libcuda.so.1}, installed with the NVIDIA driver) through FFM: no CUDA
+ * toolkit, no JNI. Each method is one driver call; every {@code CUresult} is checked and a failure
+ * becomes a {@link CudaException} naming the call, the error's name and the driver's description.
+ * Handles ({@code CUcontext}, {@code CUstream}, {@code CUevent}, {@code CUmodule}, {@code CUfunction})
+ * and device pointers are plain {@code long}s.
+ *
+ * <p>Calls that need a context need it current on the calling thread ({@link #ctxSetCurrent}).
+ */
+final class CudaDriver {
+    static final String LIBRARY = "libcuda.so.1";
+    static final int CU_MEMHOSTALLOC_PORTABLE = 0x01;
+    static final int CU_STREAM_NON_BLOCKING = 0x1;
+    static final int CU_EVENT_DEFAULT = 0x0;
+    static final int CU_EVENT_DISABLE_TIMING = 0x2;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    /** size_t, CUdeviceptr (unsigned long long) and handles are 64-bit on Linux x86-64. */
+    private static final MemoryLayout SIZE_T = JAVA_LONG;
+
+    private final SymbolLookup library;
+    private final MethodHandle cuInit;
+    private final MethodHandle cuDriverGetVersion;
+    private final MethodHandle cuDeviceGetCount;
+    private final MethodHandle cuDeviceGet;
+    private final MethodHandle cuDeviceGetName;
+    private final MethodHandle cuDeviceTotalMem;
+    private final MethodHandle cuDevicePrimaryCtxRetain;
+    private final MethodHandle cuDevicePrimaryCtxRelease;
+    private final MethodHandle cuCtxSetCurrent;
+    private final MethodHandle cuStreamCreate;
+    private final MethodHandle cuStreamDestroy;
+    private final MethodHandle cuStreamSynchronize;
+    private final MethodHandle cuEventCreate;
+    private final MethodHandle cuEventRecord;
+    private final MethodHandle cuEventQuery;
+    private final MethodHandle cuEventSynchronize;
+    private final MethodHandle cuEventElapsedTime;
+    private final MethodHandle cuEventDestroy;
+    private final MethodHandle cuMemHostAlloc;
+    private final MethodHandle cuMemFreeHost;
+    private final MethodHandle cuMemAlloc;
+    private final MethodHandle cuMemFree;
+    private final MethodHandle cuMemcpyHtoDAsync;
+    private final MethodHandle cuMemcpyHtoD;
+    private final MethodHandle cuMemcpyDtoH;
+    private final MethodHandle cuModuleLoadData;
+    private final MethodHandle cuModuleGetFunction;
+    private final MethodHandle cuModuleUnload;
+    private final MethodHandle cuLaunchKernel;
+    private final MethodHandle cuGetErrorName;
+    private final MethodHandle cuGetErrorString;
+
+    private CudaDriver(SymbolLookup library) {
+        this.library = library;
+        cuInit = bind("cuInit", JAVA_INT);
+        cuDriverGetVersion = bind("cuDriverGetVersion", ADDRESS);
+        cuDeviceGetCount = bind("cuDeviceGetCount", ADDRESS);
+        cuDeviceGet = bind("cuDeviceGet", ADDRESS, JAVA_INT);
+        cuDeviceGetName = bind("cuDeviceGetName", ADDRESS, JAVA_INT, JAVA_INT);
+        cuDeviceTotalMem = bind("cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
+        cuDevicePrimaryCtxRetain = bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
+        cuDevicePrimaryCtxRelease = bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
+        cuCtxSetCurrent = bind("cuCtxSetCurrent", JAVA_LONG);
+        cuStreamCreate = bind("cuStreamCreate", ADDRESS, JAVA_INT);
+        cuStreamDestroy = bind("cuStreamDestroy_v2", JAVA_LONG);
+        cuStreamSynchronize = bind("cuStreamSynchronize", JAVA_LONG);
+        cuEventCreate = bind("cuEventCreate", ADDRESS, JAVA_INT);
+        cuEventRecord = bind("cuEventRecord", JAVA_LONG, JAVA_LONG);
+        cuEventQuery = bind("cuEventQuery", JAVA_LONG);
+        cuEventSynchronize = bind("cuEventSynchronize", JAVA_LONG);
+        cuEventElapsedTime = bind("cuEventElapsedTime", ADDRESS, JAVA_LONG, JAVA_LONG);
+        cuEventDestroy = bind("cuEventDestroy_v2", JAVA_LONG);
+        cuMemHostAlloc = bind("cuMemHostAlloc", ADDRESS, SIZE_T, JAVA_INT);
+        cuMemFreeHost = bind("cuMemFreeHost", JAVA_LONG);
+        cuMemAlloc = bind("cuMemAlloc_v2", ADDRESS, SIZE_T);
+        cuMemFree = bind("cuMemFree_v2", JAVA_LONG);
+        cuMemcpyHtoDAsync = bind("cuMemcpyHtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
+        cuMemcpyHtoD = bind("cuMemcpyHtoD_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
+        cuMemcpyDtoH = bind("cuMemcpyDtoH_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
+        cuModuleLoadData = bind("cuModuleLoadData", ADDRESS, ADDRESS);
+        cuModuleGetFunction = bind("cuModuleGetFunction", ADDRESS, JAVA_LONG, ADDRESS);
+        cuModuleUnload = bind("cuModuleUnload", JAVA_LONG);
+        cuLaunchKernel = bind("cuLaunchKernel", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
+        cuGetErrorName = bind("cuGetErrorName", JAVA_INT, ADDRESS);
+        cuGetErrorString = bind("cuGetErrorString", JAVA_INT, ADDRESS);
+    }
+
+    /**
+     * Loads {@code library} (normally {@link #LIBRARY}) for the life of the JVM.
+     *
+     * @throws GpuUnavailableException if it is not there, or lacks an entry point this class binds
+     */
+    static CudaDriver load(String library) {
+        SymbolLookup lookup;
+        try {
+            lookup = SymbolLookup.libraryLookup(library, Arena.global());
+        } catch (IllegalArgumentException e) {
+            throw new GpuUnavailableException(library + " not found: no NVIDIA driver on this machine", e);
+        }
+        return new CudaDriver(lookup);
+    }
+
+    private MethodHandle bind(String name, MemoryLayout... arguments) {
+        Optional<MemorySegment> symbol = library.find(name);
+        if (symbol.isEmpty()) {
+            throw new GpuUnavailableException(LIBRARY + " has no " + name + ": the NVIDIA driver is too old"
+                    + " (expected: a CUDA 11.0+ driver)");
+        }
+        return LINKER.downcallHandle(symbol.get(), FunctionDescriptor.of(JAVA_INT, arguments));
+    }
+
+    // ---- error handling ------------------------------------------------------------------------------
+
+    /** Throws a {@link CudaException} for a non-zero {@code result} of {@code function}. */
+    void check(String function, int result) {
+        if (result != CuResult.CUDA_SUCCESS) {
+            throw exception(function, result);
+        }
+    }
+
+    CudaException exception(String function, int result) {
+        return new CudaException(function, result, errorName(result), errorString(result));
+    }
+
+    /** The driver's name for {@code result} ({@code cuGetErrorName}), else {@link CuResult}'s. */
+    String errorName(int result) {
+        String name = errorText(cuGetErrorName, result);
+        return name != null ? name : CuResult.name(result);
+    }
+
+    /** The driver's description of {@code result} ({@code cuGetErrorString}), else {@link CuResult}'s. */
+    String errorString(int result) {
+        String text = errorText(cuGetErrorString, result);
+        return text != null ? text : CuResult.description(result);
+    }
+
+    private static String errorText(MethodHandle function, int result) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            int status = (int) function.invokeExact(result, out);
+            MemorySegment text = out.get(ADDRESS, 0);
+            if (status != 0 || text.equals(MemorySegment.NULL)) {
+                return null;
+            }
+            return text.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    // ---- calls ---------------------------------------------------------------------------------------
+
+    /** {@code cuInit(0)}; returns the CUresult unchecked, for the caller to say what it means. */
+    int init() {
+        return invoke(() -> (int) cuInit.invokeExact(0));
+    }
+
+    int driverVersion() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            check("cuDriverGetVersion", invoke(() -> (int) cuDriverGetVersion.invokeExact(out)));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    int deviceCount() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            check("cuDeviceGetCount", invoke(() -> (int) cuDeviceGetCount.invokeExact(out)));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    int device(int ordinal) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            check("cuDeviceGet", invoke(() -> (int) cuDeviceGet.invokeExact(out, ordinal)));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    String deviceName(int device) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(256);
+            check("cuDeviceGetName", invoke(() -> (int) cuDeviceGetName.invokeExact(out, 256, device)));
+            return out.getString(0);
+        }
+    }
+
+    long deviceTotalMemBytes(int device) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            check("cuDeviceTotalMem_v2", invoke(() -> (int) cuDeviceTotalMem.invokeExact(out, device)));
+            return out.get(JAVA_LONG, 0);
+        }
+    }
+
+    long primaryCtxRetain(int device) {
+        return outLong("cuDevicePrimaryCtxRetain", out -> (int) cuDevicePrimaryCtxRetain.invokeExact(out, device));
+    }
+
+    void primaryCtxRelease(int device) {
+        check("cuDevicePrimaryCtxRelease_v2", invoke(() -> (int) cuDevicePrimaryCtxRelease.invokeExact(device)));
+    }
+
+    void ctxSetCurrent(long context) {
+        check("cuCtxSetCurrent", invoke(() -> (int) cuCtxSetCurrent.invokeExact(context)));
+    }
+
+    long streamCreate(int flags) {
+        return outLong("cuStreamCreate", out -> (int) cuStreamCreate.invokeExact(out, flags));
+    }
+
+    void streamDestroy(long stream) {
+        check("cuStreamDestroy_v2", invoke(() -> (int) cuStreamDestroy.invokeExact(stream)));
+    }
+
+    void streamSynchronize(long stream) {
+        check("cuStreamSynchronize", invoke(() -> (int) cuStreamSynchronize.invokeExact(stream)));
+    }
+
+    long eventCreate(int flags) {
+        return outLong("cuEventCreate", out -> (int) cuEventCreate.invokeExact(out, flags));
+    }
+
+    void eventRecord(long event, long stream) {
+        check("cuEventRecord", invoke(() -> (int) cuEventRecord.invokeExact(event, stream)));
+    }
+
+    /** {@code cuEventQuery}: true when complete, false for CUDA_ERROR_NOT_READY; other results throw. */
+    boolean eventQuery(long event) {
+        int result = invoke(() -> (int) cuEventQuery.invokeExact(event));
+        if (result == CuResult.CUDA_ERROR_NOT_READY) {
+            return false;
+        }
+        check("cuEventQuery", result);
+        return true;
+    }
+
+    void eventSynchronize(long event) {
+        check("cuEventSynchronize", invoke(() -> (int) cuEventSynchronize.invokeExact(event)));
+    }
+
+    float eventElapsedMillis(long start, long end) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_FLOAT);
+            check("cuEventElapsedTime", invoke(() -> (int) cuEventElapsedTime.invokeExact(out, start, end)));
+            return out.get(JAVA_FLOAT, 0);
+        }
+    }
+
+    void eventDestroy(long event) {
+        check("cuEventDestroy_v2", invoke(() -> (int) cuEventDestroy.invokeExact(event)));
+    }
+
+    /** Page-locked host memory ({@code cuMemHostAlloc}); returns its address. */
+    long memHostAlloc(long bytes, int flags) {
+        return outLong("cuMemHostAlloc", out -> (int) cuMemHostAlloc.invokeExact(out, bytes, flags));
+    }
+
+    void memFreeHost(long address) {
+        check("cuMemFreeHost", invoke(() -> (int) cuMemFreeHost.invokeExact(address)));
+    }
+
+    long memAlloc(long bytes) {
+        return outLong("cuMemAlloc_v2", out -> (int) cuMemAlloc.invokeExact(out, bytes));
+    }
+
+    void memFree(long devicePointer) {
+        check("cuMemFree_v2", invoke(() -> (int) cuMemFree.invokeExact(devicePointer)));
+    }
+
+    void memcpyHtoDAsync(long devicePointer, long hostAddress, long bytes, long stream) {
+        check("cuMemcpyHtoDAsync_v2",
+                invoke(() -> (int) cuMemcpyHtoDAsync.invokeExact(devicePointer, hostAddress, bytes, stream)));
+    }
+
+    void memcpyHtoD(long devicePointer, long hostAddress, long bytes) {
+        check("cuMemcpyHtoD_v2", invoke(() -> (int) cuMemcpyHtoD.invokeExact(devicePointer, hostAddress, bytes)));
+    }
+
+    void memcpyDtoH(long hostAddress, long devicePointer, long bytes) {
+        check("cuMemcpyDtoH_v2", invoke(() -> (int) cuMemcpyDtoH.invokeExact(hostAddress, devicePointer, bytes)));
+    }
+
+    /** Loads a module from a NUL-terminated PTX image ({@code cuModuleLoadData}, JIT-compiled by the driver). */
+    long moduleLoadData(MemorySegment image) {
+        return outLong("cuModuleLoadData", out -> (int) cuModuleLoadData.invokeExact(out, image));
+    }
+
+    long moduleGetFunction(long module, String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cName = arena.allocateFrom(name);
+            return outLong("cuModuleGetFunction", out -> (int) cuModuleGetFunction.invokeExact(out, module, cName));
+        }
+    }
+
+    void moduleUnload(long module) {
+        check("cuModuleUnload", invoke(() -> (int) cuModuleUnload.invokeExact(module)));
+    }
+
+    /** {@code cuLaunchKernel} with {@code params} an array of pointers to the argument values. */
+    void launchKernel(long function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+                      int sharedMemBytes, long stream, MemorySegment params) {
+        check("cuLaunchKernel", invoke(() -> (int) cuLaunchKernel.invokeExact(function, gridX, gridY, gridZ,
+                blockX, blockY, blockZ, sharedMemBytes, stream, params, MemorySegment.NULL)));
+    }
+
+    // ---- plumbing ------------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface Call {
+        int call() throws Throwable;
+    }
+
+    @FunctionalInterface
+    private interface OutCall {
+        int call(MemorySegment out) throws Throwable;
+    }
+
+    private static int invoke(Call call) {
+        try {
+            return call.call();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("CUDA downcall failed", t);
+        }
+    }
+
+    private long outLong(String function, OutCall call) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            out.set(JAVA_LONG, 0, 0L);
+            check(function, invoke(() -> call.call(out)));
+            return out.get(JAVA_LONG, 0);
+        }
+    }
+}

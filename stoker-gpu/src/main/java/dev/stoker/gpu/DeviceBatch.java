@@ -1,0 +1,48 @@
+package dev.stoker.gpu;
+
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipInfo;
+import java.util.List;
+
+/**
+ * A batch of clips in device memory, for a framework to wrap without a copy (a DLPack capsule, a
+ * {@code torch.cuda} tensor from a pointer): uint8 values of {@code shape} in row-major order at
+ * {@code devicePointer}, written by a copy on {@code stream} that {@code ready} marks.
+ *
+ * <p>{@link #close()} gives the device buffer back to the transfer stage for a later batch: close only
+ * once the device work reading it has finished (synchronise your stream first).
+ *
+ * @param sequence      position in the loader's order, from 0
+ * @param devicePointer {@code CUdeviceptr} of the first byte
+ * @param byteSize      bytes of the filled clips
+ * @param shape         {@code [n, T, H, W, C]} or {@code [n, C, T, H, W]} per {@code layout}
+ * @param stream        the {@code CUstream} the copy ran on
+ * @param ready         complete once the data is on the device
+ */
+public record DeviceBatch(long sequence, long devicePointer, long byteSize, long[] shape, BatchLayout layout,
+                          int[] labels, List<ClipInfo> clips, long stream, GpuEvent ready, AutoCloseable release)
+        implements AutoCloseable {
+
+    /** Clips in the batch (the first dimension). */
+    public int clipCount() {
+        return clips.size();
+    }
+
+    /** Gives the device buffer back. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            release.close();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("closing device batch " + sequence + " failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceBatch[" + sequence + ", " + layout + " " + java.util.Arrays.toString(shape) + " at 0x"
+                + Long.toHexString(devicePointer) + "]";
+    }
+}

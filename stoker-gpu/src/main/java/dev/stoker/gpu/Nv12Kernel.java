@@ -1,0 +1,109 @@
+package dev.stoker.gpu;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.stoker.video.batch.BatchLayout;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The {@code nv12_to_rgb} kernel ({@code nv12_to_rgb.ptx}, source in {@code src/main/cuda}): one NV12
+ * frame in device memory to uint8 RGB, cropped and resized bilinearly, written into one frame of a
+ * device batch in its layout. Loaded once per device from PTX; the driver JIT-compiles it for the GPU.
+ */
+final class Nv12Kernel implements AutoCloseable {
+    static final String RESOURCE = "nv12_to_rgb.ptx";
+    static final String ENTRY = "nv12_to_rgb";
+    private static final int BLOCK = 16;
+
+    private final CudaDevice device;
+    private final long module;
+    private final long function;
+
+    private Nv12Kernel(CudaDevice device, long module, long function) {
+        this.device = device;
+        this.module = module;
+        this.function = function;
+    }
+
+    static Nv12Kernel load(CudaDevice device) {
+        device.bind();
+        CudaDriver d = device.driver();
+        try (Arena arena = Arena.ofConfined()) {
+            long module = d.moduleLoadData(arena.allocateFrom(ptx()));
+            try {
+                return new Nv12Kernel(device, module, d.moduleGetFunction(module, ENTRY));
+            } catch (RuntimeException e) {
+                d.moduleUnload(module);
+                throw e;
+            }
+        }
+    }
+
+    /** The PTX text of the kernel. */
+    static String ptx() {
+        try (InputStream in = Nv12Kernel.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + RESOURCE + " is missing from stoker-gpu");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Where a frame of a batch goes: its first byte and the strides of its layout. */
+    record Destination(long pointer, int width, int height, long channelStride, long rowStride, int pixelStride) {
+
+        /** Frame {@code frame} of clip {@code clip} of a batch at {@code batchPointer}. */
+        static Destination of(long batchPointer, BatchLayout layout, int frames, int height, int width, int clip, int frame) {
+            long clipBytes = 3L * frames * height * width;
+            long planeBytes = (long) frames * height * width;
+            return switch (layout) {
+                case NTHWC -> new Destination(batchPointer + clip * clipBytes + 3L * frame * height * width, width, height,
+                        1, 3L * width, 3);
+                case NCTHW -> new Destination(batchPointer + clip * clipBytes + (long) frame * height * width, width, height,
+                        planeBytes, width, 1);
+            };
+        }
+    }
+
+    /**
+     * Queues the conversion of one NV12 frame ({@code y} / {@code uv} planes with their pitches) cropped
+     * to {@code cropX, cropY, cropWidth, cropHeight} on {@code stream}.
+     */
+    void launch(long y, int yPitch, long uv, int uvPitch, int srcWidth, int srcHeight, float cropX, float cropY,
+                float cropWidth, float cropHeight, Destination dst, boolean bt709, long stream) {
+        device.bind();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment[] values = {
+                    arena.allocateFrom(JAVA_LONG, y), arena.allocateFrom(JAVA_INT, yPitch),
+                    arena.allocateFrom(JAVA_LONG, uv), arena.allocateFrom(JAVA_INT, uvPitch),
+                    arena.allocateFrom(JAVA_INT, srcWidth), arena.allocateFrom(JAVA_INT, srcHeight),
+                    arena.allocateFrom(JAVA_FLOAT, cropX), arena.allocateFrom(JAVA_FLOAT, cropY),
+                    arena.allocateFrom(JAVA_FLOAT, cropWidth), arena.allocateFrom(JAVA_FLOAT, cropHeight),
+                    arena.allocateFrom(JAVA_LONG, dst.pointer()), arena.allocateFrom(JAVA_INT, dst.width()),
+                    arena.allocateFrom(JAVA_INT, dst.height()), arena.allocateFrom(JAVA_LONG, dst.channelStride()),
+                    arena.allocateFrom(JAVA_LONG, dst.rowStride()), arena.allocateFrom(JAVA_INT, dst.pixelStride()),
+                    arena.allocateFrom(JAVA_INT, bt709 ? 1 : 0)};
+            MemorySegment params = arena.allocate(ADDRESS, values.length);
+            for (int i = 0; i < values.length; i++) {
+                params.setAtIndex(ADDRESS, i, values[i]);
+            }
+            device.driver().launchKernel(function, (dst.width() + BLOCK - 1) / BLOCK, (dst.height() + BLOCK - 1) / BLOCK, 1,
+                    BLOCK, BLOCK, 1, 0, stream, params);
+        }
+    }
+
+    @Override
+    public void close() {
+        device.bind();
+        device.driver().moduleUnload(module);
+    }
+}

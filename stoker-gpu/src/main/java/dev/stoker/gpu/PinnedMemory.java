@@ -1,0 +1,76 @@
+package dev.stoker.gpu;
+
+import dev.stoker.video.batch.BatchMemory;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Batch memory from a {@link HostAllocator}: give it to a {@link dev.stoker.video.batch.BatchPool} (or to
+ * {@link dev.stoker.video.loader.VideoLoader#open(dev.stoker.video.dataset.Dataset,
+ * dev.stoker.video.loader.LoaderOptions, dev.stoker.pipeline.TraceRecorder, BatchMemory)}) and the collate
+ * stage writes every batch straight into pinned memory. The pool keeps the byte budget and reuses the
+ * buffers; this allocates them (page-aligned) and frees them all when the pool closes.
+ */
+public final class PinnedMemory implements BatchMemory {
+    private final HostAllocator allocator;
+    private final List<MemorySegment> buffers = new ArrayList<>();
+    private long bytesAllocated;
+    private boolean freed;
+
+    public PinnedMemory(HostAllocator allocator) {
+        this.allocator = allocator;
+    }
+
+    @Override
+    public synchronized MemorySegment allocate(long bytes, long alignmentBytes) {
+        if (freed) {
+            throw new IllegalStateException("PinnedMemory is freed");
+        }
+        MemorySegment buffer = allocator.allocate(bytes);
+        if (buffer.address() % alignmentBytes != 0) {
+            allocator.free(buffer);
+            throw new IllegalStateException("host buffer at 0x" + Long.toHexString(buffer.address())
+                    + " is not aligned to " + alignmentBytes + " bytes");
+        }
+        buffers.add(buffer);
+        bytesAllocated += bytes;
+        return buffer;
+    }
+
+    @Override
+    public synchronized void freeAll() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        RuntimeException first = null;
+        for (MemorySegment buffer : buffers) {
+            try {
+                allocator.free(buffer);
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        buffers.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Bytes allocated so far (the pool's budget caps it). */
+    public synchronized long bytesAllocated() {
+        return bytesAllocated;
+    }
+
+    /** Buffers allocated and not yet freed. */
+    public synchronized int buffers() {
+        return buffers.size();
+    }
+
+    public boolean pinned() {
+        return allocator.pinned();
+    }
+}
