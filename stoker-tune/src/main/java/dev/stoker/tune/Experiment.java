@@ -1,0 +1,56 @@
+package dev.stoker.tune;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
+
+/**
+ * One trial as the tuner recorded it: one line of {@code experiments.jsonl}.
+ *
+ * @param trial       trial number, from 0
+ * @param parent      the trial whose config this one changed (-1 for the first)
+ * @param phase       {@code start} (the start config), {@code repeat} (the start config again, for noise),
+ *                    {@code hypothesis} (a change read from the stats) or {@code sweep} (coordinate sweep)
+ * @param change      the change from the parent, e.g. {@code decode.concurrency 3→4}
+ * @param hypothesis  why, in words
+ * @param point       the value of every knob
+ * @param status      {@code ok}, {@code failed} or {@code timeout}
+ * @param message     why it failed (null when ok)
+ * @param metrics     what it measured (null unless ok)
+ * @param kept        whether it became the new best (improved on it by more than the noise)
+ * @param bestSoFar   the best throughput after this trial
+ * @param threshold   the gain it needed to be kept (samples/s)
+ * @param startedSeconds  seconds since the search started (across resumes: since its first start)
+ * @param durationSeconds how long the trial took
+ * @param config      the config it ran (a PipelineConfig as JSON)
+ * @param options     the options it ran
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Experiment(
+        @JsonProperty("trial") int trial,
+        @JsonProperty("parent") int parent,
+        @JsonProperty("phase") String phase,
+        @JsonProperty("change") String change,
+        @JsonProperty("hypothesis") String hypothesis,
+        @JsonProperty("point") Map<String, Integer> point,
+        @JsonProperty("status") String status,
+        @JsonProperty("message") String message,
+        @JsonProperty("metrics") TrialMetrics metrics,
+        @JsonProperty("kept") boolean kept,
+        @JsonProperty("best_so_far") double bestSoFar,
+        @JsonProperty("threshold") double threshold,
+        @JsonProperty("started_s") double startedSeconds,
+        @JsonProperty("duration_s") double durationSeconds,
+        @JsonProperty("config") JsonNode config,
+        @JsonProperty("options") Map<String, String> options) {
+
+    public boolean ok() {
+        return "ok".equals(status);
+    }
+
+    /** Throughput, 0 when the trial failed. */
+    public double samplesPerSecond() {
+        return ok() && metrics != null ? metrics.samplesPerSecond() : 0;
+    }
+}

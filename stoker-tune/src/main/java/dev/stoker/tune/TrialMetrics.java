@@ -1,0 +1,104 @@
+package dev.stoker.tune;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.StageStats;
+import java.util.List;
+
+/**
+ * What a trial measured: the steady-state throughput, and the per-stage signals the tuner's hypotheses
+ * read (compact, so that {@code experiments.jsonl} holds them and a resumed search can read them back).
+ *
+ * @param samplesPerSecond steady-state throughput: what the tuner maximises
+ * @param bottleneck       the verdict's stage ({@code consumer}, {@code source} or a stage name)
+ * @param state            the verdict's state: saturated, starved, consumer-bound, busiest, overhead
+ * @param verdict          the verdict's line
+ * @param dataReadiness    share of the consumer's calls served without waiting
+ * @param sinkMeanFill     mean fill of the sink buffer, 0..1
+ * @param stages           per stage (source first)
+ * @param cpuCores         CPU the trial used, in cores (CPU time / wall time; NaN when unknown)
+ * @param effectiveConfig  the config the trial ran with, every field set (null when unknown)
+ */
+public record TrialMetrics(
+        @JsonProperty("samples_per_second") double samplesPerSecond,
+        @JsonProperty("bottleneck") String bottleneck,
+        @JsonProperty("state") String state,
+        @JsonProperty("verdict") String verdict,
+        @JsonProperty("data_readiness") double dataReadiness,
+        @JsonProperty("sink_mean_fill") double sinkMeanFill,
+        @JsonProperty("stages") List<Stage> stages,
+        @JsonProperty("cpu_cores") Double cpuCores,
+        @JsonIgnore PipelineConfig effectiveConfig) {
+
+    /**
+     * One stage's signals.
+     *
+     * @param concurrency   workers
+     * @param busy          share of worker time in tasks
+     * @param idle          share waiting for input
+     * @param backPressured share waiting for room downstream
+     * @param taskMeanMillis mean task time
+     * @param taskP50Millis median task time
+     * @param queueCapacity input queue capacity
+     * @param queueFull     share of time the input queue was full
+     * @param queueEmpty    share of time it was empty
+     */
+    public record Stage(
+            @JsonProperty("name") String name,
+            @JsonProperty("concurrency") int concurrency,
+            @JsonProperty("busy") double busy,
+            @JsonProperty("idle") double idle,
+            @JsonProperty("back_pressured") double backPressured,
+            @JsonProperty("task_mean_ms") double taskMeanMillis,
+            @JsonProperty("task_p50_ms") double taskP50Millis,
+            @JsonProperty("queue_capacity") int queueCapacity,
+            @JsonProperty("queue_full") double queueFull,
+            @JsonProperty("queue_empty") double queueEmpty) {
+
+        static Stage of(StageStats s) {
+            return new Stage(s.name(), s.concurrency(), round(s.busyFraction()), round(s.idleFraction()),
+                    round(s.backPressuredFraction()), round(s.taskTime().meanMicros() / 1000.0),
+                    round(s.taskTime().p50Micros() / 1000.0), s.inputQueue().capacity(),
+                    round(s.inputQueue().fullFraction()), round(s.inputQueue().emptyFraction()));
+        }
+
+        /** Workers busy on average: busy share x workers. */
+        double busyWorkers() {
+            return busy * concurrency;
+        }
+    }
+
+    /** Metrics from a throughput and a stats snapshot of the trial's pipeline. */
+    public static TrialMetrics of(double samplesPerSecond, PipelineStats stats, double cpuCores, PipelineConfig effectiveConfig) {
+        return new TrialMetrics(samplesPerSecond, stats.verdict().bottleneck(), stats.verdict().state(),
+                stats.verdict().line(), round(stats.sink().dataReadiness()), round(stats.sink().meanFill()),
+                stats.stages().stream().map(Stage::of).toList(), Double.isNaN(cpuCores) ? null : round(cpuCores),
+                effectiveConfig);
+    }
+
+    /** CPU used in cores, NaN when unknown. */
+    double cpu() {
+        return cpuCores == null ? Double.NaN : cpuCores;
+    }
+
+    /** A failed or stats-less trial: only a throughput. */
+    public static TrialMetrics throughputOnly(double samplesPerSecond) {
+        return new TrialMetrics(samplesPerSecond, "", "", "", 0, 0, List.of(), null, null);
+    }
+
+    /** The named stage, or null. */
+    public Stage stage(String name) {
+        for (Stage s : stages) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10_000) / 10_000.0;
+    }
+}
