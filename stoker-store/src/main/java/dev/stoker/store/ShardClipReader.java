@@ -5,6 +5,7 @@ import dev.stoker.store.shard.ShardFile;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSelection;
+import dev.stoker.video.ClipSpec;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
@@ -40,14 +41,7 @@ final class ShardClipReader implements ClipReader {
                             + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
         }
         MemorySegment payload = shard.payload(info.record(), entry);
-        VideoPackets packets;
-        try {
-            packets = new VideoPackets(entry.codecName(), entry.width(), entry.height(), entry.pixelFormat(),
-                    entry.timeBaseNumerator(), entry.timeBaseDenominator(), entry.framesPerSecond(), entry.extradata(),
-                    payload, entry.pts(), entry.durations(), entry.keyframes(), entry.offsets(), entry.sizes());
-        } catch (IllegalArgumentException e) {
-            throw new ShardException(shard.name(), info.record(), ShardException.Reason.BAD_OFFSET, e.getMessage(), e);
-        }
+        VideoPackets packets = packets(shard, info, entry, payload);
         String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
         try (Video video = Video.fromPackets(name, packets)) {
             List<ClipSelection> selections = new ArrayList<>(requests.size());
@@ -64,6 +58,45 @@ final class ShardClipReader implements ClipReader {
                 return copy(video, entry, payload, requests, selections);
             }
             return decoder.decode(video, requests);
+        }
+    }
+
+    /**
+     * The bytes reading {@code clips} of sample {@code sample} touches, as one slice of its mapped shard: from
+     * the first packet read (for video, the keyframe at or before a clip's first frame) to the end of the last.
+     */
+    static MemorySegment clipBytes(ShardDataset dataset, int sample, List<ClipSpec> clips) {
+        SampleInfo info = dataset.sample(sample);
+        ShardFile shard = dataset.shardOf(info);
+        RecordEntry entry = shard.entry(info.record());
+        MemorySegment payload = shard.payload(info.record(), entry);
+        if (clips.isEmpty()) {
+            return payload;
+        }
+        BitSet read = new BitSet(entry.frameCount());
+        String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
+        try (Video video = Video.fromPackets(name, packets(shard, info, entry, payload))) {
+            for (ClipSpec clip : clips) {
+                markPacketsRead(entry, video.selectClip(clip).frames(), read);
+            }
+        }
+        int first = read.nextSetBit(0);
+        int last = read.length() - 1;
+        if (first < 0) {
+            return payload.asSlice(0, 0);
+        }
+        long from = entry.offsets()[first];
+        long to = entry.offsets()[last] + entry.sizes()[last] + VideoPackets.PADDING_BYTES;
+        return payload.asSlice(from, to - from);
+    }
+
+    private static VideoPackets packets(ShardFile shard, SampleInfo info, RecordEntry entry, MemorySegment payload) {
+        try {
+            return new VideoPackets(entry.codecName(), entry.width(), entry.height(), entry.pixelFormat(),
+                    entry.timeBaseNumerator(), entry.timeBaseDenominator(), entry.framesPerSecond(), entry.extradata(),
+                    payload, entry.pts(), entry.durations(), entry.keyframes(), entry.offsets(), entry.sizes());
+        } catch (IllegalArgumentException e) {
+            throw new ShardException(shard.name(), info.record(), ShardException.Reason.BAD_OFFSET, e.getMessage(), e);
         }
     }
 

@@ -1,11 +1,14 @@
 package dev.stoker.store;
 
 import dev.stoker.store.format.ShardFormat;
+import dev.stoker.store.sampler.PageCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.video.ClipSpec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -140,6 +143,31 @@ public final class ShardDataset implements AutoCloseable {
     /** A reader for one thread: one FFmpeg decoding thread, skipping frames nothing needs. */
     public ClipReader newReader() {
         return new ShardClipReader(this);
+    }
+
+    /**
+     * The bytes reading {@code clips} of sample {@code index} touches, as one slice of its mapped shard
+     * (from the first packet a read needs to the end of the last; the whole record for no clips): what to
+     * read ahead ({@link MemorySegment#load()}) or evict ({@link #evict}). Valid while the dataset is open.
+     *
+     * @throws ShardException when the sample's record is damaged
+     */
+    public MemorySegment clipBytes(int index, List<ClipSpec> clips) {
+        return ShardClipReader.clipBytes(this, index, clips);
+    }
+
+    /**
+     * Drops {@code bytes} (from {@link #clipBytes} of sample {@code index}) from this process's mapping and
+     * asks the kernel to drop them from the page cache ({@code posix_fadvise(DONTNEED)}), so that the next
+     * read of them comes from the device: cold-cache benchmarks.
+     */
+    public void evict(int index, MemorySegment bytes) throws IOException {
+        SampleInfo info = sample(index);
+        long offset = shardOf(info).fileOffset(bytes);
+        if (bytes.byteSize() > 0) {
+            bytes.unload();
+            PageCache.evict(root.resolve(info.shard()), offset, bytes.byteSize());
+        }
     }
 
     ShardFormat format() {

@@ -11,7 +11,9 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
+import dev.stoker.store.sampler.PrefetchStats;
 import dev.stoker.video.ClipRequest;
+import dev.stoker.video.ClipSpec;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
@@ -20,27 +22,39 @@ import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SampleDraw;
+import dev.stoker.video.dataset.SampleGroups;
+import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@link dev.stoker.video.loader.VideoLoader}'s batches from an ingested {@link ShardDataset}: the pipeline
  * <pre>
- *   source (seeded epoch order) → fetch → decode → batch → collate → sink
+ *   source (the sampler's epoch order) → fetch → decode → batch → collate → sink
  * </pre>
  * where fetch looks the sample up and samples its clip starts (no I/O: the shards are mapped), decode
  * reads the clips' frames from the mapped shard and decodes and converts them into pooled clip buffers,
- * and collate packs them into one pooled {@link ClipBatch}. Same {@link LoaderOptions}, same epoch order,
- * clip starts, crops and batch layout as VideoLoader over the source dataset; a damaged record fails its
- * sample (counted, skipped within the failure budget) with a message naming shard and record.
+ * and collate packs them into one pooled {@link ClipBatch}.
+ *
+ * <p>The order is an {@link EpochSampler}'s over the shards ({@link #groups}: the samples of one shard form
+ * a group, shuffled within windows of {@code options.sampler().windowGroups()} shards; rank and world size
+ * split each epoch), so it is known ahead: {@link ReadAhead} loads the next clips' bytes while earlier ones
+ * decode, under a byte budget. Clip starts and crops are the same pure functions of (seed, epoch, source
+ * index) as VideoLoader's, so a sample's clips are the ones VideoLoader takes from its source video in the
+ * same epoch; {@link #state()} and {@link #resume} continue a run exactly (batches, clip times, crops). A
+ * damaged record fails its sample (counted, skipped within the failure budget) with a message naming shard
+ * and record.
  */
 public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Stage names, in order. */
@@ -52,15 +66,19 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
     private final BatchPool batches;
     private final LongAdder clips;
     private final LongAdder decodedFrames;
+    private final ResumeTracker resume;
+    private final RecordReadAhead readAhead;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
-                        LongAdder clips, LongAdder decodedFrames) {
+                        LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead) {
         this.pipeline = pipeline;
         this.readers = readers;
         this.clipBuffers = clipBuffers;
         this.batches = batches;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
+        this.resume = resume;
+        this.readAhead = readAhead;
     }
 
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
@@ -71,12 +89,54 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                 "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
     }
 
+    /** The dataset as the sampler sees it: the samples of one shard form a group. */
+    public static SampleGroups groups(ShardDataset dataset) {
+        int[] shardOfSample = new int[dataset.size()];
+        for (int i = 0; i < shardOfSample.length; i++) {
+            shardOfSample[i] = dataset.manifest().samples().get(i).shard();
+        }
+        return SampleGroups.of(shardOfSample);
+    }
+
     public static ShardLoader open(ShardDataset dataset, LoaderOptions options) {
-        return open(dataset, options, null);
+        return open(dataset, options, null, ReadAhead.defaults());
     }
 
     /** Starts loading; {@code trace} (nullable) records every task. The dataset must outlive the loader. */
     public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace) {
+        return open(dataset, options, trace, ReadAhead.defaults());
+    }
+
+    /** {@link #open(ShardDataset, LoaderOptions, TraceRecorder)} reading the shards ahead as {@code readAhead} says. */
+    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead) {
+        EpochSampler sampler = EpochSampler.create(groups(dataset), options.seed(), options.shuffle(), options.sampler());
+        return open(dataset, options, trace, readAhead, sampler, sampler.start());
+    }
+
+    /**
+     * A loader that continues where the one that gave {@code state} ({@link #state()}) stood: exactly the
+     * clips, clip times and crops the uninterrupted loader would have delivered next, in the same batches.
+     * {@code options} must be the original ones (the sampling settings are checked).
+     *
+     * @throws IllegalArgumentException if the shards' fingerprint (samples per shard) or the sampling
+     *         settings differ from the state's
+     */
+    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state) {
+        return resume(dataset, options, state, null, ReadAhead.defaults());
+    }
+
+    /** {@link #resume(ShardDataset, LoaderOptions, SamplerState)} with a trace (nullable) and read-ahead options. */
+    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
+                                     ReadAhead readAhead) {
+        EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
+        EpochSampler sampler = EpochSampler.resume(groups(dataset), state);
+        return open(dataset, options, trace, readAhead, sampler, state);
+    }
+
+    private static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
+                                    EpochSampler sampler, SamplerState start) {
+        ResumeTracker resume = new ResumeTracker(sampler, start);
+        ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
         BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
         BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
@@ -84,40 +144,56 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();
         LongAdder frames = new LongAdder();
-        PipelineConfig effective = describe(dataset, options, null, null, readers, clips, frames).config(config)
-                .effectiveConfig();
+        PipelineConfig effective = describe(dataset, options, planner, null, null, null, resume, readers, clips, frames)
+                .config(config).effectiveConfig();
         StageConfig dec = effective.stage("decode");
         StageConfig bat = effective.stage("batch");
         StageConfig col = effective.stage("collate");
         long clipsHeld = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8) + bat.queueCapacity()
                 + options.batchSize() + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
-        BatchPool clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
-        long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
-                : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
-        BatchPool batches = new BatchPool(batchShape, batchBudget);
+        int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
+                ((long) readAhead.batchesAhead() * options.batchSize() + options.clipsPerVideo() - 1) / options.clipsPerVideo()));
+        RecordReadAhead ahead = RecordReadAhead.start(dataset, readAhead, sampler, start, options.epochs(), itemsAhead,
+                planner::clipsOf);
+        BatchPool clipBuffers = null;
+        BatchPool batches = null;
         try {
-            PipelineBuilder<ClipBatch> builder = describe(dataset, options, clipBuffers, batches, readers, clips, frames)
-                    .config(config);
+            clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
+            long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
+                    : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
+            batches = new BatchPool(batchShape, batchBudget);
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
+                    readers, clips, frames).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new ShardLoader(builder.build(), readers, clipBuffers, batches, clips, frames);
+            return new ShardLoader(builder.build(), readers, clipBuffers, batches, clips, frames, resume, ahead);
         } catch (RuntimeException e) {
-            clipBuffers.close();
-            batches.close();
+            ahead.close();
+            if (clipBuffers != null) {
+                clipBuffers.close();
+            }
+            if (batches != null) {
+                batches.close();
+            }
             throw e;
         }
     }
 
-    /** A sample to load in an epoch; prints as its source path, which failure reports show. */
-    record SampleTask(SampleInfo sample, int epoch) {
+    /** A sample to load: the sampler's draw; {@code firstClip} clips of it were delivered before a resume. */
+    record SampleTask(SampleInfo sample, SampleDraw draw, int firstClip) {
+        int epoch() {
+            return draw.epoch();
+        }
+
+        /** Prints as its source path, shard and record, which failure reports show. */
         @Override
         public String toString() {
             return sample.sourcePath() + " (" + sample.shard() + " record " + sample.record() + ")";
         }
     }
 
-    /** A sample with its clip starts chosen. */
+    /** A sample with its clip starts chosen (those after {@code firstClip}). */
     record PlannedSample(SampleTask task, double[] clipStarts) {
         @Override
         public String toString() {
@@ -125,8 +201,9 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    /** One clip read into a pooled one-clip buffer. */
-    record LoadedClip(SampleTask task, ClipBatch pixels, DecodedClip decoded) implements AutoCloseable {
+    /** One clip read into a pooled one-clip buffer; {@code clip} of {@code clipsOfSample} this epoch. */
+    record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipBatch pixels, DecodedClip decoded)
+            implements AutoCloseable {
         @Override
         public void close() {
             pixels.close();
@@ -138,68 +215,100 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    private static PipelineBuilder<ClipBatch> describe(ShardDataset dataset, LoaderOptions options, BatchPool clipBuffers,
-                                                       BatchPool batches, Queue<ClipReader> readers, LongAdder clips,
+    /**
+     * Where a sample's clips start and how they are cropped: VideoLoader's functions of (seed, epoch, source
+     * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch.
+     */
+    static final class ClipPlanner {
+        private final ShardDataset dataset;
+        private final LoaderOptions options;
+        private final ClipSampler sampler;
+
+        ClipPlanner(ShardDataset dataset, LoaderOptions options) {
+            this.dataset = dataset;
+            this.options = options;
+            this.sampler = switch (options.sampling()) {
+                case RANDOM -> ClipSampler.random(options.clipsPerVideo(), options.seed());
+                case UNIFORM -> ClipSampler.uniform(options.clipsPerVideo());
+                case WINDOWS -> ClipSampler.windows(options.windowStepSeconds());
+            };
+        }
+
+        /** Every clip start of the sample in {@code epoch}, ascending. */
+        double[] starts(SampleInfo s, int epoch) {
+            VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
+            return sampler.clipStarts(entry, s.durationSeconds(), options.clipSeconds(s.framesPerSecond()), epoch,
+                    s.sourceIndex());
+        }
+
+        /** The clips a draw reads (for reading ahead). */
+        List<ClipSpec> clipsOf(SampleDraw draw) {
+            double[] starts = starts(dataset.sample(draw.sampleIndex()), draw.epoch());
+            List<ClipSpec> specs = new ArrayList<>(starts.length);
+            for (double start : starts) {
+                specs.add(options.clipAt(start));
+            }
+            return specs;
+        }
+
+        /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch). */
+        long cropSeed(SampleTask task, int clip) {
+            return options.seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
+                    + clip;
+        }
+    }
+
+    private static PipelineBuilder<ClipBatch> describe(ShardDataset dataset, LoaderOptions options, ClipPlanner planner,
+                                                       RecordReadAhead ahead, BatchPool clipBuffers, BatchPool batches,
+                                                       ResumeTracker resume, Queue<ClipReader> readers, LongAdder clips,
                                                        LongAdder frames) {
         FailureBudget budget = options.failureBudget();
-        ClipSampler sampler = switch (options.sampling()) {
-            case RANDOM -> ClipSampler.random(options.clipsPerVideo(), options.seed());
-            case UNIFORM -> ClipSampler.uniform(options.clipsPerVideo());
-            case WINDOWS -> ClipSampler.windows(options.windowStepSeconds());
-        };
         ThreadLocal<ClipReader> reader = ThreadLocal.withInitial(() -> {
             ClipReader r = dataset.newReader();
             readers.add(r);
             return r;
         });
-        return Pipeline.fromEpochs(epochs(dataset, options))
+        return Pipeline.fromEpochs(epochs(dataset, resume.sampler, resume.start, options.epochs()))
                 .map("fetch", (SampleTask task) -> {
-                    SampleInfo s = task.sample();
-                    VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
-                    double[] starts = sampler.clipStarts(entry, s.durationSeconds(),
-                            options.clipSeconds(s.framesPerSecond()), task.epoch(), s.index());
+                    double[] starts = planner.starts(task.sample(), task.epoch());
+                    if (task.firstClip() > 0) { // resumed inside this sample: its first clips were delivered
+                        starts = Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
+                    }
                     return new PlannedSample(task, starts);
                 }, s -> s.failureBudget(budget))
-                .flatMap("decode", (PlannedSample planned) -> read(planned, options, clipBuffers, reader.get(), clips, frames),
-                        s -> s.failureBudget(budget))
+                .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
+                        reader.get(), clips, frames), s -> s.failureBudget(budget))
                 .batch("batch", options.batchSize(), options.dropLast())
-                .map("collate", (List<LoadedClip> loaded) -> collate(loaded, batches), s -> s.failureBudget(budget));
+                .map("collate", (List<LoadedClip> loaded) -> collate(loaded, batches, resume), s -> s.failureBudget(budget));
     }
 
-    private static EpochSource<SampleTask> epochs(ShardDataset dataset, LoaderOptions options) {
+    /** The sampler's draws from {@code start} on, as tasks; the pipeline's epoch k is the sampler's start.epoch() + k. */
+    private static EpochSource<SampleTask> epochs(ShardDataset dataset, EpochSampler sampler, SamplerState start,
+                                                  int endEpoch) {
+        EpochSource<SampleDraw> draws = sampler.source(start, endEpoch);
         return epoch -> {
-            if (options.epochs() >= 0 && epoch >= options.epochs()) {
+            Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
+            if (epochDraws == null) {
                 return null;
             }
-            int n = dataset.size();
-            int[] order = new int[n];
-            for (int i = 0; i < n; i++) {
-                order[i] = i;
-            }
-            if (options.shuffle()) { // the same seeded Fisher–Yates as VideoLoader's epoch order
-                SplittableRandom random = new SplittableRandom(options.seed() ^ (0x9E3779B97F4A7C15L * (epoch + 1)));
-                for (int i = n - 1; i > 0; i--) {
-                    int j = random.nextInt(i + 1);
-                    int t = order[i];
-                    order[i] = order[j];
-                    order[j] = t;
-                }
-            }
-            List<SampleTask> tasks = new ArrayList<>(n);
-            for (int index : order) {
-                tasks.add(new SampleTask(dataset.sample(index), epoch));
+            List<SampleTask> tasks = new ArrayList<>();
+            for (SampleDraw d : epochDraws) {
+                int firstClip = epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0;
+                tasks.add(new SampleTask(dataset.sample(d.sampleIndex()), d, firstClip));
             }
             return tasks;
         };
     }
 
-    private static List<LoadedClip> read(PlannedSample planned, LoaderOptions options, BatchPool clipBuffers,
-                                         ClipReader reader, LongAdder clips, LongAdder frames) {
+    private static List<LoadedClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner,
+                                         RecordReadAhead ahead, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
+                                         LongAdder frames) {
         SampleTask task = planned.task();
-        List<ClipBatch> buffers = new ArrayList<>(planned.clipStarts().length);
+        int count = planned.clipStarts().length;
+        List<ClipBatch> buffers = new ArrayList<>(count);
         try {
-            List<ClipRequest> requests = new ArrayList<>(planned.clipStarts().length);
-            for (int i = 0; i < planned.clipStarts().length; i++) {
+            List<ClipRequest> requests = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
                 ClipBatch buffer;
                 try {
                     buffer = clipBuffers.acquire();
@@ -208,17 +317,17 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                     throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
                 }
                 buffers.add(buffer);
-                long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L
-                        + task.sample().index() * 31L + i;
-                requests.add(new ClipRequest(options.clipAt(planned.clipStarts()[i]), options.resize(cropSeed),
-                        BatchCollator.slot(buffer, 0)));
+                requests.add(new ClipRequest(options.clipAt(planned.clipStarts()[i]),
+                        options.resize(planner.cropSeed(task, task.firstClip() + i)), BatchCollator.slot(buffer, 0)));
             }
+            ahead.beforeRead(task.draw());
             List<DecodedClip> decoded = reader.read(task.sample().index(), requests);
             List<LoadedClip> out = new ArrayList<>(decoded.size());
             for (int i = 0; i < decoded.size(); i++) {
                 clips.increment();
                 frames.add(decoded.get(i).decodedFrames());
-                out.add(new LoadedClip(task, buffers.get(i), decoded.get(i)));
+                out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + decoded.size(), buffers.get(i),
+                        decoded.get(i)));
             }
             return out;
         } catch (RuntimeException | Error e) {
@@ -227,7 +336,7 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    private static ClipBatch collate(List<LoadedClip> loaded, BatchPool batches) {
+    private static ClipBatch collate(List<LoadedClip> loaded, BatchPool batches, ResumeTracker resume) {
         ClipBatch batch;
         try {
             batch = batches.acquire();
@@ -244,6 +353,9 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                         clip.decoded().decodedFrames());
                 BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
             }
+            if (!loaded.isEmpty()) {
+                resume.collated(batch, loaded.getLast());
+            }
             return batch;
         } catch (RuntimeException | Error e) {
             batch.close();
@@ -256,12 +368,31 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Batches of every epoch. Close each batch when done with it. */
     @Override
     public Iterator<ClipBatch> iterator() {
-        return pipeline.iterator();
+        return resume.tracking(pipeline.iterator());
     }
 
     /** Batches of the next epoch only. */
     public Iterable<ClipBatch> nextEpoch() {
-        return pipeline.nextEpoch();
+        Iterable<ClipBatch> epoch = pipeline.nextEpoch();
+        return () -> resume.tracking(epoch.iterator());
+    }
+
+    /**
+     * Where the consumer stands: the state after the last batch handed out (the start state before the
+     * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
+     */
+    public SamplerState state() {
+        return resume.state;
+    }
+
+    /** The sampler behind the epoch order. */
+    public EpochSampler sampler() {
+        return resume.sampler;
+    }
+
+    /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
+    public PrefetchStats readAheadStats() {
+        return readAhead.stats();
     }
 
     /** The running pipeline: stats, failures, effective config. */
@@ -288,6 +419,7 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         try {
             pipeline.close();
         } finally {
+            readAhead.close();
             if (pipeline.liveThreads().isEmpty()) {
                 ClipReader r;
                 while ((r = readers.poll()) != null) {
@@ -296,6 +428,51 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                 clipBuffers.close();
                 batches.close();
             }
+        }
+    }
+
+    /**
+     * Follows what the consumer has received: collate notes the state after each batch (after its last
+     * clip), and handing the batch out makes that the loader's state. Batches come in sampler order (every
+     * stage keeps input order), so that state covers exactly the batches delivered.
+     */
+    private static final class ResumeTracker {
+        final EpochSampler sampler;
+        final SamplerState start;
+        private final Map<ClipBatch, SamplerState> afterBatch = new ConcurrentHashMap<>();
+        volatile SamplerState state;
+
+        ResumeTracker(EpochSampler sampler, SamplerState start) {
+            this.sampler = sampler;
+            this.start = start;
+            this.state = start;
+        }
+
+        void collated(ClipBatch batch, LoadedClip last) {
+            SampleDraw draw = last.task().draw();
+            SamplerState after = last.clip() + 1 < last.clipsOfSample()
+                    ? sampler.state(draw.epoch(), draw.position(), last.clip() + 1)
+                    : sampler.state(draw.epoch(), draw.position() + 1, 0);
+            afterBatch.put(batch, after);
+        }
+
+        Iterator<ClipBatch> tracking(Iterator<ClipBatch> batches) {
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return batches.hasNext();
+                }
+
+                @Override
+                public ClipBatch next() {
+                    ClipBatch batch = batches.next();
+                    SamplerState after = afterBatch.remove(batch);
+                    if (after != null) {
+                        state = after;
+                    }
+                    return batch;
+                }
+            };
         }
     }
 }

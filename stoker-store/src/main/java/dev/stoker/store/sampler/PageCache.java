@@ -67,6 +67,21 @@ public final class PageCache {
      * @throws IOException if it cannot be opened or the advice is refused, with the system's reason
      */
     public static void evict(Path file) throws IOException {
+        evict(file, 0, 0);
+    }
+
+    /**
+     * Asks the kernel to drop the cached pages of {@code lengthBytes} bytes of {@code file} from
+     * {@code offsetBytes} on ({@code lengthBytes} 0: to the end). Pages this process has mapped stay: unmap
+     * them first ({@link java.lang.foreign.MemorySegment#unload()} on the mapped slice).
+     *
+     * @throws NoSuchFileException if the file does not exist
+     * @throws IOException if it cannot be opened or the advice is refused, with the system's reason
+     */
+    public static void evict(Path file, long offsetBytes, long lengthBytes) throws IOException {
+        if (offsetBytes < 0 || lengthBytes < 0) {
+            throw new IllegalArgumentException("range: " + offsetBytes + "+" + lengthBytes + " (expected: 0+ both)");
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CALL_STATE);
             int fd = (int) OPEN.invokeExact(state, arena.allocateFrom(file.toString()), O_RDONLY | O_CLOEXEC, 0);
@@ -76,7 +91,7 @@ public final class PageCache {
                 throw errno == ENOENT ? new NoSuchFileException(file.toString(), null, reason) : new IOException(reason);
             }
             try {
-                int error = (int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED);
+                int error = (int) FADVISE.invokeExact(fd, offsetBytes, lengthBytes, POSIX_FADV_DONTNEED);
                 if (error != 0) {
                     throw new IOException(file + ": posix_fadvise(DONTNEED) failed: " + strerror(error));
                 }

@@ -15,9 +15,11 @@ package dev.stoker.store.sampler;
  * @param budgetBytes   the byte budget
  * @param dropped       items read ahead and never taken (the consumer went past them), freed
  * @param tooLarge      upcoming items larger than the whole budget, left to be read on demand
+ * @param meanOccupancy bytes held on average since the start (time-weighted), as a share of the budget
  */
 public record PrefetchStats(long requests, long hits, long waits, long misses, long bytesRead, long heldBytes,
-                            int heldItems, long peakHeldBytes, long budgetBytes, long dropped, long tooLarge) {
+                            int heldItems, long peakHeldBytes, long budgetBytes, long dropped, long tooLarge,
+                            double meanOccupancy) {
 
     /** Share of requests served from prefetched data; 0 before the first request. */
     public double hitRate() {
@@ -26,8 +28,8 @@ public record PrefetchStats(long requests, long hits, long waits, long misses, l
 
     @Override
     public String toString() {
-        return String.format("prefetch: %d requests, hit rate %.1f%% (%d waited), %d misses, %d bytes read, holding %d items / %d of %d bytes (peak %d), %d dropped, %d too large",
+        return String.format(java.util.Locale.ROOT, "prefetch: %d requests, hit rate %.1f%% (%d waited), %d misses, %d bytes read, holding %d items / %d of %d bytes (peak %d, mean occupancy %.1f%%), %d dropped, %d too large",
                 requests, 100 * hitRate(), waits, misses, bytesRead, heldItems, heldBytes, budgetBytes, peakHeldBytes,
-                dropped, tooLarge);
+                100 * meanOccupancy, dropped, tooLarge);
     }
 }

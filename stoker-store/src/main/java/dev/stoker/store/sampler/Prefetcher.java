@@ -103,6 +103,9 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     private long furthestTaken = -1;
     private long heldBytes;
     private long peakHeldBytes;
+    private final long startNanos = System.nanoTime();
+    private long heldChangedNanos = startNanos;
+    private double heldByteNanos; // the integral of heldBytes over time, for the mean occupancy
     private long requests;
     private long hits;
     private long waits;
@@ -203,7 +206,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                 ensureOpen(); // closed meanwhile: close() releases the item
                 heldInOrder.remove(entry);
                 hits++;
-                heldBytes -= entry.reservedBytes;
+                changeHeld(-entry.reservedBytes);
                 furthestTaken = Math.max(furthestTaken, entry.sequence);
                 dropPassedOver();
                 fill();
@@ -237,8 +240,11 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     public PrefetchStats stats() {
         lock.lock();
         try {
+            long now = System.nanoTime();
+            double meanHeldBytes = now == startNanos ? heldBytes
+                    : (heldByteNanos + (double) heldBytes * (now - heldChangedNanos)) / (now - startNanos);
             return new PrefetchStats(requests, hits, waits, misses, bytesRead, heldBytes, heldInOrder.size(),
-                    peakHeldBytes, budgetBytes, dropped, tooLarge);
+                    peakHeldBytes, budgetBytes, dropped, tooLarge, meanHeldBytes / budgetBytes);
         } finally {
             lock.unlock();
         }
@@ -283,13 +289,21 @@ public final class Prefetcher<K, V> implements AutoCloseable {
             }
             heldInOrder.clear();
             held.clear();
-            heldBytes = 0;
+            changeHeld(-heldBytes);
         } finally {
             lock.unlock();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Changes the bytes held, keeping the time integral behind the mean occupancy. Holds the lock. */
+    private void changeHeld(long deltaBytes) {
+        long now = System.nanoTime();
+        heldByteNanos += (double) heldBytes * (now - heldChangedNanos);
+        heldChangedNanos = now;
+        heldBytes += deltaBytes;
     }
 
     private void ensureOpen() {
@@ -308,7 +322,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
             if (same.isEmpty()) {
                 held.remove(e.key);
             }
-            heldBytes -= e.reservedBytes;
+            changeHeld(-e.reservedBytes);
             dropped++;
             release(e);
         }
@@ -317,7 +331,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     /** A claimed item whose taker gave up waiting: freed now, or by its reader when done. */
     private void abandon(Entry<K, V> e) {
         heldInOrder.remove(e);
-        heldBytes -= e.reservedBytes;
+        changeHeld(-e.reservedBytes);
         dropped++;
         e.abandoned = true;
         release(e);
@@ -357,7 +371,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                 return; // wait for the consumer to take something
             }
             Entry<K, V> e = new Entry<>(next, scheduled++, nextSizeBytes);
-            heldBytes += e.reservedBytes;
+            changeHeld(e.reservedBytes);
             peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
             heldInOrder.addLast(e);
             held.computeIfAbsent(e.key, k -> new ArrayDeque<>()).addLast(e);

@@ -119,6 +119,16 @@ public final class ShardFile {
         return payload;
     }
 
+    /** Where {@code slice} (a slice of this shard's mapping) starts in the file. */
+    public long fileOffset(MemorySegment slice) {
+        long offset = slice.address() - bytes.address();
+        if (offset < 0 || offset + slice.byteSize() > bytes.byteSize()) {
+            throw new IllegalArgumentException("slice at address " + slice.address() + ", " + slice.byteSize()
+                    + " bytes (expected: within the mapping of " + name + ")");
+        }
+        return offset;
+    }
+
     /** Checks the CRC32C of packet {@code packet} (payload and padding) of a sample. */
     public void checkPacket(int record, RecordEntry entry, MemorySegment payload, int packet) {
         int actual = crc(payload.asSlice(entry.offsets()[packet], entry.sizes()[packet] + VideoPackets.PADDING_BYTES));

@@ -1,0 +1,163 @@
+package dev.stoker.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.store.ingest.Ingest;
+import dev.stoker.store.ingest.IngestListener;
+import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.SamplerOptions;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.LoaderOptions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ShardLoader over the sampler's shard groups resumes exactly like VideoLoader: a loader resumed from
+ * {@link ShardLoader#state()} delivers the same samples, clip times and random crops (pixel checksums), in
+ * the same batches, as the uninterrupted one; ranks load disjoint, complete, equal parts of an epoch.
+ */
+@Timeout(120)
+class ShardLoaderExactResumeTest {
+    @TempDir
+    static Path dest;
+
+    @BeforeAll
+    static void ingest() throws IOException {
+        DemoSource.ingest(dest, IngestOptions.JPEG); // 4 samples in 3 shards
+    }
+
+    /** Random crops and clip starts, shuffled within windows of 2 shards, 2 epochs of 2 batches. */
+    static LoaderOptions options() {
+        return LoaderOptions.defaults().withClip(8, 2).withOrder(5, true, 2).withBatch(2, false, BatchLayout.NTHWC)
+                .withSize(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96)
+                .withSampler(SamplerOptions.defaults().withWindow(2));
+    }
+
+    private record Run(List<String> batches, SamplerState state) {
+    }
+
+    /** A batch as text: each clip's source and frame times, and a checksum of the pixels (crops included). */
+    static String record(ClipBatch batch) {
+        StringJoiner clips = new StringJoiner(" ");
+        for (ClipInfo c : batch.clips()) {
+            clips.add(c.path().getFileName() + "@" + Arrays.toString(c.frameTimestampsSeconds()).replace(" ", ""));
+        }
+        CRC32 crc = new CRC32();
+        crc.update(batch.data().asByteBuffer());
+        return clips + " #" + Long.toHexString(crc.getValue());
+    }
+
+    private static Run run(ShardLoader loader, int limit) {
+        List<String> batches = new ArrayList<>();
+        try (loader) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    batches.add(record(batch));
+                }
+                if (batches.size() == limit) {
+                    break;
+                }
+            }
+            return new Run(batches, loader.state());
+        }
+    }
+
+    private static void assertResumesExactly(LoaderOptions options, int... cuts) throws IOException {
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            Run whole = run(ShardLoader.open(shards, options), Integer.MAX_VALUE);
+            assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
+            for (int cut : cuts) {
+                Run first = run(ShardLoader.open(shards, options), cut);
+                assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
+                SamplerState saved = SamplerState.fromJson(first.state().toJson());
+                Run rest = run(ShardLoader.resume(shards, options, saved), Integer.MAX_VALUE);
+                List<String> joined = new ArrayList<>(first.batches());
+                joined.addAll(rest.batches());
+                assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
+            }
+        }
+    }
+
+    @Test
+    void resumingMidEpochOnShardsContinuesWithTheSameClipsAndCrops() throws IOException {
+        // 4 samples, batches of 2: 2 batches an epoch, 2 epochs. Cut mid-epoch, at the boundary, inside epoch 1.
+        assertResumesExactly(options(), 1, 2, 3);
+    }
+
+    @Test
+    void resumingInsideASamplesClipsSkipsOnlyTheClipsAlreadyDelivered() throws IOException {
+        // 2 clips a sample, batches of 3: batch 1 ends after the first clip of the second sample.
+        LoaderOptions options = options().withOrder(9, true, 1).withBatch(3, false, BatchLayout.NTHWC)
+                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0);
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            Run one = run(ShardLoader.open(shards, options), 1);
+            assertThat(one.state().clipsDelivered()).isEqualTo(1);
+            assertThat(one.state().position()).isEqualTo(1);
+        }
+        assertResumesExactly(options, 1, 2);
+    }
+
+    @Test
+    void ranksLoadDisjointCompleteEqualPartsOfAnEpoch() throws IOException {
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            for (int world : new int[] {2, 4}) {
+                List<List<Path>> parts = new ArrayList<>();
+                for (int rank = 0; rank < world; rank++) {
+                    LoaderOptions options = options().withOrder(5, true, 1).withBatch(1, false, BatchLayout.NTHWC)
+                            .withSampler(SamplerOptions.defaults().withWindow(2).withRank(rank, world));
+                    List<Path> samples = new ArrayList<>();
+                    try (ShardLoader loader = ShardLoader.open(shards, options)) {
+                        for (ClipBatch batch : loader) {
+                            try (batch) {
+                                batch.clips().stream().map(ClipInfo::path).forEach(samples::add);
+                            }
+                        }
+                        assertThat(loader.state().rank()).isEqualTo(rank);
+                    }
+                    parts.add(samples);
+                }
+                Set<Path> union = new HashSet<>();
+                for (List<Path> part : parts) {
+                    assertThat(part).as("world %d", world).hasSize(shards.size() / world).doesNotHaveDuplicates();
+                    for (Path p : part) {
+                        assertThat(union.add(p)).as("%s on two ranks of %d", p, world).isTrue();
+                    }
+                }
+                assertThat(union).as("world %d covers the epoch", world).hasSize(shards.size());
+            }
+        }
+    }
+
+    @Test
+    void resumingOnOtherShardsOrWithOtherSettingsIsRefused(@TempDir Path other) throws IOException {
+        SamplerState state;
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options())) {
+            state = loader.state();
+            assertThatThrownBy(() -> ShardLoader.resume(shards, options().withOrder(6, true, 2), state))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
+        }
+        // the same samples in one shard: another grouping, another order
+        Ingest.run(DemoSource.dataset(), other, DemoSource.options(IngestOptions.JPEG).withShardSize(64L << 20), 2,
+                IngestListener.NONE);
+        try (ShardDataset shards = ShardDataset.open(other)) {
+            assertThatThrownBy(() -> ShardLoader.resume(shards, options(), state))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataset fingerprint");
+        }
+    }
+}
