@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
@@ -9,7 +10,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;
@@ -69,6 +69,10 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     LoaderOptionsMixin loader;
 
+    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N",
+            description = "Where batches end up: cpu (default), or cuda:N to copy each batch to that GPU from pinned"
+                    + " memory while the next loads (experimental, unverified on hardware; decoding stays on the CPU).")
+    String device;
 
 
 
@@ -125,6 +129,8 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         LoaderOptions options = loader.loaderOptions(spec);
+        DeviceSpec deviceSpec = BenchDevice.parse(device, spec);
+        BenchDevice.requireAvailable(deviceSpec); // before any dataset work: one line naming what is missing
         if (batches < 1) {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
@@ -151,7 +157,9 @@ final class BenchCommand implements Callable<Integer> {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        try (VideoLoader loader = VideoLoader.open(data, options, recorder)) {
+        try (BenchDevice gpu = BenchDevice.open(deviceSpec);
+             VideoLoader loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
+             BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
                 write("--save-config", saveConfig, effective.toJson());
@@ -159,9 +167,9 @@ final class BenchCommand implements Callable<Integer> {
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
-                Iterator<ClipBatch> it = loader.iterator();
+                Iterator<BenchDevice.Batch> it = batchesOut.iterator();
                 while (batchesDone < batches && it.hasNext()) {
-                    try (ClipBatch b = it.next()) {
+                    try (BenchDevice.Batch b = it.next()) {
                         if (delivered.size() < 256) {
                             delivered.addAll(b.clips());
                         }
