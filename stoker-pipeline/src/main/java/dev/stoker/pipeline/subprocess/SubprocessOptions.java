@@ -64,6 +64,19 @@ public final class SubprocessOptions implements StageHost {
         return o;
     }
 
+    /** Options with no codecs yet: for code that sets the JVM up and lets another part name the item types. */
+    public static SubprocessOptions defaults() {
+        return new SubprocessOptions();
+    }
+
+    /** A copy with these codecs for the items in ({@code inputs}: the source's) and out. */
+    public SubprocessOptions withCodecs(ItemCodec<?> inputs, ItemCodec<?> outputs) {
+        SubprocessOptions c = copy();
+        c.inputCodec = Objects.requireNonNull(inputs, "inputs");
+        c.outputCodec = Objects.requireNonNull(outputs, "outputs");
+        return c;
+    }
+
     private SubprocessOptions copy() {
         SubprocessOptions c = new SubprocessOptions();
         c.inputCodec = inputCodec;
@@ -249,13 +262,16 @@ public final class SubprocessOptions implements StageHost {
 
     @Override
     public HostedStages start(PipelineSpec spec, EpochSource<?> inputs, TraceRecorder trace) {
+        if (inputCodec == null || outputCodec == null) {
+            throw new IllegalStateException("SubprocessOptions: no codecs (expected: SubprocessOptions.codecs(in, out) or withCodecs)");
+        }
         return ChildProcessStages.start(this, spec, inputs, trace);
     }
 
     @Override
     public String toString() {
         Map<String, Object> shown = new LinkedHashMap<>();
-        shown.put("codecs", inputCodec.name() + " -> " + outputCodec.name());
+        shown.put("codecs", inputCodec == null ? "none" : inputCodec.name() + " -> " + outputCodec.name());
         shown.put("command", command());
         shown.put("environment", environment.keySet());
         shown.put("ringBytes", ringBytes);

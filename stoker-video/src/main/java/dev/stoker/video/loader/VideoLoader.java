@@ -81,6 +81,21 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         return open(dataset, options, null);
     }
 
+    /** Where the fetch stage runs when {@link #openWithFetchIn} asks for a child JVM (scoped to that call). */
+    private static final ScopedValue<dev.stoker.pipeline.StageHost> FETCH_HOST = ScopedValue.newInstance();
+
+    /**
+     * Opens the loader with its fetch stage in a child JVM ({@code stoker bench --split-after fetch}): the files
+     * are read there and their bytes come back through shared memory. Only fetch can be split off so far:
+     * demuxed videos hold native FFmpeg state that has no codec yet.
+     */
+    public static VideoLoader openWithFetchIn(dev.stoker.pipeline.subprocess.SubprocessOptions child, Dataset dataset,
+                                              LoaderOptions options, TraceRecorder trace) {
+        dev.stoker.pipeline.StageHost host = child.withCodecs(new LoaderCodecs.VideoTaskCodec(),
+                new LoaderCodecs.FetchedVideoCodec());
+        return ScopedValue.where(FETCH_HOST, host).call(() -> open(dataset, options, trace));
+    }
+
     /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
     public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
         return open(dataset, options, trace, BatchMemory.offHeap());
@@ -172,10 +187,13 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                                                        ConvertStage convert, BatchPool batches, ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
         CollateStage collate = new CollateStage(batches, resume::collated);
-        PipelineBuilder<OpenedVideo> demuxed = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler, resume.start,
+        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler, resume.start,
                         options.epochs()))
-                .map("fetch", new FetchStage(), s -> s.failureBudget(budget))
-                .map("demux", new DemuxStage(options), s -> s.failureBudget(budget));
+                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
+        if (FETCH_HOST.isBound()) {
+            fetched = fetched.isolate(FETCH_HOST.get());
+        }
+        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", new DemuxStage(options), s -> s.failureBudget(budget));
         PipelineBuilder<LoadedClip> clips = options.fusedConvert()
                 ? demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget))
                 : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget))

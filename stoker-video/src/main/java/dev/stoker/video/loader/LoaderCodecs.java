@@ -1,0 +1,86 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.pipeline.subprocess.ItemCodec;
+import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.dataset.VideoEntry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.OptionalDouble;
+
+/**
+ * Codecs for the loader's items across the process boundary: the source's {@link VideoTask}s and the
+ * fetch stage's {@link FetchedVideo}s (task, then the file's bytes: one copy each way). Demuxed videos
+ * hold a native {@code Video} and have no codec yet, so demux cannot run in the child.
+ */
+public final class LoaderCodecs {
+    private LoaderCodecs() { }
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    // index, epoch, position, firstClip, label, then start and end (NaN = absent)
+    private static final long FIXED_BYTES = 5 * 4 + 2 * 8;
+
+    /** {@link VideoTask}: its entry (path, label, class name, range) and its place in the epoch. */
+    public static final class VideoTaskCodec implements ItemCodec<VideoTask> {
+        @Override
+        public long encodedBytes(VideoTask task) {
+            return FIXED_BYTES + 4 + ItemCodecs.PATH.encodedBytes(task.entry().path())
+                    + ItemCodecs.STRING.encodedBytes(task.entry().className());
+        }
+
+        @Override
+        public void encode(VideoTask task, MemorySegment target) {
+            VideoEntry e = task.entry();
+            target.set(INT, 0, task.index());
+            target.set(INT, 4, task.epoch());
+            target.set(INT, 8, task.position());
+            target.set(INT, 12, task.firstClip());
+            target.set(INT, 16, e.label());
+            target.set(DOUBLE, 20, e.startSeconds().orElse(Double.NaN));
+            target.set(DOUBLE, 28, e.endSeconds().orElse(Double.NaN));
+            long pathBytes = ItemCodecs.PATH.encodedBytes(e.path());
+            target.set(INT, FIXED_BYTES, (int) pathBytes);
+            ItemCodecs.PATH.encode(e.path(), target.asSlice(FIXED_BYTES + 4, pathBytes));
+            ItemCodecs.STRING.encode(e.className(), target.asSlice(FIXED_BYTES + 4 + pathBytes));
+        }
+
+        @Override
+        public VideoTask decode(MemorySegment source) {
+            int pathBytes = source.get(INT, FIXED_BYTES);
+            Path path = ItemCodecs.PATH.decode(source.asSlice(FIXED_BYTES + 4, pathBytes));
+            String className = ItemCodecs.STRING.decode(source.asSlice(FIXED_BYTES + 4 + pathBytes));
+            double start = source.get(DOUBLE, 20);
+            double end = source.get(DOUBLE, 28);
+            VideoEntry entry = new VideoEntry(path, source.get(INT, 16), className,
+                    Double.isNaN(start) ? OptionalDouble.empty() : OptionalDouble.of(start),
+                    Double.isNaN(end) ? OptionalDouble.empty() : OptionalDouble.of(end));
+            return new VideoTask(entry, source.get(INT, 0), source.get(INT, 4), source.get(INT, 8), source.get(INT, 12));
+        }
+    }
+
+    /** {@link FetchedVideo}: the task, then the bytes. */
+    public static final class FetchedVideoCodec implements ItemCodec<FetchedVideo> {
+        private final VideoTaskCodec tasks = new VideoTaskCodec();
+
+        @Override
+        public long encodedBytes(FetchedVideo video) {
+            return 4 + tasks.encodedBytes(video.task()) + video.bytes().length;
+        }
+
+        @Override
+        public void encode(FetchedVideo video, MemorySegment target) {
+            long taskBytes = tasks.encodedBytes(video.task());
+            target.set(INT, 0, (int) taskBytes);
+            tasks.encode(video.task(), target.asSlice(4, taskBytes));
+            ItemCodecs.BYTES.encode(video.bytes(), target.asSlice(4 + taskBytes));
+        }
+
+        @Override
+        public FetchedVideo decode(MemorySegment source) {
+            int taskBytes = source.get(INT, 0);
+            VideoTask task = tasks.decode(source.asSlice(4, taskBytes));
+            return new FetchedVideo(task, ItemCodecs.BYTES.decode(source.asSlice(4 + taskBytes)));
+        }
+    }
+}
