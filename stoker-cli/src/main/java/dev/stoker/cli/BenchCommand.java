@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
 /** {@code stoker bench}: loads real video clips as fast as it can and says how fast, and what limits it. */
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
+        subcommands = BenchFormatsCommand.class,
         description = {
                 "Loads batches of clips from a video dataset through the full pipeline",
                 "(fetch, demux, decode, convert, batch, collate) and reports samples/s, frames/s, per-stage",
@@ -59,6 +60,8 @@ import picocli.CommandLine.Spec;
                 "  stoker bench --dashboard                      live dashboard on http://localhost:8077/",
                 "  stoker bench --publish 7077                   then: stoker monitor localhost:7077",
                 "  stoker bench --report bench.html              charts of the run in one HTML file",
+                "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
+                "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
         })
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -83,6 +86,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--batches", defaultValue = "100", description = "Batches to load (default: ${DEFAULT-VALUE}).")
     long batches;
+
+    @Mixin
+    BenchStorageOptions storage; // --cold, --prefetch-bytes, --prefetch-batches, --consumer-ms
 
 
 
@@ -152,9 +158,10 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path root = loader.datasetRoot(out);
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
-            return ShardBench.run(out, root, options, batches, json, trace);
+            return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
+        storage.evictBeforeRun(data);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         MemoryProbe memoryAtStart = MemoryProbe.read();
@@ -180,7 +187,8 @@ final class BenchCommand implements Callable<Integer> {
             if (saveConfig != null) {
                 write("--save-config", saveConfig, effective.toJson());
             }
-            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
+            try (ColdFiles cold = storage.followFetch(loader, data);
+                 BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
                 Iterator<BenchDevice.Batch> it = batchesOut.iterator();
@@ -191,6 +199,7 @@ final class BenchCommand implements Callable<Integer> {
                         }
                         samples.addAndGet(b.clipCount());
                     }
+                    storage.consume();
                     batchesDone++;
                     long now = System.nanoTime();
                     if (firstBatchNanos < 0) {

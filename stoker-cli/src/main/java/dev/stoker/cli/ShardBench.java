@@ -2,10 +2,14 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.SinkStats;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;
+import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.sampler.PrefetchStats;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
@@ -21,7 +25,9 @@ import picocli.CommandLine.ExitCode;
 /**
  * {@code stoker bench DEST} when DEST is a folder written by {@code stoker ingest}: the same measurement
  * over a {@link ShardLoader} (fetch → decode → batch → collate from mapped shards), the same summary and
- * JSON. No single-thread reference: there is no container decode to compare with.
+ * JSON, plus the read-ahead's hit rate and occupancy ({@code prefetch}) and the data readiness after warm-up
+ * (with {@code --consumer-ms}: does a slower consumer find its batches ready?). No single-thread reference:
+ * there is no container decode to compare with.
  */
 final class ShardBench {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -29,8 +35,8 @@ final class ShardBench {
     private ShardBench() {
     }
 
-    static int run(PrintWriter out, Path root, LoaderOptions options, long batches, Path json, Path trace)
-            throws IOException {
+    static int run(PrintWriter out, Path root, LoaderOptions options, long batches, Path json, Path trace,
+                   ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         MemoryProbe memoryAtStart = MemoryProbe.read();
@@ -41,11 +47,14 @@ final class ShardBench {
         long steadyStartNanos = -1;
         long steadyStartSamples = 0;
         MemoryProbe memoryAfterWarmup = null;
+        SinkStats sinkAfterWarmup = null;
         PipelineStats stats;
         BenchResult result;
+        PrefetchStats prefetch;
         try (ShardDataset shards = ShardDataset.open(root);
-             ShardLoader loader = ShardLoader.open(shards, options, recorder)) {
-            out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%n", shards.size(), shards.options().format(), root);
+             ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
+            out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
+                    root, readAhead.coldCache() ? " (cold page cache)" : "");
             try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
                 Iterator<ClipBatch> it = loader.iterator();
@@ -53,6 +62,7 @@ final class ShardBench {
                     try (ClipBatch b = it.next()) {
                         samples.addAndGet(b.clipCount());
                     }
+                    storage.consume();
                     batchesDone++;
                     long now = System.nanoTime();
                     if (firstBatchNanos < 0) {
@@ -62,10 +72,12 @@ final class ShardBench {
                         steadyStartNanos = now;
                         steadyStartSamples = samples.get();
                         memoryAfterWarmup = MemoryProbe.read();
+                        sinkAfterWarmup = loader.pipeline().stats().sink();
                     }
                 }
             }
             stats = loader.pipeline().stats();
+            prefetch = loader.readAheadStats();
             long endNanos = System.nanoTime();
             MemoryProbe memoryAtEnd = MemoryProbe.read();
             double seconds = (endNanos - startNanos) / 1e9;
@@ -82,9 +94,25 @@ final class ShardBench {
                     stats.failuresByReason(), new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd,
                     memoryAtEnd), null);
         }
+        double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
         out.print(result.summary());
+        if (prefetch != null) {
+            out.printf(Locale.ROOT, "prefetch         hit rate %.1f%% (%d of %d waited), occupancy %.1f%% mean, peak %s of %s, %s read%n",
+                    100 * prefetch.hitRate(), prefetch.waits(), prefetch.requests(), 100 * prefetch.meanOccupancy(),
+                    InspectCommand.bytes(prefetch.peakHeldBytes()), InspectCommand.bytes(prefetch.budgetBytes()),
+                    InspectCommand.bytes(prefetch.bytesRead()));
+        } else {
+            out.println("prefetch         off");
+        }
+        out.printf(Locale.ROOT, "data readiness   %10.3f   (after warm-up%s)%n", readiness,
+                storage.consumerMillis > 0 ? String.format(Locale.ROOT, "; consumer step %.1f ms", storage.consumerMillis) : "");
         if (json != null) {
-            Files.writeString(json, JSON.writeValueAsString(result));
+            ObjectNode node = JSON.valueToTree(result);
+            node.put("cold", readAhead.coldCache());
+            node.put("consumer_ms", storage.consumerMillis);
+            node.put("data_readiness_after_warmup", readiness);
+            node.set("prefetch", prefetch == null ? null : prefetchJson(prefetch));
+            Files.writeString(json, JSON.writeValueAsString(node));
             out.println("wrote results to " + json);
         }
         if (recorder != null) {
@@ -93,5 +121,31 @@ final class ShardBench {
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;
+    }
+
+    /** Share of the consumer's requests served without waiting between two sink snapshots (all, without the first). */
+    static double readinessAfter(SinkStats from, SinkStats to) {
+        if (from == null || to.delivered() <= from.delivered()) {
+            return to.dataReadiness();
+        }
+        double ready = to.dataReadiness() * to.delivered() - from.dataReadiness() * from.delivered();
+        return Math.max(0, Math.min(1, ready / (to.delivered() - from.delivered())));
+    }
+
+    /** The read-ahead's counters as {@code --json} writes them. */
+    static ObjectNode prefetchJson(PrefetchStats p) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("hit_rate", p.hitRate());
+        n.put("mean_occupancy", p.meanOccupancy());
+        n.put("requests", p.requests());
+        n.put("hits", p.hits());
+        n.put("waits", p.waits());
+        n.put("misses", p.misses());
+        n.put("bytes_read", p.bytesRead());
+        n.put("peak_held_bytes", p.peakHeldBytes());
+        n.put("budget_bytes", p.budgetBytes());
+        n.put("dropped", p.dropped());
+        n.put("too_large", p.tooLarge());
+        return n;
     }
 }

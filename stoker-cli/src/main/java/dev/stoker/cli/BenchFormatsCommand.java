@@ -1,0 +1,404 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.store.IngestOptions;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.ingest.Ingest;
+import dev.stoker.store.ingest.IngestListener;
+import dev.stoker.store.loader.ReadAhead;
+import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.sampler.PrefetchStats;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code stoker bench formats SRC}: which storage format pays on this machine. Ingests a sample of SRC into
+ * each shard format (video, jpeg, raw) once (kept in the cache), then loads the same clips from the original
+ * files and from each format, with a warm page cache and a cold one (every read from the device), and prints
+ * one table: bytes on disk per clip, samples/s warm and cold, CPU seconds per clip.
+ */
+@Command(name = "formats",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Ingests a sample of SRC (--sample videos) into each shard format (video, jpeg, raw) at --size and",
+                "--fps, then loads the same clips (--frames, --stride, --crop) from the original files and from each",
+                "format, warm and cold (each file's pages evicted before it is read), and prints one table: bytes on",
+                "disk per clip, samples/s warm and cold, CPU seconds per clip (process CPU time / clips). The shards",
+                "are kept in $STOKER_CACHE/bench-formats (or --dir), so a rerun only measures.",
+                "",
+                "Clips from the original files are resampled to --fps/--stride frames per second, so that every row",
+                "loads the same span of frames.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker bench formats                          the demo dataset, 20 videos, 128 px at 15 fps",
+                "  stoker bench formats ~/kinetics/train --sample 50 --batches 100 --json formats.json",
+                "  stoker bench formats DATA --size 160 --fps 10 --frames 8 --stride 1 --crop 128",
+        })
+final class BenchFormatsCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    static final List<String> FORMATS = List.of(IngestOptions.VIDEO, IngestOptions.JPEG, IngestOptions.RAW);
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SRC",
+            description = "Dataset folder ROOT/<class>/<video> or CSV manifest (default: the demo dataset).")
+    Path source;
+
+    @Option(names = "--sample", defaultValue = "20", description = "Videos of SRC to ingest and load, evenly spaced (default: ${DEFAULT-VALUE}).")
+    int sample;
+
+    @Option(names = "--size", defaultValue = "128", description = "Short side the shards store, and clips are resized to (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--fps", defaultValue = "15", description = "Frame rate the shards store (0: the source's; default: ${DEFAULT-VALUE}).")
+    double fps;
+
+    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
+    int frames;
+
+    @Option(names = "--stride", defaultValue = "2", description = "Stored frames between clip frames (default: ${DEFAULT-VALUE}).")
+    int stride;
+
+    @Option(names = "--crop", defaultValue = "112", description = "Centre crop, CxC (default: ${DEFAULT-VALUE}).")
+    int crop;
+
+    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--batches", defaultValue = "40", description = "Batches per measurement (default: ${DEFAULT-VALUE}).")
+    long batches;
+
+    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES",
+            description = "Shards: read-ahead budget (0: off; default: ${DEFAULT-VALUE}).")
+    String prefetchBytes;
+
+    @Option(names = "--workers", description = "Ingest workers (default: the cores).")
+    Integer workers;
+
+    @Option(names = "--dir", paramLabel = "FOLDER", description = "Where the shards go (default: $STOKER_CACHE/bench-formats/...).")
+    Path dir;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the table as JSON.")
+    Path json;
+
+    /** One row: a storage format's figures. */
+    record Row(String format, long diskBytes, int samples, Measurement warm, Measurement cold) {
+        double diskBytesPerClip() {
+            return (double) diskBytes / samples;
+        }
+    }
+
+    /** One measured run. */
+    record Measurement(double samplesPerSecond, double cpuSecondsPerClip, long clips, double seconds,
+                       PrefetchStats prefetch) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (sample < 1 || batches < 1 || frames < 1 || stride < 1 || crop < 1 || size < crop || batch < 1 || fps < 0) {
+            throw new ParameterException(spec.commandLine(), "--sample " + sample + ", --batches " + batches + ", --frames "
+                    + frames + ", --stride " + stride + ", --crop " + crop + ", --size " + size + ", --batch " + batch
+                    + ", --fps " + fps + " (expected: 1+ each, --size >= --crop, --fps 0+)");
+        }
+        long budget;
+        try {
+            budget = IngestOptions.parseBytes(prefetchBytes);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--prefetch-bytes: " + e.getMessage());
+        }
+        Path root = source != null ? source : new LoaderOptionsMixin().datasetRoot(out);
+        Dataset all = LoaderOptionsMixin.openDataset(spec, root);
+        Dataset sampled = sample(all, sample);
+        Path work = dir != null ? dir : LoaderOptionsMixin.cacheDir().resolve("bench-formats").resolve(key(root, sampled));
+        int cores = Runtime.getRuntime().availableProcessors();
+        out.printf(Locale.ROOT, "%d of %d videos of %s; shards at short side %d, %s, in %s%n", sampled.size(), all.size(),
+                root, size, fps > 0 ? fmt(fps) + " fps" : "source fps", work);
+
+        LoaderOptions shardOptions = LoaderOptions.defaults().withClip(frames, stride)
+                .withSize(crop, crop, Resize.Mode.SHORT_SIDE_CENTER_CROP, size)
+                .withBatch(batch, false, BatchLayout.NTHWC).withOrder(0, true, -1);
+        LoaderOptions fileOptions = fps > 0 ? shardOptions.withResampledClip(frames, fps / stride) : shardOptions;
+
+        List<Row> rows = new ArrayList<>();
+        List<Path> files = sampled.entries().stream().map(VideoEntry::path).distinct().toList();
+        rows.add(measureFiles(out, sampled, files, fileOptions));
+        for (String format : FORMATS) {
+            Path dest = work.resolve(format);
+            if (!ShardDataset.isShardDataset(dest)) {
+                out.printf(Locale.ROOT, "ingesting %d videos as %s shards...%n", sampled.size(), format);
+                out.flush();
+            }
+            IngestOptions ingest = IngestOptions.defaults().withFormat(format).withShortSide(size);
+            if (fps > 0) {
+                ingest = ingest.withFramesPerSecond(fps);
+            }
+            Ingest.run(sampled, dest, ingest, workers != null ? workers : cores, IngestListener.NONE);
+            rows.add(measureShards(out, format, dest, shardOptions, budget));
+        }
+        double memcpy = memcpyBytesPerSecond();
+        Row raw = rows.getLast();
+        long rawFrameBytes = rawFrameBytes(work.resolve(IngestOptions.RAW));
+        double rawBytesPerSecond = raw.warm().samplesPerSecond() * frames * rawFrameBytes;
+
+        out.println();
+        out.print(table(rows));
+        out.printf(Locale.ROOT, "raw reads %s/s of frames warm (%d x %s a clip) = %.0f%% of memcpy bandwidth (%s/s, one thread, same run)%n",
+                InspectCommand.bytes((long) rawBytesPerSecond), frames, InspectCommand.bytes(rawFrameBytes),
+                100 * rawBytesPerSecond / memcpy, InspectCommand.bytes((long) memcpy));
+        out.printf(Locale.ROOT, "%d cores; %d batches of %d clips (%d frames, stride %d, %dx%d) per measurement; steady state after warm-up%n",
+                cores, batches, batch, frames, stride, crop, crop);
+        if (json != null) {
+            write(json, rows, root, sampled.size(), cores, memcpy, rawBytesPerSecond);
+            out.println("wrote results to " + json);
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    /** {@code n} entries of {@code all}, evenly spaced over its sorted order (so every class is likely in). */
+    static Dataset sample(Dataset all, int n) {
+        if (n >= all.size()) {
+            return all;
+        }
+        List<VideoEntry> picked = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            picked.add(all.get((int) ((long) i * all.size() / n)));
+        }
+        return new Dataset(picked, all.classNames());
+    }
+
+    private String key(Path root, Dataset sampled) {
+        String text = root.toAbsolutePath().normalize() + "|" + sampled.size() + "|" + size + "|" + fps;
+        return "s" + sampled.size() + "-" + size + "px-" + fmt(fps) + "fps-"
+                + HexFormat.of().toHexDigits(text.hashCode());
+    }
+
+    private Row measureFiles(PrintWriter out, Dataset data, List<Path> files, LoaderOptions options) throws IOException {
+        long disk = 0;
+        for (Path f : files) {
+            disk += Files.size(f);
+        }
+        warm(files);
+        Measurement warm = run(out, "files", "warm", () -> {
+            VideoLoader loader = VideoLoader.open(data, options);
+            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader, null);
+        });
+        ColdFiles.evictAll(data);
+        Measurement cold = run(out, "files", "cold", () -> {
+            VideoLoader loader = VideoLoader.open(data, options);
+            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader, ColdFiles.follow(loader, data));
+        });
+        return new Row("files", disk, data.size(), warm, cold);
+    }
+
+    private Row measureShards(PrintWriter out, String format, Path dest, LoaderOptions options, long budget)
+            throws IOException {
+        List<Path> shardFiles;
+        try (Stream<Path> list = Files.list(dest)) {
+            shardFiles = list.filter(p -> p.getFileName().toString().endsWith(".stk")).sorted().toList();
+        }
+        long disk = 0;
+        for (Path f : shardFiles) {
+            disk += Files.size(f);
+        }
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            ReadAhead readAhead = new ReadAhead(budget, 4, false);
+            warm(shardFiles);
+            Measurement warm = run(out, format, "warm", () -> {
+                ShardLoader loader = ShardLoader.open(shards, options, null, readAhead);
+                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader, null);
+            });
+            Measurement cold = run(out, format, "cold", () -> {
+                ShardLoader loader = ShardLoader.open(shards, options, null, readAhead.withColdCache(true));
+                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader, null);
+            });
+            return new Row(format, disk, shards.size(), warm, cold);
+        }
+    }
+
+    /** A loader opened for one measurement, with what closes with it. */
+    private record Opened(Pipeline<?> pipeline, Iterator<ClipBatch> batches, Supplier<PrefetchStats> prefetch,
+                          AutoCloseable loader, ColdFiles cold) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            try (loader) {
+                if (cold != null) {
+                    cold.close();
+                }
+            }
+        }
+    }
+
+    /** Loads {@code batches} batches: samples/s and CPU time per clip after a warm-up of a tenth (2+ batches). */
+    private Measurement run(PrintWriter out, String format, String cache, Supplier<Opened> open) {
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long warmup = Math.min(batches - 1, Math.max(2, batches / 10));
+        long done = 0;
+        long clips = 0;
+        long steadyClips = 0;
+        long steadyNanos = System.nanoTime();
+        long steadyCpu = os.getProcessCpuTime();
+        PrefetchStats prefetch;
+        try (Opened opened = open.get()) {
+            Iterator<ClipBatch> it = opened.batches();
+            while (done < batches && it.hasNext()) {
+                try (ClipBatch b = it.next()) {
+                    clips += b.clipCount();
+                }
+                done++;
+                if (done == warmup) {
+                    steadyNanos = System.nanoTime();
+                    steadyCpu = os.getProcessCpuTime();
+                    steadyClips = clips;
+                }
+            }
+            prefetch = opened.prefetch().get();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(format + " " + cache + ": " + e.getMessage(), e);
+        }
+        double seconds = (System.nanoTime() - steadyNanos) / 1e9;
+        double cpu = (os.getProcessCpuTime() - steadyCpu) / 1e9;
+        long measured = clips - steadyClips;
+        Measurement m = new Measurement(measured / seconds, measured == 0 ? Double.NaN : cpu / measured, measured, seconds,
+                prefetch);
+        out.printf(Locale.ROOT, "  %-6s %s  %8.1f samples/s  %.4f CPU s/clip%s%n", format, cache, m.samplesPerSecond(),
+                m.cpuSecondsPerClip(), prefetch == null ? ""
+                        : String.format(Locale.ROOT, "  (prefetch hit rate %.1f%%, occupancy %.1f%%)",
+                        100 * prefetch.hitRate(), 100 * prefetch.meanOccupancy()));
+        out.flush();
+        return m;
+    }
+
+    /** Reads every file once, so the warm measurement starts with them in the page cache. */
+    private static void warm(List<Path> files) throws IOException {
+        byte[] buffer = new byte[1 << 20];
+        for (Path f : files) {
+            try (InputStream in = Files.newInputStream(f)) {
+                while (in.read(buffer) >= 0) {
+                    // read through
+                }
+            }
+        }
+    }
+
+    /** Bytes one stored raw frame takes (width x height x 3 of the first sample). */
+    private static long rawFrameBytes(Path rawShards) throws IOException {
+        try (ShardDataset shards = ShardDataset.open(rawShards)) {
+            var s = shards.sample(0);
+            return (long) s.width() * s.height() * 3;
+        }
+    }
+
+    /** One thread copying 256 MiB between off-heap buffers: the best of 5, in bytes per second. */
+    static double memcpyBytesPerSecond() {
+        long bytes = 256L << 20;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment from = arena.allocate(bytes, 4096);
+            MemorySegment to = arena.allocate(bytes, 4096);
+            from.fill((byte) 1);
+            to.fill((byte) 0);
+            double best = 0;
+            for (int i = 0; i < 5; i++) {
+                long t = System.nanoTime();
+                MemorySegment.copy(from, 0, to, 0, bytes);
+                best = Math.max(best, bytes / ((System.nanoTime() - t) / 1e9));
+            }
+            return best;
+        }
+    }
+
+    static String table(List<Row> rows) {
+        StringBuilder s = new StringBuilder();
+        double filesWarm = rows.getFirst().warm().samplesPerSecond();
+        s.append(String.format(Locale.ROOT, "%-7s %12s %13s %13s %12s %9s%n", "format", "disk/clip", "warm samp/s",
+                "cold samp/s", "CPU s/clip", "vs files"));
+        for (Row r : rows) {
+            s.append(String.format(Locale.ROOT, "%-7s %12s %13.1f %13.1f %12.4f %8.2fx%n", r.format(),
+                    InspectCommand.bytes((long) r.diskBytesPerClip()), r.warm().samplesPerSecond(),
+                    r.cold().samplesPerSecond(), r.warm().cpuSecondsPerClip(), r.warm().samplesPerSecond() / filesWarm));
+        }
+        return s.toString();
+    }
+
+    private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, double rawBytesPerSecond) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("source", root.toString());
+        node.put("videos", videos);
+        node.put("cores", cores);
+        ObjectNode settings = node.putObject("settings");
+        settings.put("short_side", size);
+        settings.put("fps", fps);
+        settings.put("frames", frames);
+        settings.put("stride", stride);
+        settings.put("crop", crop);
+        settings.put("batch", batch);
+        settings.put("batches", batches);
+        ArrayNode array = node.putArray("rows");
+        for (Row r : rows) {
+            ObjectNode row = array.addObject();
+            row.put("format", r.format());
+            row.put("disk_bytes", r.diskBytes());
+            row.put("disk_bytes_per_clip", r.diskBytesPerClip());
+            row.put("samples_per_second_warm", r.warm().samplesPerSecond());
+            row.put("samples_per_second_cold", r.cold().samplesPerSecond());
+            row.put("cpu_seconds_per_clip", r.warm().cpuSecondsPerClip());
+            row.put("cpu_seconds_per_clip_cold", r.cold().cpuSecondsPerClip());
+            row.put("speedup_vs_files_warm", r.warm().samplesPerSecond() / rows.getFirst().warm().samplesPerSecond());
+            if (r.warm().prefetch() != null) {
+                row.set("prefetch_warm", ShardBench.prefetchJson(r.warm().prefetch()));
+                row.set("prefetch_cold", ShardBench.prefetchJson(r.cold().prefetch()));
+            }
+        }
+        node.put("memcpy_bytes_per_second", memcpy);
+        node.put("raw_frame_bytes_per_second", rawBytesPerSecond);
+        try {
+            Files.writeString(file, JSON.writeValueAsString(node));
+        } catch (IOException e) {
+            throw new UncheckedIOException("--json: cannot write " + file + " (" + CliErrors.describe(e) + ")", e);
+        }
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+}

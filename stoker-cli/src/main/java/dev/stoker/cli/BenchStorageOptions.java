@@ -1,0 +1,66 @@
+package dev.stoker.cli;
+
+import dev.stoker.store.IngestOptions;
+import dev.stoker.store.loader.ReadAhead;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.VideoLoader;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * {@code stoker bench}'s storage options: a cold page cache ({@code --cold}), the shard read-ahead's budget
+ * ({@code --prefetch-bytes}, {@code --prefetch-batches}) and a synthetic consumer slower than the loader
+ * ({@code --consumer-ms}).
+ */
+final class BenchStorageOptions {
+    @Option(names = "--cold",
+            description = "Cold page cache: evict each file's pages before it is read (posix_fadvise DONTNEED, like"
+                    + " nocache), so reads come from the device; for shards, each clip's bytes just before their read.")
+    boolean cold;
+
+    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES",
+            description = "Shards: read the known order ahead of the decoders, holding at most BYTES read and not yet"
+                    + " decoded (0: off; default: ${DEFAULT-VALUE}).")
+    String prefetchBytes;
+
+    @Option(names = "--prefetch-batches", defaultValue = "4",
+            description = "Shards: how far to read ahead, in batches (default: ${DEFAULT-VALUE}).")
+    int prefetchBatches;
+
+    @Option(names = "--consumer-ms", defaultValue = "0", paramLabel = "MS",
+            description = "A synthetic training step: wait MS ms after each batch (a consumer slower than the loader:"
+                    + " is the next batch ready?).")
+    double consumerMillis;
+
+    /** The shard read-ahead these flags describe; bad values are usage errors. */
+    ReadAhead readAhead(CommandSpec spec) {
+        long budget;
+        try {
+            budget = IngestOptions.parseBytes(prefetchBytes);
+            return new ReadAhead(budget, prefetchBatches, cold);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--prefetch-bytes/--prefetch-batches: " + e.getMessage());
+        }
+    }
+
+    /** The synthetic step after a batch, if any. */
+    void consume() throws InterruptedException {
+        if (consumerMillis > 0) {
+            long nanos = (long) (consumerMillis * 1e6);
+            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+        }
+    }
+
+    /** With {@code --cold}, before the loader opens: every file of the dataset out of the page cache. */
+    void evictBeforeRun(Dataset data) {
+        if (cold) {
+            ColdFiles.evictAll(data);
+        }
+    }
+
+    /** With {@code --cold}: evicts each file again once the loader's fetch stage has read it (else a no-op). */
+    ColdFiles followFetch(VideoLoader loader, Dataset data) {
+        return cold ? ColdFiles.follow(loader, data) : ColdFiles.NONE;
+    }
+}
