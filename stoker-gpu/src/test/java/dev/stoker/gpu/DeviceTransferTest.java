@@ -212,6 +212,59 @@ class DeviceTransferTest {
     }
 
     @Test
+    void underAnErraticDeviceAndConsumerNoHostBufferIsReusedBeforeItsCopyRan() throws InterruptedException {
+        // Three host buffers for 300 batches: any buffer given back before its copy ran would be refilled
+        // with a later batch's bytes before the fake copy reads it, and the device would see those.
+        device = new FakeDevice(false);
+        Iterator<ClipBatch> source = source(300, -1);
+        hostPool.close();
+        hostPool = new BatchPool(SHAPE, 3 * SHAPE.batchBytes(), new PinnedMemory(device.hostAllocator()));
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        DeviceTransfer transfer = DeviceTransfer.start(source, device, SHAPE.batchBytes(),
+                TransferOptions.defaults().withPrefetchDepth(1 + random.nextInt(3)), null);
+        // The fake device keeps running until the transfer has closed, as a real one would.
+        Thread gpu = Thread.ofPlatform().name("fake-gpu").start(() -> {
+            java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+            while (!done.get()) {
+                if (r.nextInt(4) == 0) {
+                    Thread.yield();
+                } else {
+                    device.stream().runNext();
+                }
+            }
+        });
+        try {
+            try (transfer) {
+                long expected = 0;
+                while (transfer.hasNext()) {
+                    try (DeviceBatch batch = transfer.next()) {
+                        assertThat(batch.sequence()).isEqualTo(expected);
+                        MemorySegment onDevice = FakeDevice.deviceBytes(batch.devicePointer(), batch.byteSize());
+                        long firstWrong = -1;
+                        for (long i = 0; i < batch.byteSize() && firstWrong < 0; i++) {
+                            if (onDevice.get(ValueLayout.JAVA_BYTE, i) != (byte) expected) {
+                                firstWrong = i;
+                            }
+                        }
+                        assertThat(firstWrong).as("batch " + expected + ": first wrong byte").isEqualTo(-1);
+                        if (random.nextInt(3) == 0) {
+                            Thread.yield();
+                        }
+                    }
+                    expected++;
+                }
+                assertThat(expected).isEqualTo(300);
+            }
+        } finally {
+            done.set(true);
+            gpu.join();
+        }
+        assertThat(hostPool.buffersInUse()).isZero();
+        assertThat(hostPool.buffersCreated()).isLessThanOrEqualTo(3);
+    }
+
+    @Test
     void prefetchDepthMustBePositive() {
         assertThatThrownBy(() -> TransferOptions.defaults().withPrefetchDepth(0))
                 .hasMessage("prefetchDepth: 0 (expected: 1+)");
