@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
                 DemoDataCommand.class,
                 MonitorCommand.class,
                 HeadspaceCommand.class,
+                TuneCommand.class,
                 IngestCommand.class,
                 InspectCommand.class,
                 VerifyCommand.class,

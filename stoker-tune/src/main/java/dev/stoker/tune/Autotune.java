@@ -62,6 +62,9 @@ public final class Autotune implements AutoCloseable {
     private final Map<String, Integer> failedProbes = new HashMap<>();
     private final Map<String, Map<Integer, Double>> taskMillisAt = new HashMap<>();   // stage -> concurrency -> task ms
     private long windowIndex;
+    private String streakKey;      // the last kept probe's key, and how many kept in a row
+    private int streak;
+    private volatile Probe inFlight;
 
     private Autotune(Pipeline<?> pipeline, AutotuneBudget budget) {
         this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -173,14 +176,43 @@ public final class Autotune implements AutoCloseable {
         return false;
     }
 
-    /** Measures over the next {@code probeWindows} windows; null when closed or the pipeline ended. */
+    /** Throughput ticks per window: the measurement is their median, so that one stall does not decide. */
+    private static final int TICKS_PER_WINDOW = 5;
+
+    /**
+     * Measures over the next {@code probeWindows} windows; null when closed. The throughput is the median
+     * of the rates in {@link #TICKS_PER_WINDOW} ticks per window (robust on a loaded machine); the stage
+     * signals come from the span as a whole.
+     */
     private Window measure() {
         Sample a = Sample.take(pipeline.stats());
-        if (!pause(budget.probeWindows())) {
-            return null;
+        int ticks = budget.probeWindows() * TICKS_PER_WINDOW;
+        long tickNanos = budget.window().toNanos() / TICKS_PER_WINDOW;
+        double[] rates = new double[ticks];
+        long lastDelivered = a.delivered();
+        long lastNanos = a.nanos();
+        for (int i = 0; i < ticks; i++) {
+            long until = lastNanos + tickNanos;
+            while (!closed && System.nanoTime() < until) {
+                LockSupport.parkNanos(until - System.nanoTime());
+            }
+            if (closed) {
+                return null;
+            }
+            long now = System.nanoTime();
+            long delivered = pipeline.stats().sink().delivered();
+            rates[i] = (delivered - lastDelivered) / ((now - lastNanos) / 1e9);
+            lastDelivered = delivered;
+            lastNanos = now;
         }
+        windowIndex += budget.probeWindows();
         Sample b = Sample.take(pipeline.stats());
-        Window w = between(a, b);
+        Window span = between(a, b);
+        double[] sorted = rates.clone();
+        java.util.Arrays.sort(sorted);
+        double median = ticks % 2 == 1 ? sorted[ticks / 2] : (sorted[ticks / 2 - 1] + sorted[ticks / 2]) / 2;
+        Window w = new Window(span.seconds(), median, span.consumerWaitShare(), span.cores(), span.busy(), span.taskMillis(),
+                span.concurrency());
         for (Map.Entry<String, Double> t : w.taskMillis().entrySet()) {
             if (w.busy().getOrDefault(t.getKey(), 0.0) > 0.5) {
                 taskMillisAt.computeIfAbsent(t.getKey(), k -> new HashMap<>()).put(w.concurrency().get(t.getKey()), t.getValue());
@@ -252,6 +284,7 @@ public final class Autotune implements AutoCloseable {
                 if (!apply(probe)) {
                     continue;
                 }
+                inFlight = probe;
                 probing = true;
                 record(probe, "probe", baseline, 0);
                 if (!pause(1)) {
@@ -263,13 +296,17 @@ public final class Autotune implements AutoCloseable {
                 }
                 double m = after.throughput();
                 boolean keep = probe.increase() ? m > baseline * (1 + KEEP_INCREASE) : m >= baseline * (1 - KEEP_DECREASE);
+                inFlight = null;
                 if (keep) {
+                    streak = probe.key().equals(streakKey) ? streak + 1 : 1;
+                    streakKey = probe.key();
                     record(probe, "kept", baseline, m);
                     baseline = m;
                     base = after;
                     failedProbes.remove(probe.key());
                     coolUntil.put(probe.reverseKey(), windowIndex + BASE_COOLDOWN_WINDOWS);   // no immediate undo
                 } else {
+                    streak = 0;
                     Probe back = new Probe(probe.stage(), probe.knob(), probe.to(), probe.from(), "step back: "
                             + String.format(Locale.ROOT, "%.0f/s after vs %.0f/s before", m, baseline));
                     apply(back);
@@ -286,6 +323,18 @@ public final class Autotune implements AutoCloseable {
         } catch (IllegalStateException closedPipeline) {
             // the pipeline was closed under us
         } finally {
+            Probe unfinished = inFlight;
+            if (unfinished != null) {   // closed mid-probe: leave the pipeline as the last kept state had it
+                try {
+                    Probe back = new Probe(unfinished.stage(), unfinished.knob(), unfinished.to(), unfinished.from(),
+                            "step back: stopped before the probe was measured");
+                    if (apply(back)) {
+                        record(back, "reverted", baseline, 0);
+                    }
+                } catch (IllegalStateException closedPipeline) {
+                    // nothing to restore
+                }
+            }
             probing = false;
         }
     }
@@ -383,9 +432,14 @@ public final class Autotune implements AutoCloseable {
             }
             double cpuPerWorker = Double.isNaN(w.cores()) ? 0 : w.cores() / Math.max(1, busyWorkers(w));
             boolean cpuRoom = Double.isNaN(w.cores()) || w.cores() + cpuPerWorker <= budget.cores();
-            if (c < budget.maxConcurrency() && cpuRoom && fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + 1)))) {
-                options.add(new Probe(bottleneck, "concurrency", c, c + 1, String.format(Locale.ROOT,
-                        "%s is saturated (busy %.0f%% of %d workers)", bottleneck, most * 100, c)));
+            // Two kept steps up in a row: the next one is two workers.
+            int step = (bottleneck + "/concurrency/+").equals(streakKey) && streak >= 2 ? 2 : 1;
+            for (int up = Math.min(step, budget.maxConcurrency() - c); up >= 1; up--) {
+                if (cpuRoom && fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + up)))) {
+                    options.add(new Probe(bottleneck, "concurrency", c, c + up, String.format(Locale.ROOT,
+                            "%s is saturated (busy %.0f%% of %d workers)", bottleneck, most * 100, c)));
+                    break;
+                }
             }
             if (c > 1) {
                 options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,

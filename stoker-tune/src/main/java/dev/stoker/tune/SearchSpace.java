@@ -90,6 +90,44 @@ public record SearchSpace(List<Knob> knobs) {
         return point;
     }
 
+    /**
+     * This space with every knob's range widened to hold {@code point}'s value: a search starting outside
+     * the given ranges (a start config with more workers than the space allows) can still run, and repeat,
+     * exactly its start.
+     */
+    public SearchSpace widenedTo(Map<String, Integer> point) {
+        List<Knob> widened = new ArrayList<>();
+        for (Knob k : knobs) {
+            Integer v = point.get(k.name());
+            widened.add(v == null || k.scale() == Knob.Scale.BOOLEAN ? k
+                    : new Knob(k.name(), Math.min(k.min(), v), Math.max(k.max(), v), k.scale()));
+        }
+        return new SearchSpace(widened);
+    }
+
+    /** The values {@code config} and {@code options} set, unclamped, for the knobs they set. */
+    public Map<String, Integer> valuesOf(PipelineConfig config, Map<String, String> options) {
+        Map<String, Integer> values = new TreeMap<>();
+        for (Knob k : knobs) {
+            Integer v = null;
+            if (k.name().equals("sinkCapacity")) {
+                v = config.sinkCapacity();
+            } else if (k.isOption()) {
+                String text = options.get(k.name().substring("option.".length()));
+                if (text != null && k.scale() != Knob.Scale.BOOLEAN) {
+                    v = Integer.parseInt(text);
+                }
+            } else {
+                StageConfig s = config.stage(k.stage());
+                v = k.isConcurrency() ? s.concurrency() : s.queueCapacity();
+            }
+            if (v != null) {
+                values.put(k.name(), v);
+            }
+        }
+        return values;
+    }
+
     /** {@code base} with the point's stage and sink knobs laid over it. */
     public PipelineConfig configOf(PipelineConfig base, Map<String, Integer> point) {
         PipelineConfig c = base;

@@ -45,7 +45,7 @@ import java.util.function.Consumer;
 public final class Tuner {
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private final SearchSpace space;
+    private final SearchSpace givenSpace;
     private final TrialRunner runner;
     private PipelineConfig startConfig = PipelineConfig.EMPTY;
     private Map<String, String> startOptions = Map.of();
@@ -60,7 +60,7 @@ public final class Tuner {
     private Consumer<Experiment> onTrial = e -> { };
 
     private Tuner(SearchSpace space, TrialRunner runner) {
-        this.space = Objects.requireNonNull(space, "space");
+        this.givenSpace = Objects.requireNonNull(space, "space");
         this.runner = Objects.requireNonNull(runner, "runner");
     }
 
@@ -177,7 +177,8 @@ public final class Tuner {
     private final class Search {
         final List<Experiment> history;
         final Set<Map<String, Integer>> tried = new HashSet<>();
-        final Hypotheses rules = new Hypotheses(space, cores);
+        SearchSpace space;
+        Hypotheses rules;
         final long startNanos = System.nanoTime();
         final double timeOffset;
         Experiment incumbent;
@@ -187,6 +188,10 @@ public final class Tuner {
 
         Search(List<Experiment> history) {
             this.history = history;
+            widen(givenSpace.valuesOf(startConfig, startOptions));
+            if (!history.isEmpty()) {
+                widen(history.getFirst().point());
+            }
             double offset = 0;
             for (Experiment e : history) {
                 tried.add(e.point());
@@ -199,6 +204,11 @@ public final class Tuner {
                 }
             }
             this.timeOffset = offset;
+        }
+
+        void widen(Map<String, Integer> values) {
+            space = (space == null ? givenSpace : space).widenedTo(values);
+            rules = new Hypotheses(space, cores);
         }
 
         double elapsedSeconds() {
@@ -255,6 +265,7 @@ public final class Tuner {
                         startOptions, startPoint, true);
                 if (first.ok() && first.metrics().effectiveConfig() != null) {
                     // The effective config fills in what the start config left to the code (queue capacities...).
+                    widen(space.valuesOf(first.metrics().effectiveConfig(), startOptions));
                     Map<String, Integer> effective = space.pointOf(first.metrics().effectiveConfig(), startOptions);
                     if (!effective.equals(first.point())) {
                         first = withPoint(first, effective);

@@ -1,0 +1,149 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.tune.TrialMetrics;
+import dev.stoker.tune.TrialRunner;
+import dev.stoker.tune.TrialSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs a tuner trial as {@code stoker bench} in a child JVM (this one's java and classpath), isolated: a
+ * crash is a failed trial, a hang is killed at the timeout. The child writes its results as JSON; its CPU
+ * time is read from {@code /proc} while it runs. Files per trial in {@code dir}: {@code trial-N.json} (the
+ * config), {@code trial-N.bench.json} (bench's results), {@code trial-N.log} (its output).
+ */
+final class BenchTrialRunner implements TrialRunner {
+    private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final Path dataset;
+    private final long batches;
+    private final List<String> extraArgs;
+    private final Path dir;
+
+    BenchTrialRunner(Path dataset, long batches, List<String> extraArgs, Path dir) {
+        this.dataset = dataset;
+        this.batches = batches;
+        this.extraArgs = List.copyOf(extraArgs);
+        this.dir = dir;
+    }
+
+    /** The child's command line for {@code trial}. */
+    List<String> command(TrialSpec trial, Path config, Path json, List<String> more) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(StokerCommand.class.getName());
+        cmd.add("bench");
+        cmd.add(dataset.toString());
+        cmd.add("--config");
+        cmd.add(config.toString());
+        cmd.add("--batches");
+        cmd.add(Long.toString(batches));
+        cmd.add("--json");
+        cmd.add(json.toString());
+        cmd.add("--no-reference");
+        for (Map.Entry<String, String> o : new java.util.TreeMap<>(trial.options()).entrySet()) {
+            if (o.getValue().equals("true")) {
+                cmd.add("--" + o.getKey());
+            } else if (!o.getValue().equals("false")) {
+                cmd.add("--" + o.getKey());
+                cmd.add(o.getValue());
+            }
+        }
+        cmd.addAll(extraArgs);
+        cmd.addAll(more);
+        return cmd;
+    }
+
+    @Override
+    public TrialMetrics run(TrialSpec trial) throws Exception {
+        return run(trial, List.of()).metrics;
+    }
+
+    record Outcome(TrialMetrics metrics, JsonNode bench) { }
+
+    Outcome run(TrialSpec trial, List<String> more) throws Exception {
+        Files.createDirectories(dir);
+        String name = "trial-" + trial.trial();
+        Path config = dir.resolve(name + ".json");
+        Path json = dir.resolve(name + ".bench.json");
+        Path log = dir.resolve(name + ".log");
+        Files.deleteIfExists(json);
+        trial.config().write(config);
+        ProcessBuilder pb = new ProcessBuilder(command(trial, config, json, more)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        long start = System.nanoTime();
+        Process child = pb.start();
+        Thread reaper = new Thread(child::destroyForcibly, "stoker-tune-reaper");   // no orphan when the tuner is stopped
+        Runtime.getRuntime().addShutdownHook(reaper);
+        long cpuTicks = 0;
+        try {
+            long deadline = start + TimeUnit.MILLISECONDS.toNanos(trial.timeoutMillis());
+            while (!child.waitFor(200, TimeUnit.MILLISECONDS)) {
+                cpuTicks = Math.max(cpuTicks, cpuTicks(child.pid()));
+                if (System.nanoTime() > deadline) {
+                    child.destroy();
+                    if (!child.waitFor(3, TimeUnit.SECONDS)) {
+                        child.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    }
+                    throw new TimeoutException("trial " + trial.trial() + " ran past " + trial.timeoutMillis() / 1000
+                            + " s and was killed (its output: " + log + ")");
+                }
+            }
+        } catch (InterruptedException e) {
+            child.destroyForcibly();
+            throw e;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs
+            }
+        }
+        double wall = (System.nanoTime() - start) / 1e9;
+        if (child.exitValue() != 0 || !Files.exists(json)) {
+            throw new IOException("trial " + trial.trial() + " exited with " + child.exitValue() + ": " + lastLines(log, 3)
+                    + " (" + log + ")");
+        }
+        JsonNode bench = JSON.readTree(json.toFile());
+        double sps = bench.path("samples_per_second").asDouble();
+        PipelineStats stats = JSON.treeToValue(bench.get("stats"), PipelineStats.class);
+        PipelineConfig effective = bench.hasNonNull("config") ? PipelineConfig.fromJson(bench.get("config").toString()) : null;
+        // /proc ticks are 1/100 s; the last reading is a little before the child exited.
+        double cores = cpuTicks > 0 ? cpuTicks / 100.0 / wall : Double.NaN;
+        return new Outcome(TrialMetrics.of(sps, stats, cores, effective), bench);
+    }
+
+    /** utime + stime of {@code pid} in clock ticks, from /proc (0 when unreadable). */
+    private static long cpuTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);   // fields 14 and 15 of stat
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static String lastLines(Path log, int n) {
+        try {
+            List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+        } catch (IOException e) {
+            return "(no output)";
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.tune.Experiment;
+import dev.stoker.tune.Knob;
+import dev.stoker.tune.SearchSpace;
+import dev.stoker.tune.TrialMetrics;
+import dev.stoker.tune.TrialSpec;
+import dev.stoker.tune.TuneReport;
+import dev.stoker.tune.TuneResult;
+import dev.stoker.tune.Tuner;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker tune}: finds the fastest loader configuration by experiment, each trial a {@code stoker bench} child process. */
+@Command(name = "tune",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Finds the fastest configuration of the bench pipeline on DATASET by experiment. Each trial runs",
+                "'stoker bench' in a child process (a hang is killed at --trial-seconds, a crash is a failed trial).",
+                "The start config runs --repeats times to measure the noise; then the search reads each trial's",
+                "per-stage stats and tries what they suggest (more workers for a saturated stage, fewer when task",
+                "time rises with concurrency, a larger sink when the consumer waits, ...), keeps a change only when",
+                "it beats the best by more than the noise, and sweeps the most sensitive knob when no rule is left.",
+                "",
+                "Writes to --out: experiments.jsonl (every trial: parent, change, hypothesis, metrics, kept),",
+                "best.json (load it with 'stoker bench --config'), report.html, and trials/ (each trial's files).",
+                "Run it again with the same --out to continue where it stopped.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker tune --out tune/                        the demo dataset, the default config and space",
+                "  stoker tune DATA --out tune/ --trials 30 --total-minutes 60",
+                "  stoker tune DATA --out tune/ --config mine.json --space space.json",
+                "  stoker tune DATA --out tune/ --headspace 120   the ceiling of a 120 ms step in the report",
+                "  stoker bench DATA --config tune/best.json      use what it found",
+        })
+final class TuneCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET",
+            description = "Dataset folder or CSV manifest (default: the demo dataset).")
+    Path dataset;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where the results go (and where a search continues).")
+    Path out;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "The config to start from (default: the bench defaults).")
+    Path config;
+
+    @Option(names = "--space", paramLabel = "FILE", description = "The search space (JSON: which knobs move, their ranges).")
+    Path spaceFile;
+
+    @Option(names = "--trials", defaultValue = "20", description = "Trials in all, repeats included (default: ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--patience", defaultValue = "8", description = "Stop after N trials without an improvement (default: ${DEFAULT-VALUE}).")
+    int patience;
+
+    @Option(names = "--repeats", defaultValue = "3", description = "Runs of the start config, for the noise (default: ${DEFAULT-VALUE}).")
+    int repeats;
+
+    @Option(names = "--min-gain", defaultValue = "0.03", description = "Smallest relative gain that counts (default: ${DEFAULT-VALUE}).")
+    double minGain;
+
+    @Option(names = "--trial-seconds", defaultValue = "300", description = "A trial running longer is killed (default: ${DEFAULT-VALUE}).")
+    long trialSeconds;
+
+    @Option(names = "--total-minutes", defaultValue = "240", description = "Time budget of the search (default: ${DEFAULT-VALUE}).")
+    long totalMinutes;
+
+    @Option(names = "--batches", defaultValue = "60", description = "Batches per trial (default: ${DEFAULT-VALUE}).")
+    long batches;
+
+    @Option(names = "--tune-batch", description = "Let the batch size move too (samples/s stays comparable; the model may care).")
+    boolean tuneBatch;
+
+    @Option(names = "--compare-default", description = "Also run the default config once, for the report.")
+    boolean compareDefault;
+
+    @Option(names = "--ceiling", paramLabel = "SAMPLES_PER_S", description = "The headspace ceiling, drawn in the report.")
+    Double ceiling;
+
+    @Option(names = "--headspace", paramLabel = "STEP_MS",
+            description = "After the search, run the best config with 'bench --headspace STEP_MS' for the ceiling.")
+    Double headspaceStepMillis;
+
+    @Option(names = "--bench-arg", paramLabel = "ARG", description = "An extra argument for every bench trial, e.g. --bench-arg=--frames=8 (repeatable).")
+    List<String> benchArgs = new ArrayList<>();
+
+    /** The default space: every stage's concurrency, the main queues, the sink, decoder threads, fused convert. */
+    static SearchSpace defaultSpace(int cores, boolean tuneBatch) {
+        List<Knob> knobs = new ArrayList<>(List.of(
+                Knob.linear("fetch.concurrency", 1, 16),
+                Knob.linear("demux.concurrency", 1, 4),
+                Knob.linear("decode.concurrency", 1, Math.max(4, 2 * cores)),
+                Knob.linear("convert.concurrency", 1, 4),
+                Knob.linear("collate.concurrency", 1, 2),
+                Knob.log("decode.queueCapacity", 1, 64),
+                Knob.log("convert.queueCapacity", 1, 64),
+                Knob.log("batch.queueCapacity", 1, 64),
+                Knob.log("sinkCapacity", 1, 16),
+                Knob.linear("option.decoder-threads", 1, Math.max(2, cores)),
+                Knob.flag("option.fused-convert")));
+        if (tuneBatch) {
+            knobs.add(Knob.log("option.batch", 4, 32));
+        }
+        return new SearchSpace(knobs);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter w = spec.commandLine().getOut();
+        if (trials < 1 || patience < 1 || repeats < 1 || batches < 1 || trialSeconds < 1 || totalMinutes < 1) {
+            throw new ParameterException(spec.commandLine(), "--trials, --patience, --repeats, --batches, --trial-seconds and "
+                    + "--total-minutes: 1+ each");
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        SearchSpace space;
+        PipelineConfig start;
+        try {
+            space = spaceFile == null ? defaultSpace(cores, tuneBatch) : SearchSpace.read(spaceFile);
+            start = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
+        } catch (RuntimeException e) {
+            throw new ParameterException(spec.commandLine(), (spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
+        }
+        LoaderOptionsMixin data = new LoaderOptionsMixin();
+        data.dataset = dataset;
+        Path root = data.datasetRoot(w);
+        Files.createDirectories(out);
+        List<String> extra = new ArrayList<>();
+        for (String a : benchArgs) {
+            int eq = a.indexOf('=', 2);
+            if (a.startsWith("--") && eq > 0) {
+                extra.add(a.substring(0, eq));
+                extra.add(a.substring(eq + 1));
+            } else {
+                extra.add(a);
+            }
+        }
+        BenchTrialRunner runner = new BenchTrialRunner(root, batches, extra, out.resolve("trials"));
+        int done = Tuner.readJournal(out).size();
+        if (done > 0) {
+            w.printf(Locale.ROOT, "continuing the search in %s: %d trials done%n", out, done);
+        } else {
+            w.printf(Locale.ROOT, "tuning the bench pipeline on %s: %d trials at most, %d batches each; results in %s%n", root,
+                    trials, batches, out);
+        }
+        w.flush();
+        TuneResult result = Tuner.of(space, runner)
+                .startFrom(start, Map.of())
+                .maxTrials(trials).patience(patience).repeats(repeats).minGain(minGain)
+                .trialTimeout(Duration.ofSeconds(trialSeconds)).totalTime(Duration.ofMinutes(totalMinutes))
+                .cores(cores)
+                .journal(out)
+                .onTrial(e -> {
+                    w.println(line(e));
+                    w.flush();
+                })
+                .run();
+        Double defaultRun = null;
+        if (compareDefault) {
+            w.println("running the default config once, for comparison...");
+            w.flush();
+            try {
+                defaultRun = runner.run(new TrialSpec(-1, PipelineConfig.EMPTY, Map.of(), trialSeconds * 1000)).samplesPerSecond();
+            } catch (Exception e) {
+                w.println("the default config failed: " + e.getMessage());
+            }
+        }
+        Double ceilingNow = ceiling;
+        if (headspaceStepMillis != null) {
+            w.printf(Locale.ROOT, "measuring the headspace ceiling with the best config (a %.0f ms step)...%n", headspaceStepMillis);
+            w.flush();
+            try {
+                BenchTrialRunner.Outcome o = runner.run(new TrialSpec(-2, result.bestConfig(), result.bestOptions(),
+                        trialSeconds * 1000 * 3), List.of("--headspace", Double.toString(headspaceStepMillis)));
+                JsonNode c = o.bench().path("headspace").path("ceiling_samples_per_second");
+                if (c.isNumber()) {
+                    ceilingNow = c.asDouble();
+                }
+            } catch (Exception e) {
+                w.println("the headspace run failed: " + e.getMessage());
+            }
+        }
+        TuneReport.write(out.resolve("report.html"), result, ceilingNow, defaultRun, DashboardAssets.text(DashboardAssets.CHART_JS));
+        StringBuilder command = new StringBuilder("stoker bench " + root + " --config " + out.resolve("best.json"));
+        result.bestOptions().forEach((k, v) -> {
+            if (v.equals("true")) {
+                command.append(" --").append(k);
+            } else if (!v.equals("false")) {
+                command.append(" --").append(k).append(' ').append(v);
+            }
+        });
+        Files.writeString(out.resolve("best-command.txt"), command + "\n");
+        w.printf(Locale.ROOT, "%nbest: %.1f samples/s (trial %d) vs %.1f for the start config: %.2fx; stopped: %s%n",
+                result.best().samplesPerSecond(), result.best().trial(), result.startMean(), result.speedup(), result.stopReason());
+        if (defaultRun != null) {
+            w.printf(Locale.ROOT, "default config: %.1f samples/s%n", defaultRun);
+        }
+        w.printf(Locale.ROOT, "wrote %s, %s and %s%nuse it: %s%n", out.resolve("experiments.jsonl"), out.resolve("best.json"),
+                out.resolve("report.html"), command);
+        w.flush();
+        return ExitCode.OK;
+    }
+
+    private static String line(Experiment e) {
+        TrialMetrics m = e.metrics();
+        return String.format(Locale.ROOT, "trial %2d <- %2s %-10s %-30s %9s %-5s %s", e.trial(), e.parent() < 0 ? "" : e.parent(),
+                e.phase(), e.change() == null ? "" : e.change(),
+                e.ok() ? String.format(Locale.ROOT, "%.1f/s", e.samplesPerSecond()) : e.status(), e.kept() ? "kept" : "",
+                e.ok() ? (m == null ? "" : m.verdict()) : e.message());
+    }
+}

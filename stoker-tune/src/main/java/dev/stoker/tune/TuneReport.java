@@ -1,0 +1,196 @@
+package dev.stoker.tune;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The tuner's report: one self-contained HTML file. A progress plot (samples/s per trial, the best so far
+ * as a line, the headspace ceiling dashed when known; Chart.js inlined, passed in by the caller), the
+ * hypothesis tree (SVG: a node per trial under its parent, the kept path highlighted, failed trials
+ * marked), the kept improvements and every trial in a table. The data is embedded as JSON too
+ * ({@code <script id="stoker-tune" type="application/json">}).
+ */
+public final class TuneReport {
+    private TuneReport() { }
+
+    /**
+     * @param ceiling    the headspace ceiling in samples/s, or null
+     * @param defaultRun throughput of the default config, or null
+     * @param chartJs    Chart.js (UMD build) source, inlined
+     */
+    public static void write(Path file, TuneResult result, Double ceiling, Double defaultRun, String chartJs) {
+        try {
+            Files.writeString(file, html(result, ceiling, defaultRun, chartJs));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static String html(TuneResult r, Double ceiling, Double defaultRun, String chartJs) {
+        ObjectNode data = Tuner.JSON.createObjectNode();
+        ArrayNode trials = data.putArray("trials");
+        for (Experiment e : r.experiments()) {
+            ObjectNode t = trials.addObject();
+            t.put("trial", e.trial());
+            t.put("sps", e.samplesPerSecond());
+            t.put("best", e.bestSoFar());
+            t.put("kept", e.kept());
+            t.put("status", e.status());
+            t.put("change", e.change() == null ? "" : e.change());
+        }
+        if (ceiling != null) {
+            data.put("ceiling", ceiling);
+        }
+        String embedded;
+        try {
+            embedded = Tuner.JSON.writeValueAsString(data).replace("<", "\\u003c");
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+        StringBuilder h = new StringBuilder();
+        h.append("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>stoker tune</title>\n<style>")
+                .append("body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}")
+                .append("table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}")
+                .append("td.n{text-align:right}tr.kept{background:#e8f6e8}tr.failed{background:#fbe9e9}.muted{color:#777}")
+                .append("#chart{max-width:900px;max-height:360px}</style>\n");
+        h.append("<script>\n").append(chartJs.replaceAll("(?i)</script", "<\\\\/script").replaceAll("//# sourceMappingURL=\\S+", ""))
+                .append("\n</script>\n</head><body>\n");
+        Experiment best = r.best();
+        h.append("<h1>stoker tune</h1>\n<p>");
+        h.append(String.format(Locale.ROOT, "Best: <b>%s samples/s</b> (trial %d), start config %s samples/s (mean of its runs, "
+                        + "noise σ %s): <b>%.2fx</b>.", Tuner.rate(best.samplesPerSecond()), best.trial(), Tuner.rate(r.startMean()),
+                Double.isNaN(r.noise()) ? "unknown" : Tuner.rate(r.noise()), r.speedup()));
+        if (defaultRun != null) {
+            h.append(String.format(Locale.ROOT, " Default config: %s samples/s.", Tuner.rate(defaultRun)));
+        }
+        if (ceiling != null) {
+            h.append(String.format(Locale.ROOT, " Headspace ceiling: %s samples/s.", Tuner.rate(ceiling)));
+        }
+        h.append(" ").append(r.experiments().size()).append(" trials; stopped: ").append(esc(r.stopReason())).append(".</p>\n");
+        h.append("<h2>Progress</h2>\n<canvas id=\"chart\"></canvas>\n");
+        h.append("<h2>Hypothesis tree</h2>\n<p class=\"muted\">Each trial under the trial it changed; green: kept "
+                + "(the path to the best is bold), grey: tried and backed off, red: failed.</p>\n").append(tree(r));
+        h.append("<h2>Kept improvements</h2>\n<table><tr><th>trial</th><th>change</th><th>samples/s</th><th>gain</th><th>hypothesis</th></tr>\n");
+        Map<Integer, Experiment> byTrial = new HashMap<>();
+        r.experiments().forEach(e -> byTrial.put(e.trial(), e));
+        for (Experiment e : r.experiments()) {
+            if (!e.kept()) {
+                continue;
+            }
+            Experiment parent = byTrial.get(e.parent());
+            String gain = parent == null || parent.samplesPerSecond() <= 0 ? "" : String.format(Locale.ROOT, "%+.0f%%",
+                    (e.samplesPerSecond() / parent.samplesPerSecond() - 1) * 100);
+            h.append("<tr><td class=n>").append(e.trial()).append("</td><td>").append(esc(e.change() == null ? "start" : e.change()))
+                    .append("</td><td class=n>").append(Tuner.rate(e.samplesPerSecond())).append("</td><td class=n>").append(gain)
+                    .append("</td><td>").append(esc(e.hypothesis())).append("</td></tr>\n");
+        }
+        h.append("</table>\n<h2>Best config</h2>\n<pre>").append(esc(r.bestConfig().toJson())).append("</pre>\n");
+        if (!r.bestOptions().isEmpty()) {
+            h.append("<p>Options: ").append(esc(r.bestOptions().toString())).append("</p>\n");
+        }
+        h.append("<h2>Every trial</h2>\n<table><tr><th>trial</th><th>parent</th><th>phase</th><th>change</th><th>samples/s</th>"
+                + "<th>status</th><th>bottleneck</th><th>hypothesis</th></tr>\n");
+        for (Experiment e : r.experiments()) {
+            String cls = e.kept() ? "kept" : e.ok() ? "" : "failed";
+            h.append("<tr class=\"").append(cls).append("\"><td class=n>").append(e.trial()).append("</td><td class=n>")
+                    .append(e.parent() < 0 ? "" : e.parent()).append("</td><td>").append(e.phase()).append("</td><td>")
+                    .append(esc(e.change() == null ? "" : e.change())).append("</td><td class=n>")
+                    .append(e.ok() ? Tuner.rate(e.samplesPerSecond()) : "-").append("</td><td>").append(e.status())
+                    .append(e.message() == null ? "" : ": " + esc(e.message())).append("</td><td>")
+                    .append(e.metrics() == null ? "" : esc(e.metrics().verdict())).append("</td><td>")
+                    .append(esc(e.hypothesis())).append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+        h.append("<script id=\"stoker-tune\" type=\"application/json\">").append(embedded).append("</script>\n");
+        h.append("""
+                <script>
+                const d = JSON.parse(document.getElementById('stoker-tune').textContent);
+                const t = d.trials;
+                const sets = [
+                  {type: 'line', label: 'best so far', data: t.map(x => ({x: x.trial, y: x.best})), stepped: true,
+                   borderColor: '#2a7', pointRadius: 0, borderWidth: 2},
+                  {type: 'scatter', label: 'trial', data: t.map(x => ({x: x.trial, y: x.sps, change: x.change, status: x.status})),
+                   pointBackgroundColor: t.map(x => x.status !== 'ok' ? '#d33' : x.kept ? '#2a7' : '#999'),
+                   pointStyle: t.map(x => x.status !== 'ok' ? 'crossRot' : 'circle'), pointRadius: 5}];
+                if (d.ceiling !== undefined) {
+                  sets.push({type: 'line', label: 'headspace ceiling', data: t.map(x => ({x: x.trial, y: d.ceiling})),
+                             borderDash: [6, 4], borderColor: '#36c', pointRadius: 0});
+                }
+                new Chart(document.getElementById('chart'), {data: {datasets: sets}, options: {animation: false,
+                  scales: {x: {type: 'linear', title: {display: true, text: 'trial'}, ticks: {stepSize: 1}},
+                           y: {beginAtZero: true, title: {display: true, text: 'samples/s'}}},
+                  plugins: {tooltip: {callbacks: {label: c => (c.raw.change ? c.raw.change + ': ' : '') + c.raw.y.toFixed(1) + ' samples/s'
+                      + (c.raw.status && c.raw.status !== 'ok' ? ' (' + c.raw.status + ')' : '')}}}}});
+                </script>
+                </body></html>
+                """);
+        return h.toString();
+    }
+
+    /** The hypothesis tree as SVG: a row per trial, indented by depth, an elbow from its parent. */
+    static String tree(TuneResult r) {
+        List<Experiment> all = r.experiments();
+        Map<Integer, Integer> depth = new HashMap<>();
+        Map<Integer, Integer> row = new HashMap<>();
+        Map<Integer, Experiment> byTrial = new HashMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            Experiment e = all.get(i);
+            byTrial.put(e.trial(), e);
+            depth.put(e.trial(), e.parent() < 0 ? 0 : depth.getOrDefault(e.parent(), 0) + 1);
+            row.put(e.trial(), i);
+        }
+        Set<Integer> bestPath = new HashSet<>();
+        for (Experiment e = r.best(); e != null; e = byTrial.get(e.parent())) {
+            bestPath.add(e.trial());
+        }
+        int rowHeight = 22;
+        int indent = 22;
+        int maxDepth = depth.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+        int width = 40 + indent * maxDepth + 760;
+        StringBuilder s = new StringBuilder();
+        s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"")
+                .append(all.size() * rowHeight + 10).append("\" font-family=\"system-ui,sans-serif\" font-size=\"12\">\n");
+        for (Experiment e : all) {
+            int x = 12 + indent * depth.get(e.trial());
+            int y = 12 + rowHeight * row.get(e.trial());
+            Experiment parent = byTrial.get(e.parent());
+            if (parent != null) {
+                int px = 12 + indent * depth.get(parent.trial());
+                int py = 12 + rowHeight * row.get(parent.trial());
+                boolean onPath = bestPath.contains(e.trial()) && bestPath.contains(parent.trial());
+                s.append(String.format(Locale.ROOT, "<path d=\"M%d %d V%d H%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
+                        px, py, y, x, onPath ? "#2a7" : "#bbb", onPath ? 3 : 1));
+            }
+            String fill = !e.ok() ? "#d33" : e.kept() ? "#2a7" : "#aaa";
+            s.append(String.format(Locale.ROOT, "<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"%s\"%s/>\n", x, y, fill,
+                    bestPath.contains(e.trial()) ? " stroke=\"#064\" stroke-width=\"2\"" : ""));
+            if (!e.ok()) {
+                s.append(String.format(Locale.ROOT, "<path d=\"M%d %d l6 6 M%d %d l-6 6\" stroke=\"#fff\" stroke-width=\"2\"/>\n",
+                        x - 3, y - 3, x + 3, y - 3));
+            }
+            String label = String.format(Locale.ROOT, "#%d %s — %s%s", e.trial(), e.change() == null ? "start" : e.change(),
+                    e.ok() ? Tuner.rate(e.samplesPerSecond()) + " samples/s" : e.status(), e.kept() && e.parent() >= 0 ? " (kept)" : "");
+            s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\"%s><title>%s</title>%s</text>\n", x + 12, y + 4,
+                    bestPath.contains(e.trial()) ? " font-weight=\"bold\"" : "", esc(e.hypothesis()), esc(label)));
+        }
+        return s.append("</svg>\n").toString();
+    }
+
+    private static String esc(String s) {
+        if (s == null) {
+            return "";
+        }
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

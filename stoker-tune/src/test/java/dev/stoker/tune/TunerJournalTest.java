@@ -1,0 +1,86 @@
+package dev.stoker.tune;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.pipeline.PipelineConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The tuner's files: experiments.jsonl, best.json, the report, and a search that continues where it stopped. */
+class TunerJournalTest {
+    private static final SearchSpace SPACE = SearchSpace.of(Knob.linear("a.concurrency", 1, 8), Knob.log("sinkCapacity", 1, 16));
+
+    /** Instant trials: throughput peaks at a=5; a=7 crashes, a=8 hangs. */
+    private static TrialMetrics fake(TrialSpec t) throws Exception {
+        int a = t.config().stage("a").concurrency();
+        if (a == 7) {
+            throw new IllegalStateException("boom at 7");
+        }
+        if (a == 8) {
+            throw new TimeoutException("ran past 1 s and was killed");
+        }
+        double sps = 100 * Math.min(a, 5) - (a > 5 ? 40 * (a - 5) : 0) + (t.trial() % 2);
+        PipelineConfig effective = new PipelineConfig(t.config().sinkCapacity() == null ? 2 : t.config().sinkCapacity(), null, null,
+                Map.of("a", t.config().stage("a").withQueueCapacity(4)));
+        return new TrialMetrics(sps, "a", "saturated", "bottleneck: a (saturated)", 0.5, 0.1,
+                List.of(new TrialMetrics.Stage("source", 1, 0, 0, 1, 0, 0, 0, 0, 0),
+                        new TrialMetrics.Stage("a", a, 0.95, 0.05, 0, 10.0 / Math.min(a, 5) * a, 10, 4, 0.9, 0)),
+                0.2, effective);
+    }
+
+    @Test
+    void writesEveryTrialAndContinuesWhereItStopped(@TempDir Path dir) throws Exception {
+        PipelineConfig start = PipelineConfig.EMPTY.withStage("a", dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(1));
+        TuneResult first = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start, Map.of()).maxTrials(5).journal(dir).run();
+        assertThat(first.experiments()).hasSize(5);
+        assertThat(Files.readAllLines(dir.resolve("experiments.jsonl"))).hasSize(5);
+
+        TuneResult second = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start, Map.of()).maxTrials(14).patience(20)
+                .journal(dir).run();
+        List<Experiment> all = Tuner.readJournal(dir);
+        assertThat(all).hasSize(second.experiments().size());
+        assertThat(all).extracting(Experiment::trial).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, all.size()).boxed().toList());
+        Set<Map<String, Integer>> points = new HashSet<>();
+        for (Experiment e : all) {
+            assertThat(e.parent()).isLessThan(e.trial());
+            assertThat(e.hypothesis()).isNotBlank();
+            if (!e.phase().equals("repeat")) {
+                assertThat(points.add(e.point())).as("point tried twice: %s", e.point()).isTrue();
+            }
+        }
+        assertThat(second.best().point()).containsEntry("a.concurrency", 5);
+        assertThat(all.getFirst().point()).containsEntry("a.concurrency", 1);
+        assertThat(PipelineConfig.read(dir.resolve("best.json"))).isEqualTo(second.bestConfig());
+        assertThat(second.bestConfig().stage("a").concurrency()).isEqualTo(5);
+        assertThat(all).anySatisfy(e -> assertThat(e.status()).isEqualTo("failed"));
+        assertThat(all).filteredOn(e -> !e.ok()).allSatisfy(e -> assertThat(e.kept()).isFalse());
+
+        String html = TuneReport.html(second, 600.0, 250.0, "/* chart.js </script> */");
+        assertThat(html).contains("<svg", "new Chart(", "headspace ceiling", "Kept improvements", "a.concurrency 1→2")
+                .doesNotContain("chart.js </script>");
+    }
+
+    @Test
+    void aSearchSpaceReadsFromJson() {
+        SearchSpace s = SearchSpace.fromJson("""
+                {"knobs": [{"name": "decode.concurrency", "min": 1, "max": 6},
+                           {"name": "decode.queueCapacity", "min": 2, "max": 64, "scale": "log"},
+                           {"name": "option.fused-convert", "scale": "boolean"}]}""");
+        assertThat(s.knobs()).hasSize(3);
+        assertThat(s.knob("decode.queueCapacity").scale()).isEqualTo(Knob.Scale.LOG);
+        assertThat(SearchSpace.fromJson(s.toJson())).isEqualTo(s);
+        Map<String, Integer> p = s.pointOf(PipelineConfig.EMPTY, Map.of("fused-convert", "true"));
+        assertThat(p).containsEntry("option.fused-convert", 1).containsEntry("decode.concurrency", 1);
+        assertThat(s.optionsOf(Map.of(), p)).containsEntry("fused-convert", "true");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SearchSpace.fromJson("{\"knobs\": [{\"name\": \"decode.speed\"}]}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("decode.speed");
+    }
+}
