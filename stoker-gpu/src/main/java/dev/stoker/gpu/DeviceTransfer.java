@@ -145,13 +145,8 @@ public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseabl
         } catch (Throwable t) {
             failure = closed.get() ? null : t;
         } finally {
-            try {
-                releases.awaitAll();
-            } catch (Throwable t) {
-                if (failure == null && !closed.get()) {
-                    failure = t;
-                }
-            }
+            // Copies still pending keep their host buffers until close(), which waits for the stream first:
+            // waiting here could block an interrupted thread on a copy nothing else drives.
             ready.add(new End(failure));
         }
     }
@@ -344,7 +339,7 @@ public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseabl
             return;
         }
         stream.synchronize();
-        releases.awaitAll(); // the thread has ended: any copy it could not wait for is done now
+        releases.awaitAll(); // the thread has ended and every copy has run: their host buffers go back
         for (Object item; (item = ready.poll()) != null; ) {
             if (item instanceof Delivery d) {
                 d.ready().close();
