@@ -110,10 +110,6 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-reference", description = "Skip the single-thread reference (no decode efficiency).")
     boolean noReference;
 
-    @Option(names = "--split-after", paramLabel = "STAGE",
-            description = "Run the stages up to STAGE in a child JVM (process isolation; shown as child:STAGE). Only 'fetch' so far.")
-    String splitAfter;
-
     // Seeing the run (BenchWatch, BenchReportWriter): a live dashboard, a stats stream, an HTML report.
     @Option(names = "--dashboard", arity = "0..1", preprocessor = OptionalPort.class,
             fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT",
@@ -135,18 +131,6 @@ final class BenchCommand implements Callable<Integer> {
             description = "After the run, a headspace analysis with a synthetic training step of STEP_MS ms: is training waiting for data?")
     Double headspaceStepMillis;
 
-    /** The loader, with its leading stages in a child JVM when {@code --split-after} asks for it. */
-    private VideoLoader openLoader(Dataset data, LoaderOptions options, TraceRecorder recorder) {
-        if (splitAfter == null) {
-            return VideoLoader.open(data, options, recorder);
-        }
-        if (!splitAfter.equals("fetch")) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--split-after: '" + splitAfter
-                    + "' (expected: fetch; demux and later stages hold native FFmpeg state that cannot cross to a child JVM yet)");
-        }
-        return VideoLoader.openWithFetchIn(dev.stoker.pipeline.subprocess.SubprocessOptions.defaults(), data, options, recorder);
-    }
-
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -158,6 +142,10 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path root = loader.datasetRoot(out);
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
+            if (options.splitAfter() != null) {
+                throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
+                        + " with a shard folder (expected: a dataset of video files; shards have no fetch or demux stage)");
+            }
             return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
@@ -181,7 +169,7 @@ final class BenchCommand implements Callable<Integer> {
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         try (BenchDevice gpu = BenchDevice.open(deviceSpec);
-             VideoLoader loader = gpu.openLoader(data, options, recorder, () -> openLoader(data, options, recorder));
+             VideoLoader loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
              BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {

@@ -74,6 +74,11 @@ final class LoaderOptionsMixin {
     @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
     Map<String, Integer> concurrency = new LinkedHashMap<>();
 
+    @Option(names = "--split-after", paramLabel = "STAGE",
+            description = "Run the stages up to STAGE (fetch or demux) in a child JVM: a native crash there restarts the child"
+                    + " instead of ending the run (stats show child:STAGE).")
+    String splitAfter;
+
     @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON, as --save-config writes) laid over the defaults.")
     Path config;
 
@@ -110,10 +115,11 @@ final class LoaderOptionsMixin {
                     .withOrder(seed, true, -1)
                     .withDecoder(decoderThreads, skipFrames)
                     .withFusedConvert(fusedConvert)
-                    .withConfig(overrides);
+                    .withConfig(overrides)
+                    .withSplitAfter(splitAfter);
             return fps != null ? o.withResampledClip(frames, fps) : o;
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("splitAfter:", "--split-after:"));
         }
     }
 

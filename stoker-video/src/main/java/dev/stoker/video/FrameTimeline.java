@@ -130,6 +130,11 @@ final class FrameTimeline {
         return stamp;
     }
 
+    /** Every frame's timestamp, sorted (a copy). */
+    long[] frameTimestamps() {
+        return frameTimestamps.clone();
+    }
+
     int frameCount() {
         return frameTimestamps.length;
     }

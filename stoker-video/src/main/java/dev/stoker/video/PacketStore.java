@@ -61,6 +61,36 @@ final class PacketStore implements AutoCloseable {
         return store;
     }
 
+    /**
+     * Like {@link #view}, but the payloads are copied (in one piece) into a buffer this store owns and
+     * {@link #close()} frees: {@code payloads} need only be valid during this call.
+     */
+    static PacketStore copy(MemorySegment payloads, long[] pts, long[] dts, long[] durations, int[] flags,
+                            long[] offsets, int[] sizes) {
+        PacketStore store = new PacketStore(payloads.byteSize());
+        MemorySegment.copy(payloads, 0, MemorySegment.ofAddress(store.buffer.address()).reinterpret(payloads.byteSize()),
+                0, payloads.byteSize());
+        store.count = pts.length;
+        store.pts = pts.clone();
+        store.dts = dts.clone();
+        store.durations = durations.clone();
+        store.flags = flags.clone();
+        store.offsets = offsets.clone();
+        store.sizes = sizes.clone();
+        store.usedBytes = payloads.byteSize();
+        return store;
+    }
+
+    /** The payloads with their padding, as laid out at {@link #offset}: valid until {@link #close()}. */
+    MemorySegment payloads() {
+        long base = externalAddress != 0 ? externalAddress : buffer.address();
+        return MemorySegment.ofAddress(base).reinterpret(usedBytes);
+    }
+
+    long offset(int packet) {
+        return offsets[packet];
+    }
+
     /** Copies one packet's payload (at {@code dataAddress}) and records its timing. */
     void append(long dataAddress, int sizeBytes, long packetPts, long packetDts, long duration, int packetFlags) {
         long needed = usedBytes + sizeBytes + PADDING_BYTES;

@@ -25,12 +25,62 @@ import java.util.Objects;
  * @param keyframes            whether decoding can start at each packet
  * @param offsets              each payload's offset in {@code data}
  * @param sizes                each payload's size in bytes (padding excluded)
+ * @param demuxed              what the demuxer knew beyond the above, for an exact rebuild of a video opened
+ *                             from a container ({@link Video#asPackets}); null for packets from elsewhere
  */
 public record VideoPackets(String codecName, int width, int height, String pixelFormat, int timeBaseNumerator,
                            int timeBaseDenominator, double framesPerSecond, byte[] extradata, MemorySegment data,
-                           long[] pts, long[] durations, boolean[] keyframes, long[] offsets, int[] sizes) {
+                           long[] pts, long[] durations, boolean[] keyframes, long[] offsets, int[] sizes,
+                           Demuxed demuxed) {
     /** Zero bytes every payload must be followed by (AV_INPUT_BUFFER_PADDING_SIZE). */
     public static final int PADDING_BYTES = PacketStore.PADDING_BYTES;
+    /** A timestamp that is absent (AV_NOPTS_VALUE). */
+    public static final long NO_TIMESTAMP = PacketStore.NO_TIMESTAMP;
+
+    /** Packets with their pts and keyframe flags only (shards): every packet makes one frame at its pts. */
+    public VideoPackets(String codecName, int width, int height, String pixelFormat, int timeBaseNumerator,
+                        int timeBaseDenominator, double framesPerSecond, byte[] extradata, MemorySegment data,
+                        long[] pts, long[] durations, boolean[] keyframes, long[] offsets, int[] sizes) {
+        this(codecName, width, height, pixelFormat, timeBaseNumerator, timeBaseDenominator, framesPerSecond, extradata,
+                data, pts, durations, keyframes, offsets, sizes, null);
+    }
+
+    /**
+     * What a demuxer knew beyond the packets' pts and keyframes: with it {@link Video#fromPackets} rebuilds a
+     * video opened from a container exactly (the same {@link VideoInfo}, frame timeline and decoder set-up),
+     * e.g. one demuxed in a child JVM.
+     *
+     * @param container        FFmpeg demuxer name
+     * @param streamIndex      the video stream's index in the container
+     * @param rotationDegrees  clockwise display rotation: 0, 90, 180 or 270
+     * @param startTimeSeconds the stream's declared start time, NaN when absent
+     * @param indexComplete    false when reading stopped early
+     * @param dts              each packet's decode timestamp ({@link #NO_TIMESTAMP} when absent)
+     * @param flags            each packet's AV_PKT_FLAG bits (key, discard, ...), as the decoder is given them
+     * @param frameTimestamps  the decoder's output timestamps, sorted and distinct, for streams whose packets
+     *                         lack pts (AVI: learnt by decoding once); null when the packets' pts are the frames
+     * @param codec            the codec parameters beyond codec name, size, pixel format and extradata
+     */
+    public record Demuxed(String container, int streamIndex, int rotationDegrees, double startTimeSeconds,
+                          boolean indexComplete, long[] dts, int[] flags, long[] frameTimestamps, CodecDetails codec) {
+        public Demuxed {
+            Objects.requireNonNull(container, "container");
+            Objects.requireNonNull(dts, "dts");
+            Objects.requireNonNull(flags, "flags");
+            Objects.requireNonNull(codec, "codec");
+        }
+    }
+
+    /**
+     * AVCodecParameters fields the decoder is opened with besides codec, size, pixel format and extradata, as
+     * FFmpeg's own values (its enums' numbers: the same FFmpeg build on both sides).
+     */
+    public record CodecDetails(int codecTag, long bitRate, int bitsPerCodedSample, int bitsPerRawSample, int profile,
+                               int level, int fieldOrder, int colorRange, int colorPrimaries, int colorTransfer,
+                               int colorSpace, int chromaLocation, int sampleAspectNumerator,
+                               int sampleAspectDenominator, int frameRateNumerator, int frameRateDenominator,
+                               int videoDelay) {
+    }
 
     public VideoPackets {
         Objects.requireNonNull(codecName, "codecName");
@@ -42,6 +92,10 @@ public record VideoPackets(String codecName, int width, int height, String pixel
             throw new IllegalArgumentException("packet arrays: pts " + n + ", durations " + durations.length
                     + ", keyframes " + keyframes.length + ", offsets " + offsets.length + ", sizes " + sizes.length
                     + " (expected: equal lengths)");
+        }
+        if (demuxed != null && (demuxed.dts().length != n || demuxed.flags().length != n)) {
+            throw new IllegalArgumentException("packet arrays: pts " + n + ", demuxed dts " + demuxed.dts().length
+                    + ", demuxed flags " + demuxed.flags().length + " (expected: equal lengths)");
         }
         if (!data.isNative()) {
             throw new IllegalArgumentException("data: a heap segment (expected: native memory, e.g. a mapped file)");

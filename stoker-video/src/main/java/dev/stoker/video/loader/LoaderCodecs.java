@@ -2,16 +2,19 @@ package dev.stoker.video.loader;
 
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoPackets;
 import dev.stoker.video.dataset.VideoEntry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.OptionalDouble;
 
 /**
- * Codecs for the loader's items across the process boundary: the source's {@link VideoTask}s and the
- * fetch stage's {@link FetchedVideo}s (task, then the file's bytes: one copy each way). Demuxed videos
- * hold a native {@code Video} and have no codec yet, so demux cannot run in the child.
+ * Codecs for the loader's items across the process boundary: the source's {@link VideoTask}s, the
+ * fetch stage's {@link FetchedVideo}s (task, then the file's bytes: one copy each way) and the demux
+ * stage's {@link OpenedVideo}s (task, clip starts, then the video as packets: {@link OpenedVideoCodec}).
  */
 public final class LoaderCodecs {
     private LoaderCodecs() { }
@@ -81,6 +84,249 @@ public final class LoaderCodecs {
             int taskBytes = source.get(INT, 0);
             VideoTask task = tasks.decode(source.asSlice(4, taskBytes));
             return new FetchedVideo(task, ItemCodecs.BYTES.decode(source.asSlice(4 + taskBytes)));
+        }
+    }
+
+    /**
+     * {@link OpenedVideo}: the task, the clip starts, and the demuxed video as packets
+     * ({@link Video#asPackets}: payloads, pts, dts, durations, flags, codec parameters, frame timeline). The
+     * receiving side rebuilds the video with {@link Video#copyFromPackets}: one copy of the payloads out of
+     * the ring into memory the video owns, freed when the item is closed; no demuxing again, and the same
+     * frames, timestamps and pixels as the video that was opened.
+     */
+    public static final class OpenedVideoCodec implements ItemCodec<OpenedVideo> {
+        private final VideoTaskCodec tasks = new VideoTaskCodec();
+
+        @Override
+        public long encodedBytes(OpenedVideo opened) {
+            Cursor count = new Cursor(null);
+            write(opened, opened.video().asPackets(), count);
+            return count.at;
+        }
+
+        @Override
+        public void encode(OpenedVideo opened, MemorySegment target) {
+            write(opened, opened.video().asPackets(), new Cursor(target));
+        }
+
+        private void write(OpenedVideo opened, VideoPackets p, Cursor out) {
+            long taskBytes = tasks.encodedBytes(opened.task());
+            out.putInt((int) taskBytes);
+            if (out.target != null) {
+                tasks.encode(opened.task(), out.target.asSlice(out.at, taskBytes));
+            }
+            out.at += taskBytes;
+            out.putDoubles(opened.clipStarts());
+            out.putString(p.codecName());
+            out.putString(p.pixelFormat());
+            out.putInt(p.width());
+            out.putInt(p.height());
+            out.putInt(p.timeBaseNumerator());
+            out.putInt(p.timeBaseDenominator());
+            out.putDouble(p.framesPerSecond());
+            out.putBytes(p.extradata());
+            VideoPackets.Demuxed d = p.demuxed();
+            out.putString(d.container());
+            out.putInt(d.streamIndex());
+            out.putInt(d.rotationDegrees());
+            out.putDouble(d.startTimeSeconds());
+            out.putInt(d.indexComplete() ? 1 : 0);
+            VideoPackets.CodecDetails c = d.codec();
+            out.putInts(new int[] {c.codecTag(), c.bitsPerCodedSample(), c.bitsPerRawSample(), c.profile(), c.level(),
+                    c.fieldOrder(), c.colorRange(), c.colorPrimaries(), c.colorTransfer(), c.colorSpace(),
+                    c.chromaLocation(), c.sampleAspectNumerator(), c.sampleAspectDenominator(), c.frameRateNumerator(),
+                    c.frameRateDenominator(), c.videoDelay()});
+            out.putLong(c.bitRate());
+            out.putLongs(p.pts());
+            out.putLongs(d.dts());
+            out.putLongs(p.durations());
+            out.putInts(d.flags());
+            out.putLongs(p.offsets());
+            out.putInts(p.sizes());
+            out.putInt(d.frameTimestamps() == null ? 0 : 1);
+            if (d.frameTimestamps() != null) {
+                out.putLongs(d.frameTimestamps());
+            }
+            out.putSegment(p.data());
+        }
+
+        @Override
+        public OpenedVideo decode(MemorySegment source) {
+            Cursor in = new Cursor(source);
+            int taskBytes = in.getInt();
+            VideoTask task = tasks.decode(source.asSlice(in.at, taskBytes));
+            in.at += taskBytes;
+            double[] clipStarts = in.getDoubles();
+            String codecName = in.getString();
+            String pixelFormat = in.getString();
+            int width = in.getInt();
+            int height = in.getInt();
+            int timeBaseNumerator = in.getInt();
+            int timeBaseDenominator = in.getInt();
+            double framesPerSecond = in.getDouble();
+            byte[] extradata = in.getBytes();
+            String container = in.getString();
+            int streamIndex = in.getInt();
+            int rotation = in.getInt();
+            double startTime = in.getDouble();
+            boolean complete = in.getInt() != 0;
+            int[] c = in.getInts();
+            VideoPackets.CodecDetails details = new VideoPackets.CodecDetails(c[0], in.getLong(), c[1], c[2], c[3], c[4],
+                    c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]);
+            long[] pts = in.getLongs();
+            long[] dts = in.getLongs();
+            long[] durations = in.getLongs();
+            int[] flags = in.getInts();
+            long[] offsets = in.getLongs();
+            int[] sizes = in.getInts();
+            long[] frameTimestamps = in.getInt() != 0 ? in.getLongs() : null;
+            MemorySegment data = in.getSegment();
+            boolean[] keyframes = new boolean[flags.length];
+            for (int i = 0; i < flags.length; i++) {
+                keyframes[i] = (flags[i] & 1) != 0;  // AV_PKT_FLAG_KEY
+            }
+            VideoPackets packets = new VideoPackets(codecName, width, height, pixelFormat, timeBaseNumerator,
+                    timeBaseDenominator, framesPerSecond, extradata, data, pts, durations, keyframes, offsets, sizes,
+                    new VideoPackets.Demuxed(container, streamIndex, rotation, startTime, complete, dts, flags,
+                            frameTimestamps, details));
+            return new OpenedVideo(task, Video.copyFromPackets(task.entry().path().toString(), packets), clipStarts);
+        }
+    }
+
+    /**
+     * Writes (or, over no segment, only counts) and reads length-prefixed fields in order. Arrays go with
+     * one bulk copy each; nothing is aligned (the layouts are unaligned).
+     */
+    private static final class Cursor {
+        private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+        final MemorySegment target;
+        long at;
+
+        Cursor(MemorySegment target) {
+            this.target = target;
+        }
+
+        void putInt(int v) {
+            if (target != null) {
+                target.set(INT, at, v);
+            }
+            at += 4;
+        }
+
+        void putLong(long v) {
+            if (target != null) {
+                target.set(LONG, at, v);
+            }
+            at += 8;
+        }
+
+        void putDouble(double v) {
+            if (target != null) {
+                target.set(DOUBLE, at, v);
+            }
+            at += 8;
+        }
+
+        void putInts(int[] v) {
+            putInt(v.length);
+            if (target != null) {
+                MemorySegment.copy(v, 0, target, INT, at, v.length);
+            }
+            at += 4L * v.length;
+        }
+
+        void putLongs(long[] v) {
+            putInt(v.length);
+            if (target != null) {
+                MemorySegment.copy(v, 0, target, LONG, at, v.length);
+            }
+            at += 8L * v.length;
+        }
+
+        void putDoubles(double[] v) {
+            putInt(v.length);
+            if (target != null) {
+                MemorySegment.copy(v, 0, target, DOUBLE, at, v.length);
+            }
+            at += 8L * v.length;
+        }
+
+        void putBytes(byte[] v) {
+            putInt(v.length);
+            if (target != null) {
+                MemorySegment.copy(v, 0, target, ValueLayout.JAVA_BYTE, at, v.length);
+            }
+            at += v.length;
+        }
+
+        void putString(String v) {
+            putBytes(v.getBytes(StandardCharsets.UTF_8));
+        }
+
+        void putSegment(MemorySegment v) {
+            putLong(v.byteSize());
+            if (target != null) {
+                MemorySegment.copy(v, 0, target, at, v.byteSize());
+            }
+            at += v.byteSize();
+        }
+
+        int getInt() {
+            int v = target.get(INT, at);
+            at += 4;
+            return v;
+        }
+
+        long getLong() {
+            long v = target.get(LONG, at);
+            at += 8;
+            return v;
+        }
+
+        double getDouble() {
+            double v = target.get(DOUBLE, at);
+            at += 8;
+            return v;
+        }
+
+        int[] getInts() {
+            int[] v = new int[getInt()];
+            MemorySegment.copy(target, INT, at, v, 0, v.length);
+            at += 4L * v.length;
+            return v;
+        }
+
+        long[] getLongs() {
+            long[] v = new long[getInt()];
+            MemorySegment.copy(target, LONG, at, v, 0, v.length);
+            at += 8L * v.length;
+            return v;
+        }
+
+        double[] getDoubles() {
+            double[] v = new double[getInt()];
+            MemorySegment.copy(target, DOUBLE, at, v, 0, v.length);
+            at += 8L * v.length;
+            return v;
+        }
+
+        byte[] getBytes() {
+            byte[] v = new byte[getInt()];
+            MemorySegment.copy(target, ValueLayout.JAVA_BYTE, at, v, 0, v.length);
+            at += v.length;
+            return v;
+        }
+
+        String getString() {
+            return new String(getBytes(), StandardCharsets.UTF_8);
+        }
+
+        /** A slice of the source (valid only while the source is). */
+        MemorySegment getSegment() {
+            long bytes = getLong();
+            MemorySegment v = target.asSlice(at, bytes);
+            at += bytes;
+            return v;
         }
     }
 }

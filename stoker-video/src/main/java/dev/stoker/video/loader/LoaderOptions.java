@@ -43,13 +43,16 @@ import java.util.Objects;
  * @param config          per-stage concurrency and queue settings, laid over the defaults
  * @param sampler         shuffle window (in files: entries of one file form a group), rank and world size
  *                        for data-parallel training, and the tail policy; see {@link EpochSampler}
+ * @param splitAfter      run the stages up to this one ({@code "fetch"} or {@code "demux"}) in a child JVM
+ *                        (process isolation: a native crash there does not end training); null: all in-process
  */
 public record LoaderOptions(int frames, int strideFrames, double resampleFps, int width, int height,
                             Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
                             boolean dropLast, BatchLayout layout, int clipsPerVideo, Sampling sampling,
                             double windowStepSeconds, long seed, boolean shuffle, int epochs, int decoderThreads,
                             boolean skipNonReferenceFrames, boolean fusedConvert, long batchBudgetBytes,
-                            FailureBudget failureBudget, PipelineConfig config, SamplerOptions sampler) {
+                            FailureBudget failureBudget, PipelineConfig config, SamplerOptions sampler,
+                            String splitAfter) {
 
     /** How clip starts are chosen in a video. */
     public enum Sampling { RANDOM, UNIFORM, WINDOWS }
@@ -84,7 +87,14 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
         Objects.requireNonNull(failureBudget, "failureBudget");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(sampler, "sampler");
+        if (splitAfter != null && !SPLITTABLE_STAGES.contains(splitAfter)) {
+            throw new IllegalArgumentException("splitAfter: '" + splitAfter + "' (expected: one of " + SPLITTABLE_STAGES
+                    + ", or null to run every stage in this process)");
+        }
     }
+
+    /** Stages {@link #splitAfter} can name: those whose outputs can cross to this process. */
+    public static final java.util.List<String> SPLITTABLE_STAGES = java.util.List.of("fetch", "demux");
 
     private static void positive(String name, int value) {
         if (value < 1) {
@@ -97,7 +107,7 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
         return new LoaderOptions(16, 2, 0, 112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, PastEndPolicy.SHIFT, 8,
                 false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, false, 0,
                 FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY,
-                SamplerOptions.defaults());
+                SamplerOptions.defaults(), null);
     }
 
     /** The clip starting at {@code startSeconds}. */
@@ -129,81 +139,91 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public LoaderOptions withClip(int frames, int strideFrames) {
         return new LoaderOptions(frames, strideFrames, 0, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withResampledClip(int frames, double fps) {
         return new LoaderOptions(frames, strideFrames, fps, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withSize(int width, int height, Resize.Mode mode, int shortSide) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, mode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withBatch(int batchSize, boolean dropLast, BatchLayout layout) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withSampling(Sampling sampling, int clipsPerVideo, double windowStepSeconds) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withOrder(long seed, boolean shuffle, int epochs) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withPastEnd(PastEndPolicy pastEnd) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withDecoder(int decoderThreads, boolean skipNonReferenceFrames) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withFusedConvert(boolean fusedConvert) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withFailureBudget(FailureBudget failureBudget) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     public LoaderOptions withBatchBudget(long batchBudgetBytes) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
     }
 
     /** Lays {@code more} over the current pipeline config (stage concurrency, queues, sink). */
     public LoaderOptions withConfig(PipelineConfig more) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler, splitAfter);
     }
 
     /** The epoch layout beyond seed and shuffle: shuffle window, rank, world size, tail. */
     public LoaderOptions withSampler(SamplerOptions sampler) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+    }
+
+    /**
+     * Runs the stages up to {@code stage} ({@code "fetch"} or {@code "demux"}) in a child JVM, their outputs
+     * crossing back through shared memory; null runs every stage in this process.
+     */
+    public LoaderOptions withSplitAfter(String stage) {
+        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
+                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, stage);
     }
 
     /** This process loads the {@code rank}-th of {@code worldSize} equal parts of every epoch. */

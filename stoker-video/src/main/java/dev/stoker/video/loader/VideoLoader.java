@@ -8,6 +8,8 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.Sink;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.pipeline.subprocess.ItemCodec;
+import dev.stoker.pipeline.subprocess.SubprocessOptions;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
@@ -41,6 +43,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * }
  * }</pre>
  * Close every batch: its buffer goes back to the pool, which is sized for the sink plus a few.
+ *
+ * <p>With {@link LoaderOptions#splitAfter()} ({@code "fetch"} or {@code "demux"}) the stages up to that one
+ * run in a child JVM, so that a native crash on a bad file restarts the child instead of ending training;
+ * they show in the stats as {@code child:fetch}, {@code child:demux}.
  */
 public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Stage names, in order. */
@@ -79,21 +85,6 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     public static VideoLoader open(Dataset dataset, LoaderOptions options) {
         return open(dataset, options, null);
-    }
-
-    /** Where the fetch stage runs when {@link #openWithFetchIn} asks for a child JVM (scoped to that call). */
-    private static final ScopedValue<dev.stoker.pipeline.StageHost> FETCH_HOST = ScopedValue.newInstance();
-
-    /**
-     * Opens the loader with its fetch stage in a child JVM ({@code stoker bench --split-after fetch}): the files
-     * are read there and their bytes come back through shared memory. Only fetch can be split off so far:
-     * demuxed videos hold native FFmpeg state that has no codec yet.
-     */
-    public static VideoLoader openWithFetchIn(dev.stoker.pipeline.subprocess.SubprocessOptions child, Dataset dataset,
-                                              LoaderOptions options, TraceRecorder trace) {
-        dev.stoker.pipeline.StageHost host = child.withCodecs(new LoaderCodecs.VideoTaskCodec(),
-                new LoaderCodecs.FetchedVideoCodec());
-        return ScopedValue.where(FETCH_HOST, host).call(() -> open(dataset, options, trace));
     }
 
     /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
@@ -190,16 +181,28 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler, resume.start,
                         options.epochs()))
                 .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
-        if (FETCH_HOST.isBound()) {
-            fetched = fetched.isolate(FETCH_HOST.get());
+        if ("fetch".equals(options.splitAfter())) {
+            fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec()));
         }
-        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", new DemuxStage(options), s -> s.failureBudget(budget));
+        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options),
+                s -> s.failureBudget(budget));
+        if ("demux".equals(options.splitAfter())) {
+            demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec()));
+        }
         PipelineBuilder<LoadedClip> clips = options.fusedConvert()
                 ? demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget))
                 : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget))
                         .flatMap("convert", decoded -> convert.apply(decoded), s -> s.failureBudget(budget));
         return clips.batch("batch", options.batchSize(), options.dropLast())
                 .map("collate", collate, s -> s.failureBudget(budget));
+    }
+
+    /**
+     * The child JVM that runs the stages up to {@link LoaderOptions#splitAfter()}: the source's tasks go in,
+     * {@code outputs} come back (crashes, restarts and stats as {@link SubprocessOptions} describes).
+     */
+    private static SubprocessOptions childJvm(ItemCodec<?> outputs) {
+        return SubprocessOptions.defaults().withCodecs(new LoaderCodecs.VideoTaskCodec(), outputs);
     }
 
     /** Batches of every epoch. Close each batch when done with it. */
