@@ -198,12 +198,14 @@ public final class ChildMain {
         private Pipeline<Object> build(PipelineSpec spec) {
             EpochTokens source = new EpochTokens(this::nextItem);
             PipelineBuilder<Object> b = Pipeline.fromEpochs(source);
-            for (PipelineSpec.Stage stage : spec.stages()) {
+            for (int i = 0; i < spec.stages().size(); i++) {
+                PipelineSpec.Stage stage = spec.stages().get(i);
                 Function<Object, Object> fn = stage.createFunction();
+                boolean last = i == spec.stages().size() - 1;   // its outputs go to the results ring
                 b = switch (stage.kind()) {
-                    case "map" -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in));
-                    case "flatMap" -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in));
-                    case "filter" -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in));
+                    case "map" -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in, last));
+                    case "flatMap" -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in, last));
+                    case "filter" -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in, last));
                     default -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
                             + " (expected: map, flatMap or filter in a child process)");
                 };
@@ -215,10 +217,13 @@ public final class ChildMain {
             return b.build();
         }
 
-        private Object map(Function<Object, Object> fn, Tagged in) {
+        private Object map(Function<Object, Object> fn, Tagged in, boolean last) {
             Object out;
             try {
                 out = fn.apply(in.value());
+                if (last) {
+                    requireFits(out, in);
+                }
             } catch (RuntimeException | Error e) {
                 failed(in, e);
                 throw e;
@@ -230,7 +235,7 @@ public final class ChildMain {
             return in.with(out);
         }
 
-        private List<Tagged> flatMap(Function<Object, Object> fn, Tagged in) {
+        private List<Tagged> flatMap(Function<Object, Object> fn, Tagged in, boolean last) {
             List<Tagged> outs = new ArrayList<>();
             try {
                 Object result = fn.apply(in.value());
@@ -242,6 +247,9 @@ public final class ChildMain {
                             if (i >= 1 << SEQ_BITS || in.seq() >= 1L << (63 - SEQ_BITS)) {
                                 throw new IllegalStateException("flatMap output " + i + " of '" + in
                                         + "': more than 65535 outputs per item, or more than 3 flat-maps deep, cannot be numbered");
+                            }
+                            if (last) {
+                                requireFits(each, in);
                             }
                             outs.add(new Tagged(in.ticket(), (in.seq() << SEQ_BITS) | i, each));
                         }
@@ -256,10 +264,13 @@ public final class ChildMain {
             return outs;
         }
 
-        private boolean filter(Function<Object, Object> fn, Tagged in) {
+        private boolean filter(Function<Object, Object> fn, Tagged in, boolean last) {
             boolean keep;
             try {
                 keep = Boolean.TRUE.equals(fn.apply(in.value()));
+                if (keep && last) {
+                    requireFits(in.value(), in);
+                }
             } catch (RuntimeException | Error e) {
                 failed(in, e);
                 throw e;
@@ -268,6 +279,29 @@ public final class ChildMain {
                 in.ticket().finishOne();
             }
             return keep;
+        }
+
+        /**
+         * Fails an output too large for the results ring (a record never wraps, so it could never be sent) as
+         * its input's failure, instead of leaving the writer stuck; the output is closed if it holds resources.
+         */
+        private void requireFits(Object out, Tagged in) {
+            if (out == null) {
+                return;
+            }
+            long bytes = outputCodec.encodedBytes(out);
+            if (bytes > results.maxPayloadBytes()) {
+                if (out instanceof AutoCloseable c) {
+                    try {
+                        c.close();
+                    } catch (Exception ignored) {
+                        // best effort: it is dropped either way
+                    }
+                }
+                throw new OutputTooLargeException("output of '" + in.value() + "' encodes to " + bytes
+                        + " bytes, more than the ring carries (" + results.maxPayloadBytes()
+                        + " bytes; raise SubprocessOptions.ringBytes)");
+            }
         }
 
         private void failed(Tagged in, Throwable e) {
@@ -386,6 +420,18 @@ public final class ChildMain {
             StringWriter s = new StringWriter();
             t.printStackTrace(new PrintWriter(s));
             return s.toString();
+        }
+    }
+
+    /** An output that cannot cross: larger than the results ring. */
+    static final class OutputTooLargeException extends IllegalArgumentException implements dev.stoker.pipeline.Failure.Reasoned {
+        OutputTooLargeException(String message) {
+            super(message);
+        }
+
+        @Override
+        public String failureReason() {
+            return "too large for the ring";
         }
     }
 }
