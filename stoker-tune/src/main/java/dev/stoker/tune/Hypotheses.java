@@ -115,6 +115,8 @@ final class Hypotheses {
             } else if (c >= bk.max()) {
                 out.add(bk, c - 1, String.format(Locale.ROOT,
                         "%s is saturated at its most workers (%d): fewer may contend less", b, c), 40);
+                out.add(bk, Math.max(1, c / 2), String.format(Locale.ROOT,
+                        "%s is saturated at its most workers (%d): half as many may contend much less", b, c), 39);
             }
             Knob q = queueKnob(b);
             if (q != null && bs.queueEmpty() > 0.3) {

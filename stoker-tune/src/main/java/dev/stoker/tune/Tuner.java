@@ -330,11 +330,27 @@ public final class Tuner {
             String message = null;
             TrialMetrics metrics = null;
             try {
-                metrics = runner.run(new TrialSpec(number, config, options, trialTimeout.toMillis()));
-                if (metrics == null || !(metrics.samplesPerSecond() > 0)) {
-                    status = "failed";
-                    message = "no samples delivered";
-                    metrics = null;
+                // A trial that fails (not one that hangs) runs once more before it counts as failed: on a shared
+                // machine a run can die or stall for reasons of its own.
+                for (int attempt = 0; attempt < 2; attempt++) {
+                    try {
+                        metrics = runner.run(new TrialSpec(number, config, options, trialTimeout.toMillis()));
+                        if (metrics == null || !(metrics.samplesPerSecond() > 0)) {
+                            status = "failed";
+                            message = "no samples delivered";
+                            metrics = null;
+                        } else {
+                            status = "ok";
+                            message = null;
+                            break;
+                        }
+                    } catch (TimeoutException | InterruptedException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        if (attempt == 1) {
+                            throw e;
+                        }
+                    }
                 }
             } catch (TimeoutException e) {
                 status = "timeout";

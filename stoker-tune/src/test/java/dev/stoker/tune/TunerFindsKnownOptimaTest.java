@@ -23,7 +23,7 @@ class TunerFindsKnownOptimaTest {
         TuneResult result = Tuner.of(kind.space(), SyntheticPipelines.runner(kind, 100, 250))
                 .startFrom(kind.start(), java.util.Map.of())
                 .maxTrials(20)
-                .patience(8)
+                .patience(6)
                 .cores(2)
                 .run();
 
