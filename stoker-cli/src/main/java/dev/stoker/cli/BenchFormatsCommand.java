@@ -139,7 +139,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         }
         long budget;
         try {
-            budget = IngestOptions.parseBytes(prefetchBytes);
+            budget = BenchStorageOptions.parseBudget(prefetchBytes);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--prefetch-bytes: " + e.getMessage());
         }

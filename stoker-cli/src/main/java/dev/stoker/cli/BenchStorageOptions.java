@@ -37,11 +37,16 @@ final class BenchStorageOptions {
     ReadAhead readAhead(CommandSpec spec) {
         long budget;
         try {
-            budget = IngestOptions.parseBytes(prefetchBytes);
+            budget = parseBudget(prefetchBytes);
             return new ReadAhead(budget, prefetchBatches, cold);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--prefetch-bytes/--prefetch-batches: " + e.getMessage());
         }
+    }
+
+    /** A byte count with optional k, M or G; {@code 0} turns reading ahead off. */
+    static long parseBudget(String text) {
+        return text.strip().equals("0") ? 0 : IngestOptions.parseBytes(text);
     }
 
     /** The synthetic step after a batch, if any. */

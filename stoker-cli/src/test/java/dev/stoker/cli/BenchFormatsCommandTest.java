@@ -83,6 +83,11 @@ class BenchFormatsCommandTest {
         assertThat(result.get("prefetch").get("requests").asLong()).isPositive();
         assertThat(result.get("data_readiness_after_warmup").asDouble()).isBetween(0.0, 1.0);
 
+        CliRun off = CliRun.stoker("bench", shards.toString(), "--cold", "--prefetch-bytes", "0", "--batches", "2",
+                "--batch", "2", "--frames", "4", "--size", "48");
+        assertThat(off.exitCode()).as(off.err()).isZero();
+        assertThat(off.out()).contains("prefetch         off");
+
         CliRun files = CliRun.stoker("bench", source.toString(), "--cold", "--batches", "2", "--batch", "2", "--frames", "4",
                 "--size", "48", "--no-reference");
         assertThat(files.exitCode()).as(files.err()).isZero();
