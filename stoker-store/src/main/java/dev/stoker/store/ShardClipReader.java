@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * Reads clips from mapped shards: the record's packets become a {@link Video} in place
@@ -54,7 +55,7 @@ final class ShardClipReader implements ClipReader {
             for (int p = read.nextSetBit(0); p >= 0; p = read.nextSetBit(p + 1)) {
                 shard.checkPacket(info.record(), entry, payload, p);
             }
-            if (dataset.format().storesRgbFrames() && requests.stream().allMatch(r -> copiesAsStored(r.resize(), entry))) {
+            if (dataset.format().storesRgbFrames() && requests.stream().allMatch(r -> unscaledCrop(r.resize(), entry) != null)) {
                 return copy(video, entry, payload, requests, selections);
             }
             return decoder.decode(video, requests);
@@ -125,37 +126,70 @@ final class ShardClipReader implements ClipReader {
         read.set(start, last + 1);
     }
 
-    /** True when the request's output is the stored frame unchanged (same size, no crop). */
-    private static boolean copiesAsStored(Resize resize, RecordEntry entry) {
+    /**
+     * Where the output sits in the stored frame when it is a plain cut of it, {x, y, width, height}: the stored
+     * size (no resize), or a crop whose scale is exactly 1 (short side already at the stored size); null when
+     * it needs scaling. Same geometry as the converter's (centre or seeded crop offsets, rounded the same way),
+     * whose unscaled RGB24-to-RGB24 path is a copy of the same rows.
+     */
+    static int[] unscaledCrop(Resize resize, RecordEntry entry) {
+        int w = entry.width();
+        int h = entry.height();
         return switch (resize.mode()) {
-            case ORIGINAL -> true;
-            case STRETCH -> resize.width() == entry.width() && resize.height() == entry.height();
-            case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> resize.width() == entry.width()
-                    && resize.height() == entry.height() && resize.shortSide() <= Math.min(entry.width(), entry.height());
+            case ORIGINAL -> new int[] {0, 0, w, h};
+            case STRETCH -> resize.width() == w && resize.height() == h ? new int[] {0, 0, w, h} : null;
+            case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> {
+                double scale = Math.max((double) resize.shortSide() / Math.min(w, h),
+                        Math.max((double) resize.width() / w, (double) resize.height() / h));
+                if (scale != 1.0) {
+                    yield null;
+                }
+                double cropX = 0.5;
+                double cropY = 0.5;
+                if (resize.mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
+                    SplittableRandom random = new SplittableRandom(resize.seed()); // as ClipDecoder draws them
+                    cropX = random.nextDouble();
+                    cropY = random.nextDouble();
+                }
+                int x = (int) Math.round((w - resize.width()) * cropX);
+                int y = (int) Math.round((h - resize.height()) * cropY);
+                yield new int[] {x, y, resize.width(), resize.height()};
+            }
         };
     }
 
     private List<DecodedClip> copy(Video video, RecordEntry entry, MemorySegment payload, List<ClipRequest> requests,
                                    List<ClipSelection> selections) {
-        long frameBytes = (long) entry.width() * entry.height() * 3;
+        long storedRowBytes = (long) entry.width() * 3;
         List<DecodedClip> clips = new ArrayList<>(requests.size());
         for (int c = 0; c < requests.size(); c++) {
             ClipRequest request = requests.get(c);
             int[] frames = selections.get(c).frames();
+            int[] cut = unscaledCrop(request.resize(), entry);
+            long rowBytes = (long) cut[2] * 3;
+            long frameBytes = rowBytes * cut[3];
             if (request.destination().byteSize() < frames.length * frameBytes) {
                 throw new IllegalArgumentException("destination: " + request.destination().byteSize() + " bytes (expected: "
-                        + frames.length * frameBytes + "+ for " + frames.length + " frames of " + entry.width() + "x"
-                        + entry.height() + " RGB24)");
+                        + frames.length * frameBytes + "+ for " + frames.length + " frames of " + cut[2] + "x"
+                        + cut[3] + " RGB24)");
             }
             List<Integer> indices = new ArrayList<>(frames.length);
             List<Double> times = new ArrayList<>(frames.length);
             for (int k = 0; k < frames.length; k++) {
-                MemorySegment.copy(payload, entry.offsets()[frames[k]], request.destination(), k * frameBytes, frameBytes);
+                long from = entry.offsets()[frames[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
+                if (rowBytes == storedRowBytes) {
+                    MemorySegment.copy(payload, from, request.destination(), k * frameBytes, frameBytes);
+                } else {
+                    for (int row = 0; row < cut[3]; row++) {
+                        MemorySegment.copy(payload, from + row * storedRowBytes, request.destination(),
+                                k * frameBytes + row * rowBytes, rowBytes);
+                    }
+                }
                 indices.add(frames[k]);
                 times.add(video.frameTimeSeconds(frames[k]));
             }
             copiedFrames += frames.length;
-            clips.add(new DecodedClip(video.info().path(), entry.width(), entry.height(), indices, times, frames.length,
+            clips.add(new DecodedClip(video.info().path(), cut[2], cut[3], indices, times, frames.length,
                     selections.get(c).shifted(), selections.get(c).repeatedFrames()));
         }
         return clips;
