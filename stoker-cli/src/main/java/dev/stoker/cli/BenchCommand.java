@@ -159,6 +159,8 @@ final class BenchCommand implements Callable<Integer> {
         long startNanos = System.nanoTime();
         long firstBatchNanos = -1;
         long steadyStartNanos = -1;
+        long steadyStartCpuNanos = -1;
+        double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long steadyStartSamples = 0;
         MemoryProbe memoryMax = memoryAtStart;
         MemoryProbe memoryAfterWarmup = null;
@@ -196,6 +198,7 @@ final class BenchCommand implements Callable<Integer> {
                     // Steady state starts after a warm-up of a tenth of the run (at least 2 batches).
                     if (steadyStartNanos < 0 && batchesDone >= Math.max(2, batches / 10)) {
                         steadyStartNanos = now;
+                        steadyStartCpuNanos = processCpuNanos();
                         steadyStartSamples = samples.get();
                         memoryAfterWarmup = MemoryProbe.read();
                     }
@@ -216,6 +219,7 @@ final class BenchCommand implements Callable<Integer> {
         memoryMax = new MemoryProbe(Math.max(memoryAtEnd.heapUsedBytes(), memoryMax.heapUsedBytes()),
                 Math.max(memoryAtEnd.directBytes(), memoryMax.directBytes()), Math.max(memoryAtEnd.rssBytes(), memoryMax.rssBytes()));
         double seconds = (endNanos - startNanos) / 1e9;
+        long endCpuNanos = processCpuNanos();
         double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
         long steadySamples = steadyStartNanos > 0 ? samples.get() - steadyStartSamples : samples.get();
         double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds : samples.get() / seconds;
@@ -227,6 +231,13 @@ final class BenchCommand implements Callable<Integer> {
             reference = SingleThreadReference.measure(SingleThreadReference.sample(delivered, 24), options);
         }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
+        // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work
+        // the pipeline adds around decoding, whatever else the machine runs.
+        double cpuPerSample = steadyStartCpuNanos >= 0 && steadySamples > 0
+                ? (endCpuNanos - steadyStartCpuNanos) / 1e9 / steadySamples : Double.NaN;
+        double cpuEfficiency = reference == null || Double.isNaN(cpuPerSample) ? Double.NaN
+                : reference.cpuSecondsPerClip() / cpuPerSample;
+        double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 
         HeadspaceResult headspace = null;
         if (headspaceStepMillis != null) {
@@ -246,7 +257,8 @@ final class BenchCommand implements Callable<Integer> {
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
-                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax), headspace);
+                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax), headspace,
+                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd});
         out.print(result.summary());
         if (json != null) {
             write("--json", json, JSON.writeValueAsString(result));
@@ -266,6 +278,12 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;
+    }
+
+    /** CPU time of the whole process (all threads, GC and JIT included), -1 where unavailable. */
+    static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     private static void write(String option, Path file, String text) {

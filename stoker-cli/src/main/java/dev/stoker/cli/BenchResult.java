@@ -33,7 +33,10 @@ record BenchResult(
         @JsonProperty("failures") List<FailureRecord> failures,
         @JsonProperty("failures_by_reason") Map<String, Long> failuresByReason,
         @JsonProperty("memory") Memory memory,
-        @JsonProperty("headspace") HeadspaceResult headspace) {
+        @JsonProperty("headspace") HeadspaceResult headspace,
+        @JsonProperty("cpu_seconds_per_sample") double cpuSecondsPerSample,
+        @JsonProperty("cpu_efficiency") double cpuEfficiency,
+        @JsonProperty("load_average") double[] loadAverage) {
 
     /** One failed sample: which file, which stage, why. */
     record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
@@ -45,6 +48,10 @@ record BenchResult(
 
     record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
                   @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max) { }
+
+    private double singleThreadCpuMillis() {
+        return cpuEfficiency > 0 ? cpuSecondsPerSample * cpuEfficiency * 1000 : Double.NaN;
+    }
 
     String summary() {
         StringBuilder s = new StringBuilder();
@@ -58,6 +65,12 @@ record BenchResult(
             s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));
             s.append(String.format(Locale.ROOT, "decode efficiency %9.2f   = samples/s / (%d cores x single-thread clips/s)%n",
                     decodeEfficiency, cores));
+            s.append(String.format(Locale.ROOT, "cpu efficiency   %10.2f   = single-thread CPU per clip / pipeline CPU per sample (%.1f / %.1f ms)%n",
+                    cpuEfficiency, singleThreadCpuMillis(), cpuSecondsPerSample * 1000));
+            if (loadAverage != null && loadAverage.length == 2 && Math.max(loadAverage[0], loadAverage[1]) > cores) {
+                s.append(String.format(Locale.ROOT, "warning: the load average was %.1f -> %.1f on %d cores: other processes took CPU,"
+                        + " so wall-clock figures are low; cpu efficiency is not affected%n", loadAverage[0], loadAverage[1], cores));
+            }
         }
         if (!failures.isEmpty()) {
             s.append("failures by reason: ").append(failuresByReason).append('\n');

@@ -92,7 +92,7 @@ final class ShardBench {
                     loader.pipeline().config(), stats,
                     loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),
                     stats.failuresByReason(), new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd,
-                    memoryAtEnd), null);
+                    memoryAtEnd), null, Double.NaN, Double.NaN, null);
         }
         double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
         out.print(result.summary());
