@@ -125,6 +125,7 @@ final class BenchCommand implements Callable<Integer> {
     Path report;
 
     private static final int HEADSPACE_STEPS = 20;
+    private static final int REFERENCE_CLIPS = 128;
     private static final int HEADSPACE_CACHED = 8;
 
     @Option(names = "--headspace", paramLabel = "STEP_MS",
@@ -153,7 +154,11 @@ final class BenchCommand implements Callable<Integer> {
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         MemoryProbe memoryAtStart = MemoryProbe.read();
-        List<ClipInfo> delivered = new ArrayList<>();
+        // For the single-thread reference: one delivered clip of every video (up to REFERENCE_CLIPS
+        // videos). Every video is sampled equally often over epochs, and a clip's cost depends mostly on
+        // its video (codec, size; an AV1 clip costs ten H.264 ones), so this is the run's own mix; a
+        // random handful of clips was not (the reference swung by a third between runs).
+        java.util.Map<java.nio.file.Path, ClipInfo> onePerVideo = new java.util.LinkedHashMap<>();
         AtomicLong samples = new AtomicLong();
         long batchesDone = 0;
         long startNanos = System.nanoTime();
@@ -184,8 +189,10 @@ final class BenchCommand implements Callable<Integer> {
                 Iterator<BenchDevice.Batch> it = batchesOut.iterator();
                 while (batchesDone < batches && it.hasNext()) {
                     try (BenchDevice.Batch b = it.next()) {
-                        if (delivered.size() < 256) {
-                            delivered.addAll(b.clips());
+                        for (ClipInfo clip : b.clips()) {
+                            if (onePerVideo.size() < REFERENCE_CLIPS) {
+                                onePerVideo.putIfAbsent(clip.path(), clip);
+                            }
                         }
                         samples.addAndGet(b.clipCount());
                     }
@@ -225,10 +232,11 @@ final class BenchCommand implements Callable<Integer> {
         double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds : samples.get() / seconds;
 
         SingleThreadReference reference = null;
+        List<ClipInfo> delivered = new ArrayList<>(onePerVideo.values());
         if (!noReference && !delivered.isEmpty()) {
             out.println("measuring the single-thread reference on the same clips...");
             out.flush();
-            reference = SingleThreadReference.measure(SingleThreadReference.sample(delivered, 24), options);
+            reference = SingleThreadReference.measure(delivered, options);
         }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
         // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work

@@ -67,7 +67,7 @@ record BenchResult(
                     decodeEfficiency, cores));
             s.append(String.format(Locale.ROOT, "cpu efficiency   %10.2f   = single-thread CPU per clip / pipeline CPU per sample (%.1f / %.1f ms)%n",
                     cpuEfficiency, singleThreadCpuMillis(), cpuSecondsPerSample * 1000));
-            if (loadAverage != null && loadAverage.length == 2 && Math.max(loadAverage[0], loadAverage[1]) > cores) {
+            if (loadAverage != null && loadAverage.length == 2 && Math.max(loadAverage[0], loadAverage[1]) > cores + 1) {
                 s.append(String.format(Locale.ROOT, "warning: the load average was %.1f -> %.1f on %d cores: other processes took CPU,"
                         + " so wall-clock figures are low; cpu efficiency is not affected%n", loadAverage[0], loadAverage[1], cores));
             }

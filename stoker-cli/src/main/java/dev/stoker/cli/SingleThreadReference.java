@@ -63,24 +63,4 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         return new SingleThreadReference(delivered.size(), delivered.size() / seconds[PASSES / 2],
                 cpuSeconds[PASSES / 2] / delivered.size());
     }
-
-    /** Up to {@code max} clips spread over the run's delivered clips, one per video where possible. */
-    static List<ClipInfo> sample(List<ClipInfo> delivered, int max) {
-        List<ClipInfo> picked = new ArrayList<>();
-        java.util.Set<Path> seen = new java.util.HashSet<>();
-        for (ClipInfo c : delivered) {
-            if (picked.size() < max && seen.add(c.path())) {
-                picked.add(c);
-            }
-        }
-        for (ClipInfo c : delivered) {
-            if (picked.size() >= max) {
-                break;
-            }
-            if (!picked.contains(c)) {
-                picked.add(c);
-            }
-        }
-        return picked;
-    }
 }
