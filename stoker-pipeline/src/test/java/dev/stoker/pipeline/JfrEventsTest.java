@@ -26,7 +26,11 @@ class JfrEventsTest {
             try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 200).boxed().toList())
                     .map("fetch", x -> x, s -> s.describeItems(x -> "video-" + x + ".mp4"))
                     .map("decode", (Integer x) -> {
-                        LockSupport.parkNanos(200_000);
+                        // parkNanos may return early (a pending unpark permit): wait out the deadline.
+                        long until = System.nanoTime() + 200_000;
+                        while (System.nanoTime() < until) {
+                            LockSupport.parkNanos(until - System.nanoTime());
+                        }
                         if (x == 7) {
                             throw new IllegalStateException("bad");
                         }

@@ -9,8 +9,12 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class PipelineStatsTest {
+    /** Simulated work of {@code ms}: parkNanos may return early (a pending unpark permit), so wait out the deadline. */
     private static <T> T sleepMillis(T x, double ms) {
-        LockSupport.parkNanos((long) (ms * 1_000_000));
+        long until = System.nanoTime() + (long) (ms * 1_000_000);
+        while (System.nanoTime() < until) {
+            LockSupport.parkNanos(until - System.nanoTime());
+        }
         return x;
     }
 
