@@ -1,5 +1,7 @@
 package dev.stoker.store.loader;
 
+import dev.stoker.video.loader.ResumeTracker;
+
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Order;
@@ -34,7 +36,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -268,7 +269,7 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
             readers.add(r);
             return r;
         });
-        return Pipeline.fromEpochs(epochs(dataset, resume.sampler, resume.start, options.epochs()))
+        return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.epochs()))
                 .map("fetch", (SampleTask task) -> {
                     double[] starts = planner.starts(task.sample(), task.epoch());
                     if (task.firstClip() > 0) { // resumed inside this sample: its first clips were delivered
@@ -354,7 +355,9 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                 BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
             }
             if (!loaded.isEmpty()) {
-                resume.collated(batch, loaded.getLast());
+                LoadedClip last = loaded.getLast();
+                resume.collated(batch, last.task().draw().epoch(), last.task().draw().position(), last.clip(),
+                        last.clipsOfSample());
             }
             return batch;
         } catch (RuntimeException | Error e) {
@@ -382,12 +385,12 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
      * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
      */
     public SamplerState state() {
-        return resume.state;
+        return resume.state();
     }
 
     /** The sampler behind the epoch order. */
     public EpochSampler sampler() {
-        return resume.sampler;
+        return resume.sampler();
     }
 
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
@@ -431,48 +434,4 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    /**
-     * Follows what the consumer has received: collate notes the state after each batch (after its last
-     * clip), and handing the batch out makes that the loader's state. Batches come in sampler order (every
-     * stage keeps input order), so that state covers exactly the batches delivered.
-     */
-    private static final class ResumeTracker {
-        final EpochSampler sampler;
-        final SamplerState start;
-        private final Map<ClipBatch, SamplerState> afterBatch = new ConcurrentHashMap<>();
-        volatile SamplerState state;
-
-        ResumeTracker(EpochSampler sampler, SamplerState start) {
-            this.sampler = sampler;
-            this.start = start;
-            this.state = start;
-        }
-
-        void collated(ClipBatch batch, LoadedClip last) {
-            SampleDraw draw = last.task().draw();
-            SamplerState after = last.clip() + 1 < last.clipsOfSample()
-                    ? sampler.state(draw.epoch(), draw.position(), last.clip() + 1)
-                    : sampler.state(draw.epoch(), draw.position() + 1, 0);
-            afterBatch.put(batch, after);
-        }
-
-        Iterator<ClipBatch> tracking(Iterator<ClipBatch> batches) {
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return batches.hasNext();
-                }
-
-                @Override
-                public ClipBatch next() {
-                    ClipBatch batch = batches.next();
-                    SamplerState after = afterBatch.remove(batch);
-                    if (after != null) {
-                        state = after;
-                    }
-                    return batch;
-                }
-            };
-        }
-    }
 }

@@ -5,7 +5,6 @@ import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.Sink;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
@@ -21,7 +20,6 @@ import dev.stoker.video.dataset.SamplerState;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a dataset of videos into batches of clips: the pipeline
@@ -177,8 +175,9 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, DecodeStage decode,
                                                        ConvertStage convert, BatchPool batches, ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
-        CollateStage collate = new CollateStage(batches, resume::collated);
-        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler, resume.start,
+        CollateStage collate = new CollateStage(batches, (batch, last) -> resume.collated(batch, last.task().epoch(),
+                last.task().position(), last.clip(), last.clipsOfVideo()));
+        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
                         options.epochs()))
                 .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
         if ("fetch".equals(options.splitAfter())) {
@@ -222,12 +221,12 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
      * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
      */
     public SamplerState state() {
-        return resume.state;
+        return resume.state();
     }
 
     /** The sampler behind the epoch order (its sequence is known ahead: for prefetching, for reports). */
     public EpochSampler sampler() {
-        return resume.sampler;
+        return resume.sampler();
     }
 
     /** The running pipeline: stats, failures, effective config. */
@@ -266,48 +265,4 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    /**
-     * Follows what the consumer has received: collate notes the state after each batch it makes (after
-     * its last clip), and handing the batch out makes that the loader's state. Batches come in sampler
-     * order (every stage keeps input order), so that state covers exactly the batches delivered.
-     */
-    private static final class ResumeTracker {
-        final EpochSampler sampler;
-        final SamplerState start;
-        private final Map<ClipBatch, SamplerState> afterBatch = new ConcurrentHashMap<>();
-        volatile SamplerState state;
-
-        ResumeTracker(EpochSampler sampler, SamplerState start) {
-            this.sampler = sampler;
-            this.start = start;
-            this.state = start;
-        }
-
-        void collated(ClipBatch batch, LoadedClip last) {
-            VideoTask task = last.task();
-            SamplerState after = last.clip() + 1 < last.clipsOfVideo()
-                    ? sampler.state(task.epoch(), task.position(), last.clip() + 1)
-                    : sampler.state(task.epoch(), task.position() + 1, 0);
-            afterBatch.put(batch, after);
-        }
-
-        Iterator<ClipBatch> tracking(Iterator<ClipBatch> batches) {
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return batches.hasNext();
-                }
-
-                @Override
-                public ClipBatch next() {
-                    ClipBatch batch = batches.next();
-                    SamplerState after = afterBatch.remove(batch);
-                    if (after != null) {
-                        state = after;
-                    }
-                    return batch;
-                }
-            };
-        }
-    }
 }
