@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker bench}: loads real video clips as fast as it can and says how fast, and what limits it. */
 @Command(name = "bench",
+        header = "Load clips from a dataset as fast as possible: samples/s, stage stats, the bottleneck.",
         mixinStandardHelpOptions = true,
         subcommands = BenchFormatsCommand.class,
         description = {

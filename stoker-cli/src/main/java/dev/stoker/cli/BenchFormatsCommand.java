@@ -51,6 +51,7 @@ import picocli.CommandLine.Spec;
  * one table: bytes on disk per clip, samples/s warm and cold, CPU seconds per clip.
  */
 @Command(name = "formats",
+        header = "Ingest a sample into every shard format and compare bytes, samples/s and CPU, warm and cold.",
         mixinStandardHelpOptions = true,
         description = {
                 "Ingests a sample of SRC (--sample videos) into each shard format (video, jpeg, raw) at --size and",

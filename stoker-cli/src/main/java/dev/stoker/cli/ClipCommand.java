@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker clip VIDEO}: writes one clip as PNG frames, exactly as the loader would feed it. */
 @Command(name = "clip",
+        header = "Write one clip as PNG frames plus clip.json, exactly as the loader feeds it.",
         mixinStandardHelpOptions = true,
         description = {
                 "Decodes one clip of a video the way the loader does and writes it as",

@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker demo}: runs {@link DemoWorkload} and shows what the stats say about it. */
 @Command(name = "demo",
+        header = "A synthetic pipeline (no video) with live per-stage stats.",
         mixinStandardHelpOptions = true,
         description = {
                 "Runs a synthetic video-loading pipeline and shows live per-stage stats.",

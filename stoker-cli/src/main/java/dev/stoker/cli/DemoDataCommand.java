@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker demo-data DIR}: writes the deterministic Kinetics-like demo dataset. */
 @Command(name = "demo-data",
+        header = "Make the deterministic Kinetics-like demo dataset.",
         mixinStandardHelpOptions = true,
         description = {
                 "Makes a deterministic Kinetics-like video dataset with the bundled FFmpeg (no system",

@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker headspace}: is training waiting for data, and how much faster could it go with faster loading? */
 @Command(name = "headspace",
+        header = "Is training waiting for data? The step time with the loader vs on cached batches.",
         mixinStandardHelpOptions = true,
         description = {
                 "Runs a training step on batches from the video loader, then on copies of the",

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker ingest SRC DEST}: decodes a video dataset once into training shards. */
 @Command(name = "ingest",
+        header = "Transcode a dataset into training shards (video, jpeg or raw).",
         mixinStandardHelpOptions = true,
         description = {
                 "Decodes every video of SRC (a folder ROOT/<class>/<video> or a CSV manifest) once, at the",

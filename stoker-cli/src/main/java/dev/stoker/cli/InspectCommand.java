@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker inspect DEST}: what an ingested folder holds. */
 @Command(name = "inspect",
+        header = "Summarise an ingested shard folder.",
         mixinStandardHelpOptions = true,
         description = {
                 "Prints what an ingested shard folder holds: format and ingest options, samples, classes,",

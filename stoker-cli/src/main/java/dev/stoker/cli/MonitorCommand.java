@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker monitor HOST:PORT}: watches a pipeline that publishes its stats, in the terminal or a browser. */
 @Command(name = "monitor",
+        header = "Watch the stats of a pipeline running in another process (terminal or web).",
         mixinStandardHelpOptions = true,
         description = {
                 "Watches a running pipeline from another process: connects to its stats publisher",

@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker tune}: finds the fastest loader configuration by experiment, each trial a {@code stoker bench} child process. */
 @Command(name = "tune",
+        header = "Find the fastest pipeline configuration by experiment.",
         mixinStandardHelpOptions = true,
         description = {
                 "Finds the fastest configuration of the bench pipeline on DATASET by experiment. Each trial runs",

@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code stoker verify DEST}: checks every checksum of an ingested folder. */
 @Command(name = "verify",
+        header = "Check every checksum of an ingested shard folder.",
         mixinStandardHelpOptions = true,
         description = {
                 "Checks every CRC32C of an ingested shard folder (headers, footers, indexes, index entries,",
