@@ -1,6 +1,7 @@
 package dev.stoker.pipeline;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -36,7 +37,8 @@ final class BatchStage implements StageFunction {
     public void apply(Envelope in, List<Envelope> out, IdSource ids) {
         pending.add(in.value);
         if (pending.size() == size) {
-            out.add(new Envelope(ids.nextId(), in.epoch, List.copyOf(pending)));
+            // Hand the list itself over (read-only) and start a new one: no copy per batch.
+            out.add(new Envelope(ids.nextId(), in.epoch, Collections.unmodifiableList(pending)));
             pending = new ArrayList<>(size);
         }
     }
@@ -51,7 +53,7 @@ final class BatchStage implements StageFunction {
                 Envelope.release(dropped);
             }
         } else {
-            out.add(new Envelope(ids.nextId(), epoch, List.copyOf(pending)));
+            out.add(new Envelope(ids.nextId(), epoch, Collections.unmodifiableList(pending)));
         }
         pending = new ArrayList<>(size);
     }

@@ -48,16 +48,9 @@ final class PacketStore implements AutoCloseable {
     static PacketStore view(MemorySegment payloads, long[] pts, long[] dts, long[] durations, int[] flags,
                             long[] offsets, int[] sizes) {
         PacketStore store = new PacketStore();
-        store.count = pts.length;
-        store.pts = pts.clone();
-        store.dts = dts.clone();
-        store.durations = durations.clone();
-        store.flags = flags.clone();
-        store.offsets = offsets.clone();
-        store.sizes = sizes.clone();
+        store.index(pts, dts, durations, flags, offsets, sizes, payloads.byteSize());
         store.externalAddress = payloads.address();
         store.capacityBytes = payloads.byteSize();
-        store.usedBytes = payloads.byteSize();
         return store;
     }
 
@@ -70,15 +63,21 @@ final class PacketStore implements AutoCloseable {
         PacketStore store = new PacketStore(payloads.byteSize());
         MemorySegment.copy(payloads, 0, MemorySegment.ofAddress(store.buffer.address()).reinterpret(payloads.byteSize()),
                 0, payloads.byteSize());
-        store.count = pts.length;
-        store.pts = pts.clone();
-        store.dts = dts.clone();
-        store.durations = durations.clone();
-        store.flags = flags.clone();
-        store.offsets = offsets.clone();
-        store.sizes = sizes.clone();
-        store.usedBytes = payloads.byteSize();
+        store.index(pts, dts, durations, flags, offsets, sizes, payloads.byteSize());
         return store;
+    }
+
+    /** Takes copies of a caller's packet index (view and copy share it). */
+    private void index(long[] pts, long[] dts, long[] durations, int[] flags, long[] offsets, int[] sizes,
+                       long payloadBytes) {
+        this.count = pts.length;
+        this.pts = pts.clone();
+        this.dts = dts.clone();
+        this.durations = durations.clone();
+        this.flags = flags.clone();
+        this.offsets = offsets.clone();
+        this.sizes = sizes.clone();
+        this.usedBytes = payloadBytes;
     }
 
     /** The payloads with their padding, as laid out at {@link #offset}: valid until {@link #close()}. */
