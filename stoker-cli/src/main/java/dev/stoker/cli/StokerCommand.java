@@ -61,7 +61,7 @@ public final class StokerCommand implements Callable<Integer> {
 
     /** The command line with Stoker's error handling: one-line errors, exit codes 0 / 1 / 2. */
     public static CommandLine commandLine() {
-        return new CommandLine(new StokerCommand())
+        return HelpParagraphs.apply(new CommandLine(new StokerCommand()))
                 .setParameterExceptionHandler(CliErrors::onUsageError)
                 .setExecutionExceptionHandler(CliErrors::onFailure);
     }

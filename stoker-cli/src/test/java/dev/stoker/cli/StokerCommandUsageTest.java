@@ -30,6 +30,23 @@ class StokerCommandUsageTest {
     }
 
     @Test
+    void descriptionsFlowAsParagraphsAtTheHelpWidthInsteadOfBreakingAtSourceLines() {
+        CliRun run = CliRun.stoker("bench", "--help");
+
+        // Source lines of about 95 columns at picocli's 80 used to print as long / short pairs.
+        String description = run.out().substring(run.out().indexOf("Loads batches"), run.out().indexOf("DATASET is"));
+        java.util.List<String> lines = description.lines().filter(line -> !line.isBlank()).toList();
+        assertThat(lines).hasSizeGreaterThan(2).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
+        assertThat(lines.subList(0, lines.size() - 1)).allSatisfy(line -> assertThat(line.length()).isGreaterThan(60));
+    }
+
+    @Test
+    void helpParagraphsJoinFlowingLinesAndKeepBlankAndIndentedOnes() {
+        assertThat(HelpParagraphs.join(new String[] {"one", "two", "", "three", "  example 1", "  example 2", "four"}))
+                .containsExactly("one two", "", "three", "  example 1", "  example 2", "four");
+    }
+
+    @Test
     void versionPrintsTheProjectVersionFromTheFilteredResource() {
         CliRun run = CliRun.stoker("--version");
 

@@ -9,6 +9,7 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
+import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
@@ -122,6 +123,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, EpochSampler sampler,
                                     SamplerState start, BatchMemory batchMemory) {
+        FfmpegNatives.preloadInBackground(); // while the pipeline is built and the first files are read
         ResumeTracker resume = new ResumeTracker(sampler, start);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
         BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
