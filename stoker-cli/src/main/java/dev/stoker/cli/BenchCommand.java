@@ -154,7 +154,6 @@ final class BenchCommand implements Callable<Integer> {
         storage.evictBeforeRun(data);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
-        MemoryProbe memoryAtStart = MemoryProbe.read();
         // For the single-thread reference: one delivered clip of every video (up to REFERENCE_CLIPS
         // videos). Every video is sampled equally often over epochs, and a clip's cost depends mostly on
         // its video (codec, size; an AV1 clip costs ten H.264 ones), so this is the run's own mix; a
@@ -168,8 +167,7 @@ final class BenchCommand implements Callable<Integer> {
         long steadyStartCpuNanos = -1;
         double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long steadyStartSamples = 0;
-        MemoryProbe memoryMax = memoryAtStart;
-        MemoryProbe memoryAfterWarmup = null;
+        MemoryTimeline memory = new MemoryTimeline(batches);
         PipelineStats stats;
         List<Failure> failures;
         long decodedFrames;
@@ -208,13 +206,9 @@ final class BenchCommand implements Callable<Integer> {
                         steadyStartNanos = now;
                         steadyStartCpuNanos = processCpuNanos();
                         steadyStartSamples = samples.get();
-                        memoryAfterWarmup = MemoryProbe.read();
+                        memory.warmupEnded();
                     }
-                    if (batchesDone % 20 == 0) {
-                        MemoryProbe m = MemoryProbe.read();
-                        memoryMax = new MemoryProbe(Math.max(m.heapUsedBytes(), memoryMax.heapUsedBytes()),
-                                Math.max(m.directBytes(), memoryMax.directBytes()), Math.max(m.rssBytes(), memoryMax.rssBytes()));
-                    }
+                    memory.afterBatch(batchesDone);
                 }
             }
             stats = loader.pipeline().stats();
@@ -223,9 +217,7 @@ final class BenchCommand implements Callable<Integer> {
             decodedClips = loader.decodedClips();
         }
         long endNanos = System.nanoTime();
-        MemoryProbe memoryAtEnd = MemoryProbe.read();
-        memoryMax = new MemoryProbe(Math.max(memoryAtEnd.heapUsedBytes(), memoryMax.heapUsedBytes()),
-                Math.max(memoryAtEnd.directBytes(), memoryMax.directBytes()), Math.max(memoryAtEnd.rssBytes(), memoryMax.rssBytes()));
+        BenchResult.Memory memoryReadings = memory.finish();
         double seconds = (endNanos - startNanos) / 1e9;
         long endCpuNanos = processCpuNanos();
         double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
@@ -266,7 +258,7 @@ final class BenchCommand implements Callable<Integer> {
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
-                new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd, memoryMax), headspace,
+                memoryReadings, headspace,
                 cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd});
         out.print(result.summary());
         if (json != null) {

@@ -47,7 +47,8 @@ record BenchResult(
     }
 
     record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
-                  @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max) { }
+                  @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max,
+                  @JsonProperty("timeline") List<MemoryTimeline.Point> timeline) { }
 
     private double singleThreadCpuMillis() {
         return cpuEfficiency > 0 ? cpuSecondsPerSample * cpuEfficiency * 1000 : Double.NaN;
@@ -83,10 +84,7 @@ record BenchResult(
         if (headspace != null) {
             s.append("headspace        ").append(headspace.summary()).append('\n');
         }
-        s.append(String.format(Locale.ROOT, "memory           heap %s -> %s, RSS %s -> %s (max %s)%n",
-                MemoryProbe.mib(memory.start().heapUsedBytes()), MemoryProbe.mib(memory.end().heapUsedBytes()),
-                MemoryProbe.mib(memory.start().rssBytes()), MemoryProbe.mib(memory.end().rssBytes()),
-                MemoryProbe.mib(memory.max().rssBytes())));
+        s.append(MemoryTimeline.drift(memory));
         return s.toString();
     }
 }

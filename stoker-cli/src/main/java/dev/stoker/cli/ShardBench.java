@@ -39,14 +39,13 @@ final class ShardBench {
                    ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
-        MemoryProbe memoryAtStart = MemoryProbe.read();
         AtomicLong samples = new AtomicLong();
         long batchesDone = 0;
         long startNanos = System.nanoTime();
         long firstBatchNanos = -1;
         long steadyStartNanos = -1;
         long steadyStartSamples = 0;
-        MemoryProbe memoryAfterWarmup = null;
+        MemoryTimeline memory = new MemoryTimeline(batches);
         SinkStats sinkAfterWarmup = null;
         PipelineStats stats;
         BenchResult result;
@@ -64,6 +63,7 @@ final class ShardBench {
                     }
                     storage.consume();
                     batchesDone++;
+                    memory.afterBatch(batchesDone);
                     long now = System.nanoTime();
                     if (firstBatchNanos < 0) {
                         firstBatchNanos = now - startNanos;
@@ -71,7 +71,7 @@ final class ShardBench {
                     if (steadyStartNanos < 0 && batchesDone >= Math.max(2, batches / 10)) {
                         steadyStartNanos = now;
                         steadyStartSamples = samples.get();
-                        memoryAfterWarmup = MemoryProbe.read();
+                        memory.warmupEnded();
                         sinkAfterWarmup = loader.pipeline().stats().sink();
                     }
                 }
@@ -79,7 +79,6 @@ final class ShardBench {
             stats = loader.pipeline().stats();
             prefetch = loader.readAheadStats();
             long endNanos = System.nanoTime();
-            MemoryProbe memoryAtEnd = MemoryProbe.read();
             double seconds = (endNanos - startNanos) / 1e9;
             double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
             long steadySamples = steadyStartNanos > 0 ? samples.get() - steadyStartSamples : samples.get();
@@ -91,8 +90,7 @@ final class ShardBench {
                     clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
                     loader.pipeline().config(), stats,
                     loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),
-                    stats.failuresByReason(), new BenchResult.Memory(memoryAtStart, memoryAfterWarmup, memoryAtEnd,
-                    memoryAtEnd), null, Double.NaN, Double.NaN, null);
+                    stats.failuresByReason(), memory.finish(), null, Double.NaN, Double.NaN, null);
         }
         double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
         out.print(result.summary());

@@ -147,7 +147,7 @@ class DashboardBrowserTest {
         BenchResult result = new BenchResult("synthetic", 500, 2, series.getLast().get("stats").at("/sink/delivered").asLong(),
                 samplesTrained.get(), 2.0, 330, 330 * 16, 0.1, 16, null, Double.NaN, LoaderOptions.defaults(),
                 pipeline.config(), pipeline.stats(), List.of(), Map.of(),
-                new BenchResult.Memory(MemoryProbe.read(), null, MemoryProbe.read(), MemoryProbe.read()), null,
+                new BenchResult.Memory(MemoryProbe.read(), null, MemoryProbe.read(), MemoryProbe.read(), java.util.List.of()), null,
                 Double.NaN, Double.NaN, null);
         Path report = Path.of("target", "bench-report.html").toAbsolutePath();
         BenchReportWriter.write(report, result, series);
