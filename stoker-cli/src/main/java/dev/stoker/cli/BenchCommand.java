@@ -121,6 +121,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "Publish the stats on localhost:PORT for 'stoker monitor localhost:PORT' (0: any free port).")
     Integer publishPort;
 
+    @Option(names = "--ceiling",
+            description = "After the reference, also decode its clips on one thread per core at once, alternating with"
+                    + " single-thread passes: the machine's own ceiling for decode efficiency (shared cores, caches,"
+                    + " memory bandwidth), which no loader can pass.")
+    boolean ceiling;
+
     @Option(names = "--report", paramLabel = "FILE",
             description = "Write a self-contained HTML report: samples/s, task times, queues over the run.")
     Path report;
@@ -231,6 +237,12 @@ final class BenchCommand implements Callable<Integer> {
             out.flush();
             reference = SingleThreadReference.measure(delivered, options);
         }
+        SingleThreadReference.Ceiling machineCeiling = null;
+        if (ceiling && !noReference && !delivered.isEmpty()) {
+            out.printf(Locale.ROOT, "measuring the machine's ceiling: %d threads decoding the same clips at once...%n", cores);
+            out.flush();
+            machineCeiling = SingleThreadReference.measureCeiling(delivered, options, cores);
+        }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
         // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work
         // the pipeline adds around decoding, whatever else the machine runs.
@@ -259,7 +271,7 @@ final class BenchCommand implements Callable<Integer> {
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
                 memoryReadings, headspace,
-                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd});
+                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd}, machineCeiling);
         out.print(result.summary());
         if (json != null) {
             write("--json", json, JSON.writeValueAsString(result));

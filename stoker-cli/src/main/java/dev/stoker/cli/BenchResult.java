@@ -36,7 +36,8 @@ record BenchResult(
         @JsonProperty("headspace") HeadspaceResult headspace,
         @JsonProperty("cpu_seconds_per_sample") double cpuSecondsPerSample,
         @JsonProperty("cpu_efficiency") double cpuEfficiency,
-        @JsonProperty("load_average") double[] loadAverage) {
+        @JsonProperty("load_average") double[] loadAverage,
+        @JsonProperty("machine_ceiling") SingleThreadReference.Ceiling machineCeiling) {
 
     /** One failed sample: which file, which stage, why. */
     record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
@@ -68,6 +69,12 @@ record BenchResult(
                     decodeEfficiency, cores));
             s.append(String.format(Locale.ROOT, "cpu efficiency   %10.2f   = single-thread CPU per clip / pipeline CPU per sample (%.1f / %.1f ms)%n",
                     cpuEfficiency, singleThreadCpuMillis(), cpuSecondsPerSample * 1000));
+            if (machineCeiling != null) {
+                s.append(String.format(Locale.ROOT, "machine ceiling  %10.2f   = %d threads decoding the same clips independently"
+                        + " (%.1f clips/s) / (%d x one alone, %.1f clips/s): no loader's decode efficiency goes higher here%n",
+                        machineCeiling.ceiling(), machineCeiling.threads(), machineCeiling.parallelClipsPerSecond(),
+                        machineCeiling.threads(), machineCeiling.singleClipsPerSecond()));
+            }
             if (loadAverage != null && loadAverage.length == 2 && Math.max(loadAverage[0], loadAverage[1]) > cores + 1) {
                 s.append(String.format(Locale.ROOT, "warning: the load average was %.1f -> %.1f on %d cores: other processes took CPU,"
                         + " so wall-clock figures are low; cpu efficiency is not affected%n", loadAverage[0], loadAverage[1], cores));

@@ -63,4 +63,80 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         return new SingleThreadReference(delivered.size(), delivered.size() / seconds[PASSES / 2],
                 cpuSeconds[PASSES / 2] / delivered.size());
     }
+
+    /**
+     * The machine's own ceiling for decode efficiency: {@code threads} copies of this reference run at
+     * once, each on its own thread with its own decoder, sharing nothing but the machine. On a VM whose
+     * vCPUs share a physical core, caches or memory bandwidth, they reach less than {@code threads} times
+     * the single-thread rate, and no loader can do better than they do. Passes alternate with
+     * single-thread ones, so that a change in the machine's load between them shows in both; medians of
+     * {@value #PASSES} each.
+     *
+     * @return the parallel rate against {@code threads} times the single-thread rate measured beside it
+     */
+    static Ceiling measureCeiling(List<ClipInfo> delivered, LoaderOptions options, int threads)
+            throws IOException, InterruptedException {
+        Map<Path, byte[]> files = new HashMap<>();
+        for (ClipInfo c : delivered) {
+            files.putIfAbsent(c.path(), Files.readAllBytes(c.path()));
+        }
+        double[] single = new double[PASSES];
+        double[] parallel = new double[PASSES];
+        for (int pass = 0; pass < PASSES; pass++) {
+            single[pass] = timedPasses(delivered, files, options, 1);
+            parallel[pass] = timedPasses(delivered, files, options, threads);
+        }
+        java.util.Arrays.sort(single);
+        java.util.Arrays.sort(parallel);
+        double singleRate = delivered.size() / single[PASSES / 2];
+        double parallelRate = (double) threads * delivered.size() / parallel[PASSES / 2];
+        return new Ceiling(threads, singleRate, parallelRate, parallelRate / (threads * singleRate));
+    }
+
+    /** Seconds until {@code threads} threads, started together, have each decoded every clip once. */
+    private static double timedPasses(List<ClipInfo> delivered, Map<Path, byte[]> files, LoaderOptions options,
+                                      int threads) throws InterruptedException {
+        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(Thread.ofPlatform().name("stoker-reference-" + t).start(() -> {
+                try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
+                        options.skipNonReferenceFrames())) {
+                    MemorySegment destination = arena.allocate(clipBytes, 64);
+                    start.await();
+                    int i = 0;
+                    for (ClipInfo c : delivered) {
+                        try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
+                            decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
+                                    options.resize(i++), destination));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failed.compareAndSet(null, e);
+                }
+            }));
+        }
+        long begin = System.nanoTime();
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException("the parallel reference failed: " + failed.get().getMessage(), failed.get());
+        }
+        return (System.nanoTime() - begin) / 1e9;
+    }
+
+    /**
+     * @param threads                threads decoding at once
+     * @param singleClipsPerSecond   one thread alone, measured beside them
+     * @param parallelClipsPerSecond all threads together
+     * @param ceiling                parallel / (threads x single): the best decode efficiency this machine allows
+     */
+    record Ceiling(@com.fasterxml.jackson.annotation.JsonProperty("threads") int threads,
+                   @com.fasterxml.jackson.annotation.JsonProperty("single_clips_per_second") double singleClipsPerSecond,
+                   @com.fasterxml.jackson.annotation.JsonProperty("parallel_clips_per_second") double parallelClipsPerSecond,
+                   @com.fasterxml.jackson.annotation.JsonProperty("ceiling") double ceiling) { }
 }

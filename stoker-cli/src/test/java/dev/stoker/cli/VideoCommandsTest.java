@@ -39,7 +39,8 @@ class VideoCommandsTest {
         Path json = dir.resolve("bench.json");
         Path trace = dir.resolve("bench.trace.json");
         CliRun run = CliRun.stoker("bench", data.toString(), "--batches", "4", "--batch", "2", "--frames", "8",
-                "--concurrency", "decode=2", "--json", json.toString(), "--trace", trace.toString(), "--headspace", "5");
+                "--concurrency", "decode=2", "--json", json.toString(), "--trace", trace.toString(), "--headspace", "5",
+                "--ceiling");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("samples/s").contains("decode efficiency").contains("bottleneck:");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
@@ -48,6 +49,14 @@ class VideoCommandsTest {
                 org.assertj.core.api.Assertions.within(1e-6));
         assertThat(r.get("decode_efficiency").asDouble()).isPositive();
         assertThat(r.get("decoded_frames_per_clip").asDouble()).isGreaterThanOrEqualTo(8);
+        JsonNode ceiling = r.get("machine_ceiling");
+        assertThat(ceiling.get("threads").asInt()).isEqualTo(r.get("cores").asInt());
+        assertThat(ceiling.get("ceiling").asDouble()).isPositive().isCloseTo(ceiling.get("parallel_clips_per_second").asDouble()
+                / (ceiling.get("threads").asInt() * ceiling.get("single_clips_per_second").asDouble()),
+                org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(run.out()).contains("machine ceiling");
+        assertThat(r.get("memory").get("timeline").isArray()).isTrue();
+        assertThat(r.get("memory").get("after_warmup").get("rssBytes").asLong()).isPositive();
         assertThat(r.get("failures").isArray()).isTrue();
         assertThat(r.get("batches").asLong()).isEqualTo(4);
         assertThat(r.get("headspace").get("floor_step_ms").asDouble()).isPositive();
