@@ -45,8 +45,7 @@ import java.util.concurrent.TimeUnit;
 final class ChildProcessStages implements HostedStages {
     private static final System.Logger LOG = System.getLogger("dev.stoker.pipeline.subprocess");
     private static final String PREFIX = "child:";
-    private static final int DELIVER_AHEAD = 2;
-    private static final int HANDOFF_CAPACITY = SubprocessOptions.DECODED_OUTPUTS_AHEAD - DELIVER_AHEAD;
+    private static final int HANDOFF_CAPACITY = SubprocessOptions.DECODED_OUTPUTS_AHEAD - 1;
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long CHILD_TID_OFFSET = 1L << 40;
     private static final long[] NO_SKIPS = new long[0];
@@ -250,11 +249,16 @@ final class ChildProcessStages implements HostedStages {
         try {
             while (!closed) {
                 boolean progress = false;
-                while (!toDeliver.isEmpty() && handoff.offer(toDeliver.peekFirst())) {
-                    toDeliver.pollFirst();
-                    progress = true;
-                }
-                while (toDeliver.size() < DELIVER_AHEAD && results.poll(record)) {
+                while (true) {
+                    while (!toDeliver.isEmpty() && handoff.offer(toDeliver.peekFirst())) {
+                        toDeliver.pollFirst();
+                        progress = true;
+                    }
+                    // The next result only once nothing waits here: decoding may wait for a pooled buffer that
+                    // the consumer frees, and an output waiting here would never reach the consumer.
+                    if (!toDeliver.isEmpty() || !results.poll(record)) {
+                        break;
+                    }
                     handle(record);
                     results.release();
                     progress = true;
@@ -267,8 +271,10 @@ final class ChildProcessStages implements HostedStages {
                     continue;
                 }
                 if (!fatal && !streamEnded && !process.isAlive()) {
-                    recover();
-                    continue;
+                    if (toDeliver.isEmpty() && results.bytesInFlight() == 0) {   // what it published is handled
+                        recover();
+                        continue;
+                    }
                 }
                 backoff.idle();
             }
@@ -458,11 +464,8 @@ final class ChildProcessStages implements HostedStages {
 
     // ---- crashes ----
 
+    /** The child is dead and everything it published has been handled: restart it, or give up. */
     private void recover() {
-        while (results.poll(record)) {   // what the dead child published is valid
-            handle(record);
-            results.release();
-        }
         if (streamEnded || fatal) {
             return;
         }
