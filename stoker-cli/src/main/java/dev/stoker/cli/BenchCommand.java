@@ -146,7 +146,7 @@ final class BenchCommand implements Callable<Integer> {
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
             if (options.splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
-                        + " with a shard folder (expected: a dataset of video files; shards have no fetch or demux stage)");
+                        + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
             }
             return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }
