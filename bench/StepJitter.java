@@ -2,14 +2,14 @@
 // "Process isolation"). Run from the repository root after 'mvn -pl stoker-cli -am package -DskipTests':
 //
 //   java --enable-native-access=ALL-UNNAMED -cp 'stoker-cli/target/stoker-cli.jar:stoker-cli/target/lib/*' \
-//        bench/StepJitter.java DATASET STEP_MS STEPS MODE...        MODE: in | fetch | demux, e.g. in demux in demux
+//        bench/StepJitter.java DATASET STEP_MS STEPS MODE...        MODE: in | a stage to split after, e.g. in collate in collate
 //
 // Each mode opens a VideoLoader (defaults: 16x112x112 clips, batches of 8), lets it warm up for 10 steps, then
 // takes STEPS batches, each followed by a synthetic step: a fixed amount of CPU work (xorshift rounds, calibrated
 // once per JVM to take STEP_MS on an idle core) that first touches one byte per page of the batch. It prints, per
 // mode: the step's own duration (p50, p99, max: the jitter the loader inflicts on training: GC pauses, CPU taken),
 // the iteration time with the wait for the batch (p50, p99) and samples/s. All modes run in this one JVM with the
-// same calibrated work, so alternating them (in demux in demux ...) compares like with like.
+// same calibrated work, so alternating them (in collate in collate ...) compares like with like.
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;

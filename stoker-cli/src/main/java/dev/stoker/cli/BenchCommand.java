@@ -61,6 +61,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench --dashboard                      live dashboard on http://localhost:8077/",
                 "  stoker bench --publish 7077                   then: stoker monitor localhost:7077",
                 "  stoker bench --report bench.html              charts of the run in one HTML file",
+                "  stoker bench DATA --split-after collate       decode in a child JVM: an FFmpeg crash restarts only it",
                 "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
         })
@@ -152,7 +153,7 @@ final class BenchCommand implements Callable<Integer> {
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
             if (options.splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
-                        + " with a shard folder (expected: a dataset of video files; shards have no fetch or demux stage)");
+                        + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
             }
             return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }

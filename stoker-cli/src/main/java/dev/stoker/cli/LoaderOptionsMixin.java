@@ -75,8 +75,9 @@ final class LoaderOptionsMixin {
     Map<String, Integer> concurrency = new LinkedHashMap<>();
 
     @Option(names = "--split-after", paramLabel = "STAGE",
-            description = "Run the stages up to STAGE (fetch or demux) in a child JVM: a native crash there restarts the child"
-                    + " instead of ending the run (stats show child:STAGE).")
+            description = "Run the stages up to STAGE (fetch, demux, decode, convert, batch or collate) in a child JVM: a native"
+                    + " crash there restarts the child instead of ending the run (stats show child:STAGE). collate: only"
+                    + " finished batches cross; decode: implies --fused-convert.")
     String splitAfter;
 
     @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON, as --save-config writes) laid over the defaults.")

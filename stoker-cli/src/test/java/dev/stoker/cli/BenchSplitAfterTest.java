@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code stoker bench --split-after fetch|demux}: the leading stages run in a child JVM, the run delivers its batches. */
+/** {@code stoker bench --split-after STAGE}: the stages up to STAGE run in a child JVM, the run delivers its batches. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BenchSplitAfterTest {
     @TempDir
@@ -58,9 +58,19 @@ class BenchSplitAfterTest {
     }
 
     @Test
-    void splitAfterALaterStageIsAUsageErrorNamingTheStagesThatCanBeSplit() {
-        CliRun run = CliRun.stoker("bench", data.toString(), "--split-after", "decode", "--batches", "1");
+    void splitAfterCollateRunsTheWholeCpuFrontInAChildAndDeliversTheBatches() throws IOException {
+        JsonNode result = bench("collate", dir.resolve("collate.json"));
+        assertThat(result.get("batches").asLong()).isEqualTo(3);
+        assertThat(stageNames(result)).contains("child:fetch", "child:demux", "child:decode", "child:convert", "child:batch",
+                "child:collate", "deliver").doesNotContain("decode", "collate");
+        assertThat(result.get("decoded_frames_per_clip").asDouble()).as("counted from the delivered clips").isPositive();
+        assertThat(result.get("failures")).isEmpty();
+    }
+
+    @Test
+    void splitAfterAnUnknownStageIsAUsageErrorNamingTheStagesThatCanBeSplit() {
+        CliRun run = CliRun.stoker("bench", data.toString(), "--split-after", "resize", "--batches", "1");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("--split-after: 'decode' (expected: one of [fetch, demux]");
+        assertThat(run.err()).contains("--split-after: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate]");
     }
 }

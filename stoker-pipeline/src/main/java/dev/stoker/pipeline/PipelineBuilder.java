@@ -214,7 +214,7 @@ public final class PipelineBuilder<T> {
     /**
      * Runs every stage added so far in {@code host} (a child JVM: {@code SubprocessOptions}); the stages added
      * after run here, on the host's outputs. The source stays here and is read here. Those stages must come
-     * from {@link StageFactory factories} and cannot be batch stages (a batch spans inputs; batch after the split).
+     * from {@link StageFactory factories}, or be a batch stage (one; after it, only maps and filters).
      */
     public PipelineBuilder<T> isolate(StageHost host) {
         Objects.requireNonNull(host, "host");
@@ -225,12 +225,16 @@ public final class PipelineBuilder<T> {
         if (stages.isEmpty()) {
             throw new IllegalStateException("isolate: no stages to isolate (expected: isolate() after the stages to run in the host)");
         }
+        String batchStage = null;
         for (StageSpec s : stages) {
-            if (s.kind().equals("batch")) {
-                throw new IllegalArgumentException("isolate: stage '" + s.name() + "' is a batch stage, which groups items"
-                        + " of several inputs (expected: batch after the split)");
+            if (batchStage != null && !s.kind().equals("map") && !s.kind().equals("filter")) {
+                throw new IllegalArgumentException("isolate: stage '" + s.name() + "' (" + s.kind() + ") follows batch stage '"
+                        + batchStage + "' (expected: only maps and filters after the one batch stage of a child process)");
             }
-            if (s.factory() == null) {
+            if (s.kind().equals("batch")) {
+                batchStage = s.name();
+            }
+            if (!s.describe().reconstructible()) {
                 throw new IllegalArgumentException("isolate: stage '" + s.name() + "' was given as code, which another"
                         + " process cannot rebuild (expected: a StageFactory class, e.g. map(\"" + s.name()
                         + "\", MyFactory.class, config))");

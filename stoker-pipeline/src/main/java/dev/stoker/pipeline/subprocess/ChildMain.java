@@ -16,6 +16,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -33,7 +35,9 @@ import java.util.function.Function;
  *
  * <p>Each item travels through the stages wrapped in a {@link Tagged}: its input's id, an output sequence
  * and a {@link Ticket} that counts the item's live descendants, so that the child can say when an input is
- * done, whatever the stages did with it (mapped, split, filtered out, failed).
+ * done, whatever the stages did with it (mapped, split, filtered out, failed). A batch stage gathers items
+ * of several inputs into a {@link Group}, whose output names every member, so that the parent can account
+ * for each input's share; an input whose descendants all wait in a batch is "settled" (not yet done).
  */
 public final class ChildMain {
     private static final long PARENT_POLL_MILLIS = 200;
@@ -42,51 +46,188 @@ public final class ChildMain {
 
     private ChildMain() { }
 
-    /** An output on its way to the results ring, or a marker. */
-    private record Out(int type, long id, long seq, Object value) { }
+    /**
+     * An output on its way to the results ring, or a marker. A group's output ({@link Wire#GROUP_OUTPUT}) names
+     * its {@code members}: the items a batch stage gathered, each with its input's id and sequence.
+     */
+    private record Out(int type, long id, long seq, Object value, List<Tagged> members) {
+        Out(int type, long id, long seq, Object value) {
+            this(type, id, seq, value, List.of());
+        }
+    }
 
-    /** Counts an input's descendants in flight; at zero the input is done. */
+    /**
+     * Counts an input's descendants in flight: the live ones (not yet written to the results ring, dropped or
+     * failed; at zero the input is done) and, of those, the unsettled ones, which are not yet with a batch stage
+     * either (at zero, while batches still hold some, the input is settled: the parent may send the next one
+     * during probation, and a crash is not its fault). {@code skipSeqs} are the sequences of outputs the parent
+     * already has (an input sent again after a crash): they are dropped, not sent twice or batched again.
+     */
     static final class Ticket {
         final long inputId;
+        private final long[] skipSeqs;
         private final AtomicInteger live = new AtomicInteger(1);
+        private final AtomicInteger unsettled = new AtomicInteger(1);
         private final BlockingQueue<Out> outbox;
 
-        Ticket(long inputId, BlockingQueue<Out> outbox) {
+        Ticket(long inputId, long[] skipSeqs, BlockingQueue<Out> outbox) {
             this.inputId = inputId;
+            this.skipSeqs = skipSeqs;
             this.outbox = outbox;
         }
 
         void add(int descendants) {
             live.addAndGet(descendants);
+            unsettled.addAndGet(descendants);
         }
 
-        void finishOne() {
+        boolean skips(long seq) {
+            return skipSeqs.length > 0 && Arrays.binarySearch(skipSeqs, seq) >= 0;
+        }
+
+        void settleOne() {
+            if (unsettled.decrementAndGet() == 0) {
+                send(Wire.SETTLED);
+            }
+        }
+
+        void finishOne(boolean settled) {
+            boolean lastUnsettled = !settled && unsettled.decrementAndGet() == 0;
             if (live.decrementAndGet() == 0) {
-                try {
-                    outbox.put(new Out(Wire.DONE, inputId, 0, null));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                send(Wire.DONE);
+            } else if (lastUnsettled) {
+                send(Wire.SETTLED);
+            }
+        }
+
+        private void send(int type) {
+            try {
+                outbox.put(new Out(type, inputId, 0, null));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
-    /** An item inside the child, with its input's identity. */
-    record Tagged(Ticket ticket, long seq, Object value) implements AutoCloseable {
-        Tagged with(Object next) {
-            return new Tagged(ticket, seq, next);
+    /**
+     * An item inside the child, with its input's identity: one unit of its {@link Ticket}. The unit ends once:
+     * {@link #finish} (written, dropped, failed, or discarded by {@link #close}), or handed to a successor
+     * ({@link #with}: a map's output carries it on). Touched by one thread at a time (the engine's queues
+     * order the hand-offs).
+     */
+    static final class Tagged implements AutoCloseable {
+        final Ticket ticket;
+        final long seq;
+        final Object value;
+        private boolean settled;
+        private boolean ended;
+
+        Tagged(Ticket ticket, long seq, Object value) {
+            this.ticket = ticket;
+            this.seq = seq;
+            this.value = value;
         }
 
-        @Override
-        public void close() throws Exception {
-            if (value instanceof AutoCloseable c) {
-                c.close();
+        /** The same unit carrying {@code next} (a map's output); this one is spent. */
+        Tagged with(Object next) {
+            ended = true;
+            Tagged t = new Tagged(ticket, seq, next);
+            t.settled = settled;
+            return t;
+        }
+
+        /** Handed to a batch stage. */
+        void settle() {
+            if (!settled && !ended) {
+                settled = true;
+                ticket.settleOne();
             }
+        }
+
+        void finish() {
+            if (!ended) {
+                ended = true;
+                ticket.finishOne(settled);
+            }
+        }
+
+        /** Discarded (a failure, a dropped partial batch): releases the value, ends the unit. */
+        @Override
+        public void close() {
+            release(value);
+            finish();
         }
 
         @Override
         public String toString() {
             return String.valueOf(value);
+        }
+    }
+
+    /**
+     * What a batch stage made of several items, and what later stages made of that: {@code value} (first the
+     * list of the members' values) and the members, whose units end when the group is written or discarded.
+     */
+    static final class Group implements AutoCloseable {
+        final List<Tagged> members;
+        final Object value;
+
+        private Group(List<Tagged> members, Object value) {
+            this.members = members;
+            this.value = value;
+        }
+
+        /** A batch stage's output (a list of {@link Tagged}) or a group already. */
+        static Group of(Object batchOrGroup) {
+            if (batchOrGroup instanceof Group g) {
+                return g;
+            }
+            List<Tagged> members = new ArrayList<>();
+            List<Object> values = new ArrayList<>();
+            for (Object each : (List<?>) batchOrGroup) {
+                Tagged t = (Tagged) each;
+                members.add(t);
+                values.add(t.value);
+            }
+            return new Group(List.copyOf(members), Collections.unmodifiableList(values));
+        }
+
+        Group with(Object next) {
+            return new Group(members, next);
+        }
+
+        void finish() {
+            members.forEach(Tagged::finish);
+        }
+
+        long firstInputId() {
+            return members.isEmpty() ? -1 : members.getFirst().ticket.inputId;
+        }
+
+        @Override
+        public void close() {
+            release(value);
+            finish();
+        }
+
+        @Override
+        public String toString() {
+            return members.size() + " items from '" + (members.isEmpty() ? "" : members.getFirst()) + "'";
+        }
+    }
+
+    /** Closes what a discarded value holds: the value, or a list's elements (a batch stage's output). */
+    static void release(Object value) {
+        if (value instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // best effort: it is dropped either way
+            }
+        } else if (value instanceof Iterable<?> many && !(value instanceof Path)) {
+            for (Object each : many) {
+                release(each);
+            }
         }
     }
 
@@ -151,6 +292,7 @@ public final class ChildMain {
         private final TraceRecorder trace;
         private final Map<Throwable, Long> failedInputs = new ConcurrentHashMap<>();
         private Pipeline<Object> pipeline;
+        private boolean firstIsBatch;
         private int failuresReported;
         private long traceRead;
 
@@ -178,9 +320,18 @@ public final class ChildMain {
             try {
                 while (true) {
                     for (Object o : pipeline.nextEpoch()) {
-                        Tagged t = (Tagged) o;
-                        outbox.put(new Out(Wire.OUTPUT, t.ticket().inputId, t.seq(), t.value()));
-                        t.ticket().finishOne();
+                        if (o instanceof Tagged t) {
+                            if (t.ticket.skips(t.seq)) {   // the parent has it from the child before
+                                t.close();
+                                continue;
+                            }
+                            outbox.put(new Out(Wire.OUTPUT, t.ticket.inputId, t.seq, t.value));
+                            t.finish();
+                        } else {
+                            Group g = Group.of(o);
+                            outbox.put(new Out(Wire.GROUP_OUTPUT, g.firstInputId(), 0, g.value, g.members));
+                            g.finish();
+                        }
                     }
                     if (pipeline.endOfStream()) {
                         outbox.put(new Out(Wire.END, 0, 0, null));
@@ -195,19 +346,47 @@ public final class ChildMain {
             Thread.sleep(Long.MAX_VALUE);
         }
 
+        /**
+         * The stages, each wrapped to carry its items' {@link Tagged} identity. A batch stage gathers tagged items
+         * into a list; the stages after it (map and filter only) work on {@link Group}s.
+         */
+        @SuppressWarnings("unchecked")
         private Pipeline<Object> build(PipelineSpec spec) {
+            List<PipelineSpec.Stage> stages = spec.stages();
+            firstIsBatch = !stages.isEmpty() && stages.getFirst().kind().equals("batch");
             EpochTokens source = new EpochTokens(this::nextItem);
             PipelineBuilder<Object> b = Pipeline.fromEpochs(source);
-            for (int i = 0; i < spec.stages().size(); i++) {
-                PipelineSpec.Stage stage = spec.stages().get(i);
+            boolean grouped = false;
+            for (int i = 0; i < stages.size(); i++) {
+                PipelineSpec.Stage stage = stages.get(i);
+                boolean last = i == stages.size() - 1;   // its outputs go to the results ring
+                boolean intoBatch = !last && stages.get(i + 1).kind().equals("batch");
+                if (stage.kind().equals("batch")) {
+                    if (grouped) {
+                        throw new IllegalArgumentException("stage '" + stage.name() + "': a second batch stage"
+                                + " (expected: at most one batch stage in a child process)");
+                    }
+                    BatchConfig c = BatchConfig.parse(stage);
+                    b = (PipelineBuilder<Object>) (PipelineBuilder<?>) b.batch(stage.name(), c.size(), c.dropLast());
+                    grouped = true;
+                    continue;
+                }
                 Function<Object, Object> fn = stage.createFunction();
-                boolean last = i == spec.stages().size() - 1;   // its outputs go to the results ring
+                if (grouped) {
+                    b = switch (stage.kind()) {
+                        case "map" -> b.map(stage.name(), (Object in) -> mapGroup(fn, Group.of(in), last));
+                        case "filter" -> b.filter(stage.name(), (Object in) -> filterGroup(fn, Group.of(in), last));
+                        default -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
+                                + " after a batch stage (expected: map or filter after a batch stage in a child process)");
+                    };
+                    continue;
+                }
                 b = switch (stage.kind()) {
-                    case "map" -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in, last));
-                    case "flatMap" -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in, last));
-                    case "filter" -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in, last));
+                    case "map" -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in, last, intoBatch));
+                    case "flatMap" -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in, last, intoBatch));
+                    case "filter" -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in, last, intoBatch));
                     default -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
-                            + " (expected: map, flatMap or filter in a child process)");
+                            + " (expected: map, flatMap, filter or batch in a child process)");
                 };
             }
             b = b.config(spec.config());
@@ -217,66 +396,138 @@ public final class ChildMain {
             return b.build();
         }
 
-        private Object map(Function<Object, Object> fn, Tagged in, boolean last) {
+        /** A batch stage's {@code {"size":N,"dropLast":B}}. */
+        private record BatchConfig(int size, boolean dropLast) {
+            static BatchConfig parse(PipelineSpec.Stage stage) {
+                try {
+                    return Wire.JSON.readValue(stage.factoryConfig(), BatchConfig.class);
+                } catch (IOException | RuntimeException e) {
+                    throw new IllegalArgumentException("stage '" + stage.name() + "' (batch) config: '" + stage.factoryConfig()
+                            + "' (expected: {\"size\":N,\"dropLast\":true|false})", e);
+                }
+            }
+        }
+
+        /**
+         * Passes {@code t} on to a batch stage, or ends it there when the parent already has it (it was batched
+         * and delivered before a crash: batching it again would repeat it). False when dropped.
+         */
+        private static boolean intoBatch(Tagged t) {
+            if (t.ticket.skips(t.seq)) {
+                t.close();
+                return false;
+            }
+            t.settle();
+            return true;
+        }
+
+        private Object map(Function<Object, Object> fn, Tagged in, boolean last, boolean intoBatch) {
             Object out;
             try {
-                out = fn.apply(in.value());
+                out = fn.apply(in.value);
                 if (last) {
-                    requireFits(out, in);
+                    requireFits(out, 0, in);
                 }
             } catch (RuntimeException | Error e) {
-                failed(in, e);
+                failed(in.ticket.inputId, e);
+                in.finish();
                 throw e;
             }
             if (out == null) {
-                in.ticket().finishOne();
+                in.finish();
                 return null;
             }
-            return in.with(out);
+            Tagged next = in.with(out);
+            return !intoBatch || intoBatch(next) ? next : null;
         }
 
-        private List<Tagged> flatMap(Function<Object, Object> fn, Tagged in, boolean last) {
+        private List<Tagged> flatMap(Function<Object, Object> fn, Tagged in, boolean last, boolean intoBatch) {
             List<Tagged> outs = new ArrayList<>();
             try {
-                Object result = fn.apply(in.value());
+                Object result = fn.apply(in.value);
                 if (result != null) {
                     int i = 0;
                     for (Object each : (Iterable<?>) result) {
                         i++;
                         if (each != null) {
-                            if (i >= 1 << SEQ_BITS || in.seq() >= 1L << (63 - SEQ_BITS)) {
+                            if (i >= 1 << SEQ_BITS || in.seq >= 1L << (63 - SEQ_BITS)) {
                                 throw new IllegalStateException("flatMap output " + i + " of '" + in
                                         + "': more than 65535 outputs per item, or more than 3 flat-maps deep, cannot be numbered");
                             }
                             if (last) {
-                                requireFits(each, in);
+                                requireFits(each, 0, in);
                             }
-                            outs.add(new Tagged(in.ticket(), (in.seq() << SEQ_BITS) | i, each));
+                            outs.add(new Tagged(in.ticket, (in.seq << SEQ_BITS) | i, each));
                         }
                     }
                 }
             } catch (RuntimeException | Error e) {
-                failed(in, e);
+                outs.forEach(t -> release(t.value));
+                failed(in.ticket.inputId, e);
+                in.finish();
                 throw e;
             }
-            in.ticket().add(outs.size());
-            in.ticket().finishOne();
+            in.ticket.add(outs.size());   // before this unit ends, so that the count cannot reach zero early
+            in.finish();
+            if (intoBatch) {
+                outs.removeIf(t -> !intoBatch(t));
+            }
             return outs;
         }
 
-        private boolean filter(Function<Object, Object> fn, Tagged in, boolean last) {
+        private boolean filter(Function<Object, Object> fn, Tagged in, boolean last, boolean intoBatch) {
             boolean keep;
             try {
-                keep = Boolean.TRUE.equals(fn.apply(in.value()));
+                keep = Boolean.TRUE.equals(fn.apply(in.value));
                 if (keep && last) {
-                    requireFits(in.value(), in);
+                    requireFits(in.value, 0, in);
                 }
             } catch (RuntimeException | Error e) {
-                failed(in, e);
+                failed(in.ticket.inputId, e);
+                in.finish();
                 throw e;
             }
             if (!keep) {
-                in.ticket().finishOne();
+                in.finish();
+                return false;
+            }
+            return !intoBatch || intoBatch(in);
+        }
+
+        /** A map after a batch stage: over the group's value; a failure is the group's (the engine then discards it). */
+        private Group mapGroup(Function<Object, Object> fn, Group in, boolean last) {
+            Object out;
+            try {
+                out = fn.apply(in.value);
+                if (last) {
+                    requireFits(out, Wire.groupPrefixBytes(in.members.size()), in);
+                }
+            } catch (RuntimeException | Error e) {
+                failed(in.firstInputId(), e);
+                in.finish();
+                throw e;
+            }
+            if (out == null) {
+                in.finish();
+                return null;
+            }
+            return in.with(out);
+        }
+
+        private boolean filterGroup(Function<Object, Object> fn, Group in, boolean last) {
+            boolean keep;
+            try {
+                keep = Boolean.TRUE.equals(fn.apply(in.value));
+                if (keep && last) {
+                    requireFits(in.value, Wire.groupPrefixBytes(in.members.size()), in);
+                }
+            } catch (RuntimeException | Error e) {
+                failed(in.firstInputId(), e);
+                in.finish();
+                throw e;
+            }
+            if (!keep) {
+                in.finish();
             }
             return keep;
         }
@@ -285,46 +536,50 @@ public final class ChildMain {
          * Fails an output too large for the results ring (a record never wraps, so it could never be sent) as
          * its input's failure, instead of leaving the writer stuck; the output is closed if it holds resources.
          */
-        private void requireFits(Object out, Tagged in) {
+        private void requireFits(Object out, long prefixBytes, Object in) {
             if (out == null) {
                 return;
             }
-            long bytes = outputCodec.encodedBytes(out);
+            long bytes = prefixBytes + outputCodec.encodedBytes(out);
             if (bytes > results.maxPayloadBytes()) {
-                if (out instanceof AutoCloseable c) {
-                    try {
-                        c.close();
-                    } catch (Exception ignored) {
-                        // best effort: it is dropped either way
-                    }
-                }
-                throw new OutputTooLargeException("output of '" + in.value() + "' encodes to " + bytes
+                release(out);
+                throw new OutputTooLargeException("output of '" + in + "' encodes to " + bytes
                         + " bytes, more than the ring carries (" + results.maxPayloadBytes()
                         + " bytes; raise SubprocessOptions.ringBytes)");
             }
         }
 
-        private void failed(Tagged in, Throwable e) {
-            failedInputs.put(e, in.ticket().inputId);
-            in.ticket().finishOne();
+        private void failed(long inputId, Throwable e) {
+            failedInputs.put(e, inputId);
         }
 
         /** The items ring as tokens: items become Tagged, epoch ends and the end become the markers. */
         private Object nextItem() throws InterruptedException {
             SharedRing.Record r = new SharedRing.Record();
             Backoff backoff = new Backoff(TimeUnit.MILLISECONDS.toNanos(1));
-            while (!items.poll(r)) {
-                backoff.idle();
-            }
-            try {
-                return switch (r.type) {
-                    case Wire.ITEM -> new Tagged(new Ticket(r.id, outbox), 0, inputCodec.decode(r.payload));
-                    case Wire.EPOCH_END -> EpochTokens.EPOCH_END;
-                    case Wire.END -> EpochTokens.END;
-                    default -> throw new IllegalStateException("unknown record type " + r.type + " from the parent");
-                };
-            } finally {
-                items.release();
+            while (true) {
+                while (!items.poll(r)) {
+                    backoff.idle();
+                }
+                Object token;
+                try {
+                    token = switch (r.type) {
+                        case Wire.ITEM -> {
+                            long[] skips = Wire.itemSkips(r.payload);
+                            yield new Tagged(new Ticket(r.id, skips, outbox), 0,
+                                    inputCodec.decode(r.payload.asSlice(Wire.itemPrefixBytes(skips.length))));
+                        }
+                        case Wire.EPOCH_END -> EpochTokens.EPOCH_END;
+                        case Wire.END -> EpochTokens.END;
+                        default -> throw new IllegalStateException("unknown record type " + r.type + " from the parent");
+                    };
+                } finally {
+                    items.release();
+                }
+                if (firstIsBatch && token instanceof Tagged t && !intoBatch(t)) {
+                    continue;
+                }
+                return token;
             }
         }
 
@@ -340,7 +595,7 @@ public final class ChildMain {
                         if (out.type() == Wire.END || out.type() == Wire.FATAL) {
                             writeNow(Wire.REPORT, 0, 0, report());   // failures before the end reach the parent first
                         }
-                        if (out.type() == Wire.OUTPUT) {
+                        if (out.type() == Wire.OUTPUT || out.type() == Wire.GROUP_OUTPUT) {
                             writeOutput(out);
                         } else {
                             byte[] payload = out.value() == null ? new byte[0] : Wire.utf8(String.valueOf(out.value()));
@@ -361,21 +616,26 @@ public final class ChildMain {
         }
 
         private void writeOutput(Out out) throws InterruptedException {
-            long bytes = outputCodec.encodedBytes(out.value());
+            int members = out.members().size();
+            long prefix = out.type() == Wire.GROUP_OUTPUT ? Wire.groupPrefixBytes(members) : 0;
+            long bytes = prefix + outputCodec.encodedBytes(out.value());
             Backoff backoff = new Backoff(TimeUnit.MILLISECONDS.toNanos(1));
             MemorySegment target;
-            while ((target = results.tryClaim(Wire.OUTPUT, out.id(), out.seq(), bytes)) == null) {
+            while ((target = results.tryClaim(out.type(), out.id(), out.seq(), bytes)) == null) {
                 backoff.idle();
             }
-            outputCodec.encode(out.value(), target);
-            results.commit();
-            if (out.value() instanceof AutoCloseable c) {
-                try {
-                    c.close();   // its bytes are in the ring: the child's copy is done
-                } catch (Exception ignored) {
-                    // best effort
+            if (prefix > 0) {
+                long[] ids = new long[members];
+                long[] seqs = new long[members];
+                for (int i = 0; i < members; i++) {
+                    ids[i] = out.members().get(i).ticket.inputId;
+                    seqs[i] = out.members().get(i).seq;
                 }
+                Wire.writeGroupPrefix(target, ids, seqs);
             }
+            outputCodec.encode(out.value(), target.asSlice(prefix));
+            results.commit();
+            release(out.value());   // its bytes are in the ring: the child's copy is done
         }
 
         private void writeNow(int type, long id, long seq, byte[] payload) throws InterruptedException {

@@ -36,14 +36,19 @@ import java.util.concurrent.TimeUnit;
  * crash the supervisor reads what the dead child had published, restarts it, and sends every unacked
  * entry again, items one at a time ("probation") so that a crash then names its culprit: an item in
  * flight alone at its second crash is quarantined, recorded as a failure ({@value ChildCrashedException#REASON}).
+ *
+ * <p>With a batch stage in the child, an output stands for items of several inputs: it lists them all, and
+ * an input sent again carries the sequences already handed on, which the child drops before batching, so
+ * that batches after a restart continue where the delivered ones ended. An input whose descendants all
+ * wait in a batch is settled: during probation the next one may go, and a crash is not its fault.
  */
 final class ChildProcessStages implements HostedStages {
     private static final System.Logger LOG = System.getLogger("dev.stoker.pipeline.subprocess");
     private static final String PREFIX = "child:";
-    private static final int DELIVER_AHEAD = 2;
-    private static final int HANDOFF_CAPACITY = 4;
+    private static final int HANDOFF_CAPACITY = SubprocessOptions.DECODED_OUTPUTS_AHEAD - 1;
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long CHILD_TID_OFFSET = 1L << 40;
+    private static final long[] NO_SKIPS = new long[0];
 
     private enum Kind { ITEM, EPOCH_END, END, ERROR }
 
@@ -55,6 +60,7 @@ final class ChildProcessStages implements HostedStages {
         final Object value;
         final Throwable error;
         boolean sent;           // to the current child
+        boolean settled;        // the current child holds only its batched descendants (no crash suspect)
         int crashes;            // times the child died while this was in flight
         Set<Long> delivered;    // output sequences handed on (usually one)
 
@@ -71,6 +77,16 @@ final class ChildProcessStages implements HostedStages {
                 delivered = new HashSet<>(2);
             }
             return delivered.add(seq);
+        }
+
+        /** The output sequences already handed on, sorted: what the child is to skip when this is sent again. */
+        long[] skips() {
+            if (delivered == null) {
+                return NO_SKIPS;
+            }
+            long[] seqs = delivered.stream().mapToLong(Long::longValue).toArray();
+            java.util.Arrays.sort(seqs);
+            return seqs;
         }
     }
 
@@ -233,11 +249,16 @@ final class ChildProcessStages implements HostedStages {
         try {
             while (!closed) {
                 boolean progress = false;
-                while (!toDeliver.isEmpty() && handoff.offer(toDeliver.peekFirst())) {
-                    toDeliver.pollFirst();
-                    progress = true;
-                }
-                while (toDeliver.size() < DELIVER_AHEAD && results.poll(record)) {
+                while (true) {
+                    while (!toDeliver.isEmpty() && handoff.offer(toDeliver.peekFirst())) {
+                        toDeliver.pollFirst();
+                        progress = true;
+                    }
+                    // The next result only once nothing waits here: decoding may wait for a pooled buffer that
+                    // the consumer frees, and an output waiting here would never reach the consumer.
+                    if (!toDeliver.isEmpty() || !results.poll(record)) {
+                        break;
+                    }
                     handle(record);
                     results.release();
                     progress = true;
@@ -250,8 +271,10 @@ final class ChildProcessStages implements HostedStages {
                     continue;
                 }
                 if (!fatal && !streamEnded && !process.isAlive()) {
-                    recover();
-                    continue;
+                    if (toDeliver.isEmpty() && results.bytesInFlight() == 0) {   // what it published is handled
+                        recover();
+                        continue;
+                    }
                 }
                 backoff.idle();
             }
@@ -316,15 +339,17 @@ final class ChildProcessStages implements HostedStages {
     private boolean write(Entry e) {
         return switch (e.kind) {
             case ITEM -> {
-                long bytes;
+                long[] skips = e.skips();
+                long prefix = Wire.itemPrefixBytes(skips.length);
                 MemorySegment target;
                 try {
-                    bytes = inputCodec.encodedBytes(e.value);
-                    target = items.tryClaim(Wire.ITEM, e.id, e.epoch, bytes);
+                    long bytes = inputCodec.encodedBytes(e.value);
+                    target = items.tryClaim(Wire.ITEM, e.id, e.epoch, prefix + bytes);
                     if (target == null) {
                         yield false;
                     }
-                    inputCodec.encode(e.value, target);
+                    Wire.writeItemPrefix(target, skips);
+                    inputCodec.encode(e.value, target.asSlice(prefix, bytes));
                 } catch (RuntimeException ex) {
                     throw new IllegalStateException("codec " + inputCodec.name() + " cannot encode item '" + describe(e.value)
                             + "': " + ex, ex);
@@ -349,8 +374,39 @@ final class ChildProcessStages implements HostedStages {
                     }
                 }
             }
+            case Wire.GROUP_OUTPUT -> {
+                int members = Wire.groupMembers(r.payload);
+                boolean fresh = false;
+                boolean repeated = false;
+                for (int i = 0; i < members; i++) {
+                    Entry e = unacked.get(Wire.groupMemberInputId(r.payload, i));
+                    if (e != null && e.firstDelivery(Wire.groupMemberSeq(r.payload, i))) {
+                        fresh = true;
+                    } else {
+                        repeated = true;
+                    }
+                }
+                if (fresh && repeated) {
+                    LOG.log(System.Logger.Level.WARNING, "a batch from the child repeats some items delivered before;"
+                            + " delivering it for the ones that are new");
+                }
+                if (fresh) {
+                    Object value = outputCodec.decode(r.payload.asSlice(Wire.groupPrefixBytes(members)));
+                    if (value != null) {
+                        toDeliver.add(value);
+                    }
+                }
+            }
+            case Wire.SETTLED -> {
+                Entry e = unacked.get(r.id);
+                if (e != null && e.sent && !e.settled) {
+                    e.settled = true;
+                    inFlightInputs--;
+                }
+            }
             case Wire.DONE -> {
-                if (unacked.remove(r.id) != null) {
+                Entry e = unacked.remove(r.id);
+                if (e != null && !e.settled) {
                     inFlightInputs--;
                 }
             }
@@ -408,18 +464,15 @@ final class ChildProcessStages implements HostedStages {
 
     // ---- crashes ----
 
+    /** The child is dead and everything it published has been handled: restart it, or give up. */
     private void recover() {
-        while (results.poll(record)) {   // what the dead child published is valid
-            handle(record);
-            results.release();
-        }
         if (streamEnded || fatal) {
             return;
         }
         String how = describeExit(process) + options.fatalErrorReport(process.pid())
                 .map(f -> ", a JVM fatal error such as a native crash: see " + f.toAbsolutePath()).orElse("");
         restarts++;
-        List<Entry> suspects = unacked.values().stream().filter(e -> e.kind == Kind.ITEM && e.sent).toList();
+        List<Entry> suspects = unacked.values().stream().filter(e -> e.kind == Kind.ITEM && e.sent && !e.settled).toList();
         List<String> named = suspects.stream().map(e -> "'" + describe(e.value) + "'").toList();
         if (suspects.size() == 1) {
             Entry culprit = suspects.getFirst();
@@ -441,6 +494,7 @@ final class ChildProcessStages implements HostedStages {
         resend.clear();
         for (Entry e : unacked.values()) {
             e.sent = false;
+            e.settled = false;
             resend.add(e);
         }
         probation = resend.stream().anyMatch(e -> e.kind == Kind.ITEM);
@@ -617,12 +671,6 @@ final class ChildProcessStages implements HostedStages {
     }
 
     private static void release(Object value) {
-        if (value instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // best effort while discarding
-            }
-        }
+        ChildMain.release(value);
     }
 }

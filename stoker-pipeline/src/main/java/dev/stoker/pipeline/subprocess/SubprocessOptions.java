@@ -39,6 +39,14 @@ public final class SubprocessOptions implements StageHost {
     public static final long DEFAULT_RING_BYTES = 32L << 20;
     /** Default restarts allowed before the run fails. */
     public static final int DEFAULT_CRASH_BUDGET = 10;
+    /**
+     * Outputs this process holds decoded ahead of the stages after the split (a hand-off of 4, and one
+     * waiting for room in it): what an output codec that decodes into pooled buffers must leave room for,
+     * besides the buffers the later stages and the consumer hold. Beyond it, the rings hold encoded items.
+     * A decode that waits for a buffer holds none of these back: the next result is read only once every
+     * decoded one has been handed on.
+     */
+    public static final int DECODED_OUTPUTS_AHEAD = 5;
 
     private ItemCodec<?> inputCodec;
     private ItemCodec<?> outputCodec;

@@ -136,11 +136,17 @@ class SubprocessRoundTripTest {
     }
 
     @Test
-    void stagesGivenAsCodeOrBatchesCannotBeIsolatedAndSaySo() {
+    void stagesGivenAsCodeOrAFlatMapAfterABatchCannotBeIsolatedAndSaySo() {
         SubprocessOptions options = ChildJvm.options(ItemCodecs.STRING, ItemCodecs.STRING);
         assertThatThrownBy(() -> Pipeline.from(words(1)).map("lambda", s -> s).isolate(options))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stage 'lambda' was given as code");
-        assertThatThrownBy(() -> Pipeline.from(words(1)).batch(2).isolate(options))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch after the split");
+        assertThatThrownBy(() -> Pipeline.from(words(1)).batch(2).map("join", TestStages.Join.class, "+")
+                .<String>flatMap("split", TestStages.Split.class, "2").isolate(options))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stage 'split' (flatMap) follows batch stage 'batch'");
+        assertThatThrownBy(() -> Pipeline.from(words(1)).batch(2).map("join", TestStages.Join.class, "+")
+                .batch("again", 2, false).isolate(options))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stage 'again' (batch) follows batch stage 'batch'");
     }
 }

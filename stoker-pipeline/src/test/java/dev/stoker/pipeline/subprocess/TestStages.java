@@ -87,6 +87,14 @@ public final class TestStages {
         }
     }
 
+    /** A batch of strings into one string, joined with the config (a stand-in for collate). */
+    public static final class Join implements StageFactory<List<String>, String> {
+        @Override
+        public Function<List<String>, String> create(String config) {
+            return batch -> String.join(config, batch);
+        }
+    }
+
     /** A list of paths into the list of their file names. */
     public static final class FileNames implements StageFactory<List<Path>, List<String>> {
         @Override

@@ -2,6 +2,7 @@ package dev.stoker.video.batch;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -56,6 +57,26 @@ public final class BatchCollator {
     public static void commit(ClipBatch batch, int slot, ClipInfo info) {
         Objects.requireNonNull(info, "info");
         batch.setClip(slot, info);
+    }
+
+    /**
+     * Fills slots {@code 0..n-1} ({@code n = infos.size()}) at once from {@code data}, clips already in the
+     * batch's layout: another batch's {@link ClipBatch#data()} of the same shape (sent from another process,
+     * say). One copy, whatever the layout (every layout keeps each clip contiguous).
+     *
+     * @throws IllegalArgumentException if {@code data} is not exactly {@code n} clips, or {@code n} more than fit
+     */
+    public static void putAll(ClipBatch batch, MemorySegment data, List<ClipInfo> infos) {
+        BatchShape shape = batch.batchShape();
+        int n = infos.size();
+        if (n > shape.clipsPerBatch() || data.byteSize() != n * shape.clipBytes()) {
+            throw new IllegalArgumentException("data: " + data.byteSize() + " bytes for " + n + " clips (expected: "
+                    + n + " x " + shape.clipBytes() + " bytes, at most " + shape.clipsPerBatch() + " clips)");
+        }
+        MemorySegment.copy(data, 0, batch.firstSlots(n), 0, data.byteSize());
+        for (int i = 0; i < n; i++) {
+            batch.setClip(i, Objects.requireNonNull(infos.get(i), "infos[" + i + "]"));
+        }
     }
 
     /**

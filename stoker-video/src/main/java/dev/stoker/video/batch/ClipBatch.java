@@ -110,6 +110,15 @@ public final class ClipBatch implements AutoCloseable {
         return buffer.asSlice(slot * shape.clipBytes(), shape.clipBytes());
     }
 
+    /** The bytes of slots {@code 0..n-1} in the full buffer. */
+    MemorySegment firstSlots(int n) {
+        checkOpen();
+        if (n < 0 || n > clips.length) {
+            throw new IndexOutOfBoundsException("slots: " + n + " (expected: 0.." + clips.length + ")");
+        }
+        return buffer.asSlice(0, n * shape.clipBytes());
+    }
+
     void setClip(int slot, ClipInfo info) {
         checkOpen();
         checkSlot(slot);

@@ -7,6 +7,7 @@ import dev.stoker.video.DecodedFrames;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -94,6 +95,14 @@ final class DecodeStage implements AutoCloseable {
         for (DecodedClip c : decoded) {
             clips.increment();
             decodedFrames.add(c.decodedFrames());
+        }
+    }
+
+    /** Counts the clips of {@code batch} as decoded: for a loader whose decode runs in a child JVM. */
+    void countDelivered(ClipBatch batch) {
+        for (ClipInfo c : batch.clips()) {
+            clips.increment();
+            decodedFrames.add(c.framesDecoded());
         }
     }
 

@@ -8,13 +8,26 @@ import dev.stoker.video.dataset.VideoEntry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.BatchCollator;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import java.util.OptionalDouble;
 
 /**
  * Codecs for the loader's items across the process boundary: the source's {@link VideoTask}s, the
- * fetch stage's {@link FetchedVideo}s (task, then the file's bytes: one copy each way) and the demux
- * stage's {@link OpenedVideo}s (task, clip starts, then the video as packets: {@link OpenedVideoCodec}).
+ * fetch stage's {@link FetchedVideo}s (task, then the file's bytes: one copy each way), the demux
+ * stage's {@link OpenedVideo}s (task, clip starts, then the video as packets: {@link OpenedVideoCodec}),
+ * converted clips ({@link LoadedClipCodec}) and collated batches ({@link CollatedBatchCodec}); the last two
+ * decode into pooled off-heap buffers of the receiving process.
  */
 public final class LoaderCodecs {
     private LoaderCodecs() { }
@@ -190,6 +203,187 @@ public final class LoaderCodecs {
                     new VideoPackets.Demuxed(container, streamIndex, rotation, startTime, complete, dts, flags,
                             frameTimestamps, details));
             return new OpenedVideo(task, Video.copyFromPackets(task.entry().path().toString(), packets), clipStarts);
+        }
+    }
+
+    /**
+     * {@link LoadedClip}: task, place among its video's clips, start, the decoder's account of it
+     * ({@link DecodedClip}) and its pixels. The receiving side ({@link #LoadedClipCodec(BatchPool)}) copies the
+     * pixels into a one-clip buffer of its own pool, closed with the clip as any other: one copy out of the
+     * ring, no allocation per clip for the pixels.
+     */
+    public static final class LoadedClipCodec implements ItemCodec<LoadedClip> {
+        private final VideoTaskCodec tasks = new VideoTaskCodec();
+        private final BatchPool clipBuffers;
+
+        /** Encodes only (the child's side). */
+        public LoadedClipCodec() {
+            this.clipBuffers = null;
+        }
+
+        /** Decodes into buffers of {@code clipBuffers} (waiting for a free one: the consumer's backpressure). */
+        public LoadedClipCodec(BatchPool clipBuffers) {
+            this.clipBuffers = Objects.requireNonNull(clipBuffers, "clipBuffers");
+        }
+
+        @Override
+        public long encodedBytes(LoadedClip clip) {
+            Cursor count = new Cursor(null);
+            write(clip, count);
+            return count.at;
+        }
+
+        @Override
+        public void encode(LoadedClip clip, MemorySegment target) {
+            write(clip, new Cursor(target));
+        }
+
+        private void write(LoadedClip clip, Cursor out) {
+            long taskBytes = tasks.encodedBytes(clip.task());
+            out.putInt((int) taskBytes);
+            if (out.target != null) {
+                tasks.encode(clip.task(), out.target.asSlice(out.at, taskBytes));
+            }
+            out.at += taskBytes;
+            out.putInt(clip.clip());
+            out.putInt(clip.clipsOfVideo());
+            out.putDouble(clip.startSeconds());
+            DecodedClip d = clip.decoded();
+            out.putString(d.path());
+            out.putInt(d.width());
+            out.putInt(d.height());
+            out.putInts(d.frameIndices().stream().mapToInt(Integer::intValue).toArray());
+            out.putDoubles(d.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray());
+            out.putInt(d.decodedFrames());
+            out.putInt(d.shifted() ? 1 : 0);
+            out.putInt(d.repeatedFrames());
+            out.putSegment(BatchCollator.slot(clip.pixels(), 0));
+        }
+
+        @Override
+        public LoadedClip decode(MemorySegment source) {
+            BatchPool pool = requirePool(clipBuffers, this);
+            Cursor in = new Cursor(source);
+            int taskBytes = in.getInt();
+            VideoTask task = tasks.decode(source.asSlice(in.at, taskBytes));
+            in.at += taskBytes;
+            int clip = in.getInt();
+            int clipsOfVideo = in.getInt();
+            double start = in.getDouble();
+            String path = in.getString();
+            int width = in.getInt();
+            int height = in.getInt();
+            List<Integer> frameIndices = Arrays.stream(in.getInts()).boxed().toList();
+            List<Double> pts = Arrays.stream(in.getDoubles()).boxed().toList();
+            DecodedClip decoded = new DecodedClip(path, width, height, frameIndices, pts, in.getInt(), in.getInt() != 0,
+                    in.getInt());
+            MemorySegment pixels = in.getSegment();
+            ClipBatch buffer = acquire(pool);
+            try {
+                MemorySegment slot = BatchCollator.slot(buffer, 0);
+                if (pixels.byteSize() != slot.byteSize()) {
+                    throw new IllegalStateException("clip of '" + path + "': " + pixels.byteSize() + " bytes from the child"
+                            + " (expected: " + slot.byteSize() + ", a clip of " + pool.shape() + ")");
+                }
+                MemorySegment.copy(pixels, 0, slot, 0, pixels.byteSize());
+                return new LoadedClip(task, clip, clipsOfVideo, start, buffer, decoded);
+            } catch (RuntimeException | Error e) {
+                buffer.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * {@link CollatedBatch}: geometry, where the batch ends in the epoch, each clip's {@link ClipInfo} (path,
+     * label, frame times, frames decoded), then the pixels of the filled clips as they lie in the batch. The
+     * receiving side ({@link #CollatedBatchCodec(BatchPool)}) copies them into a batch of its own pool (one
+     * copy, no allocation for the pixels), which the consumer closes as any other: back to that pool, leaks
+     * reported as any other.
+     */
+    public static final class CollatedBatchCodec implements ItemCodec<CollatedBatch> {
+        private final BatchPool batches;
+
+        /** Encodes only (the child's side). */
+        public CollatedBatchCodec() {
+            this.batches = null;
+        }
+
+        /** Decodes into batches of {@code batches} (waiting for a free one: the consumer's backpressure). */
+        public CollatedBatchCodec(BatchPool batches) {
+            this.batches = Objects.requireNonNull(batches, "batches");
+        }
+
+        @Override
+        public long encodedBytes(CollatedBatch collated) {
+            Cursor count = new Cursor(null);
+            write(collated, collated.batch().clips(), count);
+            return count.at;
+        }
+
+        @Override
+        public void encode(CollatedBatch collated, MemorySegment target) {
+            write(collated, collated.batch().clips(), new Cursor(target));
+        }
+
+        private static void write(CollatedBatch collated, List<ClipInfo> clips, Cursor out) {
+            BatchShape shape = collated.batch().batchShape();
+            out.putInts(new int[] {shape.clipsPerBatch(), shape.frames(), shape.height(), shape.width(), shape.channels(),
+                    shape.layout().ordinal(), collated.epoch(), collated.position(), collated.clip(), collated.clipsOfVideo()});
+            out.putInt(clips.size());
+            for (ClipInfo c : clips) {
+                out.putString(c.path().toString());
+                out.putInt(c.label());
+                out.putInt(c.framesDecoded());
+                out.putDoubles(c.frameTimestampsSeconds());
+            }
+            out.putSegment(collated.batch().data());
+        }
+
+        @Override
+        public CollatedBatch decode(MemorySegment source) {
+            BatchPool pool = requirePool(batches, this);
+            Cursor in = new Cursor(source);
+            int[] g = in.getInts();
+            BatchShape sent = new BatchShape(g[0], g[1], g[2], g[3], g[4], BatchLayout.values()[g[5]]);
+            if (!sent.equals(pool.shape())) {
+                throw new IllegalStateException("a batch of " + sent + " from the child (expected: " + pool.shape()
+                        + ", this loader's batches)");
+            }
+            int n = in.getInt();
+            List<ClipInfo> clips = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                Path path = Path.of(in.getString());
+                int label = in.getInt();
+                int framesDecoded = in.getInt();
+                clips.add(new ClipInfo(path, label, in.getDoubles(), framesDecoded));
+            }
+            MemorySegment pixels = in.getSegment();
+            ClipBatch batch = acquire(pool);
+            try {
+                BatchCollator.putAll(batch, pixels, clips);
+                return new CollatedBatch(batch, g[6], g[7], g[8], g[9]);
+            } catch (RuntimeException | Error e) {
+                batch.close();
+                throw e;
+            }
+        }
+    }
+
+    private static BatchPool requirePool(BatchPool pool, ItemCodec<?> codec) {
+        if (pool == null) {
+            throw new IllegalStateException(codec.name() + " made without a pool only encodes (expected: the constructor"
+                    + " that takes the pool to decode into)");
+        }
+        return pool;
+    }
+
+    private static ClipBatch acquire(BatchPool pool) {
+        try {
+            return pool.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a buffer of " + pool.shape(), e);
         }
     }
 

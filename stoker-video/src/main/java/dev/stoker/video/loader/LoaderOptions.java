@@ -43,8 +43,10 @@ import java.util.Objects;
  * @param config          per-stage concurrency and queue settings, laid over the defaults
  * @param sampler         shuffle window (in files: entries of one file form a group), rank and world size
  *                        for data-parallel training, and the tail policy; see {@link EpochSampler}
- * @param splitAfter      run the stages up to this one ({@code "fetch"} or {@code "demux"}) in a child JVM
- *                        (process isolation: a native crash there does not end training); null: all in-process
+ * @param splitAfter      run the stages up to this one (any of {@link VideoLoader#STAGES}) in a child JVM
+ *                        (process isolation: a native crash there does not end training); null: all in-process.
+ *                        After {@code "decode"}, decode converts (as with {@code fusedConvert}); with
+ *                        {@code fusedConvert}, {@code "convert"} means after decode
  */
 public record LoaderOptions(int frames, int strideFrames, double resampleFps, int width, int height,
                             Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
@@ -93,8 +95,9 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
         }
     }
 
-    /** Stages {@link #splitAfter} can name: those whose outputs can cross to this process. */
-    public static final java.util.List<String> SPLITTABLE_STAGES = java.util.List.of("fetch", "demux");
+    /** Stages {@link #splitAfter} can name: every stage, each with a codec for its outputs. */
+    public static final java.util.List<String> SPLITTABLE_STAGES = java.util.List.of("fetch", "demux", "decode",
+            "convert", "batch", "collate");
 
     private static void positive(String name, int value) {
         if (value < 1) {
@@ -217,8 +220,9 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     }
 
     /**
-     * Runs the stages up to {@code stage} ({@code "fetch"} or {@code "demux"}) in a child JVM, their outputs
-     * crossing back through shared memory; null runs every stage in this process.
+     * Runs the stages up to {@code stage} (any of {@link #SPLITTABLE_STAGES}) in a child JVM, their outputs
+     * crossing back through shared memory; null runs every stage in this process. {@code "collate"} puts the
+     * whole CPU front there (only finished batches cross); {@code "decode"} implies convert fused into decode.
      */
     public LoaderOptions withSplitAfter(String stage) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,

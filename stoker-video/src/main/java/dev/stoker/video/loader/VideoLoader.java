@@ -8,6 +8,7 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
+import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
 import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.batch.BatchLayout;
@@ -43,9 +44,12 @@ import java.util.Map;
  * }</pre>
  * Close every batch: its buffer goes back to the pool, which is sized for the sink plus a few.
  *
- * <p>With {@link LoaderOptions#splitAfter()} ({@code "fetch"} or {@code "demux"}) the stages up to that one
- * run in a child JVM, so that a native crash on a bad file restarts the child instead of ending training;
- * they show in the stats as {@code child:fetch}, {@code child:demux}.
+ * <p>With {@link LoaderOptions#splitAfter()} (any stage) the stages up to that one run in a child JVM, so
+ * that a native crash on a bad file restarts the child instead of ending training; they show in the stats
+ * as {@code child:fetch}, {@code child:demux}, and so on. After {@code collate}, the whole CPU front runs
+ * there and only finished batches cross, each copied into a batch of this loader's pool and handed on by a
+ * stage {@code deliver}, which notes where it ends in the epoch for {@link #state()}. After {@code decode},
+ * decode converts (as {@link LoaderOptions#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
 public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Stage names, in order. */
@@ -125,6 +129,8 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                                     SamplerState start, BatchMemory batchMemory) {
         FfmpegNatives.preloadInBackground(); // while the pipeline is built and the first files are read
         ResumeTracker resume = new ResumeTracker(sampler, start);
+        String split = splitPoint(options);
+        boolean fused = fused(options);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
         BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
         BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(),
@@ -132,29 +138,41 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
         // Size the clip pool for every clip the stages between decode and collate can hold at once, so a
         // full pipeline never waits on itself: decode in flight, the batch stage's queue and partial batch,
-        // collate's queue and in-flight batches.
-        if (options.fusedConvert()) {
+        // collate's queue and in-flight batches. Split, each process sizes for the stages it runs, and this
+        // one for the outputs the transport decodes ahead too.
+        if (fused) {
             config = withoutStage(config, "convert");
         }
-        PipelineBuilder<ClipBatch> probe = describe(dataset, options, null, null, null, resume);
+        PipelineBuilder<ClipBatch> probe = describe(dataset, options, Parts.PROBE, resume);
         PipelineConfig effective = probe.config(config).effectiveConfig();
-        int convertHolds = options.fusedConvert() ? 0
+        int convertHolds = fused ? 0
                 : effective.stage("convert").concurrency() + effective.stage("convert").queueCapacity();
         StageConfig dec = effective.stage("decode");
         StageConfig bat = effective.stage("batch");
         StageConfig col = effective.stage("collate");
-        long clipsHeld = (long) (dec.concurrency() + convertHolds)
-                * Math.max(options.clipsPerVideo(), 8)
-                + bat.queueCapacity() + options.batchSize()
-                + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
-        BatchPool clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
-        long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
-                : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
+        long decodingClips = (long) (dec.concurrency() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
+        long collatingClips = (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        long batchingClips = bat.queueCapacity() + options.batchSize();
+        int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
+        long clipsHere = split == null || !inChild(split, "decode") ? decodingClips + batchingClips + collatingClips
+                : switch (split) {
+                    case "decode", "convert" -> ahead + batchingClips + collatingClips;
+                    case "batch" -> (long) ahead * options.batchSize() + collatingClips;
+                    default -> 0;   // collate runs in the child: no clips here (the pool allocates nothing unused)
+                };
+        long childClipPoolBytes = (decodingClips + batchingClips + collatingClips) * clipShape.batchBytes();
+        long childBatchPoolBytes = (col.concurrency() + 2L) * batchShape.batchBytes();
+        BatchPool clipBuffers = new BatchPool(clipShape, clipsHere * clipShape.batchBytes());
+        long batchesHere = "collate".equals(split)
+                ? effective.sinkCapacity() + effective.stage("deliver").concurrency() + effective.stage("deliver").queueCapacity() + 2L
+                : effective.sinkCapacity() + col.concurrency() + 2L;
+        long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes() : batchesHere * batchShape.batchBytes();
         BatchPool batches = new BatchPool(batchShape, batchBudget, batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         try {
-            PipelineBuilder<ClipBatch> builder = describe(dataset, options, decode, convert, batches, resume).config(config);
+            Parts parts = new Parts(decode, convert, clipBuffers, batches, childClipPoolBytes, childBatchPoolBytes);
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
@@ -174,36 +192,113 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
     }
 
-    private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, DecodeStage decode,
-                                                       ConvertStage convert, BatchPool batches, ResumeTracker resume) {
-        FailureBudget budget = options.failureBudget();
-        CollateStage collate = new CollateStage(batches, (batch, last) -> resume.collated(batch, last.task().epoch(),
-                last.task().position(), last.clip(), last.clipsOfVideo()));
-        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
-                        options.epochs()))
-                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
-        if ("fetch".equals(options.splitAfter())) {
-            fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec()));
-        }
-        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options),
-                s -> s.failureBudget(budget));
-        if ("demux".equals(options.splitAfter())) {
-            demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec()));
-        }
-        PipelineBuilder<LoadedClip> clips = options.fusedConvert()
-                ? demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget))
-                : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget))
-                        .flatMap("convert", decoded -> convert.apply(decoded), s -> s.failureBudget(budget));
-        return clips.batch("batch", options.batchSize(), options.dropLast())
-                .map("collate", collate, s -> s.failureBudget(budget));
+    /**
+     * The stage after which the pipeline splits, or null: {@link LoaderOptions#splitAfter()}, except that with
+     * convert fused into decode, splitting after convert is splitting after decode (the stage that converts).
+     */
+    static String splitPoint(LoaderOptions options) {
+        return "convert".equals(options.splitAfter()) && options.fusedConvert() ? "decode" : options.splitAfter();
     }
 
     /**
-     * The child JVM that runs the stages up to {@link LoaderOptions#splitAfter()}: the source's tasks go in,
-     * {@code outputs} come back (crashes, restarts and stats as {@link SubprocessOptions} describes).
+     * Whether decode converts: {@link LoaderOptions#fusedConvert()}, or a split after decode, whose outputs must
+     * cross as plain pixels (the decoder's pictures are native frames of the child's decoder).
      */
-    private static SubprocessOptions childJvm(ItemCodec<?> outputs) {
-        return SubprocessOptions.defaults().withCodecs(new LoaderCodecs.VideoTaskCodec(), outputs);
+    static boolean fused(LoaderOptions options) {
+        return options.fusedConvert() || "decode".equals(options.splitAfter());
+    }
+
+    private static boolean inChild(String split, String stage) {
+        return split != null && STAGES.indexOf(stage) <= STAGES.indexOf(split);
+    }
+
+    /**
+     * What the stages run with: this process's decode, convert and pools, and the pool budgets of the child's
+     * stages when they run in a child JVM. {@link #PROBE}: none of it, to learn the effective config.
+     */
+    private record Parts(DecodeStage decode, ConvertStage convert, BatchPool clipBuffers, BatchPool batches,
+                         long childClipPoolBytes, long childBatchPoolBytes) {
+        static final Parts PROBE = new Parts(null, null, null, null, 0, 0);
+    }
+
+    private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, Parts parts,
+                                                       ResumeTracker resume) {
+        FailureBudget budget = options.failureBudget();
+        String split = splitPoint(options);
+        boolean fused = fused(options);
+        DecodeStage decode = parts.decode();
+        ConvertStage convert = parts.convert();
+        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
+                        options.epochs()))
+                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
+        if ("fetch".equals(split)) {
+            fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
+        }
+        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options),
+                s -> s.failureBudget(budget));
+        if ("demux".equals(split)) {
+            demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec(), 0));
+        }
+        String decodeConfig = DecodeFactory.config(options, parts.childClipPoolBytes());
+        PipelineBuilder<LoadedClip> clips;
+        if (fused) {
+            clips = inChild(split, "decode")
+                    ? demuxed.<LoadedClip>flatMap("decode", DecodeConvertFactory.class, decodeConfig, s -> s.failureBudget(budget))
+                    : demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget));
+        } else {
+            PipelineBuilder<DecodedVideo> decoded = inChild(split, "decode")
+                    ? demuxed.map("decode", DecodeFactory.class, decodeConfig, s -> s.failureBudget(budget))
+                    : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget));
+            clips = inChild(split, "convert")
+                    ? decoded.<LoadedClip>flatMap("convert", ConvertFactory.class, "", s -> s.failureBudget(budget))
+                    : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));
+        }
+        if ("decode".equals(split) || "convert".equals(split)) {
+            clips = clips.isolate(childJvm(parts.clipBuffers() == null ? new LoaderCodecs.LoadedClipCodec()
+                    : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers()), 0));
+        }
+        long clipBytes = (long) options.frames() * options.height() * options.width() * 3;
+        PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batchSize(), options.dropLast());
+        if ("batch".equals(split)) {
+            batched = batched.isolate(childJvm(ItemCodecs.list(parts.clipBuffers() == null
+                    ? new LoaderCodecs.LoadedClipCodec() : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers())),
+                    options.batchSize() * (clipBytes + ITEM_METADATA_BYTES)));
+        }
+        if ("collate".equals(split)) {
+            // Only finished batches cross; this process copies each into a batch of its own pool and notes
+            // where it ends for the resume state ("deliver"), in order.
+            return batched.map("collate", CollateFactory.class, CollateFactory.config(options, parts.childBatchPoolBytes()),
+                            s -> s.failureBudget(budget))
+                    .isolate(childJvm(parts.batches() == null ? new LoaderCodecs.CollatedBatchCodec()
+                            : new LoaderCodecs.CollatedBatchCodec(parts.batches()),
+                            options.batchSize() * (clipBytes + ITEM_METADATA_BYTES)))
+                    .map("deliver", collated -> {
+                        decode.countDelivered(collated.batch());
+                        return collated.handOver(resume);
+                    }, s -> s.failureBudget(budget).order(Order.INPUT));
+        }
+        boolean decodedInChild = inChild(split, "decode");
+        CollateStage collate = new CollateStage(parts.batches(), (batch, last) -> {
+            if (decodedInChild) {
+                decode.countDelivered(batch);
+            }
+            resume.collated(batch, last.task().epoch(), last.task().position(), last.clip(), last.clipsOfVideo());
+        });
+        return batched.map("collate", collate, s -> s.failureBudget(budget));
+    }
+
+    /** Bytes of a clip's metadata on the wire, at most (its path, frame times, decoder account), for ring sizing. */
+    private static final long ITEM_METADATA_BYTES = 16 << 10;
+
+    /**
+     * The child JVM that runs the stages up to {@link LoaderOptions#splitAfter()}: the source's tasks go in,
+     * {@code outputs} come back (crashes, restarts and stats as {@link SubprocessOptions} describes). The rings
+     * hold at least three of the largest outputs ({@code outputBytes}, 0 when unknown), so that the child can
+     * write the next while this process copies one out.
+     */
+    private static SubprocessOptions childJvm(ItemCodec<?> outputs, long outputBytes) {
+        SubprocessOptions child = SubprocessOptions.defaults().withCodecs(new LoaderCodecs.VideoTaskCodec(), outputs);
+        return 3 * outputBytes > SubprocessOptions.DEFAULT_RING_BYTES ? child.ringBytes(3 * outputBytes) : child;
     }
 
     /** Batches of every epoch. Close each batch when done with it. */

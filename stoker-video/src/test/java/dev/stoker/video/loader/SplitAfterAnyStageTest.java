@@ -1,0 +1,234 @@
+package dev.stoker.video.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.stoker.pipeline.subprocess.SharedMemoryFile;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.SamplerState;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The loader split after decode, convert, batch or collate (the whole CPU front in the child, only finished
+ * batches crossing) delivers exactly the batches of the loader in one process over real-world videos: pixels,
+ * labels, every clip's path, frame times and decode cost, and the resume state after each batch; a child
+ * killed mid-run costs no batch and repeats none; the batches come from this process's pool and all go back.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class SplitAfterAnyStageTest {
+    @TempDir
+    static Path dir;
+    static Dataset dataset;
+
+    /** Real-world samples: H.264 with B-frames, MPEG-4 in AVI (no pts), rotation, 10-bit, VP8, HEVC, AV1. */
+    private static final List<String> SAMPLES = List.of("mmaction2_test_340x256.mp4", "decord_unordered_50x50.mov",
+            "mmaction2_test_mpeg4_mp3.avi", "jsonize_iphone_rotated.mov", "torchcodec_h264_10bit.mp4",
+            "mdn_stream_of_water_vp8.webm", "torchcodec_h265_128x128.mp4", "torchcodec_av1_640x360.mkv",
+            "decord_rot90.mov");
+
+    @BeforeAll
+    static void manifest() throws IOException {
+        String shared = System.getProperty("stoker.shared.videos");
+        assumeTrue(shared != null && Files.isDirectory(Path.of(shared)), "shared sample videos not found (stoker.shared.videos)");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < SAMPLES.size(); i++) {
+            Path video = Path.of(shared, SAMPLES.get(i)).toAbsolutePath();
+            if (Files.isRegularFile(video)) {
+                lines.add(video + "," + (i % 3));
+            }
+        }
+        assumeTrue(lines.size() >= 6, "too few shared sample videos in " + shared);
+        Path csv = dir.resolve("samples.csv");
+        Files.write(csv, lines);
+        dataset = Dataset.open(csv);
+    }
+
+    /** Two clips per video, 8 frames of 48×64, batches of 3 (so that batches span videos), one epoch. */
+    private static LoaderOptions options() {
+        return LoaderOptions.defaults().withOrder(11, true, 1).withClip(8, 2)
+                .withSize(64, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .withBatch(3, false, BatchLayout.NCTHW)
+                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1);
+    }
+
+    /** What a consumer sees of a batch: pixels, labels, clip infos, and the loader's state once it has it. */
+    private record Seen(byte[] pixels, int[] labels, List<ClipInfo> clips, SamplerState state) {
+        static Seen of(ClipBatch batch, VideoLoader loader) {
+            return new Seen(batch.data().toArray(ValueLayout.JAVA_BYTE), batch.labels(), batch.clips(), loader.state());
+        }
+
+        void assertSameAs(Seen expected, String what) {
+            assertThat(pixels).as(what + " pixels").isEqualTo(expected.pixels);
+            assertThat(labels).as(what + " labels").isEqualTo(expected.labels);
+            assertThat(clips).as(what + " clips (path, label, frame times, frames decoded)").isEqualTo(expected.clips);
+            assertThat(state).as(what + " resume state").isEqualTo(expected.state);
+        }
+    }
+
+    private static List<Seen> inProcess;
+
+    /** The batches of the loader in one process (made once). */
+    private static synchronized List<Seen> inProcess() {
+        if (inProcess == null) {
+            inProcess = load();
+        }
+        return inProcess;
+    }
+
+    private static List<Seen> load() {
+        List<Seen> seen = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options())) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    seen.add(Seen.of(batch, loader));
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        return seen;
+    }
+
+    private static List<Path> ownSharedMemoryFiles() throws IOException {
+        String prefix = "stoker-" + ProcessHandle.current().pid() + "-";
+        try (Stream<Path> files = Files.list(SharedMemoryFile.directory())) {
+            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).toList();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"collate", "batch", "convert", "decode"})
+    void splitAfterEachStageDeliversTheBatchesOfTheLoaderInOneProcess(String stage) throws IOException {
+        List<Seen> expected = inProcess();
+        assertThat(expected).hasSize((2 * dataset.size() + 2) / 3);
+        List<Seen> got = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter(stage))) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    got.add(Seen.of(batch, loader));
+                }
+            }
+            List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
+            assertThat(stages).contains("child:fetch", "child:demux", "child:decode", "child:" + stage)
+                    .doesNotContain("fetch", "demux", "decode", stage);
+            if (stage.equals("collate")) {
+                assertThat(stages).contains("child:convert", "child:batch", "deliver");
+            }
+            if (stage.equals("decode")) {
+                assertThat(stages).as("split after decode: decode converts").doesNotContain("convert", "child:convert");
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+            assertThat(loader.decodedClips()).as("decode cost counted from the delivered clips").isEqualTo(2L * dataset.size());
+            assertThat(loader.batchPool().buffersInUse()).as("every batch handed out went back").isZero();
+            assertThat(loader.batchPool().leaksDetected()).isZero();
+        }
+        assertThat(got).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            got.get(i).assertSameAs(expected.get(i), "split after " + stage + ", batch " + i);
+        }
+        assertThat(ownSharedMemoryFiles()).as("no shared memory file left").isEmpty();
+    }
+
+    @Test
+    void splitAfterConvertWithFusedConvertSplitsAfterTheDecodeThatConverts() {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().withFusedConvert(true).withSplitAfter("convert"))) {
+            Iterator<ClipBatch> it = loader.iterator();
+            it.next().close();
+            List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
+            assertThat(stages).contains("child:decode", "batch", "collate").doesNotContain("convert", "child:convert");
+        }
+    }
+
+    @Test
+    void childKilledMidRunAfterCollateLosesNoBatchAndRepeatsNone() throws IOException {
+        List<Seen> expected = inProcess();
+        List<Seen> got = new ArrayList<>();
+        List<Long> killed = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter("collate"))) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    got.add(Seen.of(batch, loader));
+                }
+                if (got.size() == 2) {
+                    ProcessHandle child = childJvm().orElseThrow();
+                    killed.add(child.pid());
+                    child.destroyForcibly();
+                }
+            }
+            assertThat(killed).hasSize(1);
+            assertThat(childJvm().map(ProcessHandle::pid)).as("a second child took over").isPresent()
+                    .get().isNotEqualTo(killed.getFirst());
+            assertThat(loader.pipeline().failures()).as("a kill is no video's fault").isEmpty();
+            // What the transport and the stages still hold goes back to the pool when the pipeline closes.
+            loader.pipeline().close();
+            assertThat(loader.batchPool().buffersInUse()).isZero();
+        }
+        assertThat(got).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            got.get(i).assertSameAs(expected.get(i), "batch " + i);
+        }
+        assertThat(ownSharedMemoryFiles()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "collate"})
+    void aBatchDroppedUnclosedIsReportedAsALeakAndItsBufferReclaimed(String split) throws InterruptedException {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter(split.isEmpty() ? null : split)
+                .withBatchBudget(2 * 3L * 8 * 48 * 64 * 3))) {
+            // Two batch buffers: one to leak, one for the next batch, which frees the last reference to the
+            // leaked one (the transport's hand-off thread still holds the batch it handed on last).
+            Iterator<ClipBatch> it = loader.iterator();
+            dropUnclosed(it);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (loader.batchPool().leaksDetected() == 0 && System.nanoTime() < deadline) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertThat(loader.batchPool().leaksDetected()).isEqualTo(1);
+            int rest = 0;
+            while (it.hasNext()) {
+                it.next().close();
+                rest++;
+            }
+            assertThat(rest).isEqualTo((2 * dataset.size() + 2) / 3 - 1);
+        }
+    }
+
+    private static void dropUnclosed(Iterator<ClipBatch> it) {
+        assertThat(it.next().clipCount()).isEqualTo(3);
+    }
+
+    @Test
+    void anUnknownStageNameIsRejectedNamingEveryStage() {
+        assertThatThrownBy(() -> options().withSplitAfter("resize")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("splitAfter: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate],"
+                        + " or null to run every stage in this process)");
+    }
+
+    /** The loader's child JVM: this JVM's child running the subprocess entry point. */
+    private static Optional<ProcessHandle> childJvm() {
+        return ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(
+                        "dev.stoker.pipeline.subprocess.ChildMain")).orElse(false))
+                .findFirst();
+    }
+}
