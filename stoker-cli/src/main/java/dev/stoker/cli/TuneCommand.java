@@ -204,6 +204,10 @@ final class TuneCommand implements Callable<Integer> {
                 configs.add(new SideBySide.Candidate("default", PipelineConfig.EMPTY, Map.of()));
             }
             configs.add(new SideBySide.Candidate("best", result.bestConfig(), result.bestOptions()));
+            if (result.best().trial() == result.start().trial()) {
+                w.println("(nothing beat the start config above the noise: 'best' is the start config, its effective settings"
+                        + " spelled out; the two differ only by noise)");
+            }
             w.printf(Locale.ROOT, "running %s side by side, %d rounds...%n", configs.stream().map(SideBySide.Candidate::name).toList(),
                     repeats);
             w.flush();

@@ -37,11 +37,11 @@ import java.util.concurrent.locks.LockSupport;
  * its limit; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the
  * consumer waits although the sink fills at times; one fewer for a stage that mostly idles. After a settling
  * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2.5 x the
- * noise), a decrease when it lost less than max(3%, 1.25 x the noise) (hysteresis: fewer resources win ties),
- * where the noise is the measured difference between repeated measurements of the unchanged pipeline
- * ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way
- * back from one that did, cool down (a probe that fails again waits twice as long), so the tuner settles
- * instead of oscillating. Over the CPU budget (measured) or the RAM budget (estimated,
+ * noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
+ * resources win ties), where the noise is the measured difference between repeated measurements of the
+ * unchanged pipeline ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way back
+ * from one that did, cool down (a probe that fails again waits twice as long), so the tuner settles instead
+ * of oscillating. Over the CPU budget (measured) or the RAM budget (estimated,
  * {@link AutotuneBudget#ramBytes(PipelineConfig)}) it first gives back: a queue halved, or a worker of the
  * stage that idles most. Every change is in {@link #changes()}, and, with its reason, in the pipeline's
  * stats ({@link PipelineStats#reconfigurations()}), config and trace.
@@ -49,6 +49,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class Autotune implements AutoCloseable {
     static final double KEEP_INCREASE = 0.05;
     static final double KEEP_DECREASE = 0.03;
+    static final double MAX_KEPT_LOSS = 0.15;
     private static final int BASE_COOLDOWN_WINDOWS = 6;
     private static final int MAX_COOLDOWN_WINDOWS = 64;
 
@@ -107,8 +108,9 @@ public final class Autotune implements AutoCloseable {
 
     /**
      * The measurement noise: the relative difference between two measurements of the unchanged pipeline, the
-     * median of the last seven such pairs (NaN before the first). An increase is kept only above max(5%, 2.5 x noise), a decrease unless it
-     * lost more than max(3%, 1.25 x noise): about two and one standard deviations of a difference.
+     * median of the last seven such pairs (NaN before the first). An increase is kept only above
+     * max(5%, 2.5 x noise), a decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost
+     * more than 15%: about two and one standard deviations of a difference.
      */
     public double noise() {
         return noise;
@@ -131,7 +133,8 @@ public final class Autotune implements AutoCloseable {
     }
 
     private double decreaseThreshold() {
-        return Double.isNaN(noise) ? KEEP_DECREASE : Math.max(KEEP_DECREASE, 1.25 * noise);
+        // Capped: on a very noisy measurement a real loss could hide in the noise; no step keeps one above 15%.
+        return Double.isNaN(noise) ? KEEP_DECREASE : Math.min(MAX_KEPT_LOSS, Math.max(KEEP_DECREASE, 1.25 * noise));
     }
 
     /** Whether no probe is running and none has been for {@code windows} windows. */
@@ -221,8 +224,11 @@ public final class Autotune implements AutoCloseable {
     private static final int TICKS_PER_WINDOW = 5;
     /** Items per tick below which a tick's rate is mostly rounding: then the span's rate is the measurement. */
     private static final double MIN_ITEMS_PER_TICK = 5;
-    /** A measurement waiting for {@link AutotuneBudget#minItems()} stops at this many times its windows. */
-    private static final int MAX_STRETCH = 8;
+    /**
+     * A measurement waiting for {@link AutotuneBudget#minItems()} stops at this many times its windows (a loader
+     * at one batch a second, with the defaults: 20 s, not the minute 20 items would take at worst).
+     */
+    private static final int MAX_STRETCH = 20;
 
     /**
      * Measures over the next {@code probeWindows} windows, longer (up to {@link #MAX_STRETCH} times) until
