@@ -201,18 +201,23 @@ class PipelineReconfigureTest {
                     return x;
                 }, s -> s.queueCapacity(8))
                 .build(Sink.buffer(2))) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (p.stats().stage("b").inputQueue().size() < 8 && System.nanoTime() < deadline) {
-                Thread.sleep(2);
+            try {
+                // Full: b's one worker holds an item at the gate and its queue holds 8 more.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((p.stats().stage("b").inFlight() < 1 || p.stats().stage("b").inputQueue().size() < 8)
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(2);
+                }
+                p.reconfigure("b", StageConfig.EMPTY.withQueueCapacity(3));    // below its size: nothing dropped
+                assertThat(p.stats().stage("b").inputQueue().capacity()).isEqualTo(3);
+                assertThat(p.stats().stage("b").inputQueue().size()).isEqualTo(8);
+                p.reconfigure("a", StageConfig.EMPTY.withQueueCapacity(20));
+                p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
+                assertThat(p.config().sinkCapacity()).isEqualTo(5);
+                assertThat(p.config().stage("a").queueCapacity()).isEqualTo(20);
+            } finally {
+                consumerGate.release(1000);   // the gate ignores interrupts: a failed assertion must not leave b stuck
             }
-            p.reconfigure("b", StageConfig.EMPTY.withQueueCapacity(3));    // below its size: nothing dropped
-            assertThat(p.stats().stage("b").inputQueue().capacity()).isEqualTo(3);
-            assertThat(p.stats().stage("b").inputQueue().size()).isEqualTo(8);
-            p.reconfigure("a", StageConfig.EMPTY.withQueueCapacity(20));
-            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
-            assertThat(p.config().sinkCapacity()).isEqualTo(5);
-            assertThat(p.config().stage("a").queueCapacity()).isEqualTo(20);
-            consumerGate.release(1000);
             List<Integer> got = new ArrayList<>();
             p.forEach(got::add);
             assertThat(got).hasSize(200).doesNotHaveDuplicates();
