@@ -62,6 +62,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench --publish 7077                   then: stoker monitor localhost:7077",
                 "  stoker bench --report bench.html              charts of the run in one HTML file",
                 "  stoker bench DATA --split-after collate       decode in a child JVM: an FFmpeg crash restarts only it",
+                "  stoker bench --autotune --save-config c.json  tune while it runs; keep what it found",
                 "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
         })
@@ -100,8 +101,11 @@ final class BenchCommand implements Callable<Integer> {
 
 
 
-    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective pipeline config.")
+    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective pipeline config (with --autotune: the tuned one, at the end).")
     Path saveConfig;
+
+    @Mixin
+    AutotuneOptions autotune; // --autotune, --autotune-cores, --autotune-ram, --autotune-window
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
     Path json;
@@ -150,6 +154,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
         Path root = loader.datasetRoot(out);
+        autotune.rejectShards(spec, root);
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
             if (options.splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
@@ -191,7 +196,8 @@ final class BenchCommand implements Callable<Integer> {
             try (ColdFiles cold = storage.followFetch(loader, data);
                  BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
-                    LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
+                    LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
+                 AutoCloseable tuning = autotune.start(spec, loader, out)) { // null without --autotune
                 Iterator<BenchDevice.Batch> it = batchesOut.iterator();
                 while (batchesDone < batches && it.hasNext()) {
                     try (BenchDevice.Batch b = it.next()) {
@@ -218,6 +224,7 @@ final class BenchCommand implements Callable<Integer> {
                     memory.afterBatch(batchesDone);
                 }
             }
+            effective = autotune.finish(out, loader.pipeline(), effective, saveConfig); // the tuned config, if tuned
             stats = loader.pipeline().stats();
             failures = loader.pipeline().failures();
             decodedFrames = loader.decodedFrames();

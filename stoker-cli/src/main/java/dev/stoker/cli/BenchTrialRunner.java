@@ -86,6 +86,7 @@ final class BenchTrialRunner implements TrialRunner {
         ProcessBuilder pb = new ProcessBuilder(command(trial, config, json, more)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         long start = System.nanoTime();
+        long machineAtStart = machineBusyTicks();
         Process child = pb.start();
         Thread reaper = new Thread(child::destroyForcibly, "stoker-tune-reaper");   // no orphan when the tuner is stopped
         Runtime.getRuntime().addShutdownHook(reaper);
@@ -114,6 +115,7 @@ final class BenchTrialRunner implements TrialRunner {
             }
         }
         double wall = (System.nanoTime() - start) / 1e9;
+        long machineAtEnd = machineBusyTicks();
         if (child.exitValue() != 0 || !Files.exists(json)) {
             throw new IOException("trial " + trial.trial() + " exited with " + child.exitValue() + ": " + lastLines(log, 3)
                     + " (" + log + ")");
@@ -124,7 +126,11 @@ final class BenchTrialRunner implements TrialRunner {
         PipelineConfig effective = bench.hasNonNull("config") ? PipelineConfig.fromJson(bench.get("config").toString()) : null;
         // /proc ticks are 1/100 s; the last reading is a little before the child exited.
         double cores = cpuTicks > 0 ? cpuTicks / 100.0 / wall : Double.NaN;
-        return new Outcome(TrialMetrics.of(sps, stats, cores, effective), bench);
+        // What the rest of the machine ran meanwhile (every CPU's busy time, less the child's): a trial that
+        // shared the machine says so in its metrics. This process's own polling is in it too; it is small.
+        double others = machineAtStart > 0 && machineAtEnd > 0 && cpuTicks > 0
+                ? Math.max(0, (machineAtEnd - machineAtStart - cpuTicks) / 100.0 / wall) : Double.NaN;
+        return new Outcome(TrialMetrics.of(sps, stats, cores, others, effective), bench);
     }
 
     /** utime + stime of {@code pid} in clock ticks, from /proc (0 when unreadable). */
@@ -133,6 +139,22 @@ final class BenchTrialRunner implements TrialRunner {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return Long.parseLong(f[11]) + Long.parseLong(f[12]);   // fields 14 and 15 of stat
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** Busy time of all CPUs in clock ticks, from the first line of /proc/stat (0 when unreadable). */
+    private static long machineBusyTicks() {
+        try (java.io.BufferedReader r = Files.newBufferedReader(Path.of("/proc/stat"))) {
+            String[] f = r.readLine().trim().split("\\s+");   // cpu user nice system idle iowait irq softirq steal ...
+            long busy = 0;
+            for (int i = 1; i < f.length && i <= 7; i++) {   // user nice system (idle iowait) irq softirq
+                if (i != 4 && i != 5) {
+                    busy += Long.parseLong(f[i]);
+                }
+            }
+            return busy;
         } catch (IOException | RuntimeException e) {
             return 0;
         }

@@ -5,6 +5,7 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.Experiment;
 import dev.stoker.tune.Knob;
 import dev.stoker.tune.SearchSpace;
+import dev.stoker.tune.SideBySide;
 import dev.stoker.tune.TrialMetrics;
 import dev.stoker.tune.TrialSpec;
 import dev.stoker.tune.TuneReport;
@@ -48,6 +49,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExamples:%n",
         footer = {
                 "  stoker tune --out tune/                        the demo dataset, the default config and space",
+                "  stoker tune --out tune/ --start-all 8 --compare-default   from a bad start; start, default, best side by side",
                 "  stoker tune DATA --out tune/ --trials 30 --total-minutes 60",
                 "  stoker tune DATA --out tune/ --config mine.json --space space.json",
                 "  stoker tune DATA --out tune/ --headspace 120   the ceiling of a 120 ms step in the report",
@@ -76,7 +78,8 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--patience", defaultValue = "8", description = "Stop after N trials without an improvement (default: ${DEFAULT-VALUE}).")
     int patience;
 
-    @Option(names = "--repeats", defaultValue = "3", description = "Runs of the start config, for the noise (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--repeats", defaultValue = "3",
+            description = "Runs of the start config, for the noise; rounds of --compare-default (default: ${DEFAULT-VALUE}).")
     int repeats;
 
     @Option(names = "--min-gain", defaultValue = "0.03", description = "Smallest relative gain that counts (default: ${DEFAULT-VALUE}).")
@@ -94,7 +97,13 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--tune-batch", description = "Let the batch size move too (samples/s stays comparable; the model may care).")
     boolean tuneBatch;
 
-    @Option(names = "--compare-default", description = "Also run the default config once, for the report.")
+    @Option(names = "--start-all", paramLabel = "N",
+            description = "Start from every stage at concurrency N (fetch, demux, decode, convert, collate), instead of --config.")
+    Integer startAll;
+
+    @Option(names = "--compare-default",
+            description = "After the search, run the start, the default and the best config side by side, --repeats rounds"
+                    + " interleaved: the ratios go in the report.")
     boolean compareDefault;
 
     @Option(names = "--ceiling", paramLabel = "SAMPLES_PER_S", description = "The headspace ceiling, drawn in the report.")
@@ -140,6 +149,16 @@ final class TuneCommand implements Callable<Integer> {
         try {
             space = spaceFile == null ? defaultSpace(cores, tuneBatch) : SearchSpace.read(spaceFile);
             start = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
+            if (startAll != null) {
+                if (config != null || startAll < 1) {
+                    throw new IllegalArgumentException("--start-all " + startAll + " (expected: 1+, and no --config)");
+                }
+                for (String stage : dev.stoker.video.loader.VideoLoader.STAGES) {
+                    if (!stage.equals("batch")) {   // a batch stage is sequential
+                        start = start.withStage(stage, dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(startAll));
+                    }
+                }
+            }
         } catch (RuntimeException e) {
             throw new ParameterException(spec.commandLine(), (spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
         }
@@ -177,15 +196,26 @@ final class TuneCommand implements Callable<Integer> {
                     w.flush();
                 })
                 .run();
-        Double defaultRun = null;
+        SideBySide compared = null;
         if (compareDefault) {
-            w.println("running the default config once, for comparison...");
-            w.flush();
-            try {
-                defaultRun = runner.run(new TrialSpec(-1, PipelineConfig.EMPTY, Map.of(), trialSeconds * 1000)).samplesPerSecond();
-            } catch (Exception e) {
-                w.println("the default config failed: " + e.getMessage());
+            List<SideBySide.Candidate> configs = new ArrayList<>();
+            configs.add(new SideBySide.Candidate("start", start, Map.of()));
+            if (!start.equals(PipelineConfig.EMPTY)) {
+                configs.add(new SideBySide.Candidate("default", PipelineConfig.EMPTY, Map.of()));
             }
+            configs.add(new SideBySide.Candidate("best", result.bestConfig(), result.bestOptions()));
+            if (result.best().trial() == result.start().trial()) {
+                w.println("(nothing beat the start config above the noise: 'best' is the start config, its effective settings"
+                        + " spelled out; the two differ only by noise)");
+            }
+            w.printf(Locale.ROOT, "running %s side by side, %d rounds...%n", configs.stream().map(SideBySide.Candidate::name).toList(),
+                    repeats);
+            w.flush();
+            compared = SideBySide.run(runner, configs, repeats, trialSeconds * 1000, line -> {
+                w.println(line);
+                w.flush();
+            });
+            Files.writeString(out.resolve("side-by-side.json"), Tuner.toJson(compared));
         }
         Double ceilingNow = ceiling;
         if (headspaceStepMillis != null) {
@@ -202,7 +232,7 @@ final class TuneCommand implements Callable<Integer> {
                 w.println("the headspace run failed: " + e.getMessage());
             }
         }
-        TuneReport.write(out.resolve("report.html"), result, ceilingNow, defaultRun, DashboardAssets.text(DashboardAssets.CHART_JS));
+        TuneReport.write(out.resolve("report.html"), result, ceilingNow, compared, DashboardAssets.text(DashboardAssets.CHART_JS));
         StringBuilder command = new StringBuilder("stoker bench " + root + " --config " + out.resolve("best.json"));
         result.bestOptions().forEach((k, v) -> {
             if (v.equals("true")) {
@@ -212,10 +242,18 @@ final class TuneCommand implements Callable<Integer> {
             }
         });
         Files.writeString(out.resolve("best-command.txt"), command + "\n");
-        w.printf(Locale.ROOT, "%nbest: %.1f samples/s (trial %d) vs %.1f for the start config: %.2fx; stopped: %s%n",
-                result.best().samplesPerSecond(), result.best().trial(), result.startMean(), result.speedup(), result.stopReason());
-        if (defaultRun != null) {
-            w.printf(Locale.ROOT, "default config: %.1f samples/s%n", defaultRun);
+        w.printf(Locale.ROOT, "%nbest: %.1f samples/s (trial %d, mean of its runs) vs %.1f for the start config: %.2fx;"
+                        + " noise of one run %s; stopped: %s%n", result.bestMean(), result.best().trial(), result.startMean(),
+                result.speedup(), Double.isNaN(result.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", result.noise() * 100),
+                result.stopReason());
+        if (compared != null) {
+            for (SideBySide.Entry e : compared.entries()) {
+                w.printf(Locale.ROOT, "side by side: %-8s %6.1f samples/s (σ %s)%s%s%n", e.name(), e.mean(),
+                        Double.isNaN(e.relativeSd()) ? "-" : String.format(Locale.ROOT, "%.1f%%", e.relativeSd() * 100),
+                        e.name().equals("start") ? "" : "; vs start " + compared.ratio(e.name(), "start"),
+                        e.name().equals("best") && compared.entries().stream().anyMatch(x -> x.name().equals("default"))
+                                ? "; vs default " + compared.ratio("best", "default") : "");
+            }
         }
         w.printf(Locale.ROOT, "wrote %s, %s and %s%nuse it: %s%n", out.resolve("experiments.jsonl"), out.resolve("best.json"),
                 out.resolve("report.html"), command);

@@ -44,6 +44,33 @@ class TuneCommandTest {
                 .startsWith(trials.toArray(String[]::new));
     }
 
+    @Test
+    void startAllAndCompareDefaultRunStartDefaultAndBestSideBySide(@TempDir Path dir) throws IOException {
+        Path data = dir.resolve("tiny");
+        assertThat(CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1").exitCode()).isZero();
+        Path out = dir.resolve("tune");
+        CliRun run = CliRun.stoker("tune", data.toString(), "--out", out.toString(), "--start-all", "2", "--compare-default",
+                "--trials", "2", "--repeats", "2", "--batches", "2", "--bench-arg=--batch=2", "--bench-arg=--frames=4");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        ObjectMapper json = new ObjectMapper();
+        JsonNode start = json.readTree(Files.readAllLines(out.resolve("experiments.jsonl")).getFirst());
+        for (String stage : List.of("fetch", "demux", "decode", "convert", "collate")) {
+            assertThat(start.at("/config/stages/" + stage + "/concurrency").asInt()).as(stage).isEqualTo(2);
+        }
+        JsonNode compared = json.readTree(out.resolve("side-by-side.json").toFile());
+        assertThat(compared.get("entries")).hasSize(3);
+        compared.get("entries").forEach(e -> assertThat(e.get("samples_per_second")).hasSize(2));
+        assertThat(List.of(compared.at("/entries/0/name").asText(), compared.at("/entries/1/name").asText(),
+                compared.at("/entries/2/name").asText())).containsExactly("start", "default", "best");
+        assertThat(run.out()).contains("side by side: best", "vs start", "vs default");
+        assertThat(Files.readString(out.resolve("report.html"))).contains("Side by side", "vs default");
+
+        CliRun both = CliRun.stoker("tune", data.toString(), "--out", dir.resolve("x").toString(), "--start-all", "2",
+                "--config", out.resolve("best.json").toString());
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(both.err()).contains("--start-all 2 (expected: 1+, and no --config)");
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);

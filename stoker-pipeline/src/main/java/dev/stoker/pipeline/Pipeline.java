@@ -206,16 +206,31 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
      * to the stage's). Added workers start at once; a retired worker finishes its current task and then
      * leaves, so no item is lost or processed twice, and once the retired ones have left, no more than the
      * new concurrency run tasks. A smaller queue drops nothing: producers wait until it drains below the new
-     * capacity. {@link #stats()}, {@link #config()} and the trace (counters {@code concurrency STAGE},
-     * {@code capacity STAGE}) show the change.
+     * capacity. A stage that keeps input order keeps it at any concurrency. {@link #config()} shows the change,
+     * {@link #stats()} lists it ({@link PipelineStats#reconfigurations()}), and the trace draws it (counters
+     * {@code concurrency STAGE}, {@code capacity STAGE}, and a slice on the caller's thread).
      *
      * @param stage  a stage of this pipeline, or {@code "sink"} (then only {@code queueCapacity}: the sink buffer)
-     * @throws IllegalArgumentException for an unknown stage, other fields changed, a batch stage above 1, or an
-     *         input-ordered stage built with one worker (it has no reorder buffer) above 1
+     * @throws IllegalArgumentException for an unknown stage, other fields changed, or a batch stage above 1
      * @throws UnsupportedOperationException for a stage running in another process
+     * @throws IllegalStateException when the pipeline is closed
      */
     public void reconfigure(String stage, StageConfig change) {
-        runtime.reconfigure(Objects.requireNonNull(stage, "stage"), change);
+        reconfigure(stage, change, "");
+    }
+
+    /** {@link #reconfigure(String, StageConfig)}, with the reason the stats and the trace record. */
+    public void reconfigure(String stage, StageConfig change, String reason) {
+        runtime.reconfigure(Objects.requireNonNull(stage, "stage"), change, reason);
+    }
+
+    /**
+     * Calls {@code listener} inside every later {@link #reconfigure} with the config about to take effect,
+     * before it does: what the config sizes (buffer pools, say) can grow before new workers or deeper queues
+     * need it. It runs on the reconfiguring thread and must be quick.
+     */
+    public void beforeReconfigure(java.util.function.Consumer<PipelineConfig> listener) {
+        runtime.beforeReconfigure(listener);
     }
 
     /** Reports the stall watchdog made so far. */

@@ -24,6 +24,7 @@ import org.HdrHistogram.Recorder;
 final class PipelineRuntime implements StageFunction.IdSource {
     private static final System.Logger LOG = System.getLogger("dev.stoker.pipeline");
     private static final int MAX_KEPT_FAILURES = 10_000;
+    static final int MAX_KEPT_RECONFIGURATIONS = 1_000;
     private static final long HOUSEKEEPING_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long CLOSE_JOIN_MILLIS = 5_000;
 
@@ -64,6 +65,9 @@ final class PipelineRuntime implements StageFunction.IdSource {
     final LongAdder consumerWaitNanos = new LongAdder();
 
     private final List<StallReport> stallReports = Collections.synchronizedList(new ArrayList<>());
+    // Changes made while running, the newest MAX_KEPT_RECONFIGURATIONS; listeners hear of each before it applies.
+    private final java.util.ArrayDeque<Reconfiguration> reconfigurations = new java.util.ArrayDeque<>();   // under itself
+    private final List<Consumer<PipelineConfig>> beforeReconfigure = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final long startNanos = System.nanoTime();
     private volatile int consumerEpoch;
 
@@ -111,19 +115,25 @@ final class PipelineRuntime implements StageFunction.IdSource {
     /**
      * Changes one stage's concurrency and/or input queue capacity (the non-null ones of {@code change}; its
      * other fields must be null or what the stage has), or with {@code stage} "sink" the sink's capacity.
+     * Listeners see the config about to take effect first; the change is recorded (stats, trace) with
+     * {@code reason}.
      */
-    synchronized void reconfigure(String stage, StageConfig change) {
+    synchronized void reconfigure(String stage, StageConfig change, String reason) {
         java.util.Objects.requireNonNull(change, "change");
-        long now = System.nanoTime();
+        long start = System.nanoTime();
         if (stage.equals("sink")) {
             if (change.concurrency() != null || change.queueCapacity() == null) {
                 throw new IllegalArgumentException("reconfigure sink: " + change + " (expected: a queueCapacity only)");
             }
-            sink.setCapacity(change.queueCapacity());
-            effectiveConfig = effectiveConfig.withSinkCapacity(change.queueCapacity());
-            if (trace != null) {
-                trace.counter("capacity sink", now, change.queueCapacity());
+            if (closing) {
+                throw new IllegalStateException("reconfigure: the pipeline is closed");
             }
+            int from = sink.capacity();
+            PipelineConfig next = effectiveConfig.withSinkCapacity(change.queueCapacity());
+            beforeReconfigure.forEach(l -> l.accept(next));
+            sink.setCapacity(change.queueCapacity());
+            effectiveConfig = next;
+            record(start, "sink", "queueCapacity", from, change.queueCapacity(), reason);
             return;
         }
         StageRunner runner = null;
@@ -148,14 +158,19 @@ final class PipelineRuntime implements StageFunction.IdSource {
             throw new IllegalArgumentException("reconfigure stage '" + stage + "': " + change
                     + " (expected: only concurrency and queueCapacity change while running)");
         }
+        if (change.concurrency() != null && change.concurrency() > 1 && runner.function instanceof BatchStage) {
+            throw new IllegalArgumentException("stage '" + stage + "' concurrency: " + change.concurrency()
+                    + " (expected: 1; a batch stage is sequential)");
+        }
         if (closing) {
             throw new IllegalStateException("reconfigure: the pipeline is closed");
         }
+        PipelineConfig next = effectiveConfig.withStage(stage, current.overriddenBy(
+                new StageConfig(change.concurrency(), change.queueCapacity(), null, null, null, null)));
+        beforeReconfigure.forEach(l -> l.accept(next));
         if (change.queueCapacity() != null) {
             runner.resizeQueue(change.queueCapacity());
-            if (trace != null) {
-                trace.counter("capacity " + stage, now, change.queueCapacity());
-            }
+            record(start, stage, "queueCapacity", current.queueCapacity(), change.queueCapacity(), reason);
         }
         if (change.concurrency() != null) {
             List<Thread> added = runner.resize(change.concurrency());
@@ -165,11 +180,37 @@ final class PipelineRuntime implements StageFunction.IdSource {
                     added.forEach(Thread::start);
                 }
             }
-            if (trace != null) {
-                trace.counter("concurrency " + stage, now, change.concurrency());
-            }
+            record(start, stage, "concurrency", current.concurrency(), change.concurrency(), reason);
         }
         effectiveConfig = effectiveConfig.withStage(stage, runner.config);
+    }
+
+    /** Registers a listener {@link #reconfigure} calls with the config about to take effect, before it does. */
+    void beforeReconfigure(Consumer<PipelineConfig> listener) {
+        beforeReconfigure.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Keeps a change for the stats, and draws it in the trace: a counter, and a slice on the caller's track. */
+    private void record(long startNanos, String stage, String knob, int from, int to, String reason) {
+        Reconfiguration r = new Reconfiguration(TimeUnit.NANOSECONDS.toMillis(startNanos - this.startNanos), stage, knob,
+                from, to, reason);
+        synchronized (reconfigurations) {
+            reconfigurations.addLast(r);
+            if (reconfigurations.size() > MAX_KEPT_RECONFIGURATIONS) {
+                reconfigurations.removeFirst();
+            }
+        }
+        if (trace != null) {
+            trace.counter((knob.equals("concurrency") ? "concurrency " : "capacity ") + stage, startNanos, to);
+            trace.slice(r.change(), "reconfigure", Thread.currentThread(), startNanos,
+                    Math.max(1_000, System.nanoTime() - startNanos), -1, r.reason());
+        }
+    }
+
+    List<Reconfiguration> reconfigurations() {
+        synchronized (reconfigurations) {
+            return List.copyOf(reconfigurations);
+        }
     }
 
     @Override
@@ -539,6 +580,6 @@ final class PipelineRuntime implements StageFunction.IdSource {
         }
         return new PipelineStats(TimeUnit.NANOSECONDS.toMillis(elapsedNanos), consumerEpoch,
                 deliveredNow / Math.max(1e-9, elapsedNanos / 1e9), all, sinkStats, failed, byReason,
-                BottleneckAnalysis.judge(all, sinkStats));
+                BottleneckAnalysis.judge(all, sinkStats), reconfigurations());
     }
 }

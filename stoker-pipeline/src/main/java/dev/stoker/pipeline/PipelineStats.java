@@ -20,15 +20,19 @@ import java.util.Map;
  * @param failures         failed tasks in all stages
  * @param failuresByReason failure counts by stage and reason, e.g. {@code "decode: corrupt" -> 3}
  * @param verdict          the bottleneck, in one line
+ * @param reconfigurations changes made while it ran ({@link Pipeline#reconfigure}: by hand or by an autotuner),
+ *                         oldest first, the newest 1,000
  */
 public record PipelineStats(long elapsedMillis, int epoch, double outputsPerSecond, List<StageStats> stages,
-                            SinkStats sink, long failures, Map<String, Long> failuresByReason, Verdict verdict) {
+                            SinkStats sink, long failures, Map<String, Long> failuresByReason, Verdict verdict,
+                            List<Reconfiguration> reconfigurations) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     public PipelineStats {
         stages = List.copyOf(stages);
         failuresByReason = Map.copyOf(failuresByReason);
+        reconfigurations = reconfigurations == null ? List.of() : List.copyOf(reconfigurations);   // null: stats from before they were kept
     }
 
     /** The named stage's stats. */

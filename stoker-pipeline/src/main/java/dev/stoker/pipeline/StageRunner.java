@@ -21,7 +21,9 @@ import org.HdrHistogram.Recorder;
  *
  * <p>{@link #resize} changes the number of workers while the stage runs: added workers start taking
  * input at once; a retired worker finishes the task it is on, and leaves at its next take (the input
- * queue hands it {@link BoundedQueue#RETIRE} instead of an item), so no item is lost or run twice.
+ * queue hands it {@link BoundedQueue#RETIRE} instead of an item), so no item is lost or run twice. A
+ * stage that keeps input order emits through its {@link ReorderBuffer} whatever its concurrency, so it
+ * too can grow from one worker, and its window widens with it.
  */
 final class StageRunner {
     private static final long BARRIER_POLL_NANOS = 50_000;
@@ -72,8 +74,10 @@ final class StageRunner {
         this.describer = describer;
         this.runtime = runtime;
         this.input = new BoundedQueue(name, config.queueCapacity());
-        this.reorder = config.order() == Order.INPUT && config.concurrency() > 1
-                ? new ReorderBuffer(Math.max(4 * config.concurrency(), config.concurrency() + config.queueCapacity()))
+        // Every stage that keeps input order gets a reorder buffer, one worker or many, so that its
+        // concurrency can change while it runs (a batch stage is sequential and keeps order by itself).
+        this.reorder = config.order() == Order.INPUT && !(function instanceof BatchStage)
+                ? new ReorderBuffer(ReorderBuffer.windowFor(config.concurrency(), config.queueCapacity()))
                 : null;
         for (int i = 0; i < config.concurrency(); i++) {
             workers.add(new Worker(i));
@@ -107,8 +111,7 @@ final class StageRunner {
      * Sets the number of workers to {@code concurrency} while the stage runs. Returns the threads of new
      * workers, not yet started (the runtime registers and starts them); fewer workers are asked to retire.
      *
-     * @throws IllegalArgumentException for a batch stage (sequential), or more than one worker on a stage
-     *         that keeps input order and was built with one (it has no reorder buffer)
+     * @throws IllegalArgumentException for a batch stage (sequential)
      */
     synchronized List<Thread> resize(int concurrency) {
         if (concurrency < 1) {
@@ -118,10 +121,8 @@ final class StageRunner {
             throw new IllegalArgumentException("stage '" + name + "' concurrency: " + concurrency
                     + " (expected: 1; a batch stage is sequential)");
         }
-        if (concurrency > 1 && config.order() == Order.INPUT && reorder == null) {
-            throw new IllegalArgumentException("stage '" + name + "' concurrency: " + concurrency + " (expected: 1; it keeps"
-                    + " input order and was built with one worker, so it has no reorder buffer: build it with 2+ workers"
-                    + " to change its concurrency while it runs)");
+        if (reorder != null) {   // before any new worker takes input: the window must hold them all
+            reorder.ensureWindow(ReorderBuffer.windowFor(concurrency, config.queueCapacity()));
         }
         List<Thread> started = new ArrayList<>();
         int change = concurrency - targetWorkers;
@@ -145,6 +146,9 @@ final class StageRunner {
         input.setCapacity(capacity);
         synchronized (this) {
             config = config.withQueueCapacity(capacity);
+            if (reorder != null) {
+                reorder.ensureWindow(ReorderBuffer.windowFor(targetWorkers, capacity));
+            }
         }
     }
 

@@ -201,18 +201,23 @@ class PipelineReconfigureTest {
                     return x;
                 }, s -> s.queueCapacity(8))
                 .build(Sink.buffer(2))) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (p.stats().stage("b").inputQueue().size() < 8 && System.nanoTime() < deadline) {
-                Thread.sleep(2);
+            try {
+                // Full: b's one worker holds an item at the gate and its queue holds 8 more.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((p.stats().stage("b").inFlight() < 1 || p.stats().stage("b").inputQueue().size() < 8)
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(2);
+                }
+                p.reconfigure("b", StageConfig.EMPTY.withQueueCapacity(3));    // below its size: nothing dropped
+                assertThat(p.stats().stage("b").inputQueue().capacity()).isEqualTo(3);
+                assertThat(p.stats().stage("b").inputQueue().size()).isEqualTo(8);
+                p.reconfigure("a", StageConfig.EMPTY.withQueueCapacity(20));
+                p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
+                assertThat(p.config().sinkCapacity()).isEqualTo(5);
+                assertThat(p.config().stage("a").queueCapacity()).isEqualTo(20);
+            } finally {
+                consumerGate.release(1000);   // the gate ignores interrupts: a failed assertion must not leave b stuck
             }
-            p.reconfigure("b", StageConfig.EMPTY.withQueueCapacity(3));    // below its size: nothing dropped
-            assertThat(p.stats().stage("b").inputQueue().capacity()).isEqualTo(3);
-            assertThat(p.stats().stage("b").inputQueue().size()).isEqualTo(8);
-            p.reconfigure("a", StageConfig.EMPTY.withQueueCapacity(20));
-            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
-            assertThat(p.config().sinkCapacity()).isEqualTo(5);
-            assertThat(p.config().stage("a").queueCapacity()).isEqualTo(20);
-            consumerGate.release(1000);
             List<Integer> got = new ArrayList<>();
             p.forEach(got::add);
             assertThat(got).hasSize(200).doesNotHaveDuplicates();
@@ -230,13 +235,100 @@ class PipelineReconfigureTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'nope'");
             assertThatThrownBy(() -> p.reconfigure("batch", StageConfig.EMPTY.withConcurrency(2)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sequential");
-            assertThatThrownBy(() -> p.reconfigure("one", StageConfig.EMPTY.withConcurrency(2)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reorder buffer");
             assertThatThrownBy(() -> p.reconfigure("one", new StageConfig(null, null, Order.COMPLETION, null, null, null)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only concurrency and queueCapacity");
             p.reconfigure("one", StageConfig.EMPTY.withQueueCapacity(7));
             assertThat(p.config().stage("one").queueCapacity()).isEqualTo(7);
         }
+    }
+
+    @Test
+    void anOrderedStageBuiltWithOneWorkerGrowsAndKeepsInputOrder() throws Exception {
+        int n = 20_000;
+        AtomicBoolean stop = new AtomicBoolean();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, n).boxed().toList())
+                .map("work", PipelineReconfigureTest::jitter, s -> s.ordered())
+                .build()) {
+            Thread churn = churn(p, "work", 8, stop, 4);
+            int expected = 0;
+            for (Integer x : p) {
+                assertThat(x).isEqualTo(expected++);
+            }
+            stop.set(true);
+            churn.join();
+            assertThat(expected).isEqualTo(n);
+            assertThat(p.stats().reconfigurations()).as("changes made by the churn").isNotEmpty();
+        }
+    }
+
+    @Test
+    void anOrderedStageGrownFromOneWorkerRunsAsManyTasksAtOnce() throws Exception {
+        // The reorder window of a one-worker stage is 4 tickets: growing to 6 must widen it, or two workers idle.
+        AtomicInteger current = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
+                .map("work", (Integer x) -> {
+                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                    LockSupport.parkNanos(2_000_000);
+                    current.decrementAndGet();
+                    return x;
+                }, s -> s.ordered().queueCapacity(2))
+                .build(Sink.buffer(64))) {
+            Thread consumer = Thread.ofPlatform().start(() -> {
+                try {
+                    int expected = 0;
+                    for (Integer x : p) {
+                        if (x != expected++) {
+                            throw new AssertionError("got " + x + ", expected " + (expected - 1));
+                        }
+                    }
+                } catch (IllegalStateException closed) {
+                    // closed by the test
+                }
+            });
+            p.reconfigure("work", StageConfig.EMPTY.withConcurrency(6));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (max.get() < 6 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(max.get()).as("tasks in flight at once after growing to 6").isEqualTo(6);
+            p.close();
+            consumer.join(5_000);
+        }
+    }
+
+    @Test
+    void statsListEveryChangeWithItsReason() {
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 10).boxed().toList())
+                .map("work", (Integer x) -> x, s -> s.concurrency(2))
+                .build()) {
+            p.reconfigure("work", new StageConfig(3, 9, null, null, null, null), "more workers");
+            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(5));
+            List<Reconfiguration> changes = p.stats().reconfigurations();
+            assertThat(changes).extracting(Reconfiguration::change)
+                    .containsExactly("work.queueCapacity 4→9", "work.concurrency 2→3", "sink.queueCapacity " + PipelineBuilder.DEFAULT_SINK_CAPACITY + "→5");
+            assertThat(changes).extracting(Reconfiguration::reason).containsExactly("more workers", "more workers", "");
+            assertThat(changes).extracting(Reconfiguration::atMillis).isSorted();
+            assertThat(p.stats().toJson()).contains("\"reconfigurations\"", "more workers");
+            p.forEach(x -> { });
+        }
+    }
+
+    @Test
+    void listenersSeeTheNextConfigBeforeItTakesEffect() {
+        List<String> seen = new ArrayList<>();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 10).boxed().toList())
+                .map("work", (Integer x) -> x, s -> s.concurrency(2))
+                .build()) {
+            p.beforeReconfigure(next -> seen.add(next.stage("work").concurrency() + " while running "
+                    + p.config().stage("work").concurrency() + ", sink " + next.sinkCapacity()));
+            p.reconfigure("work", StageConfig.EMPTY.withConcurrency(5));
+            p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(7));
+            assertThatThrownBy(() -> p.reconfigure("nope", StageConfig.EMPTY.withConcurrency(2)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            p.forEach(x -> { });
+        }
+        assertThat(seen).containsExactly("5 while running 2, sink " + PipelineBuilder.DEFAULT_SINK_CAPACITY, "5 while running 5, sink 7");
     }
 
     @Test
@@ -247,9 +339,16 @@ class PipelineReconfigureTest {
                 .trace(trace)
                 .build()) {
             long before = trace.recordedEvents();
-            p.reconfigure("work", new StageConfig(4, 9, null, null, null, null));
+            p.reconfigure("work", new StageConfig(4, 9, null, null, null, null), "a test");
             p.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(3));
             assertThat(trace.recordedEvents() - before).isGreaterThanOrEqualTo(3);
+            List<TraceRecorder.Slice> slices = new ArrayList<>();
+            trace.readSlices(before, slices::add);
+            assertThat(slices).filteredOn(s -> s.category().equals("reconfigure"))
+                    .extracting(TraceRecorder.Slice::name, TraceRecorder.Slice::detail)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("work.queueCapacity 4→9", "a test"),
+                            org.assertj.core.groups.Tuple.tuple("work.concurrency 2→4", "a test"),
+                            org.assertj.core.groups.Tuple.tuple("sink.queueCapacity " + PipelineBuilder.DEFAULT_SINK_CAPACITY + "→3", ""));
             p.forEach(x -> { });
         }
     }

@@ -31,18 +31,25 @@ import java.util.concurrent.locks.LockSupport;
  * }</pre>
  *
  * <p>It works in windows ({@link AutotuneBudget#window()}): measure the throughput at the sink (the
- * baseline), read per-stage busy shares and task times from the stats of the same span, then probe one
- * change: one worker more for the saturated stage; one fewer when its task time grew with its concurrency
- * (contention) or it is at its limit; a larger sink when the consumer waits; one fewer for a stage that
- * mostly idles. After a settling window it measures again: an increase is kept only when it raised
- * throughput by more than 5%, a decrease when it lost less than 3% (hysteresis: fewer resources win ties);
- * otherwise it steps back. A change that did not pay, and the way back from one that did, cool down
- * (a probe that fails again waits twice as long), so the tuner settles instead of oscillating. Every
- * change is in {@link #changes()}, in the pipeline's stats and config, and in its trace.
+ * baseline; a measurement runs on until it has seen {@link AutotuneBudget#minItems()} items), read per-stage
+ * busy shares, task times and input-queue fill from the same span, then probe one change: one worker more
+ * for the saturated stage; one fewer when its task time grew with its concurrency (contention) or it is at
+ * its limit; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the
+ * consumer waits although the sink fills at times; one fewer for a stage that mostly idles. After a settling
+ * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2.5 x the
+ * noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
+ * resources win ties), where the noise is the measured difference between repeated measurements of the
+ * unchanged pipeline ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way back
+ * from one that did, cool down (a probe that fails again waits twice as long), so the tuner settles instead
+ * of oscillating. Over the CPU budget (measured) or the RAM budget (estimated,
+ * {@link AutotuneBudget#ramBytes(PipelineConfig)}) it first gives back: a queue halved, or a worker of the
+ * stage that idles most. Every change is in {@link #changes()}, and, with its reason, in the pipeline's
+ * stats ({@link PipelineStats#reconfigurations()}), config and trace.
  */
 public final class Autotune implements AutoCloseable {
     static final double KEEP_INCREASE = 0.05;
     static final double KEEP_DECREASE = 0.03;
+    static final double MAX_KEPT_LOSS = 0.15;
     private static final int BASE_COOLDOWN_WINDOWS = 6;
     private static final int MAX_COOLDOWN_WINDOWS = 64;
 
@@ -57,7 +64,7 @@ public final class Autotune implements AutoCloseable {
     private volatile boolean probing;
 
     // Tuner thread state.
-    private final Set<String> fixed = new HashSet<>();                    // stages whose concurrency cannot change
+    private final Set<String> fixed = new HashSet<>();                    // "stage/knob" that cannot change
     private final Map<String, Long> coolUntil = new HashMap<>();          // "stage/knob/+1" -> window index
     private final Map<String, Integer> failedProbes = new HashMap<>();
     private final Map<String, Map<Integer, Double>> taskMillisAt = new HashMap<>();   // stage -> concurrency -> task ms
@@ -65,6 +72,11 @@ public final class Autotune implements AutoCloseable {
     private String streakKey;      // the last kept probe's key, and how many kept in a row
     private int streak;
     private volatile Probe inFlight;
+    // Relative difference between consecutive measurements of an unchanged pipeline, the median of the last
+    // NOISE_SAMPLES (one stall does not decide): the noise a probe's gain must clear. NaN until two were taken.
+    private static final int NOISE_SAMPLES = 7;
+    private final java.util.ArrayDeque<Double> noiseSamples = new java.util.ArrayDeque<>();
+    private volatile double noise = Double.NaN;
 
     private Autotune(Pipeline<?> pipeline, AutotuneBudget budget) {
         this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -92,6 +104,37 @@ public final class Autotune implements AutoCloseable {
     /** The latest baseline throughput (items/s at the sink). */
     public double throughput() {
         return baseline;
+    }
+
+    /**
+     * The measurement noise: the relative difference between two measurements of the unchanged pipeline, the
+     * median of the last seven such pairs (NaN before the first). An increase is kept only above
+     * max(5%, 2.5 x noise), a decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost
+     * more than 15%: about two and one standard deviations of a difference.
+     */
+    public double noise() {
+        return noise;
+    }
+
+    private void observeNoise(double a, double b) {
+        if (a > 0 && b > 0) {
+            noiseSamples.addLast(Math.abs(a - b) / ((a + b) / 2));
+            if (noiseSamples.size() > NOISE_SAMPLES) {
+                noiseSamples.removeFirst();
+            }
+            double[] sorted = noiseSamples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            int n = sorted.length;
+            noise = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        }
+    }
+
+    private double increaseThreshold() {
+        return Double.isNaN(noise) ? KEEP_INCREASE : Math.max(KEEP_INCREASE, 2.5 * noise);
+    }
+
+    private double decreaseThreshold() {
+        // Capped: on a very noisy measurement a real loss could hide in the noise; no step keeps one above 15%.
+        return Double.isNaN(noise) ? KEEP_DECREASE : Math.min(MAX_KEPT_LOSS, Math.max(KEEP_DECREASE, 1.25 * noise));
     }
 
     /** Whether no probe is running and none has been for {@code windows} windows. */
@@ -125,7 +168,8 @@ public final class Autotune implements AutoCloseable {
 
     /** What happened between two samples. */
     private record Window(double seconds, double throughput, double consumerWaitShare, double cores,
-                          Map<String, Double> busy, Map<String, Double> taskMillis, Map<String, Integer> concurrency) { }
+                          Map<String, Double> busy, Map<String, Double> taskMillis, Map<String, Integer> concurrency,
+                          Map<String, Double> queueEmpty, double sinkFullShare) { }
 
     private static Window between(Sample a, Sample b) {
         double dt = Math.max(1e-6, (b.nanos - a.nanos) / 1e9);
@@ -152,7 +196,7 @@ public final class Autotune implements AutoCloseable {
         }
         double cores = a.cpuNanos < 0 || b.cpuNanos < 0 ? Double.NaN : (b.cpuNanos - a.cpuNanos) / 1e9 / dt;
         return new Window(dt, (b.delivered - a.delivered) / dt, (b.consumerWaitMillis - a.consumerWaitMillis) / 1000 / dt,
-                cores, busy, task, conc);
+                cores, busy, task, conc, Map.of(), 0);
     }
 
     private static long processCpuNanos() {
@@ -178,20 +222,34 @@ public final class Autotune implements AutoCloseable {
 
     /** Throughput ticks per window: the measurement is their median, so that one stall does not decide. */
     private static final int TICKS_PER_WINDOW = 5;
+    /** Items per tick below which a tick's rate is mostly rounding: then the span's rate is the measurement. */
+    private static final double MIN_ITEMS_PER_TICK = 5;
+    /**
+     * A measurement waiting for {@link AutotuneBudget#minItems()} stops at this many times its windows (a loader
+     * at one batch a second, with the defaults: 20 s, not the minute 20 items would take at worst).
+     */
+    private static final int MAX_STRETCH = 20;
 
     /**
-     * Measures over the next {@code probeWindows} windows; null when closed. The throughput is the median
-     * of the rates in {@link #TICKS_PER_WINDOW} ticks per window (robust on a loaded machine); the stage
-     * signals come from the span as a whole.
+     * Measures over the next {@code probeWindows} windows, longer (up to {@link #MAX_STRETCH} times) until
+     * {@link AutotuneBudget#minItems()} items were delivered; null when closed. The throughput is the median of
+     * the tick rates ({@link #TICKS_PER_WINDOW} ticks per window) when ticks see enough items to be rates,
+     * else the span's rate; the stage signals come from the span as a whole, and each stage's input queue is
+     * looked at every tick (the share of ticks it was empty).
      */
     private Window measure() {
         Sample a = Sample.take(pipeline.stats());
-        int ticks = budget.probeWindows() * TICKS_PER_WINDOW;
         long tickNanos = budget.window().toNanos() / TICKS_PER_WINDOW;
-        double[] rates = new double[ticks];
+        int minTicks = budget.probeWindows() * TICKS_PER_WINDOW;
+        int maxTicks = minTicks * MAX_STRETCH;
+        List<Double> rates = new ArrayList<>();
+        Map<String, Integer> emptyTicks = new HashMap<>();
+        int sinkFullTicks = 0;
         long lastDelivered = a.delivered();
         long lastNanos = a.nanos();
-        for (int i = 0; i < ticks; i++) {
+        int ticks = 0;
+        while (ticks < minTicks || (lastDelivered - a.delivered() < budget.minItems() && ticks < maxTicks
+                && !pipeline.endOfStream())) {
             long until = lastNanos + tickNanos;
             while (!closed && System.nanoTime() < until) {
                 LockSupport.parkNanos(until - System.nanoTime());
@@ -200,19 +258,36 @@ public final class Autotune implements AutoCloseable {
                 return null;
             }
             long now = System.nanoTime();
-            long delivered = pipeline.stats().sink().delivered();
-            rates[i] = (delivered - lastDelivered) / ((now - lastNanos) / 1e9);
+            PipelineStats stats = pipeline.stats();
+            long delivered = stats.sink().delivered();
+            rates.add((delivered - lastDelivered) / ((now - lastNanos) / 1e9));
+            for (StageStats st : stats.stages()) {
+                if (st.inputQueue().capacity() > 0 && st.inputQueue().size() == 0) {
+                    emptyTicks.merge(st.name(), 1, Integer::sum);
+                }
+            }
+            if (stats.sink().size() >= stats.sink().capacity()) {
+                sinkFullTicks++;
+            }
             lastDelivered = delivered;
             lastNanos = now;
+            ticks++;
         }
-        windowIndex += budget.probeWindows();
+        windowIndex += (ticks + TICKS_PER_WINDOW - 1) / TICKS_PER_WINDOW;
         Sample b = Sample.take(pipeline.stats());
         Window span = between(a, b);
-        double[] sorted = rates.clone();
-        java.util.Arrays.sort(sorted);
-        double median = ticks % 2 == 1 ? sorted[ticks / 2] : (sorted[ticks / 2 - 1] + sorted[ticks / 2]) / 2;
-        Window w = new Window(span.seconds(), median, span.consumerWaitShare(), span.cores(), span.busy(), span.taskMillis(),
-                span.concurrency());
+        double throughput = span.throughput();
+        if ((double) (b.delivered() - a.delivered()) / ticks >= MIN_ITEMS_PER_TICK) {
+            double[] sorted = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            int n = sorted.length;
+            throughput = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        }
+        Map<String, Double> queueEmpty = new HashMap<>();
+        for (String stage : span.concurrency().keySet()) {
+            queueEmpty.put(stage, emptyTicks.getOrDefault(stage, 0) / (double) ticks);
+        }
+        Window w = new Window(span.seconds(), throughput, Math.min(1, span.consumerWaitShare()), span.cores(), span.busy(),
+                span.taskMillis(), span.concurrency(), queueEmpty, sinkFullTicks / (double) ticks);
         for (Map.Entry<String, Double> t : w.taskMillis().entrySet()) {
             if (w.busy().getOrDefault(t.getKey(), 0.0) > 0.5) {
                 taskMillisAt.computeIfAbsent(t.getKey(), k -> new HashMap<>()).put(w.concurrency().get(t.getKey()), t.getValue());
@@ -221,37 +296,73 @@ public final class Autotune implements AutoCloseable {
         return w;
     }
 
+    /** Waits out the start: two windows, and the first item delivered (a loader's first batch comes slowly). */
+    private boolean warmUp() {
+        if (!pause(2)) {
+            return false;
+        }
+        while (!closed && !pipeline.endOfStream() && pipeline.stats().sink().delivered() == 0) {
+            if (!pause(1)) {
+                return false;
+            }
+        }
+        return !closed;
+    }
+
     // ---- the loop ----
 
-    private record Probe(String stage, String knob, int from, int to, String reason) {
+    /**
+     * One change to try: a knob of a stage from a value to another, and why; with a {@code partner}, a second
+     * stage's change made and judged together with it (two stages saturated at once: neither helps alone).
+     */
+    private record Probe(String stage, String knob, int from, int to, String reason, Probe partner) {
+        Probe(String stage, String knob, int from, int to, String reason) {
+            this(stage, knob, from, to, reason, null);
+        }
+
         boolean increase() {
             return to > from;
         }
 
         String key() {
-            return stage + "/" + knob + "/" + (increase() ? "+" : "-");
+            return stage + "/" + knob + "/" + (increase() ? "+" : "-") + (partner == null ? "" : "&" + partner.key());
         }
 
         String reverseKey() {
-            return stage + "/" + knob + "/" + (increase() ? "-" : "+");
+            return stage + "/" + knob + "/" + (increase() ? "-" : "+")
+                    + (partner == null ? "" : "&" + partner.reverseKey());
+        }
+
+        /** The way back: the partner's step undone first, then this one's. */
+        Probe back(String why) {
+            Probe mine = new Probe(stage, knob, to, from, why, null);
+            return partner == null ? mine : new Probe(partner.stage, partner.knob, partner.to, partner.from, why, mine);
         }
     }
 
     private void loop() {
         try {
-            if (!pause(1)) {
-                return;   // warm-up window
+            if (!warmUp()) {
+                return;
             }
-            Window base = measure();
+            // Three measurements of the start: their differences are the first noise estimate (two, so that one
+            // start-up stall does not set it alone), their mean the first baseline.
+            Window first = measure();
+            Window second = first == null ? null : measure();
+            Window base = second == null ? null : measure();
             if (base == null) {
                 return;
             }
-            baseline = base.throughput();
+            observeNoise(first.throughput(), second.throughput());
+            observeNoise(second.throughput(), base.throughput());
+            baseline = (first.throughput() + second.throughput() + base.throughput()) / 3;
             int quietLow = 0;
             while (!closed && !pipeline.endOfStream()) {
                 Probe correction = budgetCorrection(base);
                 if (correction != null) {
-                    apply(correction);
+                    if (!apply(correction, "budget")) {
+                        continue;
+                    }
                     record(correction, "budget", baseline, 0);
                     if (!pause(1)) {
                         return;
@@ -277,11 +388,12 @@ public final class Autotune implements AutoCloseable {
                         taskMillisAt.clear();
                         quietLow = 0;
                     }
+                    observeNoise(base.throughput(), now.throughput());   // nothing changed since 'base'
                     baseline = 0.5 * baseline + 0.5 * now.throughput();
                     base = now;
                     continue;
                 }
-                if (!apply(probe)) {
+                if (!apply(probe, "probe")) {
                     continue;
                 }
                 inFlight = probe;
@@ -295,7 +407,9 @@ public final class Autotune implements AutoCloseable {
                     return;
                 }
                 double m = after.throughput();
-                boolean keep = probe.increase() ? m > baseline * (1 + KEEP_INCREASE) : m >= baseline * (1 - KEEP_DECREASE);
+                double increaseBy = increaseThreshold();
+                double decreaseBy = decreaseThreshold();
+                boolean keep = probe.increase() ? m > baseline * (1 + increaseBy) : m >= baseline * (1 - decreaseBy);
                 inFlight = null;
                 if (keep) {
                     streak = probe.key().equals(streakKey) ? streak + 1 : 1;
@@ -307,9 +421,11 @@ public final class Autotune implements AutoCloseable {
                     coolUntil.put(probe.reverseKey(), windowIndex + BASE_COOLDOWN_WINDOWS);   // no immediate undo
                 } else {
                     streak = 0;
-                    Probe back = new Probe(probe.stage(), probe.knob(), probe.to(), probe.from(), "step back: "
-                            + String.format(Locale.ROOT, "%.0f/s after vs %.0f/s before", m, baseline));
-                    apply(back);
+                    Probe back = probe.back("step back: " + String.format(Locale.ROOT, probe.increase()
+                                    ? "%.1f/s after vs %.1f/s before (needed +%.0f%%)"
+                                    : "%.1f/s after vs %.1f/s before (allowed -%.0f%%)", m, baseline,
+                            100 * (probe.increase() ? increaseBy : decreaseBy)));
+                    apply(back, "reverted");
                     record(back, "reverted", baseline, m);
                     int failures = failedProbes.merge(probe.key(), 1, Integer::sum);
                     coolUntil.put(probe.key(), windowIndex + Math.min(MAX_COOLDOWN_WINDOWS,
@@ -317,6 +433,14 @@ public final class Autotune implements AutoCloseable {
                     if (!pause(1)) {
                         return;
                     }
+                    // Back where 'base' was measured: measure again, for the noise and a fresh baseline.
+                    Window again = measure();
+                    if (again == null) {
+                        return;
+                    }
+                    observeNoise(base.throughput(), again.throughput());
+                    baseline = (base.throughput() + again.throughput()) / 2;
+                    base = again;
                 }
                 probing = false;
             }
@@ -326,9 +450,8 @@ public final class Autotune implements AutoCloseable {
             Probe unfinished = inFlight;
             if (unfinished != null) {   // closed mid-probe: leave the pipeline as the last kept state had it
                 try {
-                    Probe back = new Probe(unfinished.stage(), unfinished.knob(), unfinished.to(), unfinished.from(),
-                            "step back: stopped before the probe was measured");
-                    if (apply(back)) {
+                    Probe back = unfinished.back("step back: stopped before the probe was measured");
+                    if (apply(back, "reverted")) {
                         record(back, "reverted", baseline, 0);
                     }
                 } catch (IllegalStateException closedPipeline) {
@@ -343,44 +466,61 @@ public final class Autotune implements AutoCloseable {
         return coolUntil.getOrDefault(key, -1L) > windowIndex;
     }
 
-    private boolean apply(Probe p) {
+    /**
+     * Makes the change (and its partner's); {@code outcome} (probe, reverted, budget) and the reason go to the
+     * stats and the trace. False when the pipeline refuses it (then the stage's knob is left alone from now on).
+     */
+    private boolean apply(Probe p, String outcome) {
+        if (!applyOne(p, outcome)) {
+            return false;
+        }
+        if (p.partner() != null && !applyOne(p.partner(), outcome)) {
+            applyOne(new Probe(p.stage(), p.knob(), p.to(), p.from(), "step back: " + p.partner().stage() + " cannot change"),
+                    "reverted");
+            return false;
+        }
+        return true;
+    }
+
+    private boolean applyOne(Probe p, String outcome) {
+        String reason = "autotune " + outcome + ": " + p.reason();
         try {
             if (p.stage().equals("sink")) {
-                pipeline.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(p.to()));
+                pipeline.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(p.to()), reason);
             } else if (p.knob().equals("concurrency")) {
-                pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withConcurrency(p.to()));
+                pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withConcurrency(p.to()), reason);
             } else {
-                pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withQueueCapacity(p.to()));
+                pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withQueueCapacity(p.to()), reason);
             }
             lastChangeNanos = System.nanoTime();
             return true;
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            fixed.add(p.stage());
+            fixed.add(p.stage() + "/" + p.knob());   // a batch stage's workers, a stage in another process
             return false;
         }
     }
 
     private void record(Probe p, String outcome, double before, double after) {
-        changes.add(new AutotuneChange(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), p.stage(), p.knob(),
-                p.from(), p.to(), p.reason(), outcome, Math.round(before * 10) / 10.0, Math.round(after * 10) / 10.0));
-    }
-
-    /** Estimated bytes the stages' items may hold with {@code config}. */
-    long ramBytes(PipelineConfig config) {
-        long total = 0;
-        for (Map.Entry<String, StageConfig> s : config.stages().entrySet()) {
-            long per = budget.bytesPerItem().getOrDefault(s.getKey(), 0L);
-            StageConfig c = s.getValue();
-            total += per * ((c.concurrency() == null ? 1 : c.concurrency()) + (c.queueCapacity() == null ? 0 : c.queueCapacity()));
+        long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+        for (Probe q = p; q != null; q = q.partner()) {
+            changes.add(new AutotuneChange(at, q.stage(), q.knob(), q.from(), q.to(), q.reason(), outcome,
+                    Math.round(before * 10) / 10.0, Math.round(after * 10) / 10.0));
         }
-        return total + budget.bytesPerItem().getOrDefault("sink", 0L) * (config.sinkCapacity() == null ? 0 : config.sinkCapacity());
     }
 
     private boolean fitsRam(PipelineConfig config) {
-        return budget.ramBytes() == Long.MAX_VALUE || ramBytes(config) <= budget.ramBytes();
+        return budget.fitsRam(config);
     }
 
-    /** A step that brings the pipeline back within its CPU or RAM budget, or null. */
+    private boolean canChange(String stage, String knob) {
+        return !fixed.contains(stage + "/" + knob);
+    }
+
+    /**
+     * A step that brings the pipeline back within its CPU or RAM budget, or null. Over RAM, the queue whose
+     * items hold the most bytes is halved first (queued items wait; workers work); otherwise, and over CPU,
+     * the stage with the most idle workers gives one up.
+     */
     private Probe budgetCorrection(Window w) {
         PipelineConfig config = pipeline.config();
         boolean overCpu = !Double.isNaN(w.cores()) && w.cores() > budget.cores() * 1.05;
@@ -388,11 +528,33 @@ public final class Autotune implements AutoCloseable {
         if (!overCpu && !overRam) {
             return null;
         }
-        // The stage with the most idle workers gives one up.
+        String ramReason = String.format(Locale.ROOT, "over the RAM budget (%d of %d bytes)", budget.ramBytes(config),
+                budget.ramBytes());
+        if (overRam && !overCpu) {
+            String queue = null;
+            long most = 0;
+            for (Map.Entry<String, StageConfig> s : config.stages().entrySet()) {
+                Integer q = s.getValue().queueCapacity();
+                long bytes = q == null ? 0 : q * budget.bytesPerItem().getOrDefault(s.getKey(), 0L);
+                if (q != null && q > 1 && bytes > most && canChange(s.getKey(), "queueCapacity")
+                        && w.concurrency().containsKey(s.getKey())) {
+                    most = bytes;
+                    queue = s.getKey();
+                }
+            }
+            Integer sink = config.sinkCapacity();
+            if (sink != null && sink > 1 && sink * budget.bytesPerItem().getOrDefault("sink", 0L) > most) {
+                return new Probe("sink", "queueCapacity", sink, sink / 2, ramReason);
+            }
+            if (queue != null) {
+                int q = config.stage(queue).queueCapacity();
+                return new Probe(queue, "queueCapacity", q, Math.max(1, q / 2), ramReason);
+            }
+        }
         String victim = null;
         double mostIdle = -1;
         for (Map.Entry<String, Integer> c : w.concurrency().entrySet()) {
-            if (c.getValue() > 1 && !fixed.contains(c.getKey())) {
+            if (c.getValue() > 1 && canChange(c.getKey(), "concurrency")) {
                 double idleWorkers = c.getValue() * (1 - w.busy().getOrDefault(c.getKey(), 0.0));
                 if (idleWorkers > mostIdle) {
                     mostIdle = idleWorkers;
@@ -406,7 +568,7 @@ public final class Autotune implements AutoCloseable {
         int c = config.stage(victim).concurrency();
         return new Probe(victim, "concurrency", c, c - 1, overCpu
                 ? String.format(Locale.ROOT, "over the CPU budget (%.2f of %.2f cores)", w.cores(), budget.cores())
-                : String.format(Locale.ROOT, "over the RAM budget (%d of %d bytes)", ramBytes(config), budget.ramBytes()));
+                : ramReason);
     }
 
     /** The next probe, from the window's signals, or null to sit still. */
@@ -421,42 +583,75 @@ public final class Autotune implements AutoCloseable {
             }
         }
         List<Probe> options = new ArrayList<>();
-        if (bottleneck != null && most >= 0.7 && !fixed.contains(bottleneck)) {
+        if (bottleneck != null && most >= 0.7) {
             int c = w.concurrency().get(bottleneck);
-            Double now = w.taskMillis().get(bottleneck);
-            Double fewer = taskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
-            boolean contention = now != null && fewer != null && c > 1 && now / fewer >= (double) c / (c - 1) * 0.95;
-            if (contention) {
-                options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
-                        "contention: %s's task time rose from %.1f ms at %d workers to %.1f ms at %d", bottleneck, fewer, c - 1, now, c)));
-            }
-            double cpuPerWorker = Double.isNaN(w.cores()) ? 0 : w.cores() / Math.max(1, busyWorkers(w));
-            boolean cpuRoom = Double.isNaN(w.cores()) || w.cores() + cpuPerWorker <= budget.cores();
-            // Two kept steps up in a row: the next one is two workers.
-            int step = (bottleneck + "/concurrency/+").equals(streakKey) && streak >= 2 ? 2 : 1;
-            for (int up = Math.min(step, budget.maxConcurrency() - c); up >= 1; up--) {
-                if (cpuRoom && fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + up)))) {
-                    options.add(new Probe(bottleneck, "concurrency", c, c + up, String.format(Locale.ROOT,
-                            "%s is saturated (busy %.0f%% of %d workers)", bottleneck, most * 100, c)));
-                    break;
+            // A bottleneck that keeps finding its input queue empty, while not busy all the time, is fed in
+            // bursts: a deeper queue lets the stage before it run ahead.
+            double empty = w.queueEmpty().getOrDefault(bottleneck, 0.0);
+            int q = config.stage(bottleneck).queueCapacity();
+            Probe deeper = null;
+            if (empty >= 0.5 && most < 0.95 && q < budget.maxQueueCapacity() && canChange(bottleneck, "queueCapacity")) {
+                int bigger = Math.min(budget.maxQueueCapacity(), 2 * q);
+                if (fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withQueueCapacity(bigger)))) {
+                    deeper = new Probe(bottleneck, "queueCapacity", q, bigger, String.format(Locale.ROOT,
+                            "%s is busy %.0f%% of %d workers and its input queue was empty at %.0f%% of looks: fed in bursts,"
+                                    + " a deeper queue", bottleneck, most * 100, c, empty * 100));
                 }
             }
-            if (c > 1) {
-                options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
-                        "%s is saturated and more workers do not pay: fewer may contend less", bottleneck)));
+            if (deeper != null && most < 0.9) {
+                options.add(deeper);
+            }
+            if (canChange(bottleneck, "concurrency")) {
+                Double now = w.taskMillis().get(bottleneck);
+                Double fewer = taskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
+                boolean contention = now != null && fewer != null && c > 1 && now / fewer >= (double) c / (c - 1) * 0.95;
+                if (contention) {
+                    options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
+                            "contention: %s's task time rose from %.1f ms at %d workers to %.1f ms at %d", bottleneck, fewer,
+                            c - 1, now, c)));
+                }
+                double cpuPerWorker = Double.isNaN(w.cores()) ? 0 : w.cores() / Math.max(1, busyWorkers(w));
+                boolean cpuRoom = Double.isNaN(w.cores()) || w.cores() + cpuPerWorker <= budget.cores();
+                // Two kept steps up in a row: the next one is two workers.
+                int step = (bottleneck + "/concurrency/+").equals(streakKey) && streak >= 2 ? 2 : 1;
+                for (int up = Math.min(step, budget.maxConcurrency() - c); up >= 1; up--) {
+                    if (cpuRoom && fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + up)))) {
+                        options.add(new Probe(bottleneck, "concurrency", c, c + up, String.format(Locale.ROOT,
+                                "%s is saturated (busy %.0f%% of %d workers)", bottleneck, most * 100, c)));
+                        break;
+                    }
+                }
+                // Another stage saturated as well: one worker more for one of them only moves the limit to the
+                // other, so (once the single step has cooled off as not paying) both together.
+                Probe both = bothSaturated(w, config, bottleneck, most, cpuPerWorker);
+                if (both != null) {
+                    options.add(both);
+                }
+                if (c > 1) {
+                    options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
+                            "%s is saturated and more workers do not pay: fewer may contend less", bottleneck)));
+                }
+            }
+            if (deeper != null && most >= 0.9) {
+                options.add(deeper);
             }
         }
-        if (w.consumerWaitShare() > 0.1 && config.sinkCapacity() != null && config.sinkCapacity() < budget.maxQueueCapacity()) {
+        // The consumer waits although the sink was full at times: delivery comes in bursts, and a larger sink
+        // carries the consumer across the gaps. (A consumer that waits on an always-empty sink waits for a slow
+        // pipeline; a larger sink cannot help it.)
+        if (w.consumerWaitShare() > 0.1 && w.sinkFullShare() >= 0.2 && config.sinkCapacity() != null
+                && config.sinkCapacity() < budget.maxQueueCapacity()) {
             int s = config.sinkCapacity();
             int bigger = Math.min(budget.maxQueueCapacity(), s * 2);
             if (fitsRam(config.withSinkCapacity(bigger))) {
                 options.add(new Probe("sink", "queueCapacity", s, bigger, String.format(Locale.ROOT,
-                        "the consumer waits %.0f%% of the time", w.consumerWaitShare() * 100)));
+                        "the consumer waits %.0f%% of the time, yet the sink was full at %.0f%% of looks: bursts",
+                        w.consumerWaitShare() * 100, w.sinkFullShare() * 100)));
             }
         }
         for (Map.Entry<String, Integer> c : w.concurrency().entrySet()) {
             double busy = w.busy().getOrDefault(c.getKey(), 0.0);
-            if (c.getValue() > 1 && busy < 0.3 && !c.getKey().equals(bottleneck) && !fixed.contains(c.getKey())) {
+            if (c.getValue() > 1 && busy < 0.3 && !c.getKey().equals(bottleneck) && canChange(c.getKey(), "concurrency")) {
                 options.add(new Probe(c.getKey(), "concurrency", c.getValue(), c.getValue() - 1, String.format(Locale.ROOT,
                         "%s is busy %.0f%% of %d workers: one fewer", c.getKey(), busy * 100, c.getValue())));
             }
@@ -467,6 +662,34 @@ public final class Autotune implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** One worker more for the bottleneck and for the next most saturated stage (busy 90%+), or null. */
+    private Probe bothSaturated(Window w, PipelineConfig config, String bottleneck, double busy, double cpuPerWorker) {
+        String second = null;
+        double secondBusy = 0.9;
+        for (Map.Entry<String, Double> b : w.busy().entrySet()) {
+            String stage = b.getKey();
+            if (!stage.equals(bottleneck) && b.getValue() >= secondBusy && canChange(stage, "concurrency")
+                    && w.concurrency().get(stage) < budget.maxConcurrency()) {
+                second = stage;
+                secondBusy = b.getValue();
+            }
+        }
+        int c = w.concurrency().get(bottleneck);
+        if (second == null || c >= budget.maxConcurrency()) {
+            return null;
+        }
+        int c2 = w.concurrency().get(second);
+        boolean cpuRoom = Double.isNaN(w.cores()) || w.cores() + 2 * cpuPerWorker <= budget.cores();
+        PipelineConfig more = config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + 1))
+                .withStage(second, config.stage(second).withConcurrency(c2 + 1));
+        if (!cpuRoom || !fitsRam(more)) {
+            return null;
+        }
+        String why = String.format(Locale.ROOT, "%s (busy %.0f%% of %d workers) and %s (busy %.0f%% of %d) are both"
+                + " saturated: one worker more for each", bottleneck, busy * 100, c, second, secondBusy * 100, c2);
+        return new Probe(bottleneck, "concurrency", c, c + 1, why, new Probe(second, "concurrency", c2, c2 + 1, why));
     }
 
     private static double busyWorkers(Window w) {

@@ -18,7 +18,10 @@ public record AutotuneChange(long atMillis, String stage, String knob, int from,
                              double before, double after) {
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT, "%6.1fs %-8s %s.%s %d→%d (%s; %.0f→%.0f/s)", atMillis / 1000.0, outcome,
-                stage, knob, from, to, reason, before, after);
+        String rates = outcome.equals("kept") || outcome.equals("reverted") && after > 0
+                ? String.format(java.util.Locale.ROOT, "%.1f→%.1f/s", before, after)
+                : String.format(java.util.Locale.ROOT, "at %.1f/s", before);
+        return String.format(java.util.Locale.ROOT, "%6.1fs %-8s %s.%s %d→%d (%s; %s)", atMillis / 1000.0, outcome,
+                stage, knob, from, to, reason, rates);
     }
 }

@@ -11,7 +11,9 @@ import java.util.Map;
  * @param trial       trial number, from 0
  * @param parent      the trial whose config this one changed (-1 for the first)
  * @param phase       {@code start} (the start config), {@code repeat} (the start config again, for noise),
- *                    {@code hypothesis} (a change read from the stats) or {@code sweep} (coordinate sweep)
+ *                    {@code hypothesis} (a change read from the stats), {@code sweep} (coordinate sweep),
+ *                    {@code reference} (the best config again: its score now, and the noise) or {@code confirm}
+ *                    (a candidate again, side by side with a reference run)
  * @param change      the change from the parent, e.g. {@code decode.concurrency 3→4}
  * @param hypothesis  why, in words
  * @param point       the value of every knob
@@ -20,7 +22,7 @@ import java.util.Map;
  * @param metrics     what it measured (null unless ok)
  * @param kept        whether it became the new best (improved on it by more than the noise)
  * @param bestSoFar   the best throughput after this trial
- * @param threshold   the gain it needed to be kept (samples/s)
+ * @param threshold   the gain it needed to be kept (samples/s over the best config's score)
  * @param startedSeconds  seconds since the search started (across resumes: since its first start)
  * @param durationSeconds how long the trial took
  * @param config      the config it ran (a PipelineConfig as JSON)

@@ -19,6 +19,8 @@ import java.util.List;
  * @param sinkMeanFill     mean fill of the sink buffer, 0..1
  * @param stages           per stage (source first)
  * @param cpuCores         CPU the trial used, in cores (CPU time / wall time; NaN when unknown)
+ * @param otherCores       CPU the rest of the machine used meanwhile, in cores (null when unknown): a trial that
+ *                         shared a loaded machine says so
  * @param effectiveConfig  the config the trial ran with, every field set (null when unknown)
  */
 public record TrialMetrics(
@@ -30,6 +32,7 @@ public record TrialMetrics(
         @JsonProperty("sink_mean_fill") double sinkMeanFill,
         @JsonProperty("stages") List<Stage> stages,
         @JsonProperty("cpu_cores") Double cpuCores,
+        @JsonProperty("other_cores") Double otherCores,
         @JsonIgnore PipelineConfig effectiveConfig) {
 
     /**
@@ -72,10 +75,16 @@ public record TrialMetrics(
 
     /** Metrics from a throughput and a stats snapshot of the trial's pipeline. */
     public static TrialMetrics of(double samplesPerSecond, PipelineStats stats, double cpuCores, PipelineConfig effectiveConfig) {
+        return of(samplesPerSecond, stats, cpuCores, Double.NaN, effectiveConfig);
+    }
+
+    /** {@link #of(double, PipelineStats, double, PipelineConfig)}, with the CPU the rest of the machine used meanwhile. */
+    public static TrialMetrics of(double samplesPerSecond, PipelineStats stats, double cpuCores, double otherCores,
+                                  PipelineConfig effectiveConfig) {
         return new TrialMetrics(samplesPerSecond, stats.verdict().bottleneck(), stats.verdict().state(),
                 stats.verdict().line(), round(stats.sink().dataReadiness()), round(stats.sink().meanFill()),
                 stats.stages().stream().map(Stage::of).toList(), Double.isNaN(cpuCores) ? null : round(cpuCores),
-                effectiveConfig);
+                Double.isNaN(otherCores) ? null : round(otherCores), effectiveConfig);
     }
 
     /** CPU used in cores, NaN when unknown. */
@@ -85,7 +94,7 @@ public record TrialMetrics(
 
     /** A failed or stats-less trial: only a throughput. */
     public static TrialMetrics throughputOnly(double samplesPerSecond) {
-        return new TrialMetrics(samplesPerSecond, "", "", "", 0, 0, List.of(), null, null);
+        return new TrialMetrics(samplesPerSecond, "", "", "", 0, 0, List.of(), null, null, null);
     }
 
     /** The named stage, or null. */

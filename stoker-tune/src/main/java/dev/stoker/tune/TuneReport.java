@@ -26,18 +26,18 @@ public final class TuneReport {
 
     /**
      * @param ceiling    the headspace ceiling in samples/s, or null
-     * @param defaultRun throughput of the default config, or null
+     * @param sideBySide the start, default and best configs measured side by side after the search, or null
      * @param chartJs    Chart.js (UMD build) source, inlined
      */
-    public static void write(Path file, TuneResult result, Double ceiling, Double defaultRun, String chartJs) {
+    public static void write(Path file, TuneResult result, Double ceiling, SideBySide sideBySide, String chartJs) {
         try {
-            Files.writeString(file, html(result, ceiling, defaultRun, chartJs));
+            Files.writeString(file, html(result, ceiling, sideBySide, chartJs));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 
-    public static String html(TuneResult r, Double ceiling, Double defaultRun, String chartJs) {
+    public static String html(TuneResult r, Double ceiling, SideBySide sideBySide, String chartJs) {
         ObjectNode data = Tuner.JSON.createObjectNode();
         ArrayNode trials = data.putArray("trials");
         for (Experiment e : r.experiments()) {
@@ -68,17 +68,21 @@ public final class TuneReport {
                 .append("\n</script>\n</head><body>\n");
         Experiment best = r.best();
         h.append("<h1>stoker tune</h1>\n<p>");
-        h.append(String.format(Locale.ROOT, "Best: <b>%s samples/s</b> (trial %d), start config %s samples/s (mean of its runs, "
-                        + "noise σ %s): <b>%.2fx</b>.", Tuner.rate(best.samplesPerSecond()), best.trial(), Tuner.rate(r.startMean()),
-                Double.isNaN(r.noise()) ? "unknown" : Tuner.rate(r.noise()), r.speedup()));
-        if (defaultRun != null) {
-            h.append(String.format(Locale.ROOT, " Default config: %s samples/s.", Tuner.rate(defaultRun)));
+        h.append(String.format(Locale.ROOT, "Best: <b>%s samples/s</b> (trial %d; mean of its runs), start config %s samples/s"
+                        + " (mean of its runs; noise of one run σ %s): <b>%.2fx</b>.", Tuner.rate(r.bestMean()), best.trial(),
+                Tuner.rate(r.startMean()), Double.isNaN(r.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", r.noise() * 100),
+                r.speedup()));
+        if (sideBySide != null) {
+            h.append(" Measured side by side after the search: see below.");
         }
         if (ceiling != null) {
             h.append(String.format(Locale.ROOT, " Headspace ceiling: %s samples/s.", Tuner.rate(ceiling)));
         }
         h.append(" ").append(r.experiments().size()).append(" trials; stopped: ").append(esc(r.stopReason())).append(".</p>\n");
         h.append("<h2>Progress</h2>\n<canvas id=\"chart\"></canvas>\n");
+        if (sideBySide != null) {
+            h.append(sideBySideTable(sideBySide));
+        }
         h.append("<h2>Hypothesis tree</h2>\n<p class=\"muted\">Each trial under the trial it changed; green: kept "
                 + "(the path to the best is bold), grey: tried and backed off, red: failed.</p>\n").append(tree(r));
         h.append("<h2>Kept improvements</h2>\n<table><tr><th>trial</th><th>change</th><th>samples/s</th><th>gain</th><th>hypothesis</th></tr>\n");
@@ -99,14 +103,17 @@ public final class TuneReport {
         if (!r.bestOptions().isEmpty()) {
             h.append("<p>Options: ").append(esc(r.bestOptions().toString())).append("</p>\n");
         }
-        h.append("<h2>Every trial</h2>\n<table><tr><th>trial</th><th>parent</th><th>phase</th><th>change</th><th>samples/s</th>"
-                + "<th>status</th><th>bottleneck</th><th>hypothesis</th></tr>\n");
+        h.append("<h2>Every trial</h2>\n<p class=\"muted\">cpu: cores the trial used; others: cores the rest of the machine used"
+                + " meanwhile (a trial that shared a loaded machine).</p>\n<table><tr><th>trial</th><th>parent</th><th>phase</th>"
+                + "<th>change</th><th>samples/s</th><th>cpu</th><th>others</th><th>status</th><th>bottleneck</th><th>hypothesis</th></tr>\n");
         for (Experiment e : r.experiments()) {
             String cls = e.kept() ? "kept" : e.ok() ? "" : "failed";
             h.append("<tr class=\"").append(cls).append("\"><td class=n>").append(e.trial()).append("</td><td class=n>")
                     .append(e.parent() < 0 ? "" : e.parent()).append("</td><td>").append(e.phase()).append("</td><td>")
                     .append(esc(e.change() == null ? "" : e.change())).append("</td><td class=n>")
-                    .append(e.ok() ? Tuner.rate(e.samplesPerSecond()) : "-").append("</td><td>").append(e.status())
+                    .append(e.ok() ? Tuner.rate(e.samplesPerSecond()) : "-").append("</td><td class=n>")
+                    .append(cores(e.metrics() == null ? null : e.metrics().cpuCores())).append("</td><td class=n>")
+                    .append(cores(e.metrics() == null ? null : e.metrics().otherCores())).append("</td><td>").append(e.status())
                     .append(e.message() == null ? "" : ": " + esc(e.message())).append("</td><td>")
                     .append(e.metrics() == null ? "" : esc(e.metrics().verdict())).append("</td><td>")
                     .append(esc(e.hypothesis())).append("</td></tr>\n");
@@ -185,6 +192,41 @@ public final class TuneReport {
                     bestPath.contains(e.trial()) ? " font-weight=\"bold\"" : "", esc(e.hypothesis()), esc(label)));
         }
         return s.append("</svg>\n").toString();
+    }
+
+    private static String cores(Double c) {
+        return c == null ? "" : String.format(Locale.ROOT, "%.2f", c);
+    }
+
+    /** The side-by-side runs: each config's runs, mean and spread, and its ratio to the start and the default. */
+    static String sideBySideTable(SideBySide s) {
+        StringBuilder h = new StringBuilder("<h2>Side by side</h2>\n<p class=\"muted\">Each config ran once per round, the"
+                + " order rotating from round to round; ratios are taken round by round (geometric mean, and the range over"
+                + " the rounds).</p>\n<table><tr><th>config</th><th>samples/s per round</th><th>mean</th><th>σ</th>");
+        boolean hasStart = s.entries().stream().anyMatch(e -> e.name().equals("start"));
+        boolean hasDefault = s.entries().stream().anyMatch(e -> e.name().equals("default"));
+        if (hasStart) {
+            h.append("<th>vs start</th>");
+        }
+        if (hasDefault) {
+            h.append("<th>vs default</th>");
+        }
+        h.append("</tr>\n");
+        for (SideBySide.Entry e : s.entries()) {
+            h.append("<tr><td>").append(esc(e.name())).append("</td><td>").append(e.samplesPerSecond().stream()
+                            .map(x -> x.isNaN() ? "failed" : Tuner.rate(x)).collect(java.util.stream.Collectors.joining(", ")))
+                    .append("</td><td class=n>").append(Double.isNaN(e.mean()) ? "-" : Tuner.rate(e.mean()))
+                    .append("</td><td class=n>").append(Double.isNaN(e.relativeSd()) ? "-"
+                            : String.format(Locale.ROOT, "%.1f%%", e.relativeSd() * 100)).append("</td>");
+            if (hasStart) {
+                h.append("<td>").append(e.name().equals("start") ? "" : esc(s.ratio(e.name(), "start").toString())).append("</td>");
+            }
+            if (hasDefault) {
+                h.append("<td>").append(e.name().equals("default") ? "" : esc(s.ratio(e.name(), "default").toString())).append("</td>");
+            }
+            h.append("</tr>\n");
+        }
+        return h.append("</table>\n").toString();
     }
 
     private static String esc(String s) {

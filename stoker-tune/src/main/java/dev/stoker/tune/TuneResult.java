@@ -12,15 +12,19 @@ import java.util.Map;
  * @param bestOptions   its {@code option.*} knobs
  * @param start         the first trial (the start config)
  * @param startMean     mean throughput of the start config over its repeats
- * @param noise         standard deviation of those repeats (samples/s; NaN with fewer than 2)
+ * @param bestMean      mean throughput of the best config over its runs (it may have run several times: a
+ *                      confirmation, references)
+ * @param noise         the relative noise of one run: the pooled standard deviation of log throughput over the
+ *                      configs that ran more than once (0.05: about 5%; NaN when none did)
  * @param experiments   every trial, in order
  * @param stopReason    why the search stopped, in words
  */
 public record TuneResult(Experiment best, PipelineConfig bestConfig, Map<String, String> bestOptions, Experiment start,
-                         double startMean, double noise, List<Experiment> experiments, String stopReason) {
+                         double startMean, double bestMean, double noise, List<Experiment> experiments,
+                         String stopReason) {
 
-    /** Best throughput over the start config's mean. */
+    /** The best config's mean throughput over the start config's. */
     public double speedup() {
-        return startMean > 0 ? best.samplesPerSecond() / startMean : Double.NaN;
+        return startMean > 0 ? bestMean / startMean : Double.NaN;
     }
 }

@@ -26,13 +26,19 @@ import java.util.function.Consumer;
  * config through a {@link TrialRunner} (a child process for {@code stoker tune}; anything in tests) and
  * reads back throughput and per-stage stats.
  *
- * <p>The search: run the start config {@code repeats} times (the spread is the noise); then, from the best
- * trial so far (the incumbent), try the changes {@link Hypotheses} reads from its stats, best first; when
- * none is left, sweep the most sensitive knob. A trial is kept, becoming the incumbent, only when it beats
- * the incumbent by more than {@code max(minGain x incumbent, 2 x noise)}; otherwise the search backs off to
- * the incumbent. It stops after {@code maxTrials} trials, {@code patience} trials in a row without a kept
- * one, the time budget, or when nothing is left to try. Every trial records its parent, its change and
- * the hypothesis behind it.
+ * <p>The search: run the start config {@code repeats} times; then, from the best trial so far (the
+ * incumbent), try the changes {@link Hypotheses} reads from its stats, best first; when none is left, sweep
+ * the most sensitive knob. The noise is measured, not assumed: the pooled spread (of log throughput) of every
+ * config that ran more than once, so it sharpens as the search goes. A candidate is compared with the
+ * incumbent's score on the machine as it is now, the mean of its newest {@value #RECENT_RUNS} runs (the
+ * incumbent runs again after every {@value #REFERENCE_EVERY} candidates, a {@code reference} trial). A gain
+ * above {@code max(minGain, 2 sigma sqrt(1 + 1/n))} (two standard deviations of the difference from the n
+ * runs' mean) is kept at once; a smaller one above {@code minGain} is confirmed side by side: the incumbent
+ * runs, then the candidate again ({@code confirm}), and the candidate is kept when the mean of its two runs
+ * beats the incumbent's by more than two standard deviations of that difference. Otherwise the search
+ * backs off to the incumbent. It stops after {@code maxTrials} trials, {@code patience} candidates in a row
+ * without a kept one, the time budget, or when nothing is left to try. Every trial records its parent, its
+ * change and the hypothesis behind it.
  *
  * <p>With a journal, every trial is appended to {@code experiments.jsonl} as it ends and {@code best.json}
  * is rewritten when the best changes; a search given a journal that exists continues where it stopped.
@@ -44,6 +50,10 @@ import java.util.function.Consumer;
  */
 public final class Tuner {
     static final ObjectMapper JSON = new ObjectMapper();
+    /** Runs of a config that make its current score: the newest, so that a machine's drift is followed. */
+    static final int RECENT_RUNS = 3;
+    /** Candidate trials after which the best config runs again. */
+    static final int REFERENCE_EVERY = 4;
 
     private final SearchSpace givenSpace;
     private final TrialRunner runner;
@@ -81,7 +91,7 @@ public final class Tuner {
         return this;
     }
 
-    /** Stop after this many trials in a row without a kept improvement (default 8). */
+    /** Stop after this many candidate trials in a row without a kept improvement (default 8). */
     public Tuner patience(int n) {
         this.patience = positive("patience", n);
         return this;
@@ -174,6 +184,13 @@ public final class Tuner {
         return s.run();
     }
 
+    /** How a trial's run ended, before the search decides what it means. */
+    private record Run(String status, String message, TrialMetrics metrics, double started, double duration) {
+        double samplesPerSecond() {
+            return metrics != null ? metrics.samplesPerSecond() : 0;
+        }
+    }
+
     private final class Search {
         final List<Experiment> history;
         final Set<Map<String, Integer>> tried = new HashSet<>();
@@ -182,9 +199,9 @@ public final class Tuner {
         final long startNanos = System.nanoTime();
         final double timeOffset;
         Experiment incumbent;
-        double incumbentScore;
         Experiment lastKept;
-        int sinceKept;
+        int sinceKept;        // candidate trials since the last kept one (references and confirmations not counted)
+        int sinceReference;   // candidate trials since the incumbent last ran
 
         Search(List<Experiment> history) {
             this.history = history;
@@ -199,8 +216,12 @@ public final class Tuner {
                 if (e.kept()) {
                     lastKept = e;
                     sinceKept = 0;
-                } else {
+                    sinceReference = 0;
+                } else if (isCandidate(e.phase())) {
                     sinceKept++;
+                    sinceReference++;
+                } else {
+                    sinceReference = 0;
                 }
             }
             this.timeOffset = offset;
@@ -219,23 +240,54 @@ public final class Tuner {
             return history.stream().filter(e -> e.phase().equals("start") || e.phase().equals("repeat")).toList();
         }
 
+        /**
+         * The relative noise of one run: the pooled standard deviation of log throughput over every config that
+         * ran more than once (the start's repeats, the best config's reference runs, confirmations). NaN
+         * before any config ran twice.
+         */
         double noise() {
-            List<Double> xs = baseline().stream().filter(Experiment::ok).map(Experiment::samplesPerSecond).toList();
-            if (xs.size() < 2) {
-                return Double.NaN;
+            Map<Map<String, Integer>, List<Double>> runs = new LinkedHashMap<>();
+            for (Experiment e : history) {
+                if (e.ok() && e.samplesPerSecond() > 0) {
+                    runs.computeIfAbsent(e.point(), k -> new ArrayList<>()).add(Math.log(e.samplesPerSecond()));
+                }
             }
-            double mean = xs.stream().mapToDouble(d -> d).average().orElse(0);
-            double var = xs.stream().mapToDouble(d -> (d - mean) * (d - mean)).sum() / (xs.size() - 1);
-            return Math.sqrt(var);
+            double squares = 0;
+            int freedom = 0;
+            for (List<Double> xs : runs.values()) {
+                if (xs.size() < 2) {
+                    continue;
+                }
+                double mean = xs.stream().mapToDouble(d -> d).average().orElse(0);
+                for (double x : xs) {
+                    squares += (x - mean) * (x - mean);
+                }
+                freedom += xs.size() - 1;
+            }
+            return freedom == 0 ? Double.NaN : Math.sqrt(squares / freedom);
         }
 
         double startMean() {
             return baseline().stream().filter(Experiment::ok).mapToDouble(Experiment::samplesPerSecond).average().orElse(0);
         }
 
-        double threshold(double score) {
-            double noise = noise();
-            return Math.max(minGain * score, Double.isNaN(noise) ? 0 : 2 * noise);
+        /** The ok runs of {@code point}, newest last. */
+        List<Double> runsOf(Map<String, Integer> point) {
+            return history.stream().filter(e -> e.ok() && e.point().equals(point)).map(Experiment::samplesPerSecond).toList();
+        }
+
+        /** Mean of the last {@code n} runs of {@code point}: what it does on the machine as it is now. */
+        double recentScore(Map<String, Integer> point, int n) {
+            List<Double> xs = runsOf(point);
+            return xs.subList(Math.max(0, xs.size() - n), xs.size()).stream().mapToDouble(d -> d).average().orElse(0);
+        }
+
+        int recentCount(Map<String, Integer> point, int n) {
+            return Math.min(n, runsOf(point).size());
+        }
+
+        double incumbentScore() {
+            return incumbent == null ? 0 : recentScore(incumbent.point(), RECENT_RUNS);
         }
 
         /** Re-derives the incumbent from the history: the start trial, then each kept trial. */
@@ -246,10 +298,6 @@ public final class Tuner {
                     incumbent = e;
                 }
             }
-            if (incumbent == null) {
-                return;
-            }
-            incumbentScore = incumbent.phase().equals("start") ? startMean() : incumbent.samplesPerSecond();
         }
 
         boolean budgetLeft() {
@@ -258,11 +306,11 @@ public final class Tuner {
 
         TuneResult run() {
             String stop = null;
-            Map<String, Integer> startPoint = null;
             if (history.isEmpty()) {
-                startPoint = space.pointOf(startConfig, startOptions);   // refined below from the effective config
-                Experiment first = trial(-1, "start", null, "the start config, as given", space.configOf(startConfig, Map.of()),
-                        startOptions, startPoint, true);
+                Map<String, Integer> startPoint = space.pointOf(startConfig, startOptions);   // refined below from the effective config
+                Run r = execute(space.configOf(startConfig, Map.of()), startOptions);
+                Experiment first = record(-1, "start", null, "the start config, as given", space.configOf(startConfig, Map.of()),
+                        startOptions, startPoint, r, true, 0, r.samplesPerSecond());
                 if (first.ok() && first.metrics().effectiveConfig() != null) {
                     // The effective config fills in what the start config left to the code (queue capacities...).
                     widen(space.valuesOf(first.metrics().effectiveConfig(), startOptions));
@@ -278,13 +326,15 @@ public final class Tuner {
             }
             Experiment start = history.getFirst();
             while (baseline().size() < repeats && budgetLeft()) {
-                trial(start.trial(), "repeat", "none", "the start config again: the spread of its runs is the noise",
-                        configFor(start.point()), space.optionsOf(startOptions, start.point()), start.point(), false);
+                PipelineConfig config = configFor(start.point());
+                Map<String, String> options = space.optionsOf(startOptions, start.point());
+                Run r = execute(config, options);
+                record(start.trial(), "repeat", "none", "the start config again: the spread of its runs is the noise",
+                        config, options, start.point(), r, false, 0, startMeanWith(r.samplesPerSecond()));
             }
             settleIncumbent();
             if (incumbent == null) {
                 incumbent = start;
-                incumbentScore = 0;
             }
             while (stop == null) {
                 if (history.size() >= maxTrials) {
@@ -299,6 +349,11 @@ public final class Tuner {
                     stop = "time budget spent (" + totalTime.toMinutes() + " min)";
                     break;
                 }
+                if (sinceReference >= REFERENCE_EVERY) {
+                    reference("the best config again, after " + sinceReference + " trials of others: it is what they are"
+                            + " measured against, on the machine as it is now");
+                    continue;
+                }
                 List<Move> moves = rules.propose(incumbent, lastKept, history, tried);
                 if (moves.isEmpty()) {
                     moves = rules.sweep(incumbent, history, tried);
@@ -307,22 +362,99 @@ public final class Tuner {
                     stop = "nothing left to try around the best config";
                     break;
                 }
-                Move move = moves.getFirst();
-                trial(incumbent.trial(), move.phase(), move.change(), move.hypothesis(), configFor(move.point()),
-                        space.optionsOf(startOptions, move.point()), move.point(), false);
+                evaluate(moves.getFirst());
             }
             settleIncumbent();
             Experiment best = incumbent != null ? incumbent : start;
+            double bestMean = runsOf(best.point()).stream().mapToDouble(d -> d).average().orElse(0);
             return new TuneResult(best, configFor(best.point()), space.optionsOf(startOptions, best.point()), start,
-                    startMean(), noise(), List.copyOf(history), stop);
+                    startMean(), bestMean, noise(), List.copyOf(history), stop);
+        }
+
+        /**
+         * Runs a candidate and decides. A gain far above the noise is kept at once; a smaller one that still beats
+         * {@code minGain} is confirmed: the best config runs again, then the candidate, so that the two are
+         * compared side by side in time (a machine that got busier or quieter meanwhile moves both), and the
+         * candidate is kept when the mean of its two runs beats the best config's recent mean by more than twice
+         * the noise of that difference.
+         */
+        void evaluate(Move move) {
+            PipelineConfig config = configFor(move.point());
+            Map<String, String> options = space.optionsOf(startOptions, move.point());
+            double score = incumbentScore();
+            double sigma = Double.isNaN(noise()) ? 0 : noise();
+            int n = Math.max(1, recentCount(incumbent.point(), RECENT_RUNS));
+            // Two standard deviations of the difference between one run and the mean of n: kept at once.
+            double clearGain = Math.max(minGain, 2 * sigma * Math.sqrt(1 + 1.0 / n));
+            Run r = execute(config, options);
+            double sps = r.samplesPerSecond();
+            boolean clear = r.metrics() != null && sps > score * (1 + clearGain);
+            Experiment first = record(incumbent.trial(), move.phase(), move.change(), move.hypothesis(), config, options,
+                    move.point(), r, clear, score * clearGain, clear ? sps : score);
+            sinceReference++;
+            if (clear) {
+                becomeIncumbent(first);
+                return;
+            }
+            boolean promising = r.metrics() != null && sps > score * (1 + minGain);
+            if (!promising || history.size() + 2 > maxTrials) {
+                sinceKept++;
+                return;
+            }
+            reference(String.format(Locale.ROOT, "the best config again, next to trial %d (%+.0f%% in one run, short of the"
+                    + " %.0f%% a single run needs): a side-by-side comparison", first.trial(), (sps / score - 1) * 100,
+                    clearGain * 100));
+            double again = incumbentScore();
+            int m = Math.max(1, recentCount(incumbent.point(), RECENT_RUNS));
+            double sigmaNow = Double.isNaN(noise()) ? 0 : noise();
+            double needGain = Math.max(minGain, 2 * sigmaNow * Math.sqrt(0.5 + 1.0 / m));
+            Run r2 = execute(config, options);
+            double mean = r2.metrics() == null ? 0 : (sps + r2.samplesPerSecond()) / 2;
+            boolean keep = r2.metrics() != null && mean > again * (1 + needGain);
+            Experiment second = record(first.parent(), "confirm", move.change(), String.format(Locale.ROOT,
+                    "trial %d again, after the best config's run: kept when the mean of the two beats the best config's recent"
+                            + " mean by more than %.0f%%", first.trial(), needGain * 100), config, options, move.point(), r2, keep,
+                    again * needGain, keep ? mean : again);
+            if (keep) {
+                becomeIncumbent(second);
+            } else {
+                sinceKept++;
+            }
+        }
+
+        void becomeIncumbent(Experiment e) {
+            incumbent = e;
+            lastKept = e;
+            sinceKept = 0;
+            sinceReference = 0;
+            writeBest(e);
+        }
+
+        /** Runs the incumbent again (drift, noise, a fresh score to compare with). */
+        void reference(String why) {
+            PipelineConfig config = configFor(incumbent.point());
+            Map<String, String> options = space.optionsOf(startOptions, incumbent.point());
+            Run r = execute(config, options);
+            record(incumbent.trial(), "reference", "none", why, config, options, incumbent.point(), r, false, 0,
+                    incumbentScoreWith(r));
+            sinceReference = 0;
+        }
+
+        double incumbentScoreWith(Run r) {
+            List<Double> xs = new ArrayList<>(runsOf(incumbent.point()));
+            if (r.metrics() != null) {
+                xs.add(r.samplesPerSecond());
+            }
+            List<Double> recent = xs.subList(Math.max(0, xs.size() - RECENT_RUNS), xs.size());
+            return recent.stream().mapToDouble(d -> d).average().orElse(0);
         }
 
         PipelineConfig configFor(Map<String, Integer> point) {
             return space.configOf(startConfig, point);
         }
 
-        Experiment trial(int parent, String phase, String change, String hypothesis, PipelineConfig config,
-                         Map<String, String> options, Map<String, Integer> point, boolean isStart) {
+        /** Runs one trial; a trial that fails (not one that hangs) runs once more: on a shared machine a run can die for reasons of its own. */
+        Run execute(PipelineConfig config, Map<String, String> options) {
             int number = history.size();
             double started = elapsedSeconds();
             long t0 = System.nanoTime();
@@ -330,8 +462,6 @@ public final class Tuner {
             String message = null;
             TrialMetrics metrics = null;
             try {
-                // A trial that fails (not one that hangs) runs once more before it counts as failed: on a shared
-                // machine a run can die or stall for reasons of its own.
                 for (int attempt = 0; attempt < 2; attempt++) {
                     try {
                         metrics = runner.run(new TrialSpec(number, config, options, trialTimeout.toMillis()));
@@ -362,42 +492,19 @@ public final class Tuner {
                 status = "failed";
                 message = e.getMessage() != null ? e.getMessage() : e.toString();
             }
-            double duration = (System.nanoTime() - t0) / 1e9;
-            double sps = metrics != null ? metrics.samplesPerSecond() : 0;
-            boolean kept;
-            double threshold;
-            if (isStart) {
-                kept = true;
-                threshold = 0;
-            } else if (phase.equals("repeat")) {
-                kept = false;
-                threshold = 0;
-            } else {
-                threshold = threshold(incumbentScore);
-                kept = metrics != null && sps > incumbentScore + threshold;
-            }
-            double bestSoFar = Math.max(sps, incumbent == null ? 0 : incumbentScore);
-            if (phase.equals("repeat") || isStart) {
-                bestSoFar = isStart ? sps : startMeanWith(sps);
-            } else if (!kept) {
-                bestSoFar = incumbentScore;
-            }
-            Experiment e = new Experiment(number, parent, phase, change, hypothesis, new java.util.TreeMap<>(point), status,
-                    message, metrics, kept, round(bestSoFar), round(threshold), round(started), round(duration),
-                    JSON.valueToTree(JsonConfig.tree(config)), new LinkedHashMap<>(options));
+            return new Run(status, message, metrics, started, (System.nanoTime() - t0) / 1e9);
+        }
+
+        /** Appends a trial to the history and the journal, and tells the listener. */
+        Experiment record(int parent, String phase, String change, String hypothesis, PipelineConfig config,
+                          Map<String, String> options, Map<String, Integer> point, Run r, boolean kept, double threshold,
+                          double bestSoFar) {
+            Experiment e = new Experiment(history.size(), parent, phase, change, hypothesis, new java.util.TreeMap<>(point),
+                    r.status(), r.message(), r.metrics(), kept && r.metrics() != null, round(bestSoFar), round(threshold),
+                    round(r.started()), round(r.duration()), JSON.valueToTree(JsonConfig.tree(config)), new LinkedHashMap<>(options));
             history.add(e);
             tried.add(e.point());
-            if (!isStart && !phase.equals("repeat")) {
-                if (kept) {
-                    incumbent = e;
-                    incumbentScore = sps;
-                    lastKept = e;
-                    sinceKept = 0;
-                    writeBest(e);
-                } else {
-                    sinceKept++;
-                }
-            } else if (isStart) {
+            if (phase.equals("start")) {
                 lastKept = e;
                 sinceKept = 0;
             }
@@ -456,8 +563,22 @@ public final class Tuner {
         }
     }
 
+    /** Trials that try a new config (not the start, its repeats, references or confirmations). */
+    static boolean isCandidate(String phase) {
+        return phase.equals("hypothesis") || phase.equals("sweep");
+    }
+
     private static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** {@code value} as JSON (a side-by-side comparison, say). */
+    public static String toJson(Object value) {
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Formats a throughput for messages. */

@@ -64,12 +64,50 @@ class AutotuneOnlineSettlesTest {
     }
 
     @Test
+    void givesBackWorkersOverItsCpuBudget() {
+        // Three workers spin (real CPU): the process uses well over half a core, so the tuner takes workers
+        // away, one per window, and never adds one (no CPU room at half a core).
+        AutotuneBudget budget = FAST.withCores(0.5);
+        try (Pipeline<Integer> p = Pipeline.from(java.util.stream.IntStream.iterate(0, i -> i + 1).boxed().iterator())
+                .map("spin", AutotuneOnlineSettlesTest::spin, s -> s.concurrency(3))
+                .build();
+             Autotune tuning = Autotune.online(p, budget)) {
+            Iterator<Integer> it = p.iterator();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (p.config().stage("spin").concurrency() > 1 && System.nanoTime() < deadline) {
+                it.next();
+            }
+            tuning.close();
+            System.out.println("CPU budget: " + tuning.changes());
+            assertThat(p.config().stage("spin").concurrency()).isEqualTo(1);
+            assertThat(tuning.changes()).isNotEmpty().allSatisfy(c -> {
+                assertThat(c.to()).as("no change adds a worker: %s", c).isLessThan(c.from());
+                assertThat(c.outcome()).isEqualTo("budget");
+                assertThat(c.reason()).contains("over the CPU budget");
+            });
+            assertThat(p.stats().reconfigurations()).extracting(r -> r.reason())
+                    .allMatch(r -> r.startsWith("autotune budget: over the CPU budget"));
+        }
+    }
+
+    /** About half a millisecond of CPU. */
+    private static int spin(int x) {
+        long end = System.nanoTime() + 500_000;
+        long v = x;
+        while (System.nanoTime() < end) {
+            v = v * 6364136223846793005L + 1442695040888963407L;
+        }
+        return (int) (v & 0x7f) + x - (int) (v & 0x7f);
+    }
+
+    @Test
     void staysWithinItsRamBudget() {
         Kind kind = Kind.LINEAR;
         // work holds 1 MB per item in flight or queued (queue 2): 6 MB allow 4 workers, where 8 would be fastest.
         AutotuneBudget budget = FAST.withRam(6_000_000, Map.of("work", 1_000_000L));
         try (Pipeline<Integer> p = kind.build(kind.start()); Autotune tuning = Autotune.online(p, budget)) {
             consume(kind, p, p.iterator(), 4_000);
+            tuning.close();   // a probe in flight (4→3, say) is stepped back
             int work = p.config().stage("work").concurrency();
             System.out.println("RAM budget: work settled at " + work + "; " + tuning.changes());
             assertThat(work).isEqualTo(4);

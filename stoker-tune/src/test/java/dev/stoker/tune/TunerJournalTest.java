@@ -32,7 +32,7 @@ class TunerJournalTest {
         return new TrialMetrics(sps, "a", "saturated", "bottleneck: a (saturated)", 0.5, 0.1,
                 List.of(new TrialMetrics.Stage("source", 1, 0, 0, 1, 0, 0, 0, 0, 0),
                         new TrialMetrics.Stage("a", a, 0.95, 0.05, 0, 10.0 / Math.min(a, 5) * a, 10, 4, 0.9, 0)),
-                0.2, effective);
+                0.2, null, effective);
     }
 
     @Test
@@ -52,7 +52,7 @@ class TunerJournalTest {
         for (Experiment e : all) {
             assertThat(e.parent()).isLessThan(e.trial());
             assertThat(e.hypothesis()).isNotBlank();
-            if (!e.phase().equals("repeat")) {
+            if (Tuner.isCandidate(e.phase()) || e.phase().equals("start")) {
                 assertThat(points.add(e.point())).as("point tried twice: %s", e.point()).isTrue();
             }
         }
@@ -63,8 +63,11 @@ class TunerJournalTest {
         assertThat(all).anySatisfy(e -> assertThat(e.status()).isEqualTo("failed"));
         assertThat(all).filteredOn(e -> !e.ok()).allSatisfy(e -> assertThat(e.kept()).isFalse());
 
-        String html = TuneReport.html(second, 600.0, 250.0, "/* chart.js </script> */");
-        assertThat(html).contains("<svg", "new Chart(", "headspace ceiling", "Kept improvements", "a.concurrency 1→2")
+        SideBySide compared = new SideBySide(List.of(new SideBySide.Entry("start", List.of(100.0, 110.0)),
+                new SideBySide.Entry("default", List.of(200.0, Double.NaN)), new SideBySide.Entry("best", List.of(500.0, 440.0))));
+        String html = TuneReport.html(second, 600.0, compared, "/* chart.js </script> */");
+        assertThat(html).contains("<svg", "new Chart(", "headspace ceiling", "Kept improvements", "a.concurrency 1→2",
+                        "Side by side", "4.47x (rounds: 4.00 to 5.00, 2)", "2.50x (rounds: 2.50 to 2.50, 1)")
                 .doesNotContain("chart.js </script>");
     }
 

@@ -19,7 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A fixed set of equal, off-heap batch buffers within a byte budget: at most
  * {@code max(1, budgetBytes / batchBytes)} buffers exist, allocated on first need and reused after
  * that, so steady state allocates no batch memory. When all are in use, {@link #acquire()} blocks:
- * the pool is the backpressure that bounds batch memory in a pipeline.
+ * the pool is the backpressure that bounds batch memory in a pipeline. {@link #raiseBudget} allows more
+ * (a pipeline reconfigured while it runs).
  *
  * <p>Batches dropped without {@code close()} are detected through a {@link Cleaner}, reported on the
  * {@code dev.stoker.video.batch} logger and their buffers returned, so leaks cannot drain the pool.
@@ -35,8 +36,8 @@ public final class BatchPool implements AutoCloseable {
     private static final long ALIGNMENT_BYTES = 64;
 
     private final BatchShape shape;
-    private final long budgetBytes;
-    private final int maxBuffers;
+    private volatile long budgetBytes;   // grows (raiseBudget), never shrinks
+    private volatile int maxBuffers;
     private final LeakDetection leakDetection;
     private final BatchMemory memory;
     private final ReentrantLock lock = new ReentrantLock();
@@ -78,7 +79,7 @@ public final class BatchPool implements AutoCloseable {
             throw new IllegalArgumentException("budgetBytes: " + budgetBytes + " (expected: 0+)");
         }
         this.budgetBytes = budgetBytes;
-        this.maxBuffers = (int) Math.max(1, Math.min(Integer.MAX_VALUE, budgetBytes / shape.batchBytes()));
+        this.maxBuffers = buffersFor(budgetBytes);
         this.leakDetection = leakDetection;
     }
 
@@ -124,6 +125,29 @@ public final class BatchPool implements AutoCloseable {
         return new ClipBatch(shape, lease, leakDetection.tracks() ? CLEANER : null);
     }
 
+    private int buffersFor(long bytes) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, bytes / shape.batchBytes()));
+    }
+
+    /**
+     * Raises the budget to {@code bytes} when that is more (a pipeline reconfigured to hold more batches at
+     * once); waiters wake and allocate. Buffers are still allocated only when needed, so a larger budget
+     * costs nothing until it is used. A smaller value changes nothing.
+     */
+    public void raiseBudget(long bytes) {
+        lock.lock();
+        try {
+            if (bytes <= budgetBytes) {
+                return;
+            }
+            budgetBytes = bytes;
+            maxBuffers = buffersFor(bytes);
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void release(BatchLease lease, MemorySegment buffer) {
         lock.lock();
         try {
@@ -159,7 +183,7 @@ public final class BatchPool implements AutoCloseable {
         return budgetBytes;
     }
 
-    /** Most buffers this pool will ever hold: {@code max(1, budgetBytes / batchBytes)}. */
+    /** Most buffers this pool will hold (until {@link #raiseBudget}): {@code max(1, budgetBytes / batchBytes)}. */
     public int maxBuffers() {
         return maxBuffers;
     }

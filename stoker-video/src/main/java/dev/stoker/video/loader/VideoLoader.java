@@ -61,10 +61,14 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     private final BatchPool clipBuffers;
     private final BatchPool batches;
     private final ResumeTracker resume;
+    private final Dataset dataset;
+    private final LoaderOptions options;
 
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
-                        BatchPool batches, ResumeTracker resume) {
+                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options) {
         this.pipeline = pipeline;
+        this.dataset = dataset;
+        this.options = options;
         this.resume = resume;
         this.decode = decode;
         this.convert = convert;
@@ -136,38 +140,17 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(),
                 3, options.layout());
 
-        // Size the clip pool for every clip the stages between decode and collate can hold at once, so a
-        // full pipeline never waits on itself: decode in flight, the batch stage's queue and partial batch,
-        // collate's queue and in-flight batches. Split, each process sizes for the stages it runs, and this
-        // one for the outputs the transport decodes ahead too.
         if (fused) {
             config = withoutStage(config, "convert");
         }
         PipelineBuilder<ClipBatch> probe = describe(dataset, options, Parts.PROBE, resume);
         PipelineConfig effective = probe.config(config).effectiveConfig();
-        int convertHolds = fused ? 0
-                : effective.stage("convert").concurrency() + effective.stage("convert").queueCapacity();
-        StageConfig dec = effective.stage("decode");
-        StageConfig bat = effective.stage("batch");
-        StageConfig col = effective.stage("collate");
-        long decodingClips = (long) (dec.concurrency() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
-        long collatingClips = (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
-        long batchingClips = bat.queueCapacity() + options.batchSize();
-        int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
-        long clipsHere = split == null || !inChild(split, "decode") ? decodingClips + batchingClips + collatingClips
-                : switch (split) {
-                    case "decode", "convert" -> ahead + batchingClips + collatingClips;
-                    case "batch" -> (long) ahead * options.batchSize() + collatingClips;
-                    default -> 0;   // collate runs in the child: no clips here (the pool allocates nothing unused)
-                };
-        long childClipPoolBytes = (decodingClips + batchingClips + collatingClips) * clipShape.batchBytes();
-        long childBatchPoolBytes = (col.concurrency() + 2L) * batchShape.batchBytes();
-        BatchPool clipBuffers = new BatchPool(clipShape, clipsHere * clipShape.batchBytes());
-        long batchesHere = "collate".equals(split)
-                ? effective.sinkCapacity() + effective.stage("deliver").concurrency() + effective.stage("deliver").queueCapacity() + 2L
-                : effective.sinkCapacity() + col.concurrency() + 2L;
-        long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes() : batchesHere * batchShape.batchBytes();
-        BatchPool batches = new BatchPool(batchShape, batchBudget, batchMemory);
+        // Split, the child sizes its pools for the stages it runs, and this process for the rest and for
+        // the outputs the transport decodes ahead.
+        long childClipPoolBytes = clipsHeld(effective, options, fused) * clipShape.batchBytes();
+        long childBatchPoolBytes = (effective.stage("collate").concurrency() + 2L) * batchShape.batchBytes();
+        BatchPool clipBuffers = new BatchPool(clipShape, clipsHere(effective, options, split, fused) * clipShape.batchBytes());
+        BatchPool batches = new BatchPool(batchShape, batchBudgetBytes(effective, options, split, batchShape), batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         try {
@@ -176,7 +159,14 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new VideoLoader(builder.build(), decode, convert, clipBuffers, batches, resume);
+            Pipeline<ClipBatch> pipeline = builder.build();
+            // Reconfigured while running (an autotuner, say), the stages may hold more clips and batches at
+            // once: the pools grow first, so that a full pipeline still never waits on itself.
+            pipeline.beforeReconfigure(next -> {
+                clipBuffers.raiseBudget(clipsHere(next, options, split, fused) * clipShape.batchBytes());
+                batches.raiseBudget(batchBudgetBytes(next, options, split, batchShape));
+            });
+            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options);
         } catch (RuntimeException e) {
             decode.close();
             convert.close();
@@ -184,6 +174,56 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
             batches.close();
             throw e;
         }
+    }
+
+    /**
+     * Clips the stages between decode and collate can hold at once with {@code config}, so that the clip pool
+     * sized for them never makes a full pipeline wait on itself: decode in flight, convert's queue and
+     * workers, the batch stage's queue and partial batch, collate's queue and in-flight batches.
+     */
+    private static long clipsHeld(PipelineConfig config, LoaderOptions options, boolean fused) {
+        return decodingClips(config, options, fused) + batchingClips(config, options) + collatingClips(config, options);
+    }
+
+    /** {@link #clipsHeld} for the stages this process runs, plus the decoded outputs the transport reads ahead. */
+    private static long clipsHere(PipelineConfig config, LoaderOptions options, String split, boolean fused) {
+        if (split == null || !inChild(split, "decode")) {
+            return clipsHeld(config, options, fused);
+        }
+        int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
+        return switch (split) {
+            case "decode", "convert" -> ahead + batchingClips(config, options) + collatingClips(config, options);
+            case "batch" -> (long) ahead * options.batchSize() + collatingClips(config, options);
+            default -> 0;   // collate runs in the child: no clips here (the pool allocates nothing unused)
+        };
+    }
+
+    private static long decodingClips(PipelineConfig config, LoaderOptions options, boolean fused) {
+        int convertHolds = fused ? 0 : config.stage("convert").concurrency() + config.stage("convert").queueCapacity();
+        return (long) (config.stage("decode").concurrency() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
+    }
+
+    private static long batchingClips(PipelineConfig config, LoaderOptions options) {
+        return config.stage("batch").queueCapacity() + options.batchSize();
+    }
+
+    private static long collatingClips(PipelineConfig config, LoaderOptions options) {
+        StageConfig col = config.stage("collate");
+        return (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+    }
+
+    /**
+     * The batch pool's budget: as the options say, else enough for the sink, the consumer's batch and the
+     * collators (split after collate: the deliver stage that decodes the child's batches into this pool).
+     */
+    private static long batchBudgetBytes(PipelineConfig config, LoaderOptions options, String split, BatchShape batchShape) {
+        if (options.batchBudgetBytes() > 0) {
+            return options.batchBudgetBytes();
+        }
+        long batches = "collate".equals(split)
+                ? config.sinkCapacity() + config.stage("deliver").concurrency() + config.stage("deliver").queueCapacity() + 2L
+                : config.sinkCapacity() + config.stage("collate").concurrency() + 2L;
+        return batches * batchShape.batchBytes();
     }
 
     private static PipelineConfig withoutStage(PipelineConfig config, String stage) {
@@ -339,6 +379,44 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
     /** Frames the decoder produced so far, output or not: divided by clips, the cost of a clip. */
     public long decodedFrames() {
         return decode.decodedFrames.sum();
+    }
+
+    /**
+     * Estimated bytes one item holds at each stage's input, and at the sink, for a RAM budget over the
+     * stages' workers and queues (an autotuner's: {@code AutotuneBudget.withRam(bytes, loader.itemBytesByStage())}):
+     * a video file read into memory (the mean size of up to 64 of the dataset's files) for demux and decode,
+     * a video's clip buffers for convert, a clip for batch, a batch's clips for collate, a batch for the
+     * sink. FFmpeg's decoded pictures are not counted.
+     */
+    public Map<String, Long> itemBytesByStage() {
+        long clipBytes = (long) options.frames() * options.height() * options.width() * 3;
+        long batchBytes = clipBytes * options.batchSize();
+        long fileBytes = meanFileBytes();
+        Map<String, Long> bytes = new java.util.LinkedHashMap<>();
+        bytes.put("fetch", 0L);
+        bytes.put("demux", fileBytes);
+        bytes.put("decode", fileBytes);
+        if (!options.fusedConvert()) {
+            bytes.put("convert", clipBytes * options.clipsPerVideo());
+        }
+        bytes.put("batch", clipBytes);
+        bytes.put("collate", batchBytes);
+        bytes.put("sink", batchBytes);
+        return bytes;
+    }
+
+    private long meanFileBytes() {
+        long total = 0;
+        int counted = 0;
+        for (int i = 0; i < dataset.size() && counted < 64; i++) {
+            try {
+                total += java.nio.file.Files.size(dataset.get(i).path());
+                counted++;
+            } catch (java.io.IOException | RuntimeException e) {
+                // a missing file is a failure the fetch stage reports; it holds nothing
+            }
+        }
+        return counted == 0 ? 0 : total / counted;
     }
 
     /** The batch buffer pool (for its counters). */

@@ -1,0 +1,147 @@
+package dev.stoker.tune;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.Reconfiguration;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The online autotuner on the real video loader, decoding real third-party videos: from a bad config
+ * (decode 1, demux 4) it changes the running loader within its budget, every change is in the stats and the
+ * trace with its reason, and the loader delivers exactly the clips, in the order, of a loader left alone.
+ */
+@Timeout(300)
+class AutotuneTunesTheVideoLoaderTest {
+    private static final List<String> VIDEOS = List.of("mmaction2_demo_kinetics_340x256.mp4", "mmaction2_test_340x256.mp4",
+            "decord_flipping_a_pancake.mkv", "mdn_stream_of_water_vp8.webm", "torchcodec_nasa_13013.mp4",
+            "mmaction2_test_mpeg4_mp3.avi");
+    private static final int EPOCHS = 30;
+    private static final int MAX_CONCURRENCY = 3;
+    private static final int MAX_QUEUE = 16;
+    static Dataset dataset;
+
+    @BeforeAll
+    static void sharedVideos() {
+        String property = System.getProperty("stoker.shared.videos");
+        assumeTrue(property != null, "system property stoker.shared.videos is not set (surefire sets it)");
+        Path dir = Path.of(property);
+        List<VideoEntry> entries = new ArrayList<>();
+        for (int i = 0; i < VIDEOS.size(); i++) {
+            Path video = dir.resolve(VIDEOS.get(i));
+            assumeTrue(Files.isRegularFile(video), "shared sample video missing: " + video);
+            entries.add(new VideoEntry(video, i % 2, "class" + (i % 2), OptionalDouble.empty(), OptionalDouble.empty()));
+        }
+        dataset = new Dataset(entries, List.of("class0", "class1"));
+    }
+
+    /** The bad start: one decoder behind four demuxers. */
+    private static LoaderOptions options() {
+        return LoaderOptions.defaults().withClip(8, 2).withOrder(3, true, EPOCHS).withBatch(2, false, BatchLayout.NTHWC)
+                .withConfig(new PipelineConfig(null, null, null, Map.of(
+                        "decode", StageConfig.EMPTY.withConcurrency(1), "demux", StageConfig.EMPTY.withConcurrency(4))));
+    }
+
+    private static List<String> clips(VideoLoader loader) {
+        List<String> seen = new ArrayList<>();
+        for (ClipBatch batch : loader) {
+            try (batch) {
+                for (ClipInfo c : batch.clips()) {
+                    seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
+                }
+            }
+        }
+        return seen;
+    }
+
+    @Test
+    void tunesTheRunningLoaderWithinItsBudgetAndDeliversExactlyTheSameClips() throws Exception {
+        List<String> expected;
+        try (VideoLoader alone = VideoLoader.open(dataset, options())) {
+            expected = clips(alone);
+            assertThat(alone.pipeline().failures()).isEmpty();
+        }
+        assertThat(expected).hasSize(VIDEOS.size() * EPOCHS);
+
+        TraceRecorder trace = TraceRecorder.create();
+        List<String> got;
+        List<AutotuneChange> changes;
+        List<Reconfiguration> recorded;
+        PipelineConfig start;
+        PipelineConfig end;
+        AutotuneBudget budget;
+        try (VideoLoader loader = VideoLoader.open(dataset, options(), trace)) {
+            start = loader.pipeline().config();
+            budget = AutotuneBudget.defaults().withMaxConcurrency(MAX_CONCURRENCY).withMaxQueueCapacity(MAX_QUEUE)
+                    .withWindow(Duration.ofMillis(250), 2).withMinItems(6);
+            // Room for a little more than the start holds: enough to grow, not enough for everything at its maximum.
+            budget = budget.withRam(budget.withRam(1, loader.itemBytesByStage()).ramBytes(start) * 3 / 2, loader.itemBytesByStage());
+            try (Autotune tuning = Autotune.online(loader.pipeline(), budget)) {
+                got = clips(loader);
+                tuning.close();
+                changes = tuning.changes();
+            }
+            end = loader.pipeline().config();
+            recorded = loader.pipeline().stats().reconfigurations();
+            assertThat(loader.pipeline().failures()).isEmpty();
+            assertThat(loader.pipeline().stats().stage("decode").concurrency()).isEqualTo(end.stage("decode").concurrency());
+        }
+        changes.forEach(c -> System.out.println("  " + c));
+        System.out.println("start " + start.stages() + " sink " + start.sinkCapacity());
+        System.out.println("end   " + end.stages() + " sink " + end.sinkCapacity());
+
+        assertThat(got).as("the clips, in order, of the loader left alone").isEqualTo(expected);
+        assertThat(changes).as("changes the tuner made to decode 1 / demux 4").isNotEmpty();
+
+        // Every change the pipeline saw came from the tuner, with the tuner's reason, in the same order; replaying
+        // them from the start config gives the end config, and no config on the way broke the budget.
+        List<AutotuneChange> applied = changes.stream().filter(c -> !c.outcome().equals("kept")).toList();
+        assertThat(recorded).hasSameSizeAs(applied);
+        PipelineConfig config = start;
+        for (int i = 0; i < recorded.size(); i++) {
+            Reconfiguration r = recorded.get(i);
+            AutotuneChange c = applied.get(i);
+            assertThat(List.of(r.stage(), r.knob(), r.from(), r.to())).isEqualTo(List.of(c.stage(), c.knob(), c.from(), c.to()));
+            assertThat(r.reason()).isEqualTo("autotune " + c.outcome() + ": " + c.reason());
+            config = r.stage().equals("sink") ? config.withSinkCapacity(r.to())
+                    : config.withStage(r.stage(), r.knob().equals("concurrency")
+                            ? config.stage(r.stage()).withConcurrency(r.to()) : config.stage(r.stage()).withQueueCapacity(r.to()));
+            if (r.to() > r.from() && c.outcome().equals("probe")) {   // a step back restores what was there
+                assertThat(r.to()).as("%s within the budget's limits", r.change())
+                        .isLessThanOrEqualTo(r.knob().equals("concurrency") ? MAX_CONCURRENCY : MAX_QUEUE);
+                assertThat(budget.fitsRam(config)).as("%s keeps the estimated RAM within %d bytes (%d)", r.change(),
+                        budget.ramBytes(), budget.ramBytes(config)).isTrue();
+            }
+            assertThat(Set.of("fetch", "demux", "decode", "convert", "batch", "collate", "sink")).contains(r.stage());
+        }
+        assertThat(config).isEqualTo(end);
+
+        // The trace draws each change on the tuner's thread, named and with its reason.
+        List<TraceRecorder.Slice> slices = new ArrayList<>();
+        trace.readSlices(0, slices::add);
+        List<TraceRecorder.Slice> drawn = slices.stream().filter(s -> s.category().equals("reconfigure")).toList();
+        assertThat(drawn).extracting(TraceRecorder.Slice::name).isEqualTo(recorded.stream().map(Reconfiguration::change).toList());
+        assertThat(drawn).extracting(TraceRecorder.Slice::detail).isEqualTo(recorded.stream().map(Reconfiguration::reason).toList());
+        assertThat(drawn).extracting(TraceRecorder.Slice::threadName).containsOnly("stoker-autotune");
+    }
+}
