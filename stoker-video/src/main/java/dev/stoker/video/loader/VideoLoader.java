@@ -179,7 +179,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
                 last.task().position(), last.clip(), last.clipsOfVideo()));
         PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
                         options.epochs()))
-                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
+                .map("fetch", FetchFactory.class, FetchFactory.config(options), s -> s.failureBudget(budget));
         if ("fetch".equals(options.splitAfter())) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec()));
         }
