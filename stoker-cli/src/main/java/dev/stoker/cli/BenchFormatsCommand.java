@@ -341,7 +341,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
     /** Raw's read bandwidth against a memcpy of the same bytes (all in this run), and the loader's. */
     static String rawReadTable(RawReadBench.Result r, double loaderBytesPerSecond, double bigMemcpy, int cores) {
         StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "raw read bandwidth, warm, %d clips of %s (best of 5 rounds, one thread unless said):%n",
+        s.append(String.format(Locale.ROOT, "raw read bandwidth, warm, %d clips of %s (best of 9 rounds, one thread unless said):%n",
                 r.clips(), InspectCommand.bytes(r.clipBytes())));
         String line = "  %-52s %10s/s  %5.2fx memcpy%n";
         s.append(String.format(Locale.ROOT, line, "memcpy of the same bytes per clip",
@@ -350,9 +350,10 @@ final class BenchFormatsCommand implements Callable<Integer> {
                 InspectCommand.bytes((long) r.firstReadBytesPerSecond()), r.firstReadBytesPerSecond() / r.memcpyBytesPerSecond()));
         s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on every read",
                 InspectCommand.bytes((long) r.everyReadBytesPerSecond()), r.everyReadBytesPerSecond() / r.memcpyBytesPerSecond()));
-        s.append(String.format(Locale.ROOT, line, "ShardLoader raw warm, batches delivered, " + cores + " cores",
+        s.append(String.format(Locale.ROOT, line, "ShardLoader raw warm row, batches, " + cores + " cores (*)",
                 InspectCommand.bytes((long) loaderBytesPerSecond), loaderBytesPerSecond / r.memcpyBytesPerSecond()));
-        s.append(String.format(Locale.ROOT, "  (one 256 MiB memcpy: %s/s)%n", InspectCommand.bytes((long) bigMemcpy)));
+        s.append(String.format(Locale.ROOT, "  (*) measured earlier in this run, not interleaved with the memcpy; one 256 MiB"
+                + " memcpy: %s/s%n", InspectCommand.bytes((long) bigMemcpy)));
         return s.toString();
     }
 

@@ -23,7 +23,7 @@ import java.util.List;
  * machine hits them alike; each figure is its best round.
  */
 final class RawReadBench {
-    private static final int ROUNDS = 5;
+    private static final int ROUNDS = 9;
     private static final int CLIPS_PER_SAMPLE = 8;
     private static final int BUFFERS = 7;
 

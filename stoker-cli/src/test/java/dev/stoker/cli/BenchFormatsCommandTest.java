@@ -47,6 +47,7 @@ class BenchFormatsCommandTest {
         List<String> rawRead = run.out().lines().dropWhile(l -> !l.startsWith("raw read bandwidth")).toList();
         assertThat(rawRead).hasSizeGreaterThan(4);
         assertThat(rawRead.subList(1, 5)).allSatisfy(l -> assertThat(l).contains("/s").endsWith("x memcpy"));
+        assertThat(rawRead.get(5)).contains("not interleaved");
         assertThat(rawRead.get(2)).contains("first read");
         assertThat(rawRead.get(3)).contains("every read");
 
