@@ -6,8 +6,8 @@ package dev.stoker.store;
  * {@code stoker verify} ({@link ShardVerifier}) checks every byte whatever the policy.
  *
  * <p>The check reads the whole stored packet, so for {@code raw} shards it costs about as much as the copy it
- * guards (a CRC of the full stored frame against a copy of a crop of it): checking on every read halves raw's
- * read bandwidth. Hence the default {@link #FIRST_READ}.
+ * guards (a CRC of the full stored frame against a copy of a crop of it): checking on every read costs raw up
+ * to half its read bandwidth. Hence the default {@link #FIRST_READ}.
  */
 public enum Verification {
     /**
