@@ -147,7 +147,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        LoaderOptions options = loader.loaderOptions(spec);
+        LoaderOptions options = storage.withColdFetch(loader.loaderOptions(spec));
         DeviceSpec deviceSpec = BenchDevice.parse(device, spec);
         BenchDevice.requireAvailable(deviceSpec); // before any dataset work: one line naming what is missing
         if (batches < 1) {
@@ -163,7 +163,6 @@ final class BenchCommand implements Callable<Integer> {
             return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
-        storage.evictBeforeRun(data);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         // For the single-thread reference: one delivered clip of every video (up to REFERENCE_CLIPS
@@ -193,8 +192,7 @@ final class BenchCommand implements Callable<Integer> {
             if (saveConfig != null) {
                 write("--save-config", saveConfig, effective.toJson());
             }
-            try (ColdFiles cold = storage.followFetch(loader, data);
-                 BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
+            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
                  AutoCloseable tuning = autotune.start(spec, loader, out)) { // null without --autotune

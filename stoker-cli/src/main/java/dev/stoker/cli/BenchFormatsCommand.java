@@ -11,6 +11,7 @@ import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.sampler.EvictBeforeRead;
 import dev.stoker.store.sampler.PrefetchStats;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
@@ -62,6 +63,9 @@ import picocli.CommandLine.Spec;
                 "",
                 "Clips from the original files are resampled to --fps/--stride frames per second, so that every row",
                 "loads the same span of frames.",
+                "",
+                "Then raw's read bandwidth on one thread next to a memcpy of the same bytes, in the same run: clips read",
+                "with checksums checked on first read (the default) and on every read, and the raw loader's batches.",
                 "",
         },
         footerHeading = "%nExamples:%n",
@@ -174,19 +178,17 @@ final class BenchFormatsCommand implements Callable<Integer> {
             rows.add(measureShards(out, format, dest, shardOptions, budget));
         }
         double memcpy = memcpyBytesPerSecond();
-        Row raw = rows.getLast();
-        long rawFrameBytes = rawFrameBytes(work.resolve(IngestOptions.RAW));
-        double rawBytesPerSecond = raw.warm().samplesPerSecond() * frames * rawFrameBytes;
+        RawReadBench.Result rawRead = RawReadBench.measure(work.resolve(IngestOptions.RAW), shardOptions);
+        double rawLoaderBytesPerSecond = rows.getLast().warm().samplesPerSecond() * rawRead.clipBytes();
 
         out.println();
         out.print(table(rows));
-        out.printf(Locale.ROOT, "raw reads %s/s of frames warm (%d x %s a clip) = %.0f%% of memcpy bandwidth (%s/s, one thread, same run)%n",
-                InspectCommand.bytes((long) rawBytesPerSecond), frames, InspectCommand.bytes(rawFrameBytes),
-                100 * rawBytesPerSecond / memcpy, InspectCommand.bytes((long) memcpy));
+        out.println();
+        out.print(rawReadTable(rawRead, rawLoaderBytesPerSecond, memcpy, cores));
         out.printf(Locale.ROOT, "%d cores; %d batches of %d clips (%d frames, stride %d, %dx%d) per measurement; steady state after warm-up%n",
                 cores, batches, batch, frames, stride, crop, crop);
         if (json != null) {
-            write(json, rows, root, sampled.size(), cores, memcpy, rawBytesPerSecond);
+            write(json, rows, root, sampled.size(), cores, memcpy, rawRead, rawLoaderBytesPerSecond);
             out.println("wrote results to " + json);
         }
         out.flush();
@@ -219,14 +221,14 @@ final class BenchFormatsCommand implements Callable<Integer> {
         warm(files);
         Measurement warm = run(out, "files", "warm", () -> {
             VideoLoader loader = VideoLoader.open(data, options);
-            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader, null);
+            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);
         });
-        ColdFiles.evictAll(data);
-        Measurement cold = run(out, "files", "cold", () -> {
-            VideoLoader loader = VideoLoader.open(data, options);
-            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader, ColdFiles.follow(loader, data));
+        LoaderOptions cold = options.withFetchHook(EvictBeforeRead.class); // each file evicted just before its read
+        Measurement coldRun = run(out, "files", "cold", () -> {
+            VideoLoader loader = VideoLoader.open(data, cold);
+            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);
         });
-        return new Row("files", disk, data.size(), warm, cold);
+        return new Row("files", disk, data.size(), warm, coldRun);
     }
 
     private Row measureShards(PrintWriter out, String format, Path dest, LoaderOptions options, long budget)
@@ -244,26 +246,22 @@ final class BenchFormatsCommand implements Callable<Integer> {
             warm(shardFiles);
             Measurement warm = run(out, format, "warm", () -> {
                 ShardLoader loader = ShardLoader.open(shards, options, null, readAhead);
-                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader, null);
+                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader);
             });
             Measurement cold = run(out, format, "cold", () -> {
                 ShardLoader loader = ShardLoader.open(shards, options, null, readAhead.withColdCache(true));
-                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader, null);
+                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader);
             });
             return new Row(format, disk, shards.size(), warm, cold);
         }
     }
 
-    /** A loader opened for one measurement, with what closes with it. */
+    /** A loader opened for one measurement. */
     private record Opened(Pipeline<?> pipeline, Iterator<ClipBatch> batches, Supplier<PrefetchStats> prefetch,
-                          AutoCloseable loader, ColdFiles cold) implements AutoCloseable {
+                          AutoCloseable loader) implements AutoCloseable {
         @Override
         public void close() throws Exception {
-            try (loader) {
-                if (cold != null) {
-                    cold.close();
-                }
-            }
+            loader.close();
         }
     }
 
@@ -322,14 +320,6 @@ final class BenchFormatsCommand implements Callable<Integer> {
         }
     }
 
-    /** Bytes one stored raw frame takes (width x height x 3 of the first sample). */
-    private static long rawFrameBytes(Path rawShards) throws IOException {
-        try (ShardDataset shards = ShardDataset.open(rawShards)) {
-            var s = shards.sample(0);
-            return (long) s.width() * s.height() * 3;
-        }
-    }
-
     /** One thread copying 256 MiB between off-heap buffers: the best of 5, in bytes per second. */
     static double memcpyBytesPerSecond() {
         long bytes = 256L << 20;
@@ -348,6 +338,25 @@ final class BenchFormatsCommand implements Callable<Integer> {
         }
     }
 
+    /** Raw's read bandwidth against a memcpy of the same bytes (all in this run), and the loader's. */
+    static String rawReadTable(RawReadBench.Result r, double loaderBytesPerSecond, double bigMemcpy, int cores) {
+        StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "raw read bandwidth, warm, %d clips of %s (best of 9 rounds, one thread unless said):%n",
+                r.clips(), InspectCommand.bytes(r.clipBytes())));
+        String line = "  %-52s %10s/s  %5.2fx memcpy%n";
+        s.append(String.format(Locale.ROOT, line, "memcpy of the same bytes per clip",
+                InspectCommand.bytes((long) r.memcpyBytesPerSecond()), 1.0));
+        s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on first read (default)",
+                InspectCommand.bytes((long) r.firstReadBytesPerSecond()), r.firstReadBytesPerSecond() / r.memcpyBytesPerSecond()));
+        s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on every read",
+                InspectCommand.bytes((long) r.everyReadBytesPerSecond()), r.everyReadBytesPerSecond() / r.memcpyBytesPerSecond()));
+        s.append(String.format(Locale.ROOT, line, "ShardLoader raw warm row, batches, " + cores + " cores (*)",
+                InspectCommand.bytes((long) loaderBytesPerSecond), loaderBytesPerSecond / r.memcpyBytesPerSecond()));
+        s.append(String.format(Locale.ROOT, "  (*) measured earlier in this run, not interleaved with the memcpy; one 256 MiB"
+                + " memcpy: %s/s%n", InspectCommand.bytes((long) bigMemcpy)));
+        return s.toString();
+    }
+
     static String table(List<Row> rows) {
         StringBuilder s = new StringBuilder();
         double filesWarm = rows.getFirst().warm().samplesPerSecond();
@@ -361,7 +370,8 @@ final class BenchFormatsCommand implements Callable<Integer> {
         return s.toString();
     }
 
-    private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, double rawBytesPerSecond) {
+    private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, RawReadBench.Result rawRead,
+                       double rawLoaderBytesPerSecond) {
         ObjectNode node = JSON.createObjectNode();
         node.put("source", root.toString());
         node.put("videos", videos);
@@ -391,7 +401,13 @@ final class BenchFormatsCommand implements Callable<Integer> {
             }
         }
         node.put("memcpy_bytes_per_second", memcpy);
-        node.put("raw_frame_bytes_per_second", rawBytesPerSecond);
+        ObjectNode raw = node.putObject("raw_read");
+        raw.put("clips", rawRead.clips());
+        raw.put("clip_bytes", rawRead.clipBytes());
+        raw.put("memcpy_same_bytes_per_second", rawRead.memcpyBytesPerSecond());
+        raw.put("reader_first_read_bytes_per_second", rawRead.firstReadBytesPerSecond());
+        raw.put("reader_every_read_bytes_per_second", rawRead.everyReadBytesPerSecond());
+        raw.put("loader_warm_bytes_per_second", rawLoaderBytesPerSecond);
         try {
             Files.writeString(file, JSON.writeValueAsString(node));
         } catch (IOException e) {

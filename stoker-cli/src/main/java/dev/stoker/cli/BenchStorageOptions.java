@@ -2,8 +2,8 @@ package dev.stoker.cli;
 
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.loader.ReadAhead;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.VideoLoader;
+import dev.stoker.store.sampler.EvictBeforeRead;
+import dev.stoker.video.loader.LoaderOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -15,8 +15,9 @@ import picocli.CommandLine.ParameterException;
  */
 final class BenchStorageOptions {
     @Option(names = "--cold",
-            description = "Cold page cache: evict each file's pages before it is read (posix_fadvise DONTNEED, like"
-                    + " nocache), so reads come from the device; for shards, each clip's bytes just before their read.")
+            description = "Cold page cache: evict each file's pages just before it is read (posix_fadvise DONTNEED, like"
+                    + " nocache), so reads come from the device; video files in the fetch stage, shards each clip's"
+                    + " bytes just before their read.")
     boolean cold;
 
     @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES",
@@ -57,15 +58,11 @@ final class BenchStorageOptions {
         }
     }
 
-    /** With {@code --cold}, before the loader opens: every file of the dataset out of the page cache. */
-    void evictBeforeRun(Dataset data) {
-        if (cold) {
-            ColdFiles.evictAll(data);
-        }
-    }
-
-    /** With {@code --cold}: evicts each file again once the loader's fetch stage has read it (else a no-op). */
-    ColdFiles followFetch(VideoLoader loader, Dataset data) {
-        return cold ? ColdFiles.follow(loader, data) : ColdFiles.NONE;
+    /**
+     * With {@code --cold}: {@code options} whose fetch stage evicts each video file's pages just before it reads
+     * the file ({@link EvictBeforeRead}), so every read, in every epoch, comes from the device; else {@code options}.
+     */
+    LoaderOptions withColdFetch(LoaderOptions options) {
+        return cold ? options.withFetchHook(EvictBeforeRead.class) : options;
     }
 }

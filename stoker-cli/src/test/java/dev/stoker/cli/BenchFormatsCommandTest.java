@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code stoker bench formats} prints one row per storage format (original files first, then video, jpeg,
- * raw) with bytes on disk, samples/s warm and cold and CPU time per clip, and writes them as JSON;
+ * raw) with bytes on disk, samples/s warm and cold and CPU time per clip, then raw's read bandwidth next to a
+ * memcpy of the same bytes, and writes them as JSON;
  * {@code stoker bench SHARDS --cold --consumer-ms} reports the read-ahead ({@code prefetch}) and the data
  * readiness, and {@code --cold} on original files runs.
  */
@@ -43,11 +44,22 @@ class BenchFormatsCommandTest {
         assertThat(table.getFirst()).contains("disk/clip").contains("warm samp/s").contains("cold samp/s")
                 .contains("CPU s/clip");
         assertThat(table.subList(1, 5)).extracting(l -> l.split("\\s+")[0]).containsExactly("files", "video", "jpeg", "raw");
-        assertThat(run.out()).contains("of memcpy bandwidth");
+        List<String> rawRead = run.out().lines().dropWhile(l -> !l.startsWith("raw read bandwidth")).toList();
+        assertThat(rawRead).hasSizeGreaterThan(4);
+        assertThat(rawRead.subList(1, 5)).allSatisfy(l -> assertThat(l).contains("/s").endsWith("x memcpy"));
+        assertThat(rawRead.get(5)).contains("not interleaved");
+        assertThat(rawRead.get(2)).contains("first read");
+        assertThat(rawRead.get(3)).contains("every read");
 
         JsonNode result = new ObjectMapper().readTree(json.toFile());
         assertThat(result.get("videos").asInt()).isEqualTo(2);
         assertThat(result.get("memcpy_bytes_per_second").asDouble()).isPositive();
+        JsonNode raw = result.get("raw_read");
+        assertThat(raw.get("clip_bytes").asLong()).isEqualTo(4L * 48 * 48 * 3);
+        for (String field : List.of("memcpy_same_bytes_per_second", "reader_first_read_bytes_per_second",
+                "reader_every_read_bytes_per_second", "loader_warm_bytes_per_second")) {
+            assertThat(raw.get(field).asDouble()).as(field).isPositive();
+        }
         JsonNode rows = result.get("rows");
         assertThat(rows).hasSize(4);
         for (JsonNode row : rows) {

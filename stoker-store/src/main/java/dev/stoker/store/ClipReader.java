@@ -1,7 +1,9 @@
 package dev.stoker.store;
 
 import dev.stoker.video.ClipRequest;
+import dev.stoker.video.ClipSpec;
 import dev.stoker.video.DecodedClip;
+import dev.stoker.video.Resize;
 import java.util.List;
 
 /**
@@ -10,7 +12,8 @@ import java.util.List;
  * stored timeline (frame-exact, same past-end policies), a {@link dev.stoker.video.Resize} scales and
  * crops them, and frame k of a clip lands at {@code k * width * height * 3} in the request's destination
  * (RGB24, HWC). Only the clip's frames are read (for the video format: from the keyframe at or before
- * the clip's first frame); their checksums are checked before decoding.
+ * the clip's first frame); their checksums are checked before decoding, as the dataset's {@link Verification}
+ * says.
  *
  * <p>One reader per thread (not thread-safe); {@link ShardDataset#newReader()} makes them. Close it to
  * free its decoders.
@@ -31,7 +34,19 @@ public interface ClipReader extends AutoCloseable {
     /** Reads several clips of one sample; frames they share are decoded once. */
     List<DecodedClip> read(int sample, List<ClipRequest> requests);
 
-    /** Frames the decoders produced so far (a cost measure: divided by clips, the cost of a clip). */
+    /**
+     * Where clip c ({@code specs.get(c)} at {@code resizes.get(c)}) of sample {@code sample} lies in the mapped
+     * shard, when every clip is a plain cut of stored frames ({@code raw} shards at their stored scale: no
+     * resize, or a crop whose short side is the stored one); null when they need decoding ({@link #read}).
+     * Selects and verifies like {@link #read} but copies nothing: {@link MappedClip#copyTo} copies each pixel
+     * once, straight to its consumer.
+     *
+     * @throws ShardException when the sample's record is damaged
+     * @throws dev.stoker.video.VideoException when a clip cannot be selected (past-end policy SKIP)
+     */
+    List<MappedClip> locate(int sample, List<ClipSpec> specs, List<Resize> resizes);
+
+    /** Frames the decoders produced (or, for raw frames, copied or located) so far (a cost measure: divided by clips, the cost of a clip). */
     long decodedFrames();
 
     @Override

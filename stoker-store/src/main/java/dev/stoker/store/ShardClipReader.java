@@ -19,8 +19,9 @@ import java.util.SplittableRandom;
 /**
  * Reads clips from mapped shards: the record's packets become a {@link Video} in place
  * ({@link Video#fromPackets}, nothing copied), the clip's frames are selected exactly as
- * {@link ClipDecoder} selects them, the checksums of the packets to be read are checked, and the frames
- * are decoded (or, for raw frames already at the requested size, copied).
+ * {@link ClipDecoder} selects them, the checksums of the packets to be read are checked (as the dataset's
+ * {@link Verification} says), and the frames are decoded (or, for raw frames already at the requested scale,
+ * copied: {@link #locate} without the copy).
  */
 final class ShardClipReader implements ClipReader {
     private final ShardDataset dataset;
@@ -33,6 +34,45 @@ final class ShardClipReader implements ClipReader {
 
     @Override
     public List<DecodedClip> read(int sample, List<ClipRequest> requests) {
+        Stored stored = stored(sample);
+        List<Resize> resizes = requests.stream().map(ClipRequest::resize).toList();
+        if (copyable(stored.entry(), resizes)) {
+            List<MappedClip> mapped = locate(stored, requests.stream().map(ClipRequest::spec).toList(), resizes);
+            List<DecodedClip> clips = new ArrayList<>(mapped.size());
+            for (int c = 0; c < mapped.size(); c++) {
+                mapped.get(c).copyTo(requests.get(c).destination());
+                clips.add(mapped.get(c).clip());
+            }
+            return clips;
+        }
+        try (Video video = Video.fromPackets(stored.name(), packets(stored.shard(), stored.info(), stored.entry(),
+                stored.payload()))) {
+            List<ClipSelection> selections = new ArrayList<>(requests.size());
+            for (ClipRequest request : requests) {
+                selections.add(video.selectClip(request.spec()));
+            }
+            verify(stored, selections);
+            return decoder.decode(video, requests);
+        }
+    }
+
+    @Override
+    public List<MappedClip> locate(int sample, List<ClipSpec> specs, List<Resize> resizes) {
+        if (specs.size() != resizes.size()) {
+            throw new IllegalArgumentException("resizes: " + resizes.size() + " (expected: one per spec, " + specs.size() + ")");
+        }
+        Stored stored = stored(sample);
+        return copyable(stored.entry(), resizes) ? locate(stored, specs, resizes) : null;
+    }
+
+    /** A sample's record, checked against the manifest, and its payload, bounds-checked. */
+    private record Stored(SampleInfo info, ShardFile shard, RecordEntry entry, MemorySegment payload) {
+        String name() {
+            return info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
+        }
+    }
+
+    private Stored stored(int sample) {
         SampleInfo info = dataset.sample(sample);
         ShardFile shard = dataset.shardOf(info);
         RecordEntry entry = shard.entry(info.record());
@@ -41,24 +81,35 @@ final class ShardClipReader implements ClipReader {
                     "the manifest says source " + info.sourceIndex() + " (" + info.sourcePath() + ") but the record holds "
                             + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
         }
-        MemorySegment payload = shard.payload(info.record(), entry);
-        VideoPackets packets = packets(shard, info, entry, payload);
-        String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
-        try (Video video = Video.fromPackets(name, packets)) {
-            List<ClipSelection> selections = new ArrayList<>(requests.size());
-            BitSet read = new BitSet(entry.frameCount());
-            for (ClipRequest request : requests) {
-                ClipSelection selection = video.selectClip(request.spec());
-                selections.add(selection);
-                markPacketsRead(entry, selection.frames(), read);
+        return new Stored(info, shard, entry, shard.payload(info.record(), entry));
+    }
+
+    /** Whether every clip is a plain cut of stored RGB24 frames (no decoding, no scaling). */
+    private boolean copyable(RecordEntry entry, List<Resize> resizes) {
+        if (!dataset.format().storesRgbFrames()) {
+            return false;
+        }
+        for (Resize resize : resizes) {
+            if (unscaledCrop(resize, entry) == null) {
+                return false;
             }
-            for (int p = read.nextSetBit(0); p >= 0; p = read.nextSetBit(p + 1)) {
-                shard.checkPacket(info.record(), entry, payload, p);
+        }
+        return true;
+    }
+
+    /** Checks the checksums of the packets decoding {@code selections} reads, as the dataset's verification says. */
+    private void verify(Stored stored, List<ClipSelection> selections) {
+        BitSet read = new BitSet(stored.entry().frameCount());
+        for (ClipSelection selection : selections) {
+            markPacketsRead(stored.entry(), selection.frames(), read);
+        }
+        boolean everyRead = dataset.verification() == Verification.EVERY_READ;
+        for (int p = read.nextSetBit(0); p >= 0; p = read.nextSetBit(p + 1)) {
+            if (everyRead) {
+                stored.shard().checkPacket(stored.info().record(), stored.entry(), stored.payload(), p);
+            } else {
+                stored.shard().checkPacketOnce(stored.info().record(), stored.entry(), stored.payload(), p);
             }
-            if (dataset.format().storesRgbFrames() && requests.stream().allMatch(r -> unscaledCrop(r.resize(), entry) != null)) {
-                return copy(video, entry, payload, requests, selections);
-            }
-            return decoder.decode(video, requests);
         }
     }
 
@@ -158,39 +209,34 @@ final class ShardClipReader implements ClipReader {
         };
     }
 
-    private List<DecodedClip> copy(Video video, RecordEntry entry, MemorySegment payload, List<ClipRequest> requests,
-                                   List<ClipSelection> selections) {
+    /** The clips as cuts of the stored frames (after selecting and verifying them); copies nothing. */
+    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes) {
+        RecordEntry entry = stored.entry();
         long storedRowBytes = (long) entry.width() * 3;
-        List<DecodedClip> clips = new ArrayList<>(requests.size());
-        for (int c = 0; c < requests.size(); c++) {
-            ClipRequest request = requests.get(c);
-            int[] frames = selections.get(c).frames();
-            int[] cut = unscaledCrop(request.resize(), entry);
-            long rowBytes = (long) cut[2] * 3;
-            long frameBytes = rowBytes * cut[3];
-            if (request.destination().byteSize() < frames.length * frameBytes) {
-                throw new IllegalArgumentException("destination: " + request.destination().byteSize() + " bytes (expected: "
-                        + frames.length * frameBytes + "+ for " + frames.length + " frames of " + cut[2] + "x"
-                        + cut[3] + " RGB24)");
+        List<MappedClip> clips = new ArrayList<>(specs.size());
+        try (Video video = Video.fromPackets(stored.name(), packets(stored.shard(), stored.info(), entry, stored.payload()))) {
+            List<ClipSelection> selections = new ArrayList<>(specs.size());
+            for (ClipSpec spec : specs) {
+                selections.add(video.selectClip(spec));
             }
-            List<Integer> indices = new ArrayList<>(frames.length);
-            List<Double> times = new ArrayList<>(frames.length);
-            for (int k = 0; k < frames.length; k++) {
-                long from = entry.offsets()[frames[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
-                if (rowBytes == storedRowBytes) {
-                    MemorySegment.copy(payload, from, request.destination(), k * frameBytes, frameBytes);
-                } else {
-                    for (int row = 0; row < cut[3]; row++) {
-                        MemorySegment.copy(payload, from + row * storedRowBytes, request.destination(),
-                                k * frameBytes + row * rowBytes, rowBytes);
-                    }
+            verify(stored, selections);
+            for (int c = 0; c < specs.size(); c++) {
+                ClipSelection selection = selections.get(c);
+                int[] frames = selection.frames();
+                int[] cut = unscaledCrop(resizes.get(c), entry);
+                long[] cutOffsets = new long[frames.length];
+                List<Integer> indices = new ArrayList<>(frames.length);
+                List<Double> times = new ArrayList<>(frames.length);
+                for (int k = 0; k < frames.length; k++) {
+                    cutOffsets[k] = entry.offsets()[frames[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
+                    indices.add(frames[k]);
+                    times.add(video.frameTimeSeconds(frames[k]));
                 }
-                indices.add(frames[k]);
-                times.add(video.frameTimeSeconds(frames[k]));
+                copiedFrames += frames.length;
+                DecodedClip clip = new DecodedClip(video.info().path(), cut[2], cut[3], indices, times, frames.length,
+                        selection.shifted(), selection.repeatedFrames());
+                clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3]));
             }
-            copiedFrames += frames.length;
-            clips.add(new DecodedClip(video.info().path(), cut[2], cut[3], indices, times, frames.length,
-                    selections.get(c).shifted(), selections.get(c).repeatedFrames()));
         }
         return clips;
     }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * An ingested dataset: the folder {@code stoker ingest} wrote, opened for reading. Shards are
@@ -39,9 +40,12 @@ public final class ShardDataset implements AutoCloseable {
     private final ShardFile[] shards;
     private final String[] missing;
     private final SampleInfo[] samples;
+    private final Verification verification;
 
-    private ShardDataset(Path root, Manifest manifest, Arena arena, ShardFile[] shards, String[] missing) {
+    private ShardDataset(Path root, Manifest manifest, Arena arena, ShardFile[] shards, String[] missing,
+                         Verification verification) {
         this.root = root;
+        this.verification = verification;
         this.manifest = manifest;
         this.format = ShardFormat.named(manifest.format());
         this.arena = arena;
@@ -62,12 +66,24 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /**
-     * Opens an ingested folder: reads the manifest and maps the shards (their indexes are read on
-     * first use). A damaged or missing shard does not fail the open; reading its samples does.
+     * Opens an ingested folder whose readers check each packet's checksum the first time they read it
+     * ({@link Verification#FIRST_READ}).
      *
      * @throws IOException when the manifest is missing or unreadable, or from another format version
      */
     public static ShardDataset open(Path dest) throws IOException {
+        return open(dest, Verification.FIRST_READ);
+    }
+
+    /**
+     * Opens an ingested folder: reads the manifest and maps the shards (their indexes are read on
+     * first use). A damaged or missing shard does not fail the open; reading its samples does.
+     * {@code verification} says when readers check the checksums of the packets they read.
+     *
+     * @throws IOException when the manifest is missing or unreadable, or from another format version
+     */
+    public static ShardDataset open(Path dest, Verification verification) throws IOException {
+        Objects.requireNonNull(verification, "verification");
         Path file = dest.resolve(MANIFEST);
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString(), null,
@@ -95,7 +111,7 @@ public final class ShardDataset implements AutoCloseable {
                     missing[s] = e instanceof NoSuchFileException ? "the file is missing" : String.valueOf(e);
                 }
             }
-            return new ShardDataset(dest, manifest, arena, shards, missing);
+            return new ShardDataset(dest, manifest, arena, shards, missing, verification);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -128,6 +144,11 @@ public final class ShardDataset implements AutoCloseable {
     /** The options the shards were written with (format, size, fps, GOP, shard size). */
     public IngestOptions options() {
         return manifest.options();
+    }
+
+    /** When readers check packet checksums. */
+    public Verification verification() {
+        return verification;
     }
 
     /** The folder. */

@@ -11,12 +11,14 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ClipReader;
+import dev.stoker.store.MappedClip;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.sampler.PrefetchStats;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.DecodedClip;
+import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchPool;
@@ -46,7 +48,9 @@ import java.util.concurrent.atomic.LongAdder;
  * </pre>
  * where fetch looks the sample up and samples its clip starts (no I/O: the shards are mapped), decode
  * reads the clips' frames from the mapped shard and decodes and converts them into pooled clip buffers,
- * and collate packs them into one pooled {@link ClipBatch}.
+ * and collate packs them into one pooled {@link ClipBatch}. Clips that are plain cuts of stored frames
+ * ({@code raw} shards at their stored scale, NTHWC batches) skip the clip buffer: decode only selects and
+ * verifies them ({@link ClipReader#locate}) and collate copies each pixel once, from the mapping into the batch.
  *
  * <p>The order is an {@link EpochSampler}'s over the shards ({@link #groups}: the samples of one shard form
  * a group, shuffled within windows of {@code options.sampler().windowGroups()} shards; rank and world size
@@ -202,8 +206,8 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    /** One clip read into a pooled one-clip buffer; {@code clip} of {@code clipsOfSample} this epoch. */
-    record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipBatch pixels, DecodedClip decoded)
+    /** One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample} this epoch. */
+    record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
             implements AutoCloseable {
         @Override
         public void close() {
@@ -306,6 +310,26 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                                          LongAdder frames) {
         SampleTask task = planned.task();
         int count = planned.clipStarts().length;
+        List<ClipSpec> specs = new ArrayList<>(count);
+        List<Resize> resizes = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            specs.add(options.clipAt(planned.clipStarts()[i]));
+            resizes.add(options.resize(planner.cropSeed(task, task.firstClip() + i)));
+        }
+        ahead.beforeRead(task.draw());
+        if (options.layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
+            List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
+            if (mapped != null) {
+                List<LoadedClip> out = new ArrayList<>(mapped.size());
+                for (int i = 0; i < mapped.size(); i++) {
+                    clips.increment();
+                    frames.add(mapped.get(i).clip().decodedFrames());
+                    out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + mapped.size(),
+                            new ClipPixels.Mapped(mapped.get(i)), mapped.get(i).clip()));
+                }
+                return out;
+            }
+        }
         List<ClipBatch> buffers = new ArrayList<>(count);
         try {
             List<ClipRequest> requests = new ArrayList<>(count);
@@ -318,17 +342,15 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                     throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
                 }
                 buffers.add(buffer);
-                requests.add(new ClipRequest(options.clipAt(planned.clipStarts()[i]),
-                        options.resize(planner.cropSeed(task, task.firstClip() + i)), BatchCollator.slot(buffer, 0)));
+                requests.add(new ClipRequest(specs.get(i), resizes.get(i), BatchCollator.slot(buffer, 0)));
             }
-            ahead.beforeRead(task.draw());
             List<DecodedClip> decoded = reader.read(task.sample().index(), requests);
             List<LoadedClip> out = new ArrayList<>(decoded.size());
             for (int i = 0; i < decoded.size(); i++) {
                 clips.increment();
                 frames.add(decoded.get(i).decodedFrames());
-                out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + decoded.size(), buffers.get(i),
-                        decoded.get(i)));
+                out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + decoded.size(),
+                        new ClipPixels.Buffered(buffers.get(i)), decoded.get(i)));
             }
             return out;
         } catch (RuntimeException | Error e) {
@@ -352,7 +374,7 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
                 double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
                 ClipInfo info = new ClipInfo(clip.task().sample().sourcePath(), clip.task().sample().label(), times,
                         clip.decoded().decodedFrames());
-                BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
+                clip.pixels().writeTo(batch, i, info);
             }
             if (!loaded.isEmpty()) {
                 LoadedClip last = loaded.getLast();

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32C;
 
 /**
@@ -33,9 +35,14 @@ public final class ShardFile {
     private final MemorySegment bytes;
     private volatile Parsed parsed;
 
-    /** Header, footer and entries as parsed; an entry slot holds the entry or why it is unusable. */
+    /**
+     * Header, footer and entries as parsed; an entry slot holds the entry or why it is unusable. {@code checked}
+     * holds, per record, a bit set of the packets whose checksum matched ({@link #checkPacketOnce}), made on
+     * first use.
+     */
     private record Parsed(String headerJson, int firstSource, int endSource, long indexOffset, long indexBytes,
-                          int indexCrc, boolean indexCrcMatches, Object[] entries, ShardException failure) {
+                          int indexCrc, boolean indexCrcMatches, Object[] entries, ShardException failure,
+                          AtomicReferenceArray<AtomicLongArray> checked) {
     }
 
     private ShardFile(String name, MemorySegment bytes) {
@@ -138,6 +145,26 @@ public final class ShardFile {
         }
     }
 
+    /**
+     * {@link #checkPacket} the first time it passes for this packet of this mapping; afterwards a no-op. A failed
+     * check is not remembered, so a damaged packet fails every time. Any thread; two threads checking the same
+     * packet at once both check it.
+     */
+    public void checkPacketOnce(int record, RecordEntry entry, MemorySegment payload, int packet) {
+        AtomicReferenceArray<AtomicLongArray> checked = parsed().checked;
+        AtomicLongArray bits = checked.get(record);
+        if (bits == null) {
+            checked.compareAndSet(record, null, new AtomicLongArray((entry.frameCount() + 63) >>> 6));
+            bits = checked.get(record);
+        }
+        long mask = 1L << packet; // the shift takes packet mod 64
+        if ((bits.get(packet >>> 6) & mask) != 0) {
+            return;
+        }
+        checkPacket(record, entry, payload, packet);
+        bits.getAndAccumulate(packet >>> 6, mask, (a, b) -> a | b);
+    }
+
     /** Checks the whole payload's CRC32C. */
     public void checkPayload(int record, RecordEntry entry, MemorySegment payload) {
         int actual = crc(payload);
@@ -178,10 +205,11 @@ public final class ShardFile {
         try {
             return parseOrThrow();
         } catch (ShardException e) {
-            return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0], e);
+            return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0], e, null);
         } catch (IndexOutOfBoundsException e) {
             return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0],
-                    new ShardException(name, -1, Reason.TRUNCATED, "a header or footer field lies past the file's end", e));
+                    new ShardException(name, -1, Reason.TRUNCATED, "a header or footer field lies past the file's end", e),
+                    null);
         }
     }
 
@@ -259,7 +287,7 @@ public final class ShardFile {
             }
         }
         return new Parsed(new String(header, StandardCharsets.UTF_8), firstSource, endSource, indexOffset, indexBytes,
-                indexCrc, indexMatches, parsedEntries, null);
+                indexCrc, indexMatches, parsedEntries, null, new AtomicReferenceArray<>(entries));
     }
 
     private static void fill(Object[] entries, int from, ShardException failure) {

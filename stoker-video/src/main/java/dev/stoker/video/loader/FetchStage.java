@@ -7,11 +7,25 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.function.Function;
 
-/** Reads a whole video file into memory: the one stage that waits on storage. */
+/** Reads a whole video file into memory: the one stage that waits on storage. Runs the fetch hook, if any, first. */
 final class FetchStage implements Function<VideoTask, FetchedVideo> {
+    private final FetchHook hook;
+
+    FetchStage(FetchHook hook) {
+        this.hook = hook;
+    }
+
     @Override
     public FetchedVideo apply(VideoTask task) {
         Path path = task.entry().path();
+        if (hook != null) {
+            try {
+                hook.beforeRead(path);
+            } catch (IOException e) {
+                throw new LoaderException("io-error", path + ": before reading it, " + hook.getClass().getSimpleName()
+                        + " failed: " + e.getMessage(), e);
+            }
+        }
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(path);

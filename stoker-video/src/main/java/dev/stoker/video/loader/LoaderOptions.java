@@ -47,6 +47,8 @@ import java.util.Objects;
  *                        (process isolation: a native crash there does not end training); null: all in-process.
  *                        After {@code "decode"}, decode converts (as with {@code fusedConvert}); with
  *                        {@code fusedConvert}, {@code "convert"} means after decode
+ * @param fetchHook       runs in the fetch stage just before each file is read (evicting its pages for a
+ *                        cold-cache benchmark, say); a class, so that it runs in a child JVM too; null: none
  */
 public record LoaderOptions(int frames, int strideFrames, double resampleFps, int width, int height,
                             Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
@@ -54,7 +56,7 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
                             double windowStepSeconds, long seed, boolean shuffle, int epochs, int decoderThreads,
                             boolean skipNonReferenceFrames, boolean fusedConvert, long batchBudgetBytes,
                             FailureBudget failureBudget, PipelineConfig config, SamplerOptions sampler,
-                            String splitAfter) {
+                            String splitAfter, Class<? extends FetchHook> fetchHook) {
 
     /** How clip starts are chosen in a video. */
     public enum Sampling { RANDOM, UNIFORM, WINDOWS }
@@ -110,7 +112,7 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
         return new LoaderOptions(16, 2, 0, 112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, PastEndPolicy.SHIFT, 8,
                 false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, false, 0,
                 FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY,
-                SamplerOptions.defaults(), null);
+                SamplerOptions.defaults(), null, null);
     }
 
     /** The clip starting at {@code startSeconds}. */
@@ -142,81 +144,81 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public LoaderOptions withClip(int frames, int strideFrames) {
         return new LoaderOptions(frames, strideFrames, 0, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withResampledClip(int frames, double fps) {
         return new LoaderOptions(frames, strideFrames, fps, width, height, resizeMode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withSize(int width, int height, Resize.Mode mode, int shortSide) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, mode, shortSide, pastEnd, batchSize,
                 dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withBatch(int batchSize, boolean dropLast, BatchLayout layout) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withSampling(Sampling sampling, int clipsPerVideo, double windowStepSeconds) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withOrder(long seed, boolean shuffle, int epochs) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withPastEnd(PastEndPolicy pastEnd) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withDecoder(int decoderThreads, boolean skipNonReferenceFrames) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withFusedConvert(boolean fusedConvert) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withFailureBudget(FailureBudget failureBudget) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     public LoaderOptions withBatchBudget(long batchBudgetBytes) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     /** Lays {@code more} over the current pipeline config (stage concurrency, queues, sink). */
     public LoaderOptions withConfig(PipelineConfig more) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler, splitAfter, fetchHook);
     }
 
     /** The epoch layout beyond seed and shuffle: shuffle window, rank, world size, tail. */
     public LoaderOptions withSampler(SamplerOptions sampler) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
     }
 
     /**
@@ -227,7 +229,18 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
     public LoaderOptions withSplitAfter(String stage) {
         return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
                 batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, stage);
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, stage, fetchHook);
+    }
+
+    /**
+     * Runs a new {@code hook} (its public no-argument constructor) in the fetch stage, just before each video
+     * file is read; null for none.
+     */
+    public LoaderOptions withFetchHook(Class<? extends FetchHook> hook) {
+        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
+                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
+                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler,
+                splitAfter, hook);
     }
 
     /** This process loads the {@code rank}-th of {@code worldSize} equal parts of every epoch. */

@@ -270,7 +270,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         ConvertStage convert = parts.convert();
         PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
                         options.epochs()))
-                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget));
+                .map("fetch", FetchFactory.class, FetchFactory.config(options), s -> s.failureBudget(budget));
         if ("fetch".equals(split)) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
