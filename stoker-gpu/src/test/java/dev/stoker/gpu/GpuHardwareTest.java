@@ -144,7 +144,7 @@ class GpuHardwareTest {
             MemorySegment b = arena.allocate(onCpu.byteSize());
             device.copyToHost(onNvdec.pointer(), a);
             device.copyToHost(onCpu.pointer(), b);
-            assertWithinTolerance(a, b, name);
+            PixelTolerance.assertWithin(a, b, name);
         }
     }
 
@@ -174,7 +174,7 @@ class GpuHardwareTest {
                                     .map(c -> c.path() + " " + Arrays.toString(c.frameTimestampsSeconds())).toList());
                     MemorySegment host = arena.allocate(batch.byteSize());
                     device.copyToHost(batch.devicePointer(), host);
-                    assertWithinTolerance(host, MemorySegment.ofArray(expected.get(i)), "batch " + i);
+                    PixelTolerance.assertWithin(host, MemorySegment.ofArray(expected.get(i)), "batch " + i);
                 }
                 i++;
             }
@@ -216,22 +216,5 @@ class GpuHardwareTest {
                 assertThat(f.reason()).isEqualTo("unsupported-codec");
             });
         }
-    }
-
-    /** Mean absolute difference at most 3 levels, and 99% of the bytes within 24 levels. */
-    private static void assertWithinTolerance(MemorySegment actual, MemorySegment expected, String what) {
-        assertThat(actual.byteSize()).isEqualTo(expected.byteSize());
-        long total = 0;
-        long far = 0;
-        for (long i = 0; i < actual.byteSize(); i++) {
-            int d = Math.abs(Byte.toUnsignedInt(actual.get(ValueLayout.JAVA_BYTE, i))
-                    - Byte.toUnsignedInt(expected.get(ValueLayout.JAVA_BYTE, i)));
-            total += d;
-            if (d > 24) {
-                far++;
-            }
-        }
-        assertThat((double) total / actual.byteSize()).as(what + ": mean absolute difference").isLessThanOrEqualTo(3.0);
-        assertThat((double) far / actual.byteSize()).as(what + ": share of bytes more than 24 apart").isLessThanOrEqualTo(0.01);
     }
 }
