@@ -1,11 +1,48 @@
 // Source of src/main/resources/dev/stoker/gpu/nv12_to_rgb.ptx (see make-ptx.sh): decoded NV12 frames
-// (NVDEC's output surface) to uint8 RGB, cropped and resized bilinearly, written straight into a slot
-// of a device batch in either layout.
+// (NVDEC's output surface) to uint8 RGB, cropped and resized, written straight into a slot of a device
+// clip or batch buffer in either layout.
 //
 // Destination byte of channel c at (x, y): dst + c * channelStride + y * rowStride + x * pixelStride
 //   NTHWC frame: channelStride 1, pixelStride 3, rowStride 3 * W
 //   NCTHW frame: channelStride T * H * W, pixelStride 1, rowStride W
-// Colour: BT.601 (bt709 = 0) or BT.709 (bt709 = 1), limited range, as swscale does by default.
+// Colour (bits of `colour`): bit 0 set for BT.709, else BT.601; bit 1 set for full range (JPEG), else
+// limited range: the frame's own matrix and range, as the CPU path's swscale set-up reads them.
+//
+// Resampling follows swscale's SWS_BILINEAR, which the CPU path uses: a tent filter around each output
+// pixel's centre, one source pixel wide when enlarging (plain bilinear interpolation) and as wide as the
+// scale factor when shrinking (so a 1080p frame shrunk to 112 pixels is averaged, not point-sampled), with
+// the crop window's edge pixels repeated beyond it.
+
+// A tent-filtered sample of one plane around (cx, cy), radii (rx, ry), clamped to [x0, x1] x [y0, y1].
+// Samples are `step` bytes apart in a row, starting `offset` bytes in (U and V interleave in NV12).
+__device__ __forceinline__ float tent(const unsigned char* __restrict__ plane, int pitch, int step, int offset, float cx, float cy,
+                      float rx, float ry, int x0, int x1, int y0, int y1)
+{
+    int xa = (int) ceilf(cx - rx);
+    int xb = (int) floorf(cx + rx);
+    int ya = (int) ceilf(cy - ry);
+    int yb = (int) floorf(cy + ry);
+    float sum = 0.0f;
+    float weights = 0.0f;
+    for (int y = ya; y <= yb; y++) {
+        float wy = 1.0f - fabsf(y - cy) / ry;
+        if (wy <= 0.0f) {
+            continue;
+        }
+        const unsigned char* row = plane + min(max(y, y0), y1) * pitch + offset;
+        for (int x = xa; x <= xb; x++) {
+            float wx = 1.0f - fabsf(x - cx) / rx;
+            if (wx <= 0.0f) {
+                continue;
+            }
+            float w = wx * wy;
+            sum += w * row[min(max(x, x0), x1) * step];
+            weights += w;
+        }
+    }
+    // The sample nearest the centre always weighs more than 0, so weights > 0.
+    return sum / weights;
+}
 
 extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int yPitch,
                                        const unsigned char* __restrict__ uv, int uvPitch,
@@ -13,55 +50,54 @@ extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int 
                                        float cropX, float cropY, float cropWidth, float cropHeight,
                                        unsigned char* __restrict__ dst, int dstWidth, int dstHeight,
                                        long long channelStride, long long rowStride, int pixelStride,
-                                       int bt709)
+                                       int colour)
 {
     int dx = blockIdx.x * blockDim.x + threadIdx.x;
     int dy = blockIdx.y * blockDim.y + threadIdx.y;
     if (dx >= dstWidth || dy >= dstHeight) {
         return;
     }
+    // The crop window in whole pixels, within the frame.
+    int lx0 = max(0, (int) cropX);
+    int ly0 = max(0, (int) cropY);
+    int lx1 = min(srcWidth - 1, (int) (cropX + cropWidth) - 1);
+    int ly1 = min(srcHeight - 1, (int) (cropY + cropHeight) - 1);
+
     // Pixel centres: destination (dx + 0.5) maps into the crop window of the source.
-    float sx = cropX + (dx + 0.5f) * (cropWidth / dstWidth) - 0.5f;
-    float sy = cropY + (dy + 0.5f) * (cropHeight / dstHeight) - 0.5f;
-    sx = fminf(fmaxf(sx, 0.0f), srcWidth - 1.0f);
-    sy = fminf(fmaxf(sy, 0.0f), srcHeight - 1.0f);
-    int x0 = (int) sx;
-    int y0 = (int) sy;
-    int x1 = min(x0 + 1, srcWidth - 1);
-    int y1 = min(y0 + 1, srcHeight - 1);
-    float fx = sx - x0;
-    float fy = sy - y0;
-    float l = (1.0f - fy) * ((1.0f - fx) * y[y0 * yPitch + x0] + fx * y[y0 * yPitch + x1])
-            + fy * ((1.0f - fx) * y[y1 * yPitch + x0] + fx * y[y1 * yPitch + x1]);
+    float scaleX = cropWidth / dstWidth;
+    float scaleY = cropHeight / dstHeight;
+    float sx = cropX + (dx + 0.5f) * scaleX - 0.5f;
+    float sy = cropY + (dy + 0.5f) * scaleY - 0.5f;
+    float l = tent(y, yPitch, 1, 0, sx, sy, fmaxf(1.0f, scaleX), fmaxf(1.0f, scaleY), lx0, lx1, ly0, ly1);
 
-    // Chroma at half resolution, interleaved U V.
-    float cx = fminf(fmaxf((sx + 0.5f) * 0.5f - 0.5f, 0.0f), srcWidth / 2 - 1.0f);
-    float cy = fminf(fmaxf((sy + 0.5f) * 0.5f - 0.5f, 0.0f), srcHeight / 2 - 1.0f);
-    int cx0 = (int) cx;
-    int cy0 = (int) cy;
-    int cx1 = min(cx0 + 1, srcWidth / 2 - 1);
-    int cy1 = min(cy0 + 1, srcHeight / 2 - 1);
-    float gx = cx - cx0;
-    float gy = cy - cy0;
-    const unsigned char* r0 = uv + cy0 * uvPitch;
-    const unsigned char* r1 = uv + cy1 * uvPitch;
-    float u = (1.0f - gy) * ((1.0f - gx) * r0[2 * cx0] + gx * r0[2 * cx1])
-            + gy * ((1.0f - gx) * r1[2 * cx0] + gx * r1[2 * cx1]);
-    float v = (1.0f - gy) * ((1.0f - gx) * r0[2 * cx0 + 1] + gx * r0[2 * cx1 + 1])
-            + gy * ((1.0f - gx) * r1[2 * cx0 + 1] + gx * r1[2 * cx1 + 1]);
+    // Chroma at half resolution in both directions, U and V interleaved.
+    float cx = cropX * 0.5f + (dx + 0.5f) * scaleX * 0.5f - 0.5f;
+    float cy = cropY * 0.5f + (dy + 0.5f) * scaleY * 0.5f - 0.5f;
+    float crx = fmaxf(1.0f, scaleX * 0.5f);
+    float cry = fmaxf(1.0f, scaleY * 0.5f);
+    int cx0 = lx0 / 2;
+    int cy0 = ly0 / 2;
+    int cx1 = max(cx0, min((srcWidth + 1) / 2 - 1, lx1 / 2));
+    int cy1 = max(cy0, min((srcHeight + 1) / 2 - 1, ly1 / 2));
+    float u = tent(uv, uvPitch, 2, 0, cx, cy, crx, cry, cx0, cx1, cy0, cy1);
+    float v = tent(uv, uvPitch, 2, 1, cx, cy, crx, cry, cx0, cx1, cy0, cy1);
 
-    float c = 1.164383f * (l - 16.0f);
-    float d = u - 128.0f;
-    float e = v - 128.0f;
+    bool bt709 = (colour & 1) != 0;
+    bool fullRange = (colour & 2) != 0;
+    // Limited range: luma spans 16..235 and chroma 16..240, so both are stretched to 0..255 first.
+    float c = fullRange ? l : 1.164383f * (l - 16.0f);
+    float k = fullRange ? 1.0f : 1.138393f;
+    float d = (u - 128.0f) * k;
+    float e = (v - 128.0f) * k;
     float r, g, b;
     if (bt709) {
-        r = c + 1.792741f * e;
-        g = c - 0.213249f * d - 0.532909f * e;
-        b = c + 2.112402f * d;
+        r = c + 1.5748f * e;
+        g = c - 0.187324f * d - 0.468124f * e;
+        b = c + 1.8556f * d;
     } else {
-        r = c + 1.596027f * e;
-        g = c - 0.391762f * d - 0.812968f * e;
-        b = c + 2.017232f * d;
+        r = c + 1.402f * e;
+        g = c - 0.344136f * d - 0.714136f * e;
+        b = c + 1.772f * d;
     }
     unsigned char* out = dst + dy * rowStride + (long long) dx * pixelStride;
     out[0] = (unsigned char) fminf(fmaxf(r + 0.5f, 0.0f), 255.0f);

@@ -63,6 +63,10 @@ final class AutotuneOptions {
         if (!enabled) {
             return null;
         }
+        if (loader == null) {
+            throw new ParameterException(spec.commandLine(), "--autotune with --decode nvdec: not supported yet"
+                    + " (expected: CPU decoding)");
+        }
         budget = budget(spec, loader.itemBytesByStage());
         out.printf(Locale.ROOT, "autotune: on, within %.1f cores and %s of estimated item memory (now %s), %d ms windows%n",
                 budget.cores(), bytes(budget.ramBytes()), bytes(budget.ramBytes(loader.pipeline().config())), windowMillis);

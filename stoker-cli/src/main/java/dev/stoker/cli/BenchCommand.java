@@ -65,6 +65,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench --autotune --save-config c.json  tune while it runs; keep what it found",
                 "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
+                "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
         })
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -80,6 +81,8 @@ final class BenchCommand implements Callable<Integer> {
                     + " memory while the next loads (experimental, unverified on hardware; decoding stays on the CPU).")
     String device;
 
+    @Mixin
+    BenchDevice.DecodeOptions decode; // --decode nvdec, --nvdec-sessions, --no-cpu-fallback
 
 
 
@@ -148,8 +151,8 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         LoaderOptions options = storage.withColdFetch(loader.loaderOptions(spec));
-        DeviceSpec deviceSpec = BenchDevice.parse(device, spec);
-        BenchDevice.requireAvailable(deviceSpec); // before any dataset work: one line naming what is missing
+        DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
+        BenchDevice.requireAvailable(deviceSpec, decode.nvdec()); // before any dataset work: one line naming what is missing
         if (batches < 1) {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
@@ -159,6 +162,10 @@ final class BenchCommand implements Callable<Integer> {
             if (options.splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
+            }
+            if (decode.nvdec()) {
+                throw new ParameterException(spec.commandLine(),
+                        "--decode nvdec with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
             return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
         }
@@ -185,8 +192,8 @@ final class BenchCommand implements Callable<Integer> {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        try (BenchDevice gpu = BenchDevice.open(deviceSpec);
-             VideoLoader loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
+        try (BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
+             BenchDevice.Loading loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
              BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
@@ -195,7 +202,7 @@ final class BenchCommand implements Callable<Integer> {
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
-                 AutoCloseable tuning = autotune.start(spec, loader, out)) { // null without --autotune
+                 AutoCloseable tuning = autotune.start(spec, loader.cpuLoader(), out)) { // null without --autotune
                 Iterator<BenchDevice.Batch> it = batchesOut.iterator();
                 while (batchesDone < batches && it.hasNext()) {
                     try (BenchDevice.Batch b = it.next()) {

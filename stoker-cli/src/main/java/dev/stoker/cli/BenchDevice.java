@@ -4,35 +4,114 @@ import dev.stoker.gpu.Cuda;
 import dev.stoker.gpu.DeviceBatch;
 import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.DeviceTransfer;
+import dev.stoker.gpu.GpuDecodeOptions;
 import dev.stoker.gpu.GpuDevice;
 import dev.stoker.gpu.GpuUnavailableException;
+import dev.stoker.gpu.NvdecCodecs;
+import dev.stoker.gpu.NvdecLoader;
 import dev.stoker.gpu.PinnedMemory;
 import dev.stoker.gpu.TransferOptions;
+import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
+import java.io.PrintWriter;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * {@code stoker bench --device}: where the batches end up. {@code cpu} (the default) leaves them in host
- * memory; {@code cuda:N} has collate write them into pinned memory and copies each to device N while the
- * next one is loaded (experimental: the GPU path has not run on hardware yet). Decoding stays on the CPU.
+ * {@code stoker bench --device} and {@code --decode}: where batches end up and where clips are decoded.
+ * {@code --device cpu} (the default) leaves batches in host memory; {@code cuda:N} has collate write them
+ * into pinned memory and copies each to device N while the next one is loaded. {@code --decode nvdec}
+ * decodes on the GPU's NVDEC engines instead ({@link NvdecLoader}): the batches are assembled on the device
+ * and nothing of the pixels crosses PCIe. Both are experimental: the GPU path has not run on hardware yet.
  */
 final class BenchDevice implements AutoCloseable {
     private final DeviceSpec spec;
     private final GpuDevice device;
+    private final DecodeOptions decode;
+    private final PrintWriter out;
 
-    private BenchDevice(DeviceSpec spec, GpuDevice device) {
+    private BenchDevice(DeviceSpec spec, GpuDevice device, DecodeOptions decode, PrintWriter out) {
         this.spec = spec;
         this.device = device;
+        this.decode = decode;
+        this.out = out;
+    }
+
+    /** {@code --decode}, {@code --nvdec-sessions}, {@code --no-cpu-fallback}: a mixin of {@code stoker bench}. */
+    static final class DecodeOptions {
+        @Option(names = "--decode", defaultValue = "cpu", paramLabel = "cpu|nvdec",
+                description = "Where clips are decoded: cpu (default), or nvdec: on the GPU's NVDEC engines, converted"
+                        + " and resized on the device, batches assembled there (on cuda:0 unless --device names another"
+                        + " GPU; experimental, unverified on hardware).")
+        String decode;
+
+        @Option(names = "--nvdec-sessions", paramLabel = "N",
+                description = "With --decode nvdec: NVDEC decoder sessions at once, the nvdec stage's concurrency"
+                        + " (default: min(4, cores); an H100 has 7 NVDEC engines).")
+        Integer sessions;
+
+        @Option(names = "--no-cpu-fallback",
+                description = "With --decode nvdec: fail the videos NVDEC cannot decode (reason unsupported-codec)"
+                        + " instead of decoding them on the CPU.")
+        boolean noCpuFallback;
+
+        boolean nvdec() {
+            return "nvdec".equals(decode);
+        }
+
+        /**
+         * The device the run needs, once the options are checked: {@code --decode nvdec} without
+         * {@code --device} means {@code cuda:0}. Combinations that cannot work are usage errors, before any work.
+         */
+        DeviceSpec device(DeviceSpec requested, CommandSpec command, LoaderOptions options, boolean coldCache) {
+            if (!decode.equals("cpu") && !decode.equals("nvdec")) {
+                throw usage(command, "--decode: \"" + decode + "\" (expected: cpu or nvdec)");
+            }
+            if (!nvdec()) {
+                if (sessions != null || noCpuFallback) {
+                    throw usage(command, (sessions != null ? "--nvdec-sessions" : "--no-cpu-fallback")
+                            + ": only with --decode nvdec");
+                }
+                return requested;
+            }
+            if (sessions != null && sessions < 1) {
+                throw usage(command, "--nvdec-sessions: " + sessions + " (expected: 1+)");
+            }
+            boolean deviceGiven = command.commandLine().getParseResult().hasMatchedOption("--device");
+            if (deviceGiven && !requested.isCuda()) {
+                throw usage(command, "--decode nvdec with --device " + requested
+                        + " (expected: --device cuda:N, or no --device for cuda:0; NVDEC decodes on a GPU)");
+            }
+            if (options.splitAfter() != null) {
+                throw usage(command, "--split-after with --decode nvdec (expected: one or the other; running fetch and"
+                        + " demux in a child process is not supported with NVDEC yet)");
+            }
+            if (coldCache) {
+                throw usage(command, "--cold with --decode nvdec (expected: one or the other; not supported together yet)");
+            }
+            for (String stage : List.of("decode", "convert")) {
+                if (options.config().stages().containsKey(stage)) {
+                    throw usage(command, "stage '" + stage + "' in --concurrency or --config with --decode nvdec"
+                            + " (expected: the stages " + NvdecLoader.STAGES + "; --nvdec-sessions N for NVDEC)");
+                }
+            }
+            return requested.isCuda() ? requested : DeviceSpec.cuda(0);
+        }
+
+        private static ParameterException usage(CommandSpec command, String message) {
+            return new ParameterException(command.commandLine(), message);
+        }
     }
 
     /** Parses {@code --device}; a usage error names what was expected. */
@@ -46,81 +125,183 @@ final class BenchDevice implements AutoCloseable {
     }
 
     /**
-     * Fails at once, before any dataset work, when {@code spec} is a CUDA device this machine cannot give:
+     * Fails at once, before any dataset work, when {@code spec} is a CUDA device this machine cannot give, or
+     * NVDEC decoding is asked for and the driver's decoder library is missing:
      * {@code --device cuda:0: libcuda.so.1 not found: no NVIDIA driver on this machine}.
      */
-    static void requireAvailable(DeviceSpec spec) {
+    static void requireAvailable(DeviceSpec spec, boolean nvdec) {
         if (!spec.isCuda()) {
             return;
         }
+        String prefix = nvdec ? "--decode nvdec on " + spec + ": " : "--device " + spec + ": ";
         String reason = Cuda.unavailableReason();
         if (reason == null) {
             try {
                 Cuda.open(spec).close();
+                if (nvdec) {
+                    NvdecCodecs.requireDecoderLibrary();
+                }
                 return;
             } catch (GpuUnavailableException e) {
                 reason = e.getMessage();
             }
         }
-        throw new GpuUnavailableException("--device " + spec + ": " + reason);
+        throw new GpuUnavailableException(prefix + reason);
     }
 
-    static BenchDevice open(DeviceSpec spec) {
-        if (!spec.isCuda()) {
-            return new BenchDevice(spec, null);
+    /** The device for batches ({@code --device}); with {@code --decode nvdec} the NVDEC loader opens its own. */
+    static BenchDevice open(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
+        if (!spec.isCuda() || decode.nvdec()) {
+            return new BenchDevice(spec, null, decode, out);
         }
         try {
-            return new BenchDevice(spec, Cuda.open(spec));
+            return new BenchDevice(spec, Cuda.open(spec), decode, out);
         } catch (GpuUnavailableException e) {
             throw new GpuUnavailableException("--device " + spec + ": " + e.getMessage(), e);
         }
     }
 
-    boolean isCuda() {
-        return device != null;
+    /** What the bench drives and reads back: the CPU loader, or the NVDEC loader. Close after its batches. */
+    interface Loading extends AutoCloseable {
+        Pipeline<?> pipeline();
+
+        long decodedFrames();
+
+        long decodedClips();
+
+        /** The CPU loader, or null for the NVDEC loader. */
+        VideoLoader cpuLoader();
+
+        @Override
+        void close();
     }
 
-    /** The loader: {@code cpuLoader}'s on the CPU; on a GPU one whose batches are in pinned memory. */
-    VideoLoader openLoader(Dataset data, LoaderOptions options, TraceRecorder trace, Supplier<VideoLoader> cpuLoader) {
-        if (device == null) {
-            return cpuLoader.get();
+    /**
+     * The loader: {@code cpuLoader}'s on the CPU; on a GPU one whose batches are in pinned memory; with
+     * {@code --decode nvdec}, the NVDEC loader.
+     */
+    Loading openLoader(Dataset data, LoaderOptions options, TraceRecorder trace, Supplier<VideoLoader> cpuLoader) {
+        if (decode.nvdec()) {
+            LoaderOptions withSessions = decode.sessions == null ? options
+                    : options.withConfig(NvdecLoader.sessions(decode.sessions));
+            try {
+                return new OnNvdec(NvdecLoader.open(data, withSessions, spec,
+                        GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace), out);
+            } catch (GpuUnavailableException e) {
+                throw new GpuUnavailableException("--decode nvdec on " + spec + ": " + e.getMessage(), e);
+            }
         }
-        return VideoLoader.open(data, options, trace, new PinnedMemory(device.hostAllocator()));
+        VideoLoader loader = device == null ? cpuLoader.get()
+                : VideoLoader.open(data, options, trace, new PinnedMemory(device.hostAllocator()));
+        return new OnCpu(loader);
     }
 
     /** The batches as the bench consumes them: the loader's, or their copies on the device. Close before the loader. */
-    Batches batches(VideoLoader loader, LoaderOptions options, TraceRecorder trace) {
+    Batches batches(Loading loading, LoaderOptions options, TraceRecorder trace) {
+        if (loading instanceof OnNvdec nvdec) {
+            Iterator<DeviceBatch> onDevice = nvdec.loader.iterator();
+            return new Batches(null, map(onDevice, b -> new Batch(b.clips(), b.clipCount(), b)));
+        }
+        VideoLoader loader = ((OnCpu) loading).loader;
         if (device == null) {
-            Iterator<ClipBatch> host = loader.iterator();
-            return new Batches(null, new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return host.hasNext();
-                }
-
-                @Override
-                public Batch next() {
-                    ClipBatch b = host.next();
-                    return new Batch(b.clips(), b.clipCount(), b);
-                }
-            });
+            return new Batches(null, map(loader.iterator(), b -> new Batch(b.clips(), b.clipCount(), b)));
         }
         BatchShape shape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
                 options.layout());
         DeviceTransfer transfer = DeviceTransfer.start(loader.iterator(), device, shape.batchBytes(),
                 TransferOptions.defaults(), trace);
-        return new Batches(transfer, new Iterator<>() {
+        return new Batches(transfer, map(transfer, b -> new Batch(b.clips(), b.clipCount(), b)));
+    }
+
+    private static <T> Iterator<Batch> map(Iterator<T> source, java.util.function.Function<T, Batch> toBatch) {
+        return new Iterator<>() {
             @Override
             public boolean hasNext() {
-                return transfer.hasNext();
+                return source.hasNext();
             }
 
             @Override
             public Batch next() {
-                DeviceBatch b = transfer.next();
-                return new Batch(b.clips(), b.clipCount(), b);
+                return toBatch.apply(source.next());
             }
-        });
+        };
+    }
+
+    /** The CPU loader (batches in host or pinned memory). */
+    private record OnCpu(VideoLoader loader) implements Loading {
+        @Override
+        public Pipeline<?> pipeline() {
+            return loader.pipeline();
+        }
+
+        @Override
+        public long decodedFrames() {
+            return loader.decodedFrames();
+        }
+
+        @Override
+        public long decodedClips() {
+            return loader.decodedClips();
+        }
+
+        @Override
+        public VideoLoader cpuLoader() {
+            return loader;
+        }
+
+        @Override
+        public void close() {
+            loader.close();
+        }
+    }
+
+    /** The NVDEC loader; closing prints where the clips were decoded. */
+    private record OnNvdec(NvdecLoader loader, PrintWriter out) implements Loading {
+        @Override
+        public Pipeline<?> pipeline() {
+            return loader.pipeline();
+        }
+
+        @Override
+        public long decodedFrames() {
+            return loader.decodedFrames();
+        }
+
+        @Override
+        public long decodedClips() {
+            return loader.decodedClips();
+        }
+
+        @Override
+        public VideoLoader cpuLoader() {
+            return null;
+        }
+
+        @Override
+        public void close() {
+            try {
+                out.println(summary(loader.device().id() + " (" + loader.device().name() + ")", loader.decodedClips(),
+                        loader.cpuFallbackReasons()));
+            } finally {
+                loader.close();
+            }
+        }
+    }
+
+    /** {@code nvdec: 800 clips decoded, 12 of them on the CPU instead (codec av1: ... 12)}. */
+    static String summary(String device, long clips, Map<String, Long> fallbacks) {
+        long onCpu = fallbacks.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "nvdec: %d clips decoded on %s", clips - onCpu, device));
+        if (onCpu > 0) {
+            s.append(String.format(Locale.ROOT, ", %d on the CPU instead (", onCpu));
+            String sep = "";
+            for (Map.Entry<String, Long> e : fallbacks.entrySet()) {
+                s.append(sep).append(e.getKey()).append(": ").append(e.getValue());
+                sep = "; ";
+            }
+            s.append(')');
+        }
+        return s.toString();
     }
 
     /** One delivered batch: host or device, closed the same way. */
@@ -150,6 +331,6 @@ final class BenchDevice implements AutoCloseable {
 
     @Override
     public String toString() {
-        return spec.toString();
+        return decode.nvdec() ? spec + " (nvdec)" : spec.toString();
     }
 }

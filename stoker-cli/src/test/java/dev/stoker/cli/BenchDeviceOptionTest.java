@@ -6,7 +6,10 @@ import dev.stoker.gpu.Cuda;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-/** {@code stoker bench --device}: CPU stays the default; a GPU that is not there is one clear line. */
+/**
+ * {@code stoker bench --device} and {@code --decode}: CPU stays the default; a GPU that is not there is one
+ * clear line; option combinations that cannot work are usage errors before any work.
+ */
 class BenchDeviceOptionTest {
 
     @Test
@@ -31,5 +34,56 @@ class BenchDeviceOptionTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines()).hasSize(1);
         assertThat(run.err()).contains("--device: \"tpu:0\" (expected: cpu, cuda or cuda:N)");
+    }
+
+    @Test
+    void nvdecDecodingWithoutADriverFailsOnOneLineNamingWhatIsMissing() {
+        Assumptions.assumeFalse(Cuda.available(), "this machine has a GPU: the failure path cannot be seen here");
+        CliRun run = CliRun.stoker("bench", "--decode", "nvdec", "--batches", "1");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly("stoker bench: --decode nvdec on cuda:0: " + Cuda.unavailableReason());
+        assertThat(run.err()).contains("libcuda.so.1 not found: no NVIDIA driver on this machine");
+        assertThat(run.out()).as("no dataset work before the check").isEmpty();
+        CliRun second = CliRun.stoker("bench", "--device", "cuda:1", "--decode", "nvdec", "--nvdec-sessions", "7");
+        assertThat(second.errLines()).containsExactly("stoker bench: --decode nvdec on cuda:1: " + Cuda.unavailableReason());
+    }
+
+    @Test
+    void decodeOptionsThatCannotWorkAreUsageErrorsBeforeAnyGpuCheck() {
+        assertUsageError("--decode: \"tpu\" (expected: cpu or nvdec)", "--decode", "tpu");
+        assertUsageError("--decode nvdec with --device cpu (expected: --device cuda:N, or no --device for cuda:0;"
+                + " NVDEC decodes on a GPU)", "--decode", "nvdec", "--device", "cpu");
+        assertUsageError("--nvdec-sessions: only with --decode nvdec", "--nvdec-sessions", "3");
+        assertUsageError("--no-cpu-fallback: only with --decode nvdec", "--no-cpu-fallback");
+        assertUsageError("--nvdec-sessions: 0 (expected: 1+)", "--decode", "nvdec", "--nvdec-sessions", "0");
+        assertUsageError("--split-after with --decode nvdec (expected: one or the other; running fetch and demux in a"
+                + " child process is not supported with NVDEC yet)", "--decode", "nvdec", "--split-after", "demux");
+        assertUsageError("--cold with --decode nvdec (expected: one or the other; not supported together yet)",
+                "--decode", "nvdec", "--cold");
+        assertUsageError("stage 'decode' in --concurrency or --config with --decode nvdec (expected: the stages"
+                + " [fetch, demux, nvdec, batch, collate]; --nvdec-sessions N for NVDEC)",
+                "--decode", "nvdec", "--concurrency", "decode=3");
+    }
+
+    @Test
+    void theSummaryLineSaysWhereTheClipsWereDecoded() {
+        assertThat(BenchDevice.summary("cuda:0 (NVIDIA H100)", 800, java.util.Map.of()))
+                .isEqualTo("nvdec: 800 clips decoded on cuda:0 (NVIDIA H100)");
+        java.util.Map<String, Long> reasons = new java.util.TreeMap<>(java.util.Map.of(
+                "codec av1: its decoder here, libaom-av1, has no NVDEC hwaccel", 12L,
+                "display rotation 90 degrees (the GPU kernel does not rotate)", 3L));
+        assertThat(BenchDevice.summary("cuda:0 (NVIDIA H100)", 800, reasons))
+                .isEqualTo("nvdec: 785 clips decoded on cuda:0 (NVIDIA H100), 15 on the CPU instead (codec av1: its"
+                        + " decoder here, libaom-av1, has no NVDEC hwaccel: 12; display rotation 90 degrees (the GPU"
+                        + " kernel does not rotate): 3)");
+    }
+
+    private static void assertUsageError(String message, String... options) {
+        String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("bench"),
+                java.util.Arrays.stream(options)).toArray(String[]::new);
+        CliRun run = CliRun.stoker(args);
+        assertThat(run.exitCode()).as(String.join(" ", options)).isEqualTo(2);
+        assertThat(run.errLines()).as(String.join(" ", options)).hasSize(1);
+        assertThat(run.err()).as(String.join(" ", options)).contains(message);
     }
 }

@@ -181,6 +181,12 @@ public final class CudaDevice implements GpuDevice {
         }
 
         @Override
+        public void copyOnDeviceAsync(long sourcePointer, long destinationPointer, long bytes) {
+            bind();
+            driver.memcpyDtoDAsync(destinationPointer, sourcePointer, bytes, stream);
+        }
+
+        @Override
         public GpuEvent record() {
             bind();
             long event = driver.eventCreate(CudaDriver.CU_EVENT_DEFAULT);

@@ -58,6 +58,7 @@ final class CudaDriver {
     private final MethodHandle cuMemAlloc;
     private final MethodHandle cuMemFree;
     private final MethodHandle cuMemcpyHtoDAsync;
+    private final MethodHandle cuMemcpyDtoDAsync;
     private final MethodHandle cuMemcpyHtoD;
     private final MethodHandle cuMemcpyDtoH;
     private final MethodHandle cuModuleLoadData;
@@ -92,6 +93,7 @@ final class CudaDriver {
         cuMemAlloc = bind("cuMemAlloc_v2", ADDRESS, SIZE_T);
         cuMemFree = bind("cuMemFree_v2", JAVA_LONG);
         cuMemcpyHtoDAsync = bind("cuMemcpyHtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
+        cuMemcpyDtoDAsync = bind("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
         cuMemcpyHtoD = bind("cuMemcpyHtoD_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
         cuMemcpyDtoH = bind("cuMemcpyDtoH_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
         cuModuleLoadData = bind("cuModuleLoadData", ADDRESS, ADDRESS);
@@ -295,6 +297,10 @@ final class CudaDriver {
 
     void memcpyHtoD(long devicePointer, long hostAddress, long bytes) {
         check("cuMemcpyHtoD_v2", invoke(() -> (int) cuMemcpyHtoD.invokeExact(devicePointer, hostAddress, bytes)));
+    }
+
+    void memcpyDtoDAsync(long destination, long source, long bytes, long stream) {
+        check("cuMemcpyDtoDAsync_v2", invoke(() -> (int) cuMemcpyDtoDAsync.invokeExact(destination, source, bytes, stream)));
     }
 
     void memcpyDtoH(long hostAddress, long devicePointer, long bytes) {

@@ -1,25 +1,32 @@
 package dev.stoker.gpu;
 
+import dev.stoker.video.ClipSpec;
+import dev.stoker.video.Resize;
+import dev.stoker.video.Video;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Micro-benchmarks of the GPU path, for a machine with a GPU (see docs/benchmarks.md, "GPU"):
  * <pre>
  *   GpuBench h2d [MB] [copies]          host-to-device GB/s: pinned + async vs pageable + cuMemcpyHtoD
- *   GpuBench nvdec FILE [frames] [size] NVDEC decode + NV12-to-RGB into a device batch, frames/s
+ *   GpuBench nvdec FILE [frames] [size] [sessions]
+ *                                       NVDEC decode + NV12-to-RGB into device memory, frames/s in
+ *                                       aggregate over that many sessions at once (default 1)
  * </pre>
  */
 public final class GpuBench {
     private GpuBench() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         if (args.length == 0) {
-            System.err.println("usage: GpuBench h2d [MB] [copies] | nvdec FILE [frames] [size]");
+            System.err.println("usage: GpuBench h2d [MB] [copies] | nvdec FILE [frames] [size] [sessions]");
             System.exit(2);
         }
         try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0))) {
@@ -28,7 +35,7 @@ public final class GpuBench {
                 case "h2d" -> h2d(device, args.length > 1 ? Integer.parseInt(args[1]) : 64,
                         args.length > 2 ? Integer.parseInt(args[2]) : 50);
                 case "nvdec" -> nvdec(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
-                        args.length > 3 ? Integer.parseInt(args[3]) : 112);
+                        args.length > 3 ? Integer.parseInt(args[3]) : 112, args.length > 4 ? Integer.parseInt(args[4]) : 1);
                 default -> throw new IllegalArgumentException("mode: " + args[0] + " (expected: h2d or nvdec)");
             }
         }
@@ -62,18 +69,62 @@ public final class GpuBench {
         }
     }
 
-    private static void nvdec(CudaDevice device, Path file, int frames, int size) {
-        int[] indices = new int[frames];
-        for (int i = 0; i < frames; i++) {
-            indices[i] = i;
-        }
-        try (DeviceMemory batch = device.allocate(3L * frames * size * size);
-             NvdecDecoder decoder = NvdecDecoder.open(file, device)) {
+    /**
+     * {@code sessions} threads, each with its own NVDEC session, decode the first {@code frames} frames of
+     * {@code file} at once (one clip of consecutive frames, the loader's decoder and kernel), each into a
+     * device buffer of its own: frames/s in aggregate. Compare with as many {@code ffmpeg -hwaccel cuda}
+     * processes at once (docs/benchmarks.md).
+     */
+    private static void nvdec(CudaDevice device, Path file, int frames, int size, int sessions) throws InterruptedException {
+        NvdecCodecs.requireDecoderLibrary();
+        try (Video video = Video.open(file); Nv12Kernel kernel = Nv12Kernel.load(device)) {
+            int n = Math.min(frames, video.frameCount());
+            String unsupported = NvdecCodecs.unsupportedReason(video.info());
+            if (unsupported != null) {
+                throw new IllegalArgumentException(file + ": " + unsupported);
+            }
+            BatchShape clip = new BatchShape(1, n, size, size, 3, BatchLayout.NTHWC);
+            ClipSpec spec = ClipSpec.frames(0, n, 1);
+            Resize resize = Resize.centerCrop(size, size, size);
+            long[] decoded = new long[sessions];
+            Thread[] threads = new Thread[sessions];
+            Throwable[] failure = new Throwable[1];
+            java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(sessions);
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < sessions; i++) {
+                int session = i;
+                threads[i] = Thread.ofPlatform().name("nvdec-bench-" + i).start(() -> {
+                    try (DeviceMemory target = device.allocate(clip.batchBytes());
+                         NvdecDecoder decoder = NvdecDecoder.open(device, kernel, clip, true, null, null)) {
+                        List<DeviceClipDecoder.Target> targets = List.of(
+                                new DeviceClipDecoder.Target(spec, resize, target.pointer(), target.byteSize()));
+                        decoder.decode(video, targets); // warm-up: opens the session, JIT-compiles the kernel
+                        ready.countDown();
+                        go.await();
+                        decoded[session] = decoder.decode(video, targets).clips().getFirst().decodedFrames();
+                    } catch (Throwable t) {
+                        synchronized (failure) {
+                            failure[0] = failure[0] == null ? t : failure[0];
+                        }
+                        ready.countDown();
+                    }
+                });
+            }
+            ready.await();
             long t0 = System.nanoTime();
-            int decoded = decoder.decodeClip(indices, batch.pointer(), BatchLayout.NTHWC, 0, size, size);
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf(Locale.ROOT, "%s: %d frames decoded (%s), %d converted to %dx%d RGB in %.3f s: %.0f frames/s%n",
-                    file, decoded, decoder.decoderName(), frames, size, size, seconds, decoded / seconds);
+            if (failure[0] != null) {
+                throw new IllegalStateException("an NVDEC session failed: " + failure[0], failure[0]);
+            }
+            long total = java.util.Arrays.stream(decoded).sum();
+            System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d frames decoded on NVDEC and converted to"
+                            + " %dx%d RGB in %.3f s: %.0f frames/s in aggregate%n", file, video.info().codec(),
+                    video.info().codedWidth(), video.info().codedHeight(), sessions, n, size, size, seconds,
+                    total / seconds);
         }
     }
 

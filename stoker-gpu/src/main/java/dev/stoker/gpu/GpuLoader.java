@@ -12,7 +12,7 @@ import java.util.Iterator;
 /**
  * A {@link VideoLoader} whose batches end up on a GPU: collate writes each batch into pinned host memory
  * and the {@link DeviceTransfer} stage copies it to device memory while the consumer works on the
- * previous one. Decoding stays on the CPU (the NVDEC stage, {@link NvdecDecoder}, is not wired in yet).
+ * previous one. Decoding stays on the CPU; {@link NvdecLoader} decodes on the GPU instead.
  *
  * <pre>{@code
  * try (GpuLoader loader = GpuLoader.open(Dataset.open(root), LoaderOptions.defaults(), DeviceSpec.parse("cuda:0"),

@@ -15,6 +15,12 @@ public interface GpuStream extends AutoCloseable {
      */
     void copyToDeviceAsync(MemorySegment host, long devicePointer);
 
+    /**
+     * Queues a copy of {@code bytes} bytes between device buffers ({@code cuMemcpyDtoDAsync_v2}) and returns
+     * at once; both must stay allocated until an event recorded after it completes.
+     */
+    void copyOnDeviceAsync(long sourcePointer, long destinationPointer, long bytes);
+
     /** A new event recorded at this point of the stream; the caller closes it. */
     GpuEvent record();
 

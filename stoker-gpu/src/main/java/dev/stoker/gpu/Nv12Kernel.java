@@ -74,12 +74,28 @@ final class Nv12Kernel implements AutoCloseable {
         }
     }
 
+    /** The kernel's {@code colour} bit for BT.709 (else BT.601). */
+    static final int COLOUR_BT709 = 1;
+    /** The kernel's {@code colour} bit for full (JPEG) range (else limited). */
+    static final int COLOUR_FULL_RANGE = 2;
+
+    /**
+     * The {@code colour} argument for a frame's {@code AVColorSpace} and {@code AVColorRange}, read as the
+     * CPU path's swscale set-up reads them: BT.709 as BT.709, anything else (unspecified included) as BT.601;
+     * JPEG range as full range.
+     */
+    static int colourFlags(int colorspace, int colorRange) {
+        return (colorspace == org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709 ? COLOUR_BT709 : 0)
+                | (colorRange == org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG ? COLOUR_FULL_RANGE : 0);
+    }
+
     /**
      * Queues the conversion of one NV12 frame ({@code y} / {@code uv} planes with their pitches) cropped
-     * to {@code cropX, cropY, cropWidth, cropHeight} on {@code stream}.
+     * to {@code cropX, cropY, cropWidth, cropHeight} on {@code stream}, with {@code colour} from
+     * {@link #colourFlags}.
      */
     void launch(long y, int yPitch, long uv, int uvPitch, int srcWidth, int srcHeight, float cropX, float cropY,
-                float cropWidth, float cropHeight, Destination dst, boolean bt709, long stream) {
+                float cropWidth, float cropHeight, Destination dst, int colour, long stream) {
         device.bind();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment[] values = {
@@ -91,7 +107,7 @@ final class Nv12Kernel implements AutoCloseable {
                     arena.allocateFrom(JAVA_LONG, dst.pointer()), arena.allocateFrom(JAVA_INT, dst.width()),
                     arena.allocateFrom(JAVA_INT, dst.height()), arena.allocateFrom(JAVA_LONG, dst.channelStride()),
                     arena.allocateFrom(JAVA_LONG, dst.rowStride()), arena.allocateFrom(JAVA_INT, dst.pixelStride()),
-                    arena.allocateFrom(JAVA_INT, bt709 ? 1 : 0)};
+                    arena.allocateFrom(JAVA_INT, colour)};
             MemorySegment params = arena.allocate(ADDRESS, values.length);
             for (int i = 0; i < values.length; i++) {
                 params.setAtIndex(ADDRESS, i, values[i]);

@@ -1,245 +1,243 @@
 package dev.stoker.gpu;
 
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
-import static org.bytedeco.ffmpeg.global.avformat.av_find_best_stream;
-import static org.bytedeco.ffmpeg.global.avformat.av_read_frame;
-import static org.bytedeco.ffmpeg.global.avformat.avformat_close_input;
-import static org.bytedeco.ffmpeg.global.avformat.avformat_find_stream_info;
-import static org.bytedeco.ffmpeg.global.avformat.avformat_open_input;
-import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
-import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
-import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT2020_CL;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT2020_NCL;
 import static org.bytedeco.ffmpeg.global.avutil.AV_HWDEVICE_TYPE_CUDA;
 import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_CUDA;
 import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_NV12;
-import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
+import static org.bytedeco.ffmpeg.global.avutil.av_buffer_unref;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_set;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import static org.bytedeco.ffmpeg.global.avutil.av_hwdevice_ctx_create;
 import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.FrameWriter;
+import dev.stoker.video.Resize;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
+import dev.stoker.video.batch.BatchShape;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import org.bytedeco.ffmpeg.avcodec.AVCodec;
-import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
-import org.bytedeco.ffmpeg.avcodec.AVPacket;
-import org.bytedeco.ffmpeg.avformat.AVFormatContext;
-import org.bytedeco.ffmpeg.avformat.AVStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
 import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
 import org.bytedeco.ffmpeg.avutil.AVFrame;
 import org.bytedeco.ffmpeg.avutil.AVHWFramesContext;
 
 /**
- * NVDEC decoding of one video file through the bundled FFmpeg's {@code *_cuvid} decoders: frames stay in
- * device memory (NV12 surfaces), and the {@link Nv12Kernel} converts the wanted ones to RGB, cropped and
- * resized, straight into a device batch. One decoder per thread, like the CPU path; FFmpeg's CUDA device
- * context is made once per thread on the device's primary context, the one {@link CudaDevice} uses.
+ * Decodes clips on the GPU's NVDEC engines into device clip buffers. FFmpeg's own decoder for the codec
+ * runs with a CUDA device context (the {@code ffmpeg -hwaccel cuda} path): its hwaccel decodes on NVDEC and
+ * hands back frames as NV12 surfaces in device memory. Frame selection is the CPU path's
+ * ({@link ClipDecoder}: same clip specs, seeking, frame-exact timestamps, skipping of unneeded frames); only
+ * the drawing differs: the {@link Nv12Kernel} converts each wanted surface to RGB, cropped and resized as
+ * {@link Resize#sourceWindow} says, straight into its slot of the clip buffer.
  *
- * <p>Resizing: the bundled FFmpeg has {@code scale_cuda} ({@link NvdecCodecs#hasScaleCuda()}), but it
- * writes NV12/YUV or 4-byte RGB0 surfaces, never the 3-byte RGB of a batch in NTHWC or NCTHW, so a
- * kernel pass is needed anyway; the kernel crops and resizes in that same pass instead.
+ * <p>One per worker thread; its decoders (NVDEC sessions) are reused from video to video of the same codec
+ * parameters. FFmpeg's device context uses the device's primary context, the one {@link CudaDevice} uses.
+ *
+ * <p>Videos NVDEC cannot decode (codec, pixel format, rotation, BT.2020 colour; or a profile it lacks, which
+ * shows as frames coming back in host memory) are decoded on the CPU instead and copied up, when a
+ * fallback is given; else they fail with reason {@code unsupported-codec}. Corrupt videos fail as on the
+ * CPU (reason {@code corrupt}, ...), without a second attempt.
  *
  * <p><b>Unverified:</b> written against FFmpeg's and the driver's documented behaviour; no GPU was at hand
- * to run it. Its tests skip without one. Decodes from the start of the file (no seeking yet).
+ * to run it. Its hardware tests skip without one.
  */
-public final class NvdecDecoder implements AutoCloseable {
+final class NvdecDecoder implements DeviceClipDecoder {
     /** FFmpeg's {@code hwcontext_cuda} option: use the device's primary context (shared with ours). */
     private static final String PRIMARY_CONTEXT_OPTION = "primary_ctx";
-    private static final ThreadLocal<Map<String, AVBufferRef>> THREAD_DEVICE_CONTEXTS = ThreadLocal.withInitial(HashMap::new);
-    private static final Map<CudaDevice, Nv12Kernel> KERNELS = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The legacy default stream: FFmpeg copies decoded pictures into its surfaces there, so kernels after them. */
+    private static final long LEGACY_STREAM = 0;
 
-    private final Path file;
-    private final CudaDevice device;
-    private final AVFormatContext format;
-    private final AVCodecContext codec;
-    private final int streamIndex;
-    private final String decoderName;
-    private final Nv12Kernel kernel;
+    private final String deviceId;
+    private final SurfaceDrawer drawer;
+    private final BatchShape clipShape;
+    private final AVBufferRef hardwareDevice;
+    private final ClipDecoder decoder;
+    private final Supplier<? extends DeviceClipDecoder> fallbackFactory;
+    private final TraceRecorder trace;
+    private DeviceClipDecoder fallback;
+    private long framesConverted;
 
-    private NvdecDecoder(Path file, CudaDevice device, AVFormatContext format, AVCodecContext codec, int streamIndex,
-                         String decoderName, Nv12Kernel kernel) {
-        this.file = file;
-        this.device = device;
-        this.format = format;
-        this.codec = codec;
-        this.streamIndex = streamIndex;
-        this.decoderName = decoderName;
-        this.kernel = kernel;
+    /**
+     * Draws NV12 surfaces into device memory and waits for what it queued: the {@link Nv12Kernel} on a device
+     * ({@link #on}); a fake in tests.
+     */
+    interface SurfaceDrawer {
+        /** Queues the conversion of one NV12 surface ({@code y}, {@code uv} planes) of {@code window} into {@code destination}. */
+        void draw(long y, int yPitch, long uv, int uvPitch, int width, int height, Resize.Window window,
+                  Nv12Kernel.Destination destination, int colour);
+
+        /** Waits for every draw queued so far. */
+        void finish();
+
+        /** The kernel on {@code device}'s legacy default stream, after FFmpeg's copies into its surfaces. */
+        static SurfaceDrawer on(CudaDevice device, Nv12Kernel kernel) {
+            return new SurfaceDrawer() {
+                @Override
+                public void draw(long y, int yPitch, long uv, int uvPitch, int width, int height, Resize.Window window,
+                                 Nv12Kernel.Destination destination, int colour) {
+                    kernel.launch(y, yPitch, uv, uvPitch, width, height, window.x(), window.y(), window.width(),
+                            window.height(), destination, colour, LEGACY_STREAM);
+                }
+
+                @Override
+                public void finish() {
+                    device.bind();
+                    device.driver().streamSynchronize(LEGACY_STREAM);
+                }
+            };
+        }
     }
 
     /**
-     * Opens {@code file}'s best video stream with the NVDEC decoder for its codec.
-     *
-     * @throws GpuUnavailableException if there is no driver or device, or FFmpeg cannot open CUDA
-     * @throws UnsupportedOperationException if NVDEC has no decoder for the codec
+     * @param hardwareDevice FFmpeg's device context to decode with (the decoder takes its own reference; this
+     *                       one is released on close); null decodes in software, whose frames then all go to the
+     *                       fallback (tests)
      */
-    public static NvdecDecoder open(Path file, CudaDevice device) {
-        AVBufferRef hwDevice = threadDeviceContext(device);
-        AVFormatContext format = new AVFormatContext(null);
-        check(avformat_open_input(format, file.toString(), null, null), file, "avformat_open_input");
-        AVCodecContext codec = null;
+    NvdecDecoder(String deviceId, AVBufferRef hardwareDevice, SurfaceDrawer drawer, BatchShape clipShape,
+                 boolean skipNonReferenceFrames, Supplier<? extends DeviceClipDecoder> fallbackFactory,
+                 TraceRecorder trace) {
+        this.deviceId = deviceId;
+        this.drawer = drawer;
+        this.clipShape = clipShape;
+        this.hardwareDevice = hardwareDevice;
+        this.fallbackFactory = fallbackFactory;
+        this.trace = trace;
+        this.decoder = new ClipDecoder(skipNonReferenceFrames, hardwareDevice, this::write);
+    }
+
+    /**
+     * A decoder for clips of {@code clipShape} (one clip: frames, size, layout) on {@code device}.
+     *
+     * @param fallback makes the CPU decoder for videos NVDEC cannot decode (on first need); null: they fail
+     * @throws GpuUnavailableException if FFmpeg cannot open the CUDA device
+     */
+    static NvdecDecoder open(CudaDevice device, Nv12Kernel kernel, BatchShape clipShape, boolean skipNonReferenceFrames,
+                             Supplier<? extends DeviceClipDecoder> fallback, TraceRecorder trace) {
+        AVBufferRef context = createDeviceContext(device);
         try {
-            check(avformat_find_stream_info(format, (AVDictionary) null), file, "avformat_find_stream_info");
-            int stream = check(av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, (AVCodec) null, 0), file,
-                    "av_find_best_stream");
-            AVStream s = format.streams(stream);
-            String name = NvdecCodecs.decoderFor(s.codecpar().codec_id());
-            AVCodec decoder = avcodec_find_decoder_by_name(name);
-            codec = avcodec_alloc_context3(decoder);
-            check(avcodec_parameters_to_context(codec, s.codecpar()), file, "avcodec_parameters_to_context");
-            codec.hw_device_ctx(av_buffer_ref(hwDevice));
-            check(avcodec_open2(codec, decoder, (AVDictionary) null), file, "avcodec_open2 " + name);
-            Nv12Kernel kernel = KERNELS.computeIfAbsent(device, Nv12Kernel::load);
-            return new NvdecDecoder(file, device, format, codec, stream, name, kernel);
+            return new NvdecDecoder(device.id(), context, SurfaceDrawer.on(device, kernel), clipShape,
+                    skipNonReferenceFrames, fallback, trace);
         } catch (RuntimeException | Error e) {
-            if (codec != null) {
-                avcodec_free_context(codec);
-            }
-            avformat_close_input(format);
+            av_buffer_unref(context);
             throw e;
         }
     }
 
-    /** FFmpeg's CUDA device context for this thread, made on first use. */
-    static AVBufferRef threadDeviceContext(CudaDevice device) {
-        return THREAD_DEVICE_CONTEXTS.get().computeIfAbsent(device.id(), id -> {
-            String ordinal = id.substring(id.indexOf(':') + 1);
-            AVDictionary options = new AVDictionary(null);
-            av_dict_set(options, PRIMARY_CONTEXT_OPTION, "1", 0);
-            AVBufferRef ref = new AVBufferRef(null);
-            int result = av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, ordinal, options, 0);
-            av_dict_free(options);
-            if (result < 0) {
-                throw new GpuUnavailableException("FFmpeg cannot open CUDA device " + id + ": " + errorText(result)
-                        + " (av_hwdevice_ctx_create)");
-            }
-            return ref;
-        });
-    }
-
-    /** The NVDEC decoder in use, e.g. {@code h264_cuvid}. */
-    public String decoderName() {
-        return decoderName;
-    }
-
-    /**
-     * Decodes from the start and converts the frames at {@code frameIndices} (ascending, in decode output
-     * order) into frames {@code 0..n-1} of clip {@code clip} of the device batch at {@code batchPointer},
-     * short side resized and centre-cropped to {@code width} × {@code height}. Returns the frames decoded;
-     * the conversions are complete on return.
-     *
-     * @throws IllegalStateException if the file ends before the last wanted frame
-     */
-    public int decodeClip(int[] frameIndices, long batchPointer, BatchLayout layout, int clip, int height, int width) {
-        for (int i = 1; i < frameIndices.length; i++) {
-            if (frameIndices[i] < frameIndices[i - 1]) {
-                throw new IllegalArgumentException("frameIndices: not ascending at " + i + " (expected: ascending)");
-            }
+    /** FFmpeg's CUDA device context on {@code device}'s primary context. */
+    private static AVBufferRef createDeviceContext(CudaDevice device) {
+        String ordinal = device.id().substring(device.id().indexOf(':') + 1);
+        AVDictionary options = new AVDictionary(null);
+        av_dict_set(options, PRIMARY_CONTEXT_OPTION, "1", 0);
+        AVBufferRef ref = new AVBufferRef(null);
+        int result = av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, ordinal, options, 0);
+        av_dict_free(options);
+        if (result < 0) {
+            throw new GpuUnavailableException("FFmpeg cannot open CUDA device " + device.id() + ": " + errorText(result)
+                    + " (av_hwdevice_ctx_create)");
         }
-        int frames = frameIndices.length;
-        AVPacket packet = av_packet_alloc();
-        AVFrame frame = av_frame_alloc();
-        int wanted = 0;
-        int index = 0;
-        boolean draining = false;
+        return ref;
+    }
+
+    @Override
+    public Decoded decode(Video video, List<Target> clips) {
+        String unsupported = NvdecCodecs.unsupportedReason(video.info());
+        if (unsupported != null) {
+            return onCpu(video, clips, unsupported);
+        }
+        List<ClipRequest> requests = new ArrayList<>(clips.size());
+        for (Target t : clips) {
+            requests.add(new ClipRequest(t.spec(), t.resize(), deviceView(t.devicePointer(), t.bytes())));
+        }
+        long startNanos = System.nanoTime();
+        long converted = framesConverted;
+        List<DecodedClip> decoded;
         try {
-            while (wanted < frames) {
-                if (!draining) {
-                    int read = av_read_frame(format, packet);
-                    if (read == AVERROR_EOF) {
-                        draining = true;
-                        check(avcodec_send_packet(codec, null), file, "avcodec_send_packet (flush)");
-                    } else {
-                        check(read, file, "av_read_frame");
-                        if (packet.stream_index() == streamIndex) {
-                            check(avcodec_send_packet(codec, packet), file, "avcodec_send_packet");
-                        }
-                        av_packet_unref(packet);
-                    }
-                }
-                int received;
-                while (wanted < frames && (received = avcodec_receive_frame(codec, frame)) >= 0) {
-                    while (wanted < frames && frameIndices[wanted] == index) {
-                        convert(frame, Nv12Kernel.Destination.of(batchPointer, layout, frames, height, width, clip, wanted));
-                        wanted++;
-                    }
-                    index++;
-                    av_frame_unref(frame);
-                }
-                if (draining && wanted < frames) {
-                    throw new IllegalStateException(file + ": " + index + " frames, frame " + frameIndices[wanted]
-                            + " wanted (expected: frame indices below the frame count)");
-                }
+            try {
+                decoded = decoder.decode(video, requests);
+            } finally {
+                // Kernels still queued write into these buffers: done before they are read or handed back.
+                drawer.finish();
             }
-            // The kernels ran on the legacy default stream, ordered after FFmpeg's copies into its surfaces.
-            device.bind();
-            device.driver().streamSynchronize(0);
-            return index;
-        } finally {
-            av_frame_free(frame);
-            av_packet_free(packet);
+        } catch (NotOnDevice e) {
+            return onCpu(video, clips, e.getMessage());
         }
+        if (trace != null) {
+            int frames = decoded.stream().mapToInt(DecodedClip::decodedFrames).sum();
+            trace.slice("NVDEC decode", "gpu", Thread.currentThread(), startNanos, System.nanoTime() - startNanos, -1,
+                    video.info().path() + ": " + clips.size() + " clip(s), " + frames + " frames decoded, "
+                            + (framesConverted - converted) + " converted on " + deviceId);
+        }
+        return new Decoded(decoded, null);
     }
 
-    private void convert(AVFrame frame, Nv12Kernel.Destination dst) {
+    private Decoded onCpu(Video video, List<Target> clips, String reason) {
+        if (fallbackFactory == null) {
+            throw new VideoException(video.info().path(), "nvdec", VideoException.Reason.UNSUPPORTED_CODEC,
+                    reason + "; CPU fallback is off");
+        }
+        if (fallback == null) {
+            fallback = fallbackFactory.get();
+        }
+        long startNanos = System.nanoTime();
+        Decoded decoded = fallback.decode(video, clips);
+        if (trace != null) {
+            trace.slice("CPU fallback decode", "gpu", Thread.currentThread(), startNanos, System.nanoTime() - startNanos,
+                    -1, video.info().path() + ": " + reason);
+        }
+        return new Decoded(decoded.clips(), reason);
+    }
+
+    /** Draws one wanted frame into its slot: the {@link FrameWriter} the clip decoder calls. */
+    private void write(AVFrame frame, FrameWriter.Target target) {
         if (frame.format() != AV_PIX_FMT_CUDA) {
-            throw new IllegalStateException(file + ": " + decoderName + " gave " + pixelFormat(frame.format())
-                    + " frames (expected: cuda frames in device memory)");
+            throw new NotOnDevice("frames came back as " + pixelFormat(frame.format()) + " in host memory: NVDEC"
+                    + " cannot decode this stream (FFmpeg decoded it in software)");
         }
-        int softwareFormat = new AVHWFramesContext(frame.hw_frames_ctx().data()).sw_format();
-        if (softwareFormat != AV_PIX_FMT_NV12) {
-            throw new UnsupportedOperationException(file + ": " + pixelFormat(softwareFormat)
-                    + " surfaces (expected: nv12; 10-bit video is not supported on the GPU path yet)");
+        int surfaces = new AVHWFramesContext(frame.hw_frames_ctx().data()).sw_format();
+        if (surfaces != AV_PIX_FMT_NV12) {
+            throw new NotOnDevice(pixelFormat(surfaces) + " surfaces (the GPU path converts 8-bit 4:2:0, NV12, only)");
         }
-        float[] crop = centerCrop(frame.width(), frame.height(), dst.width(), dst.height());
-        kernel.launch(frame.data(0).address(), frame.linesize(0), frame.data(1).address(), frame.linesize(1),
-                frame.width(), frame.height(), crop[0], crop[1], crop[2], crop[3], dst,
-                frame.colorspace() == AVCOL_SPC_BT709, 0);
+        if (frame.colorspace() == AVCOL_SPC_BT2020_NCL || frame.colorspace() == AVCOL_SPC_BT2020_CL) {
+            throw new NotOnDevice("BT.2020 colour (the GPU kernel converts BT.601 and BT.709)");
+        }
+        ClipRequest request = target.request();
+        Resize.Window window = request.resize().sourceWindow(target.rotationDegrees(), frame.width(), frame.height(),
+                target.cropX(), target.cropY(), target.outWidth(), target.outHeight(), 1, 1);
+        Nv12Kernel.Destination destination = Nv12Kernel.Destination.of(request.destination().address(),
+                clipShape.layout(), clipShape.frames(), target.outHeight(), target.outWidth(), 0, target.slot());
+        drawer.draw(frame.data(0).address(), frame.linesize(0), frame.data(1).address(), frame.linesize(1),
+                frame.width(), frame.height(), window, destination,
+                Nv12Kernel.colourFlags(frame.colorspace(), frame.color_range()));
+        framesConverted++;
     }
 
-    /**
-     * The source window {@code [x, y, width, height]} that a short-side resize to cover
-     * {@code dstWidth × dstHeight} followed by a centre crop takes from a {@code srcWidth × srcHeight} frame.
-     */
-    static float[] centerCrop(int srcWidth, int srcHeight, int dstWidth, int dstHeight) {
-        double srcAspect = (double) srcWidth / srcHeight;
-        double dstAspect = (double) dstWidth / dstHeight;
-        if (srcAspect > dstAspect) {
-            float w = (float) (srcHeight * dstAspect);
-            return new float[] {(srcWidth - w) / 2f, 0f, w, srcHeight};
-        }
-        float h = (float) (srcWidth / dstAspect);
-        return new float[] {0f, (srcHeight - h) / 2f, srcWidth, h};
+    /** Device memory as a segment, for the clip decoder's size checks only: never read or written from Java. */
+    @SuppressWarnings("restricted")
+    private static MemorySegment deviceView(long pointer, long bytes) {
+        return MemorySegment.ofAddress(pointer).reinterpret(bytes);
     }
 
     @Override
     public void close() {
-        avcodec_free_context(codec);
-        avformat_close_input(format);
-    }
-
-    private static int check(int result, Path file, String operation) {
-        if (result < 0) {
-            throw new IllegalStateException(file + ": " + operation + " failed: " + errorText(result));
+        try {
+            decoder.close();
+            if (fallback != null) {
+                fallback.close();
+            }
+        } finally {
+            if (hardwareDevice != null) {
+                av_buffer_unref(hardwareDevice);
+            }
         }
-        return result;
     }
 
     private static String pixelFormat(int format) {
@@ -258,5 +256,12 @@ public final class NvdecDecoder implements AutoCloseable {
             end++;
         }
         return new String(buffer, 0, end, StandardCharsets.UTF_8) + " (" + code + ")";
+    }
+
+    /** A frame NVDEC did not produce as an NV12 surface: the video goes to the CPU fallback. */
+    private static final class NotOnDevice extends RuntimeException {
+        NotOnDevice(String reason) {
+            super(reason, null, false, false);
+        }
     }
 }

@@ -21,6 +21,7 @@ final class FakeDevice implements GpuDevice {
     final Map<Long, Arena> deviceMemory = new ConcurrentHashMap<>();
     final AtomicInteger liveEvents = new AtomicInteger();
     final AtomicInteger copiesQueued = new AtomicInteger();
+    final AtomicInteger copiesOnDevice = new AtomicInteger();
     volatile boolean autoRun;
     volatile boolean closed;
 
@@ -107,6 +108,13 @@ final class FakeDevice implements GpuDevice {
             // Copy at run time, not now: the host buffer must still hold the data then.
             copiesQueued.incrementAndGet();
             enqueue(() -> MemorySegment.copy(host, 0, deviceBytes(devicePointer, host.byteSize()), 0, host.byteSize()));
+        }
+
+        @Override
+        public void copyOnDeviceAsync(long sourcePointer, long destinationPointer, long bytes) {
+            copiesOnDevice.incrementAndGet();
+            enqueue(() -> MemorySegment.copy(deviceBytes(sourcePointer, bytes), 0, deviceBytes(destinationPointer, bytes),
+                    0, bytes));
         }
 
         @Override

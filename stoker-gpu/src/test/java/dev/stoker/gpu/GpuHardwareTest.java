@@ -2,8 +2,13 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.video.ClipSpec;
+import dev.stoker.video.Resize;
+import dev.stoker.video.Video;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
@@ -16,18 +21,22 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The GPU path on a real device: pinned memory, async copies and events through the driver, the loader's
- * batches on the device byte for byte, NVDEC decoding into a device batch. Skipped, saying why, on
- * machines without an NVIDIA driver and device (every machine this was written on).
+ * batches on the device byte for byte, NVDEC decoding against the CPU decoder (the same frames, pixels within
+ * a tolerance), the NVDEC loader against the CPU loader, the CPU fallback. Skipped, saying why, on machines
+ * without an NVIDIA driver and device (every machine this was written on).
  */
 @Timeout(120)
 class GpuHardwareTest {
@@ -96,30 +105,116 @@ class GpuHardwareTest {
         }
     }
 
-    @Test
-    void nvdecDecodesFramesIntoADeviceBatch(@TempDir Path dir) throws IOException {
-        Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(1, 1, 2.0));
-        Path video;
-        try (Stream<Path> files = Files.walk(data)) {
-            video = files.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
-        }
-        int frames = 4;
-        int size = 64;
-        try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0));
-             DeviceMemory batch = device.allocate(3L * frames * size * size);
-             NvdecDecoder decoder = NvdecDecoder.open(video, device);
+    /**
+     * NVDEC against the CPU decoder on the same clips of real videos (H.264 small and 1080p, MPEG-4 part 2,
+     * HEVC, VP8, VP9, full-range BT.709): the same frames (their times), pixels within a tolerance, since the
+     * kernel and swscale filter and round differently.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mmaction2_test_340x256.mp4", "mmaction2_ntu_S001C001P001R001A001_1080p.avi",
+            "mmaction2_test_mpeg4_mp3.avi", "torchcodec_h265_128x128.mp4", "mdn_flower_vp8.webm",
+            "libwebm_bbb_480p_vp9_opus_1s.webm", "torchcodec_bt709_full_range.mp4"})
+    void nvdecDecodesTheCpuPathsClipsWithinATolerance(String name) {
+        BatchShape clip = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
+        try (Video video = Video.open(NvdecSupportedVideosTest.sample(name));
+             CudaDevice device = Cuda.open(DeviceSpec.cuda(0));
+             Nv12Kernel kernel = Nv12Kernel.load(device);
+             DeviceMemory onNvdec = device.allocate(2 * clip.batchBytes());
+             DeviceMemory onCpu = device.allocate(2 * clip.batchBytes());
+             NvdecDecoder nvdec = NvdecDecoder.open(device, kernel, clip, true, null, null);
+             CpuClipUploader cpu = new CpuClipUploader(device, clip, 1, true);
              Arena arena = Arena.ofConfined()) {
-            assertThat(decoder.decoderName()).isEqualTo("h264_cuvid");
-            int decoded = decoder.decodeClip(new int[] {0, 2, 4, 6}, batch.pointer(), BatchLayout.NTHWC, 0, size, size);
-            assertThat(decoded).isGreaterThanOrEqualTo(7);
-            MemorySegment host = arena.allocate(batch.byteSize());
-            device.copyToHost(batch.pointer(), host);
-            long sum = 0;
-            for (long i = 0; i < host.byteSize(); i++) {
-                sum += Byte.toUnsignedInt(host.get(ValueLayout.JAVA_BYTE, i));
+            assertThat(NvdecCodecs.unsupportedReason(video.info())).isNull();
+            double length = video.info().durationSeconds();
+            List<DeviceClipDecoder.Target> gpuTargets = List.of(
+                    new DeviceClipDecoder.Target(ClipSpec.frames(0, 8, 1), Resize.centerCrop(112, 112, 112),
+                            onNvdec.pointer(), clip.batchBytes()),
+                    new DeviceClipDecoder.Target(ClipSpec.frames(length / 2, 8, 2), Resize.randomCrop(128, 112, 112, 5),
+                            onNvdec.pointer() + clip.batchBytes(), clip.batchBytes()));
+            List<DeviceClipDecoder.Target> cpuTargets = gpuTargets.stream().map(t -> new DeviceClipDecoder.Target(t.spec(),
+                    t.resize(), t.devicePointer() - onNvdec.pointer() + onCpu.pointer(), t.bytes())).toList();
+            DeviceClipDecoder.Decoded fromNvdec = nvdec.decode(video, gpuTargets);
+            DeviceClipDecoder.Decoded fromCpu = cpu.decode(video, cpuTargets);
+            assertThat(fromNvdec.cpuFallbackReason()).isNull();
+            for (int i = 0; i < 2; i++) {
+                assertThat(fromNvdec.clips().get(i).frameIndices()).isEqualTo(fromCpu.clips().get(i).frameIndices());
+                assertThat(fromNvdec.clips().get(i).ptsSeconds()).isEqualTo(fromCpu.clips().get(i).ptsSeconds());
             }
-            double mean = (double) sum / host.byteSize();
-            assertThat(mean).as("mean pixel value of the synthetic scene").isBetween(10.0, 245.0);
+            MemorySegment a = arena.allocate(onNvdec.byteSize());
+            MemorySegment b = arena.allocate(onCpu.byteSize());
+            device.copyToHost(onNvdec.pointer(), a);
+            device.copyToHost(onCpu.pointer(), b);
+            PixelTolerance.assertWithin(a, b, name);
+        }
+    }
+
+    @Test
+    void theNvdecLoaderDeliversTheCpuLoadersClipsOnTheDevice(@TempDir Path dir) throws IOException {
+        Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 4, 2.0)); // H.264, VP8
+        LoaderOptions options = LoaderOptions.defaults().withClip(4, 2).withBatch(3, false, BatchLayout.NTHWC)
+                .withOrder(7, true, 1);
+        List<byte[]> expected = new ArrayList<>();
+        List<List<ClipInfo>> expectedClips = new ArrayList<>();
+        try (VideoLoader cpu = VideoLoader.open(Dataset.open(data), options)) {
+            for (ClipBatch batch : cpu) {
+                try (batch) {
+                    expected.add(batch.data().toArray(ValueLayout.JAVA_BYTE));
+                    expectedClips.add(batch.clips());
+                }
+            }
+        }
+        try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(data), options, DeviceSpec.cuda(0),
+                GpuDecodeOptions.defaults().withCpuFallback(false), null); Arena arena = Arena.ofConfined()) {
+            CudaDevice device = (CudaDevice) gpu.device();
+            int i = 0;
+            for (DeviceBatch batch : gpu) {
+                try (batch) {
+                    assertThat(batch.clips().stream().map(c -> c.path() + " " + Arrays.toString(c.frameTimestampsSeconds())))
+                            .as("batch %d", i).containsExactlyElementsOf(expectedClips.get(i).stream()
+                                    .map(c -> c.path() + " " + Arrays.toString(c.frameTimestampsSeconds())).toList());
+                    MemorySegment host = arena.allocate(batch.byteSize());
+                    device.copyToHost(batch.devicePointer(), host);
+                    PixelTolerance.assertWithin(host, MemorySegment.ofArray(expected.get(i)), "batch " + i);
+                }
+                i++;
+            }
+            assertThat(i).isEqualTo(expected.size());
+            assertThat(gpu.cpuFallbackClips()).isZero();
+            assertThat(gpu.pipeline().failures()).isEmpty();
+        }
+    }
+
+    @Test
+    void aVideoNvdecCannotDecodeGoesToTheCpuOrFailsNamingWhy(@TempDir Path dir) throws IOException {
+        Path rotated = NvdecSupportedVideosTest.sample("decord_rot90.mov");
+        Path manifest = dir.resolve("manifest.csv");
+        Files.writeString(manifest, rotated + ",0\n");
+        LoaderOptions options = LoaderOptions.defaults().withClip(2, 1).withBatch(1, false, BatchLayout.NTHWC)
+                .withOrder(1, false, 1);
+        byte[] expected;
+        try (VideoLoader cpu = VideoLoader.open(Dataset.open(manifest), options)) {
+            try (ClipBatch batch = cpu.iterator().next()) {
+                expected = batch.data().toArray(ValueLayout.JAVA_BYTE);
+            }
+        }
+        try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(manifest), options, DeviceSpec.cuda(0),
+                GpuDecodeOptions.defaults(), null); Arena arena = Arena.ofConfined()) {
+            try (DeviceBatch batch = gpu.iterator().next()) {
+                MemorySegment host = arena.allocate(batch.byteSize());
+                ((CudaDevice) gpu.device()).copyToHost(batch.devicePointer(), host);
+                assertThat(host.toArray(ValueLayout.JAVA_BYTE)).as("the CPU's bytes, exactly").isEqualTo(expected);
+            }
+            assertThat(gpu.cpuFallbackReasons())
+                    .containsExactly(Map.entry("display rotation 90 degrees (the GPU kernel does not rotate)", 1L));
+        }
+        try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(manifest), options, DeviceSpec.cuda(0),
+                GpuDecodeOptions.defaults().withCpuFallback(false), null)) {
+            assertThat(gpu.iterator().hasNext()).isFalse();
+            assertThat(gpu.pipeline().failures()).singleElement().satisfies(f -> {
+                assertThat(f.stage()).isEqualTo("nvdec");
+                assertThat(f.item()).isEqualTo(rotated.toString());
+                assertThat(f.reason()).isEqualTo("unsupported-codec");
+            });
         }
     }
 }

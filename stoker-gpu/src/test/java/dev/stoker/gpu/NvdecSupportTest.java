@@ -4,14 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_H264;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_HEVC;
+import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_MPEG4;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_PRORES;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_VP9;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_AV1;
 
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_MPEG;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_UNSPECIFIED;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_SMPTE170M;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_UNSPECIFIED;
+
 import dev.stoker.video.batch.BatchLayout;
 import org.junit.jupiter.api.Test;
 
-/** What the NVDEC path relies on that can be checked without a device: the FFmpeg build, the kernel, the geometry. */
+/** What the NVDEC path relies on that can be checked without a device: the FFmpeg build, the kernel, the driver library. */
 class NvdecSupportTest {
 
     @Test
@@ -39,13 +47,32 @@ class NvdecSupportTest {
     }
 
     @Test
-    void centreCropMatchesShortSideResizeThenCrop() {
-        // 320x240 to 112x112: the middle 240x240.
-        assertThat(NvdecDecoder.centerCrop(320, 240, 112, 112)).containsExactly(40f, 0f, 240f, 240f);
-        // 240x320 (portrait) to 112x112: the middle 240x240 vertically.
-        assertThat(NvdecDecoder.centerCrop(240, 320, 112, 112)).containsExactly(0f, 40f, 240f, 240f);
-        // 1920x1080 to 160x90: same aspect, the whole frame.
-        assertThat(NvdecDecoder.centerCrop(1920, 1080, 160, 90)).containsExactly(0f, 0f, 1920f, 1080f);
+    void ffmpegsOwnDecodersDecodeTheUsualCodecsOnNvdec() {
+        // The hwaccel path (what `ffmpeg -hwaccel cuda` and the NVDEC loader use), not the *_cuvid wrappers.
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_H264)).isTrue();
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_HEVC)).isTrue();
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_VP9)).isTrue();
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_MPEG4)).isTrue();
+        // FFmpeg picks libaom-av1 for AV1 in this build: software only, so AV1 goes to the CPU fallback.
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_AV1)).isFalse();
+        assertThat(NvdecCodecs.hasHwaccel(AV_CODEC_ID_PRORES)).isFalse();
+    }
+
+    @Test
+    void theFrameColourPicksTheKernelsMatrixAndRange() {
+        assertThat(Nv12Kernel.colourFlags(AVCOL_SPC_UNSPECIFIED, AVCOL_RANGE_MPEG)).isZero();
+        assertThat(Nv12Kernel.colourFlags(AVCOL_SPC_SMPTE170M, AVCOL_RANGE_UNSPECIFIED)).isZero();
+        assertThat(Nv12Kernel.colourFlags(AVCOL_SPC_BT709, AVCOL_RANGE_MPEG)).isEqualTo(Nv12Kernel.COLOUR_BT709);
+        assertThat(Nv12Kernel.colourFlags(AVCOL_SPC_BT709, AVCOL_RANGE_JPEG))
+                .isEqualTo(Nv12Kernel.COLOUR_BT709 | Nv12Kernel.COLOUR_FULL_RANGE);
+    }
+
+    @Test
+    void aMissingDecoderLibraryIsNamed() {
+        assertThatThrownBy(() -> NvdecCodecs.requireDecoderLibrary("libnvcuvid-missing.so.1"))
+                .isInstanceOf(GpuUnavailableException.class)
+                .hasMessage("libnvcuvid-missing.so.1 not found: the NVIDIA driver's video decoder library (NVDEC) is"
+                        + " not installed, so NVDEC decoding cannot run");
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.stoker.video;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
+import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 
 /**
  * Decodes clips of {@link Video}s into caller-provided memory. Frame-exact: slot k holds exactly
@@ -19,6 +21,8 @@ public final class ClipDecoder implements AutoCloseable {
     private final DecoderCache decoders;
     private final FrameConverter converter = new FrameConverter();
     private final boolean skipNonReference;
+    /** Null: swscale into host memory; else frames go to it (hardware decoding). */
+    private final FrameWriter writer;
     private long decodedFrames;
     private long clips;
 
@@ -37,8 +41,26 @@ public final class ClipDecoder implements AutoCloseable {
             throw new IllegalArgumentException("threads: " + threads + " (expected: 1+)");
         }
         FfmpegLog.install();
-        this.decoders = new DecoderCache(CACHED_DECODERS, threads);
+        this.decoders = new DecoderCache(CACHED_DECODERS, threads, null);
         this.skipNonReference = skipNonReferenceFrames;
+        this.writer = null;
+    }
+
+    // ---- Hardware decoding (stoker-gpu's NVDEC path): the same frame selection, another device draws ----
+
+    /**
+     * A decoder that decodes with {@code hardwareDevice} (an FFmpeg {@code AVHWDeviceContext} reference,
+     * e.g. CUDA for NVDEC: FFmpeg's own decoder then uses the device's hwaccel where the stream allows, and
+     * software decoding where not) and hands every wanted frame to {@code writer} instead of converting it.
+     * Clip selection, seeking and frame identification are this class's, exactly as on the CPU. Requests'
+     * destinations are only passed to the writer. The caller keeps its reference to {@code hardwareDevice}
+     * (each decoder takes one of its own); null decodes in software, handing the writer frames in host memory.
+     */
+    public ClipDecoder(boolean skipNonReferenceFrames, AVBufferRef hardwareDevice, FrameWriter writer) {
+        FfmpegLog.install();
+        this.decoders = new DecoderCache(CACHED_DECODERS, 1, hardwareDevice);
+        this.skipNonReference = skipNonReferenceFrames;
+        this.writer = Objects.requireNonNull(writer, "writer");
     }
 
     /** Decodes one clip into {@code request.destination()}. */
@@ -113,7 +135,7 @@ public final class ClipDecoder implements AutoCloseable {
         try {
             DecoderContext decoder = decoders.acquire(video);
             run = new ClipRun(video, decoder, converter, requests, plans, outWidth, outHeight, cropX, cropY,
-                    skipNonReference, hold);
+                    skipNonReference, hold, writer);
             try {
                 run.run();
             } catch (RuntimeException | Error e) {

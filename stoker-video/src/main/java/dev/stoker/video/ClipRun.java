@@ -34,6 +34,8 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final int rotation;
     /** Holding mode: the wanted frames, by wanted index; null when converting directly. */
     private final AVFrame[] held;
+    /** Draws frames instead of the converter (hardware decoding); null for swscale. */
+    private final FrameWriter writer;
 
     // Wanted frames, distinct and sorted; targets of wanted frame i are [targetStart[i], targetStart[i+1]).
     private final int[] wanted;
@@ -55,8 +57,10 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final long frameStep;
 
     ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipPlan[] plans,
-            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference, boolean hold) {
+            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference, boolean hold,
+            FrameWriter writer) {
         this.video = video;
+        this.writer = writer;
         this.path = video.info().path();
         this.rotation = video.info().rotationDegrees();
         this.decoder = decoder;
@@ -229,6 +233,15 @@ final class ClipRun implements DecoderContext.FrameSink {
     }
 
     private void convertInto(int wantedIndex, AVFrame frame, FrameConverter with) {
+        if (writer != null) {
+            // Destinations may be device memory: the writer draws every slot, no copies from Java.
+            for (int t = targetStart[wantedIndex]; t < targetStart[wantedIndex + 1]; t++) {
+                int clip = targetClip[t];
+                writer.write(frame, new FrameWriter.Target(path, rotation, requests.get(clip), targetSlot[t],
+                        outWidth[clip], outHeight[clip], cropX[clip], cropY[clip]));
+            }
+            return;
+        }
         int previousClip = -1;
         long previousOffset = 0;
         for (int t = targetStart[wantedIndex]; t < targetStart[wantedIndex + 1]; t++) {

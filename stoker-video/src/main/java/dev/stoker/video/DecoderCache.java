@@ -3,6 +3,7 @@ package dev.stoker.video;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 
 /**
  * A few open decoders kept by one thread, keyed by codec parameters: opening an H.264 decoder
@@ -11,11 +12,14 @@ import java.util.Map;
 final class DecoderCache implements AutoCloseable {
     private final int capacity;
     private final int threads;
+    private final AVBufferRef hardwareDevice;
     private final LinkedHashMap<DecoderKey, DecoderContext> open = new LinkedHashMap<>(8, 0.75f, true);
 
-    DecoderCache(int capacity, int threads) {
+    /** {@code hardwareDevice}: decode with this FFmpeg device context (hwaccel); null for software decoding. */
+    DecoderCache(int capacity, int threads, AVBufferRef hardwareDevice) {
         this.capacity = capacity;
         this.threads = threads;
+        this.hardwareDevice = hardwareDevice;
     }
 
     /** A flushed decoder for {@code video}, opened when none matches. Stays owned by the cache. */
@@ -25,7 +29,7 @@ final class DecoderCache implements AutoCloseable {
             decoder.reset();
             return decoder;
         }
-        decoder = DecoderContext.open(video, threads);
+        decoder = DecoderContext.open(video, threads, hardwareDevice);
         open.put(video.decoderKey(), decoder);
         if (open.size() > capacity) {
             Iterator<Map.Entry<DecoderKey, DecoderContext>> eldest = open.entrySet().iterator();

@@ -13,6 +13,7 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
 import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_DEFAULT;
 import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_NONREF;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
+import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
@@ -20,6 +21,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
 import org.bytedeco.ffmpeg.avcodec.AVPacket;
+import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
 import org.bytedeco.ffmpeg.avutil.AVFrame;
 import org.bytedeco.ffmpeg.avutil.AVRational;
@@ -57,9 +59,14 @@ final class DecoderContext implements AutoCloseable {
     }
 
     static DecoderContext open(Video video, int threads) {
+        return open(video, threads, null);
+    }
+
+    /** {@code hardwareDevice} (nullable): FFmpeg's hwaccel on that device, chosen by the default get_format. */
+    static DecoderContext open(Video video, int threads, AVBufferRef hardwareDevice) {
         DecoderContext decoder = new DecoderContext(video.decoderKey(), threads);
         try {
-            decoder.open(video);
+            decoder.open(video, hardwareDevice);
             return decoder;
         } catch (RuntimeException e) {
             decoder.close();
@@ -67,7 +74,7 @@ final class DecoderContext implements AutoCloseable {
         }
     }
 
-    private void open(Video video) {
+    private void open(Video video, AVBufferRef hardwareDevice) {
         String path = video.info().path();
         AVCodec codec = avcodec_find_decoder(video.codecParameters().codec_id());
         if (codec == null || codec.isNull()) {
@@ -85,6 +92,11 @@ final class DecoderContext implements AutoCloseable {
         }
         context.thread_count(threads);
         context.max_pixels(MAX_PIXELS);
+        if (hardwareDevice != null) {
+            // FFmpeg's default get_format picks the device's hardware format when a device is set; the
+            // context frees its reference.
+            context.hw_device_ctx(av_buffer_ref(hardwareDevice));
+        }
         int opened = avcodec_open2(context, codec, (AVDictionary) null);
         if (opened < 0) {
             throw new VideoException(path, "open-decoder", VideoException.Reason.UNSUPPORTED_CODEC,

@@ -153,35 +153,12 @@ final class FrameConverter implements AutoCloseable {
     /** The region of the decoded picture that ends up in the output, per resize mode and rotation. */
     private Rect sourceRect(Resize resize, int rotation, int codedWidth, int codedHeight, double cropX, double cropY,
                             int outWidth, int outHeight) {
-        boolean quarterTurn = rotation == 90 || rotation == 270;
-        int displayWidth = quarterTurn ? codedHeight : codedWidth;
-        int displayHeight = quarterTurn ? codedWidth : codedHeight;
-        int x = 0;
-        int y = 0;
-        int width = displayWidth;
-        int height = displayHeight;
-        if (resize.mode() == Resize.Mode.SHORT_SIDE_CENTER_CROP || resize.mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
-            double scale = Math.max((double) resize.shortSide() / Math.min(displayWidth, displayHeight),
-                    Math.max((double) outWidth / displayWidth, (double) outHeight / displayHeight));
-            width = Math.clamp(Math.round(outWidth / scale), 1, displayWidth);
-            height = Math.clamp(Math.round(outHeight / scale), 1, displayHeight);
-            x = (int) Math.round((displayWidth - width) * cropX);
-            y = (int) Math.round((displayHeight - height) * cropY);
-        }
-        Rect coded = switch (rotation) {
-            case 90 -> new Rect(y, codedHeight - x - width, height, width);
-            case 180 -> new Rect(codedWidth - x - width, codedHeight - y - height, width, height);
-            case 270 -> new Rect(codedWidth - y - height, x, height, width);
-            default -> new Rect(x, y, width, height);
-        };
         if (!layout.cropable) {
             return new Rect(0, 0, codedWidth, codedHeight);
         }
-        // Plane pointers can only move by whole chroma samples.
-        int alignedX = coded.x >> layout.chromaShiftX << layout.chromaShiftX;
-        int alignedY = coded.y >> layout.chromaShiftY << layout.chromaShiftY;
-        return new Rect(alignedX, alignedY, Math.min(coded.width, codedWidth - alignedX),
-                Math.min(coded.height, codedHeight - alignedY));
+        Resize.Window w = resize.sourceWindow(rotation, codedWidth, codedHeight, cropX, cropY, outWidth, outHeight,
+                layout.chromaShiftX, layout.chromaShiftY);
+        return new Rect(w.x(), w.y(), w.width(), w.height());
     }
 
     private void configure(AVFrame frame, int format, Rect source, int targetWidth, int targetHeight, String path) {

@@ -83,10 +83,8 @@ final class DecodeStage implements AutoCloseable {
                 throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
             }
             buffers.add(buffer);
-            long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + opened.task().epoch() * 1_000_003L
-                    + opened.task().index() * 31L + opened.task().firstClip() + i;
-            requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]), options.resize(cropSeed),
-                    BatchCollator.slot(buffer, 0)));
+            requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]),
+                    LoaderFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));
         }
         return requests;
     }

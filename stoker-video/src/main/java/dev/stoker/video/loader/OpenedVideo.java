@@ -3,7 +3,7 @@ package dev.stoker.video.loader;
 import dev.stoker.video.Video;
 
 /** A demuxed video with the clip starts sampled for it; owns the {@link Video} until decoded. */
-record OpenedVideo(VideoTask task, Video video, double[] clipStarts) implements AutoCloseable {
+public record OpenedVideo(VideoTask task, Video video, double[] clipStarts) implements AutoCloseable {
     @Override
     public void close() {
         video.close();

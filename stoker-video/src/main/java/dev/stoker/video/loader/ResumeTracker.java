@@ -44,10 +44,7 @@ public final class ResumeTracker {
      * sample at {@code position} in {@code epoch}.
      */
     public void collated(ClipBatch batch, int epoch, int position, int clip, int clipsOfSample) {
-        SamplerState after = clip + 1 < clipsOfSample
-                ? sampler.state(epoch, position, clip + 1)
-                : sampler.state(epoch, position + 1, 0);
-        afterBatch.put(batch, after);
+        afterBatch.put(batch, LoaderFront.stateAfter(sampler, epoch, position, clip, clipsOfSample));
     }
 
     /** {@code batches}, moving the state forward as each is handed out. */

@@ -11,7 +11,7 @@ import dev.stoker.video.dataset.VideoEntry;
  * @param firstClip clips of this video to skip: a resumed run continues inside a video whose first
  *                  clips were delivered before the state was taken (0 otherwise)
  */
-record VideoTask(VideoEntry entry, int index, int epoch, int position, int firstClip) {
+public record VideoTask(VideoEntry entry, int index, int epoch, int position, int firstClip) {
     @Override
     public String toString() {
         return entry.path().toString();

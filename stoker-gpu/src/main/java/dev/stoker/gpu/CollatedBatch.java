@@ -1,0 +1,28 @@
+package dev.stoker.gpu;
+
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.SamplerState;
+import java.util.List;
+
+/**
+ * A batch the NVDEC loader's collate stage assembled in a device batch buffer, on its way to the consumer,
+ * who receives it as a {@link DeviceBatch}. {@code after} is the loader's resume state once it is
+ * delivered. {@link #close()} destroys the event and gives the buffer back (idempotent).
+ */
+record CollatedBatch(DeviceBufferPool.Buffer buffer, long bytes, long[] shape, BatchLayout layout, int[] labels,
+                     List<ClipInfo> clips, long stream, GpuEvent ready, SamplerState after) implements AutoCloseable {
+    @Override
+    public void close() {
+        try {
+            ready.close();
+        } finally {
+            buffer.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "collated batch of " + clips.size() + " clips in " + buffer;
+    }
+}

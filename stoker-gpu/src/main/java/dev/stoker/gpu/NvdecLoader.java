@@ -1,0 +1,362 @@
+package dev.stoker.gpu;
+
+import dev.stoker.pipeline.Order;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineBuilder;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.LoaderFront;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.ResumeTracker;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * Loads batches of clips decoded on the GPU: the pipeline
+ * <pre>
+ *   source (seeded epoch order) → fetch → demux → nvdec → batch → collate → sink
+ * </pre>
+ * where fetch and demux are the CPU loader's own stages (so the same clip starts), {@code nvdec} decodes
+ * each video's clips on NVDEC and converts them on the device into device clip buffers
+ * ({@link NvdecDecoder}: the CPU path's frame selection, a PTX kernel for NV12 → RGB, crop and resize), and
+ * collate copies a batch's clips into one device batch buffer. Nothing of the pixels crosses PCIe; the
+ * consumer receives {@link DeviceBatch}es with the same clips, labels, frame times and order as the CPU
+ * loader's batches for the same options and seed, and the same resume states.
+ *
+ * <pre>{@code
+ * try (NvdecLoader loader = NvdecLoader.open(Dataset.open(root), LoaderOptions.defaults(), DeviceSpec.parse("cuda:0"),
+ *                                            GpuDecodeOptions.defaults(), null)) {
+ *     for (DeviceBatch batch : loader) {
+ *         try (batch) { train(batch.devicePointer(), batch.shape(), batch.labels()); }  // then sync your stream
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Knobs: the {@code nvdec} stage's concurrency is the number of NVDEC sessions at once
+ * ({@link #sessions(int)}; default {@link GpuDecodeOptions#defaultSessions min(4, cores)}); the sink holds the
+ * batches decoded ahead (default 4). The CPU decoder's stages ({@code decode}, {@code convert}) do not exist
+ * here, and a config naming them is refused; {@link LoaderOptions#fusedConvert()} has no effect and
+ * {@link LoaderOptions#splitAfter()} is not supported yet.
+ *
+ * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
+ */
+public final class NvdecLoader implements Iterable<DeviceBatch>, AutoCloseable {
+    /** Stage names, in order. */
+    public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
+    /** The CPU loader's stages that GPU decoding replaces. */
+    private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
+
+    private final GpuDevice device;
+    private final Pipeline<CollatedBatch> pipeline;
+    private final NvdecStage nvdec;
+    private final DeviceCollateStage collate;
+    private final DeviceBufferPool clipBuffers;
+    private final DeviceBufferPool batchBuffers;
+    private final AutoCloseable decoderResources;
+    private final ResumeTracker resume;
+    private final TraceRecorder trace;
+    private volatile SamplerState state;
+    private boolean iterated;
+
+    private NvdecLoader(GpuDevice device, Pipeline<CollatedBatch> pipeline, NvdecStage nvdec, DeviceCollateStage collate,
+                        DeviceBufferPool clipBuffers, DeviceBufferPool batchBuffers, AutoCloseable decoderResources,
+                        ResumeTracker resume, TraceRecorder trace) {
+        this.device = device;
+        this.pipeline = pipeline;
+        this.nvdec = nvdec;
+        this.collate = collate;
+        this.clipBuffers = clipBuffers;
+        this.batchBuffers = batchBuffers;
+        this.decoderResources = decoderResources;
+        this.resume = resume;
+        this.trace = trace;
+        this.state = resume.start();
+    }
+
+    /**
+     * Opens {@code device} first, so that a machine without one, or without the driver's NVDEC library,
+     * fails at once naming what is missing; then starts loading.
+     *
+     * @throws GpuUnavailableException if the device or NVDEC cannot be had
+     * @throws IllegalArgumentException if {@code options} name CPU decode stages or a process split
+     */
+    public static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec device, GpuDecodeOptions decode,
+                                   TraceRecorder trace) {
+        return open(dataset, options, device, decode, trace, LoaderFront.start(dataset, options));
+    }
+
+    /**
+     * Continues where the loader that gave {@code state} ({@link #state()}) stood, as
+     * {@link dev.stoker.video.loader.VideoLoader#resume} does: the same clips, times, crops and batches next.
+     *
+     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from the state's
+     */
+    public static NvdecLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, DeviceSpec device,
+                                     GpuDecodeOptions decode, TraceRecorder trace) {
+        return open(dataset, options, device, decode, trace, LoaderFront.resume(dataset, options, state));
+    }
+
+    private static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec spec, GpuDecodeOptions decode,
+                                    TraceRecorder trace, ResumeTracker from) {
+        requireGpuDecodable(options);
+        CudaDevice device = Cuda.open(spec);
+        Nv12Kernel kernel = null;
+        try {
+            NvdecCodecs.requireDecoderLibrary();
+            Nv12Kernel loaded = Nv12Kernel.load(device);
+            kernel = loaded;
+            BatchShape clipShape = clipShape(options);
+            Supplier<DeviceClipDecoder> sessions = () -> NvdecDecoder.open(device, loaded, clipShape,
+                    options.skipNonReferenceFrames(),
+                    decode.cpuFallback() ? () -> new CpuClipUploader(device, clipShape, options.decoderThreads(),
+                            options.skipNonReferenceFrames()) : null,
+                    trace);
+            return open(dataset, options, device, sessions, loaded, from, trace);
+        } catch (RuntimeException | Error e) {
+            if (kernel != null) {
+                kernel.close();
+            }
+            device.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The loader on any device with any decode session per worker thread (tests: a fake device, a CPU
+     * session). It owns {@code device} and {@code decoderResources} (closed after the sessions), and closes both.
+     */
+    static NvdecLoader open(Dataset dataset, LoaderOptions options, GpuDevice device,
+                            Supplier<? extends DeviceClipDecoder> sessions, AutoCloseable decoderResources,
+                            ResumeTracker from, TraceRecorder trace) {
+        requireGpuDecodable(options);
+        PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
+        BatchShape clipShape = clipShape(options);
+        BatchShape batchShape = batchShape(options);
+        PipelineConfig effective = describe(dataset, options, from, null, null).config(config).effectiveConfig();
+        DeviceBufferPool clipBuffers = new DeviceBufferPool(device, "clip", clipShape.batchBytes(),
+                clipBuffersNeeded(options, effective));
+        DeviceBufferPool batchBuffers = new DeviceBufferPool(device, "batch", batchShape.batchBytes(),
+                batchBuffersNeeded(effective));
+        NvdecStage nvdec = new NvdecStage(options, clipBuffers, sessions);
+        DeviceCollateStage collate = new DeviceCollateStage(device, batchBuffers, batchShape, from.sampler(), trace);
+        try {
+            PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, nvdec, collate).config(config);
+            if (trace != null) {
+                builder = builder.trace(trace);
+            }
+            return new NvdecLoader(device, builder.build(), nvdec, collate, clipBuffers, batchBuffers, decoderResources,
+                    from, trace);
+        } catch (RuntimeException | Error e) {
+            closeAll(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
+            throw e;
+        }
+    }
+
+    /**
+     * The default knobs for a machine with {@code cores} cores: the CPU loader's, with {@code nvdec} in place
+     * of decode and convert, and more demux workers, since the GPU decodes faster than one core demuxes.
+     */
+    public static PipelineConfig defaultConfig(int cores) {
+        return new PipelineConfig(4, null, null, Map.of(
+                "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
+                "demux", new StageConfig(Math.max(1, Math.min(4, cores / 2)), null, Order.INPUT, null, null, null),
+                "nvdec", new StageConfig(GpuDecodeOptions.defaultSessions(cores), null, Order.INPUT, null, null, null),
+                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+    }
+
+    /** A config setting the NVDEC sessions (the {@code nvdec} stage's concurrency): {@code options.withConfig(sessions(7))}. */
+    public static PipelineConfig sessions(int sessions) {
+        if (sessions < 1) {
+            throw new IllegalArgumentException("sessions: " + sessions + " (expected: 1+)");
+        }
+        return PipelineConfig.EMPTY.withStage("nvdec", StageConfig.EMPTY.withConcurrency(sessions));
+    }
+
+    private static void requireGpuDecodable(LoaderOptions options) {
+        for (String stage : CPU_DECODE_STAGES) {
+            if (options.config().stages().containsKey(stage)) {
+                throw new IllegalArgumentException("config names stage '" + stage + "', which decoding on the GPU"
+                        + " replaces (expected: stages " + STAGES + "; NVDEC sessions are the 'nvdec' stage's concurrency)");
+            }
+        }
+        if (options.splitAfter() != null) {
+            throw new IllegalArgumentException("splitAfter: '" + options.splitAfter() + "' with GPU decoding (expected:"
+                    + " null; running fetch and demux in a child process is not supported with NVDEC yet)");
+        }
+    }
+
+    private static PipelineBuilder<CollatedBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
+                                                           NvdecStage nvdec, DeviceCollateStage collate) {
+        return LoaderFront.demuxed(dataset, options, from)
+                .flatMap("nvdec", opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
+                .batch("batch", options.batchSize(), options.dropLast())
+                .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
+    }
+
+    /**
+     * Clip buffers for every clip the stages between nvdec and collate can hold at once, as the CPU loader
+     * sizes its clip pool: decodes in flight, the batch stage's queue and partial batch, collate's queue and
+     * in-flight batches. Fewer could stall the pipeline on itself.
+     */
+    static int clipBuffersNeeded(LoaderOptions options, PipelineConfig effective) {
+        StageConfig dec = effective.stage("nvdec");
+        StageConfig bat = effective.stage("batch");
+        StageConfig col = effective.stage("collate");
+        long clips = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8) + bat.queueCapacity()
+                + options.batchSize() + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        return (int) Math.min(Integer.MAX_VALUE, clips);
+    }
+
+    /** Batch buffers: the sink's, the collators', the consumer's and one spare. */
+    static int batchBuffersNeeded(PipelineConfig effective) {
+        return effective.sinkCapacity() + effective.stage("collate").concurrency() + 2;
+    }
+
+    private static BatchShape clipShape(LoaderOptions options) {
+        return new BatchShape(1, options.frames(), options.height(), options.width(), 3, options.layout());
+    }
+
+    private static BatchShape batchShape(LoaderOptions options) {
+        return new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
+                options.layout());
+    }
+
+    /** Device batches of every epoch, in the loader's order. One iteration per loader. */
+    @Override
+    public Iterator<DeviceBatch> iterator() {
+        if (iterated) {
+            throw new IllegalStateException("NvdecLoader iterates once (expected: one iterator() per loader)");
+        }
+        iterated = true;
+        Iterator<CollatedBatch> collated = pipeline.iterator();
+        return new Iterator<>() {
+            private long sequence;
+
+            @Override
+            public boolean hasNext() {
+                return collated.hasNext();
+            }
+
+            @Override
+            public DeviceBatch next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException("no more device batches");
+                }
+                CollatedBatch b = collated.next();
+                state = b.after();
+                return deliver(sequence++, b);
+            }
+        };
+    }
+
+    private DeviceBatch deliver(long sequence, CollatedBatch b) {
+        long deliveredNanos = System.nanoTime();
+        AtomicBoolean released = new AtomicBoolean();
+        AutoCloseable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                if (trace != null) {
+                    trace.slice("device batch in use", "gpu", Thread.currentThread(), deliveredNanos,
+                            System.nanoTime() - deliveredNanos, sequence, "batch " + sequence);
+                }
+                b.close();
+            }
+        };
+        return new DeviceBatch(sequence, b.buffer().pointer(), b.bytes(), b.shape(), b.layout(), b.labels(), b.clips(),
+                b.stream(), b.ready(), release);
+    }
+
+    /**
+     * Where the consumer stands: the state after the last batch handed out (the start state before the
+     * first). {@link #resume} continues from it. Cheap; any thread.
+     */
+    public SamplerState state() {
+        return state;
+    }
+
+    /** The sampler behind the epoch order. */
+    public EpochSampler sampler() {
+        return resume.sampler();
+    }
+
+    /** The running pipeline: stats, failures (path, stage, reason), effective config. */
+    public Pipeline<?> pipeline() {
+        return pipeline;
+    }
+
+    public GpuDevice device() {
+        return device;
+    }
+
+    /** Clips decoded so far, on NVDEC or by the CPU fallback. */
+    public long decodedClips() {
+        return nvdec.clips.sum();
+    }
+
+    /** Frames the decoders produced so far, output or not: divided by clips, the cost of a clip. */
+    public long decodedFrames() {
+        return nvdec.decodedFrames.sum();
+    }
+
+    /** Clips decoded on the CPU because NVDEC could not decode their video ({@link GpuDecodeOptions#cpuFallback()}). */
+    public long cpuFallbackClips() {
+        return nvdec.fallbackClips.sum();
+    }
+
+    /** {@link #cpuFallbackClips()} by reason, e.g. {@code codec mpeg4 has no NVDEC hwaccel in this FFmpeg build}. */
+    public Map<String, Long> cpuFallbackReasons() {
+        return nvdec.fallbackReasons();
+    }
+
+    /** Device clip buffers (for tests and reports): created, in use, waits. */
+    DeviceBufferPool clipBuffers() {
+        return clipBuffers;
+    }
+
+    DeviceBufferPool batchBuffers() {
+        return batchBuffers;
+    }
+
+    /**
+     * Stops every stage and frees the sessions, the device buffers (batches still out become invalid), the
+     * kernel and the device. A worker stuck in native code keeps its resources (leaked rather than freed
+     * under it), as the CPU loader does.
+     */
+    @Override
+    public void close() {
+        try {
+            pipeline.close();
+        } finally {
+            if (pipeline.liveThreads().isEmpty()) {
+                closeAll(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
+            }
+        }
+    }
+
+    private static void closeAll(AutoCloseable... resources) {
+        RuntimeException first = null;
+        for (AutoCloseable r : resources) {
+            if (r == null) {
+                continue;
+            }
+            try {
+                r.close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e instanceof RuntimeException re ? re : new IllegalStateException("closing " + r + " failed", e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

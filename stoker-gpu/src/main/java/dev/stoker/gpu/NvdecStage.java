@@ -1,0 +1,121 @@
+package dev.stoker.gpu;
+
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.loader.LoaderFront;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.VideoTask;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The NVDEC loader's decode stage: every clip of one demuxed video, planned as the CPU loader plans it
+ * (clip starts from demux, {@link LoaderOptions#clipAt}, {@link LoaderFront#resize} for the crop seed),
+ * decoded by this worker thread's {@link DeviceClipDecoder} into device clip buffers from the pool. Each
+ * worker keeps its decoder (its NVDEC sessions) for the loader's life; {@link #close()} frees them all.
+ * A video that fails leaves no buffer behind and is reported by the pipeline with its path and reason.
+ */
+final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoCloseable {
+    private final LoaderOptions options;
+    private final DeviceBufferPool clipBuffers;
+    private final Queue<DeviceClipDecoder> decoders = new ConcurrentLinkedQueue<>();
+    private final ThreadLocal<DeviceClipDecoder> decoder;
+    private final Map<String, LongAdder> fallbackReasons = new ConcurrentHashMap<>();
+    final LongAdder clips = new LongAdder();
+    final LongAdder decodedFrames = new LongAdder();
+    final LongAdder fallbackClips = new LongAdder();
+
+    NvdecStage(LoaderOptions options, DeviceBufferPool clipBuffers, Supplier<? extends DeviceClipDecoder> sessions) {
+        this.options = options;
+        this.clipBuffers = clipBuffers;
+        this.decoder = ThreadLocal.withInitial(() -> {
+            DeviceClipDecoder d = sessions.get();
+            decoders.add(d);
+            return d;
+        });
+    }
+
+    @Override
+    public List<DeviceClip> apply(OpenedVideo opened) {
+        VideoTask task = opened.task();
+        double[] starts = opened.clipStarts();
+        List<DeviceBufferPool.Buffer> buffers = new ArrayList<>(starts.length);
+        try (opened) {
+            if (starts.length == 0) {
+                return List.of();
+            }
+            List<DeviceClipDecoder.Target> targets = new ArrayList<>(starts.length);
+            for (int i = 0; i < starts.length; i++) {
+                DeviceBufferPool.Buffer buffer = acquire();
+                buffers.add(buffer);
+                targets.add(new DeviceClipDecoder.Target(options.clipAt(starts[i]), LoaderFront.resize(options, task, i),
+                        buffer.pointer(), buffer.byteSize()));
+            }
+            DeviceClipDecoder.Decoded decoded = decoder.get().decode(opened.video(), targets);
+            List<DecodedClip> made = decoded.clips();
+            if (made.size() != starts.length) {
+                throw new IllegalStateException(task + ": " + made.size() + " clips decoded (expected: " + starts.length + ")");
+            }
+            List<DeviceClip> out = new ArrayList<>(made.size());
+            for (int i = 0; i < made.size(); i++) {
+                DecodedClip c = made.get(i);
+                double[] times = c.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
+                ClipInfo info = new ClipInfo(task.entry().path(), task.entry().label(), times, c.decodedFrames());
+                out.add(new DeviceClip(task, task.firstClip() + i, task.firstClip() + made.size(), info, buffers.get(i)));
+                clips.increment();
+                decodedFrames.add(c.decodedFrames());
+            }
+            if (decoded.cpuFallbackReason() != null) {
+                fallbackClips.add(made.size());
+                fallbackReasons.computeIfAbsent(decoded.cpuFallbackReason(), r -> new LongAdder()).add(made.size());
+            }
+            return out;
+        } catch (RuntimeException | Error e) {
+            buffers.forEach(DeviceBufferPool.Buffer::close);
+            throw e;
+        }
+    }
+
+    private DeviceBufferPool.Buffer acquire() {
+        try {
+            return clipBuffers.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a device clip buffer", e);
+        }
+    }
+
+    /** Clips decoded on the CPU instead, by reason, sorted. */
+    Map<String, Long> fallbackReasons() {
+        Map<String, Long> out = new TreeMap<>();
+        fallbackReasons.forEach((reason, count) -> out.put(reason, count.sum()));
+        return out;
+    }
+
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        DeviceClipDecoder d;
+        while ((d = decoders.poll()) != null) {
+            try {
+                d.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

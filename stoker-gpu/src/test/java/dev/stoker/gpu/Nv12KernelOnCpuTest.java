@@ -1,0 +1,159 @@
+package dev.stoker.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV420P;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ420P;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.ClipSpec;
+import dev.stoker.video.FrameWriter;
+import dev.stoker.video.Resize;
+import dev.stoker.video.Video;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.ffmpeg.avutil.AVFrame;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The GPU kernel's arithmetic without a GPU: its CUDA source ({@code src/main/cuda/nv12_to_rgb.cu}) compiled
+ * for the CPU with a small harness, one call per output pixel, fed the very planes the decoder produced and
+ * the crop window {@link Resize#sourceWindow} gives, must draw what the CPU path's swscale draws within
+ * {@link PixelTolerance}, in both layouts. This checks resampling, crop, colour matrix and range, not the
+ * PTX or the driver. Skipped, saying why, where g++ is missing.
+ */
+@Timeout(120)
+class Nv12KernelOnCpuTest {
+    @TempDir
+    static Path dir;
+    static Path harness;
+
+    @BeforeAll
+    static void compileTheKernelForTheCpu() throws IOException, InterruptedException {
+        Path cuda = Path.of("src/main/cuda").toAbsolutePath();
+        assumeTrue(Files.isRegularFile(cuda.resolve("nv12_to_rgb.cu")), "kernel source not found at " + cuda);
+        assumeTrue(run(List.of("g++", "--version")) == 0, "needs g++ to compile the kernel's source for the CPU");
+        Path source = dir.resolve("nv12_host_harness.cpp");
+        try (InputStream in = Nv12KernelOnCpuTest.class.getResourceAsStream("nv12_host_harness.cpp")) {
+            Files.copy(in, source, StandardCopyOption.REPLACE_EXISTING);
+        }
+        harness = dir.resolve("harness");
+        assertThat(run(List.of("g++", "-O2", "-I", cuda.toString(), "-o", harness.toString(), source.toString())))
+                .as("g++ compiles the kernel source with the host harness (see " + dir.resolve("g++.log") + ")").isZero();
+    }
+
+    private static int run(List<String> command) throws IOException, InterruptedException {
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve(Path.of(command.getFirst()).getFileName() + ".log").toFile()).start();
+        } catch (IOException e) {
+            return -1; // not installed
+        }
+        return p.waitFor();
+    }
+
+    /** One decoded frame's NV12 planes, the window and colour the GPU path would use. */
+    record Planes(int width, int height, Resize.Window window, int colour, Path y, Path uv) { }
+
+    @ParameterizedTest
+    @CsvSource({
+            "mmaction2_test_340x256.mp4, 112, 112, -1",
+            "mmaction2_ntu_S001C001P001R001A001_1080p.avi, 112, 112, -1",
+            "mdn_flower_960x540.mp4, 112, 128, 7",
+            "libwebm_bbb_480p_vp9_opus_1s.webm, 160, 160, 3",
+            "decord_flipping_a_pancake.mkv, 224, 256, -1",
+            "torchcodec_h265_128x128.mp4, 200, 200, -1",
+            "torchcodec_bt709_full_range.mp4, 112, 112, -1"})
+    void theKernelDrawsWhatTheCpuPathDrawsWithinTheTolerance(String name, int size, int shortSide, long cropSeed)
+            throws Exception {
+        Resize resize = cropSeed < 0 ? Resize.centerCrop(shortSide, size, size) : Resize.randomCrop(shortSide, size, size, cropSeed);
+        try (Video video = Video.open(NvdecSupportedVideosTest.sample(name)); Arena arena = Arena.ofConfined()) {
+            ClipSpec spec = ClipSpec.frames(video.frameTimeSeconds(Math.min(10, video.frameCount() - 1)), 1, 1);
+            MemorySegment cpu = arena.allocate(3L * size * size);
+            try (ClipDecoder decoder = new ClipDecoder()) {
+                decoder.decode(video, new ClipRequest(spec, resize, cpu));
+            }
+            List<Planes> planes = new ArrayList<>();
+            FrameWriter dump = (frame, target) -> planes.add(planes(frame, target));
+            try (ClipDecoder decoder = new ClipDecoder(true, null, dump)) {
+                decoder.decode(video, new ClipRequest(spec, resize, arena.allocate(3L * size * size)));
+            }
+            Planes p = planes.getFirst();
+            MemorySegment packed = draw(p, size, false);
+            PixelTolerance.assertWithin(packed, cpu, name);
+            MemorySegment planar = draw(p, size, true);
+            for (int i = 0; i < size * size; i++) {
+                for (int c = 0; c < 3; c++) {
+                    if (planar.get(ValueLayout.JAVA_BYTE, (long) c * size * size + i)
+                            != packed.get(ValueLayout.JAVA_BYTE, 3L * i + c)) {
+                        throw new AssertionError("planar output differs from packed at pixel " + i + " channel " + c);
+                    }
+                }
+            }
+        }
+    }
+
+    private static Planes planes(AVFrame frame, FrameWriter.Target target) {
+        int format = frame.format();
+        assumeTrue(format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P, "not 4:2:0 8-bit: " + format);
+        int w = frame.width();
+        int h = frame.height();
+        int cw = (w + 1) / 2;
+        int ch = (h + 1) / 2;
+        byte[] y = new byte[w * h];
+        byte[] uv = new byte[2 * cw * ch];
+        MemorySegment yPlane = plane(frame, 0, h);
+        MemorySegment uPlane = plane(frame, 1, ch);
+        MemorySegment vPlane = plane(frame, 2, ch);
+        for (int row = 0; row < h; row++) {
+            MemorySegment.copy(yPlane, ValueLayout.JAVA_BYTE, (long) row * frame.linesize(0), y, row * w, w);
+        }
+        for (int row = 0; row < ch; row++) {
+            for (int x = 0; x < cw; x++) {
+                uv[2 * (row * cw + x)] = uPlane.get(ValueLayout.JAVA_BYTE, (long) row * frame.linesize(1) + x);
+                uv[2 * (row * cw + x) + 1] = vPlane.get(ValueLayout.JAVA_BYTE, (long) row * frame.linesize(2) + x);
+            }
+        }
+        // NVDEC's NV12 surfaces have no "yuvj": the range comes with the frame, as FFmpeg sets it for such streams.
+        int range = format == AV_PIX_FMT_YUVJ420P ? AVCOL_RANGE_JPEG : frame.color_range();
+        Resize.Window window = target.request().resize().sourceWindow(target.rotationDegrees(), w, h, target.cropX(),
+                target.cropY(), target.outWidth(), target.outHeight(), 1, 1);
+        try {
+            Path yFile = Files.write(dir.resolve("y-" + System.nanoTime()), y);
+            Path uvFile = Files.write(dir.resolve("uv-" + System.nanoTime()), uv);
+            return new Planes(w, h, window, Nv12Kernel.colourFlags(frame.colorspace(), range), yFile, uvFile);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @SuppressWarnings("restricted")
+    private static MemorySegment plane(AVFrame frame, int plane, int rows) {
+        return MemorySegment.ofAddress(frame.data(plane).address()).reinterpret((long) frame.linesize(plane) * rows);
+    }
+
+    private static MemorySegment draw(Planes p, int size, boolean planar) throws IOException, InterruptedException {
+        Path out = dir.resolve("out-" + System.nanoTime());
+        Resize.Window w = p.window();
+        int exit = new ProcessBuilder(harness.toString(), p.y().toString(), p.uv().toString(), "" + p.width(),
+                "" + p.height(), "" + w.x(), "" + w.y(), "" + w.width(), "" + w.height(), "" + size, "" + size,
+                "" + p.colour(), planar ? "1" : "0", out.toString()).inheritIO().start().waitFor();
+        assertThat(exit).as("harness exit status").isZero();
+        return MemorySegment.ofArray(Files.readAllBytes(out));
+    }
+}
