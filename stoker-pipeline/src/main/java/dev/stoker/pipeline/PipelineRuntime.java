@@ -550,9 +550,12 @@ final class PipelineRuntime implements StageFunction.IdSource {
             sourceTimes = TaskTimes.of(sourceMicrosTotal);
         }
         long emitted = sourceItems.sum();
+        // Fed by hosted stages, the source's "work" is waiting for their next output: idle time, not a
+        // saturated stage (the hosted stages' own stats say which of them is busy).
+        double busy = hosted != null ? 0 : t[WorkerClock.BUSY] / total;
+        double idle = hosted != null ? (t[WorkerClock.BUSY] + t[WorkerClock.IDLE]) / total : t[WorkerClock.IDLE] / total;
         all.add(new StageStats("source", "source", 1, emitted, emitted, 0, 0, 0,
-                t[WorkerClock.BUSY] / total, t[WorkerClock.IDLE] / total, t[WorkerClock.BACK_PRESSURED] / total,
-                sourceTimes, new QueueStats(0, 0, 0, 0, 0)));
+                busy, idle, t[WorkerClock.BACK_PRESSURED] / total, sourceTimes, new QueueStats(0, 0, 0, 0, 0)));
         if (hosted != null) {
             all.addAll(hosted.stageStats());
         }

@@ -94,10 +94,15 @@ public final class ItemCodecs {
                 int count = source.get(INT, 0);
                 List<T> items = new ArrayList<>(count);
                 long offset = 4;
-                for (int i = 0; i < count; i++) {
-                    long length = source.get(LONG, offset);
-                    items.add(element.decode(source.asSlice(offset + 8, length)));
-                    offset += 8 + length;
+                try {
+                    for (int i = 0; i < count; i++) {
+                        long length = source.get(LONG, offset);
+                        items.add(element.decode(source.asSlice(offset + 8, length)));
+                        offset += 8 + length;
+                    }
+                } catch (RuntimeException | Error e) {
+                    ChildMain.release(items);   // elements decoded into pooled buffers go back
+                    throw e;
                 }
                 return List.copyOf(items);
             }

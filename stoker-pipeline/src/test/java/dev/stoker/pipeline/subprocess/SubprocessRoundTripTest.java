@@ -93,6 +93,17 @@ class SubprocessRoundTripTest {
     }
 
     @Test
+    void theVerdictNamesTheSlowChildStageNotTheSourceThatWaitsForIt() {
+        try (Pipeline<String> p = Pipeline.from(words(60)).map("slow", TestStages.Slow.class, "20")
+                .isolate(ChildJvm.options(ItemCodecs.STRING, ItemCodecs.STRING)).build()) {
+            assertThat(drain(p)).hasSize(60);
+            assertThat(p.stats().stage("source").busyFraction()).as("waiting for the child is not work").isZero();
+            assertThat(p.stats().verdict().bottleneck()).isEqualTo("child:slow");
+            assertThat(p.stats().verdict().state()).isEqualTo("saturated");
+        }
+    }
+
+    @Test
     void epochBoundariesSurviveTheProcessBoundary() {
         try (Pipeline<String> p = Pipeline.from(words(10)).map("upper", TestStages.Upper.class, "", s -> s.concurrency(3))
                 .isolate(ChildJvm.options(ItemCodecs.STRING, ItemCodecs.STRING)).epochs(3).build()) {

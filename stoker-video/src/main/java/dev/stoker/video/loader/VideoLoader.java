@@ -236,7 +236,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
      * The stage after which the pipeline splits, or null: {@link LoaderOptions#splitAfter()}, except that with
      * convert fused into decode, splitting after convert is splitting after decode (the stage that converts).
      */
-    static String splitPoint(LoaderOptions options) {
+    private static String splitPoint(LoaderOptions options) {
         return "convert".equals(options.splitAfter()) && options.fusedConvert() ? "decode" : options.splitAfter();
     }
 
@@ -244,7 +244,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
      * Whether decode converts: {@link LoaderOptions#fusedConvert()}, or a split after decode, whose outputs must
      * cross as plain pixels (the decoder's pictures are native frames of the child's decoder).
      */
-    static boolean fused(LoaderOptions options) {
+    private static boolean fused(LoaderOptions options) {
         return options.fusedConvert() || "decode".equals(options.splitAfter());
     }
 
