@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * for the saturated stage; one fewer when its task time grew with its concurrency (contention) or it is at
  * its limit; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the
  * consumer waits although the sink fills at times; one fewer for a stage that mostly idles. After a settling
- * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2.5 x the
+ * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x the
  * noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
  * resources win ties), where the noise is the measured difference between repeated measurements of the
  * unchanged pipeline ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way back
@@ -109,8 +109,9 @@ public final class Autotune implements AutoCloseable {
     /**
      * The measurement noise: the relative difference between two measurements of the unchanged pipeline, the
      * median of the last seven such pairs (NaN before the first). An increase is kept only above
-     * max(5%, 2.5 x noise), a decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost
-     * more than 15%: about two and one standard deviations of a difference.
+     * max(5%, 2 x noise), a decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost
+     * more than 15% (a median difference is about 0.67 standard deviations of a difference: 2 x noise is about
+     * 1.35 of them).
      */
     public double noise() {
         return noise;
@@ -129,7 +130,7 @@ public final class Autotune implements AutoCloseable {
     }
 
     private double increaseThreshold() {
-        return Double.isNaN(noise) ? KEEP_INCREASE : Math.max(KEEP_INCREASE, 2.5 * noise);
+        return Double.isNaN(noise) ? KEEP_INCREASE : Math.max(KEEP_INCREASE, 2 * noise);
     }
 
     private double decreaseThreshold() {
