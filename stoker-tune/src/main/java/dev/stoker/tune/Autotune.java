@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * for the saturated stage; one fewer when its task time grew with its concurrency (contention) or it is at
  * its limit; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the
  * consumer waits although the sink fills at times; one fewer for a stage that mostly idles. After a settling
- * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2.5 x the
+ * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x the
  * noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
  * resources win ties), where the noise is the measured difference between repeated measurements of the
  * unchanged pipeline ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way back
@@ -72,11 +72,13 @@ public final class Autotune implements AutoCloseable {
     private String streakKey;      // the last kept probe's key, and how many kept in a row
     private int streak;
     private volatile Probe inFlight;
-    // Relative difference between consecutive measurements of an unchanged pipeline, the median of the last
+    // Relative difference between consecutive measurements of an unchanged pipeline, scaled by the square root
+    // of the items they counted (a rate from 4x the items is about half as noisy), the median of the last
     // NOISE_SAMPLES (one stall does not decide): the noise a probe's gain must clear. NaN until two were taken.
     private static final int NOISE_SAMPLES = 7;
     private final java.util.ArrayDeque<Double> noiseSamples = new java.util.ArrayDeque<>();
-    private volatile double noise = Double.NaN;
+    private volatile double noisePerRootItem = Double.NaN;
+    private volatile long lastItems = 1;
 
     private Autotune(Pipeline<?> pipeline, AutotuneBudget budget) {
         this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -107,33 +109,43 @@ public final class Autotune implements AutoCloseable {
     }
 
     /**
-     * The measurement noise: the relative difference between two measurements of the unchanged pipeline, the
-     * median of the last seven such pairs (NaN before the first). An increase is kept only above
-     * max(5%, 2.5 x noise), a decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost
-     * more than 15%: about two and one standard deviations of a difference.
+     * The noise of the latest measurement: the relative difference expected between two measurements of the
+     * unchanged pipeline that count as many items (NaN before the first pair). It is learned from such pairs
+     * (the median of the last seven, each scaled by the square root of the items it counted, so that a slow
+     * start does not set it for a faster pipeline later). An increase is kept only above max(5%, 2 x noise), a
+     * decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost more than 15% (a
+     * median difference is about 0.67 standard deviations of a difference: 2 x noise is about 1.35 of them).
      */
     public double noise() {
-        return noise;
+        return noiseFor(lastItems);
     }
 
-    private void observeNoise(double a, double b) {
-        if (a > 0 && b > 0) {
-            noiseSamples.addLast(Math.abs(a - b) / ((a + b) / 2));
+    private double noiseFor(long items) {
+        return noisePerRootItem / Math.sqrt(Math.max(1, items));
+    }
+
+    private void observeNoise(Window a, Window b) {
+        double x = a.throughput();
+        double y = b.throughput();
+        if (x > 0 && y > 0 && a.items() > 0 && b.items() > 0) {
+            noiseSamples.addLast(Math.abs(x - y) / ((x + y) / 2) * Math.sqrt((a.items() + b.items()) / 2.0));
             if (noiseSamples.size() > NOISE_SAMPLES) {
                 noiseSamples.removeFirst();
             }
             double[] sorted = noiseSamples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             int n = sorted.length;
-            noise = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+            noisePerRootItem = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         }
     }
 
-    private double increaseThreshold() {
-        return Double.isNaN(noise) ? KEEP_INCREASE : Math.max(KEEP_INCREASE, 2.5 * noise);
+    private double increaseThreshold(long items) {
+        double noise = noiseFor(items);
+        return Double.isNaN(noise) ? KEEP_INCREASE : Math.max(KEEP_INCREASE, 2 * noise);
     }
 
-    private double decreaseThreshold() {
+    private double decreaseThreshold(long items) {
         // Capped: on a very noisy measurement a real loss could hide in the noise; no step keeps one above 15%.
+        double noise = noiseFor(items);
         return Double.isNaN(noise) ? KEEP_DECREASE : Math.min(MAX_KEPT_LOSS, Math.max(KEEP_DECREASE, 1.25 * noise));
     }
 
@@ -169,7 +181,7 @@ public final class Autotune implements AutoCloseable {
     /** What happened between two samples. */
     private record Window(double seconds, double throughput, double consumerWaitShare, double cores,
                           Map<String, Double> busy, Map<String, Double> taskMillis, Map<String, Integer> concurrency,
-                          Map<String, Double> queueEmpty, double sinkFullShare) { }
+                          Map<String, Double> queueEmpty, double sinkFullShare, long items) { }
 
     private static Window between(Sample a, Sample b) {
         double dt = Math.max(1e-6, (b.nanos - a.nanos) / 1e9);
@@ -196,7 +208,7 @@ public final class Autotune implements AutoCloseable {
         }
         double cores = a.cpuNanos < 0 || b.cpuNanos < 0 ? Double.NaN : (b.cpuNanos - a.cpuNanos) / 1e9 / dt;
         return new Window(dt, (b.delivered - a.delivered) / dt, (b.consumerWaitMillis - a.consumerWaitMillis) / 1000 / dt,
-                cores, busy, task, conc, Map.of(), 0);
+                cores, busy, task, conc, Map.of(), 0, b.delivered - a.delivered);
     }
 
     private static long processCpuNanos() {
@@ -287,7 +299,8 @@ public final class Autotune implements AutoCloseable {
             queueEmpty.put(stage, emptyTicks.getOrDefault(stage, 0) / (double) ticks);
         }
         Window w = new Window(span.seconds(), throughput, Math.min(1, span.consumerWaitShare()), span.cores(), span.busy(),
-                span.taskMillis(), span.concurrency(), queueEmpty, sinkFullTicks / (double) ticks);
+                span.taskMillis(), span.concurrency(), queueEmpty, sinkFullTicks / (double) ticks, span.items());
+        lastItems = Math.max(1, span.items());
         for (Map.Entry<String, Double> t : w.taskMillis().entrySet()) {
             if (w.busy().getOrDefault(t.getKey(), 0.0) > 0.5) {
                 taskMillisAt.computeIfAbsent(t.getKey(), k -> new HashMap<>()).put(w.concurrency().get(t.getKey()), t.getValue());
@@ -353,8 +366,8 @@ public final class Autotune implements AutoCloseable {
             if (base == null) {
                 return;
             }
-            observeNoise(first.throughput(), second.throughput());
-            observeNoise(second.throughput(), base.throughput());
+            observeNoise(first, second);
+            observeNoise(second, base);
             baseline = (first.throughput() + second.throughput() + base.throughput()) / 3;
             int quietLow = 0;
             while (!closed && !pipeline.endOfStream()) {
@@ -388,7 +401,7 @@ public final class Autotune implements AutoCloseable {
                         taskMillisAt.clear();
                         quietLow = 0;
                     }
-                    observeNoise(base.throughput(), now.throughput());   // nothing changed since 'base'
+                    observeNoise(base, now);   // nothing changed since 'base'
                     baseline = 0.5 * baseline + 0.5 * now.throughput();
                     base = now;
                     continue;
@@ -407,8 +420,8 @@ public final class Autotune implements AutoCloseable {
                     return;
                 }
                 double m = after.throughput();
-                double increaseBy = increaseThreshold();
-                double decreaseBy = decreaseThreshold();
+                double increaseBy = increaseThreshold(after.items());
+                double decreaseBy = decreaseThreshold(after.items());
                 boolean keep = probe.increase() ? m > baseline * (1 + increaseBy) : m >= baseline * (1 - decreaseBy);
                 inFlight = null;
                 if (keep) {
@@ -438,7 +451,7 @@ public final class Autotune implements AutoCloseable {
                     if (again == null) {
                         return;
                     }
-                    observeNoise(base.throughput(), again.throughput());
+                    observeNoise(base, again);
                     baseline = (base.throughput() + again.throughput()) / 2;
                     base = again;
                 }

@@ -20,7 +20,7 @@ class TunerFindsKnownOptimaTest {
     @EnumSource(Kind.class)
     void reachesNinetyPercentOfTheGridsBestWithinTwentyTrials(Kind kind) {
         SyntheticPipelines.Grid g = SyntheticPipelines.grid(kind);   // first, so that it does not load the tuner's trials
-        TuneResult result = Tuner.of(kind.space(), SyntheticPipelines.runner(kind, 100, 250))
+        TuneResult result = Tuner.of(kind.space(), SyntheticPipelines.runner(kind, 100, 400))
                 .startFrom(kind.start(), java.util.Map.of())
                 .maxTrials(20)
                 .patience(6)
