@@ -45,6 +45,19 @@ public record StageConfig(Integer concurrency, Integer queueCapacity, Order orde
                 other.taskTimeoutMillis != null ? other.taskTimeoutMillis : taskTimeoutMillis);
     }
 
+    /**
+     * With {@link Order#INPUT}, how many items may be taken and not yet emitted at once: running, or done and
+     * parked behind an older one still running. A straggler holds up this many (its results wait in
+     * memory), so it sizes both what a slow item can be overtaken by and what the parked results cost.
+     * For an effective config, where both sizes are set.
+     */
+    public int inputOrderWindow() {
+        if (concurrency == null || queueCapacity == null) {
+            throw new IllegalStateException("inputOrderWindow of " + this + " (expected: concurrency and queueCapacity set)");
+        }
+        return ReorderBuffer.windowFor(concurrency, queueCapacity);
+    }
+
     public StageConfig withConcurrency(int n) {
         return new StageConfig(n, queueCapacity, order, virtualThreads, failureBudget, taskTimeoutMillis);
     }

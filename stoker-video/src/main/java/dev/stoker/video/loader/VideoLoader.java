@@ -85,7 +85,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         return new PipelineConfig(4, null, null, Map.of(
                 "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
                 "demux", new StageConfig(1, null, Order.INPUT, null, null, null),
-                "decode", new StageConfig(Math.max(1, cores), null, Order.INPUT, null, null, null),
+                // A deep input queue, for its reorder window (ReorderBuffer.windowFor): with batches in
+                // input order, a straggler (an AV1 clip, a seek far past a keyframe) stalls every other
+                // decoder once the window behind it is full; eight clips per worker hide a 1 s straggler
+                // among 60 ms clips on 2 cores (median +7% samples/s on the demo dataset, docs/benchmarks.md).
+                "decode", new StageConfig(Math.max(1, cores), 7 * Math.max(1, cores), Order.INPUT, null, null, null),
                 "convert", new StageConfig(1, null, Order.INPUT, null, null, null),
                 "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
     }
@@ -200,7 +204,9 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     private static long decodingClips(PipelineConfig config, LoaderOptions options, boolean fused) {
         int convertHolds = fused ? 0 : config.stage("convert").concurrency() + config.stage("convert").queueCapacity();
-        return (long) (config.stage("decode").concurrency() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
+        // The decode window, not just its workers: results done behind a straggler wait parked (with
+        // fused convert, in clip buffers of this pool).
+        return (long) (config.stage("decode").inputOrderWindow() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
     }
 
     private static long batchingClips(PipelineConfig config, LoaderOptions options) {
