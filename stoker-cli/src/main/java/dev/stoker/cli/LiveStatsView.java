@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Shows a running pipeline's stats every period: a progress line and {@link PipelineStats#toTable()}.
+ * Not on a terminal, the period doubles after each block up to {@link #LOG_PERIOD_CAP}.
  * On a terminal it redraws in place (top of the screen, like {@code watch}); otherwise it prints plain
  * blocks one after another, for logs and pipes.
  */
@@ -19,6 +20,8 @@ final class LiveStatsView implements AutoCloseable {
     private static final String CLEAR_SCREEN = "\033[2J";
     private static final String CLEAR_TO_LINE_END = "\033[K";
     private static final String CLEAR_BELOW = "\033[J";
+
+    static final Duration LOG_PERIOD_CAP = Duration.ofSeconds(30);
 
     private final Thread thread;
     private final PrintWriter out;
@@ -35,8 +38,14 @@ final class LiveStatsView implements AutoCloseable {
             long lastSamples = 0;
             long lastNanos = System.nanoTime();
             boolean first = true;
+            long waitNanos = periodNanos;
             while (!stopped) {
-                LockSupport.parkNanos(periodNanos);
+                LockSupport.parkNanos(waitNanos);
+                if (!redraw) {
+                    // A log, not a screen: blocks every period at first, then ever further apart (up to
+                    // LOG_PERIOD_CAP), so that a run of hours leaves a log of pages, not of thousands of tables.
+                    waitNanos = Math.min(2 * waitNanos, Math.max(periodNanos, LOG_PERIOD_CAP.toNanos()));
+                }
                 if (stopped) {
                     return;
                 }
