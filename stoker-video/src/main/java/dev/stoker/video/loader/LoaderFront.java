@@ -3,7 +3,6 @@ package dev.stoker.video.loader;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
-import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.Resize;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.EpochSampler;
@@ -43,7 +42,6 @@ public final class LoaderFront {
      * collate stages and the pipeline config (stage names {@code fetch} and {@code demux}).
      */
     public static PipelineBuilder<OpenedVideo> demuxed(Dataset dataset, LoaderOptions options, ResumeTracker from) {
-        FfmpegNatives.preloadInBackground();
         FailureBudget budget = options.failureBudget();
         return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.epochs()))
                 .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget))

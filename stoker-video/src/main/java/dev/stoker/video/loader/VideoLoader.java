@@ -10,7 +10,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
@@ -135,7 +134,6 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, EpochSampler sampler,
                                     SamplerState start, BatchMemory batchMemory) {
-        FfmpegNatives.preloadInBackground(); // while the pipeline is built and the first files are read
         ResumeTracker resume = new ResumeTracker(sampler, start);
         String split = splitPoint(options);
         boolean fused = fused(options);
