@@ -31,12 +31,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
     private static final int PASSES = 3;
 
     static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
-        Map<Path, byte[]> files = new HashMap<>();
-        for (ClipInfo c : delivered) {
-            if (!files.containsKey(c.path())) {
-                files.put(c.path(), Files.readAllBytes(c.path()));
-            }
-        }
+        Map<Path, byte[]> files = readFiles(delivered);
         long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
         double[] seconds = new double[PASSES];
         double[] cpuSeconds = new double[PASSES];
@@ -76,10 +71,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
      */
     static Ceiling measureCeiling(List<ClipInfo> delivered, LoaderOptions options, int threads)
             throws IOException, InterruptedException {
-        Map<Path, byte[]> files = new HashMap<>();
-        for (ClipInfo c : delivered) {
-            files.putIfAbsent(c.path(), Files.readAllBytes(c.path()));
-        }
+        Map<Path, byte[]> files = readFiles(delivered);
         double[] single = new double[PASSES];
         double[] parallel = new double[PASSES];
         for (int pass = 0; pass < PASSES; pass++) {
@@ -91,6 +83,17 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         double singleRate = delivered.size() / single[PASSES / 2];
         double parallelRate = (double) threads * delivered.size() / parallel[PASSES / 2];
         return new Ceiling(threads, singleRate, parallelRate, parallelRate / (threads * singleRate));
+    }
+
+    /** Each clip's file, read once into memory: reading is not what the reference times. */
+    private static Map<Path, byte[]> readFiles(List<ClipInfo> delivered) throws IOException {
+        Map<Path, byte[]> files = new HashMap<>();
+        for (ClipInfo c : delivered) {
+            if (!files.containsKey(c.path())) {
+                files.put(c.path(), Files.readAllBytes(c.path()));
+            }
+        }
+        return files;
     }
 
     /** Seconds until {@code threads} threads, started together, have each decoded every clip once. */

@@ -42,10 +42,20 @@ public final class LoaderFront {
      * collate stages and the pipeline config (stage names {@code fetch} and {@code demux}).
      */
     public static PipelineBuilder<OpenedVideo> demuxed(Dataset dataset, LoaderOptions options, ResumeTracker from) {
+        return demux(fetched(dataset, options, from), options);
+    }
+
+    /** Source → fetch (with {@code options}' fetch hook, if any). */
+    static PipelineBuilder<FetchedVideo> fetched(Dataset dataset, LoaderOptions options, ResumeTracker from) {
         FailureBudget budget = options.failureBudget();
         return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.epochs()))
-                .map("fetch", FetchFactory.class, "", s -> s.failureBudget(budget))
-                .map("demux", DemuxFactory.class, DemuxFactory.config(options), s -> s.failureBudget(budget));
+                .map("fetch", FetchFactory.class, FetchFactory.config(options), s -> s.failureBudget(budget));
+    }
+
+    /** {@code fetched} → demux. */
+    static PipelineBuilder<OpenedVideo> demux(PipelineBuilder<FetchedVideo> fetched, LoaderOptions options) {
+        FailureBudget budget = options.failureBudget();
+        return fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options), s -> s.failureBudget(budget));
     }
 
     /**

@@ -107,9 +107,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
      * transfer stage can copy the batches collate writes without a staging copy); the loader owns it.
      */
     public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, BatchMemory batchMemory) {
-        EpochSampler sampler = EpochSampler.create(EpochOrder.groups(dataset), options.seed(), options.shuffle(),
-                options.sampler());
-        return open(dataset, options, trace, sampler, sampler.start(), batchMemory);
+        return open(dataset, options, trace, LoaderFront.start(dataset, options), batchMemory);
     }
 
     /**
@@ -127,14 +125,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
-        EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
-        EpochSampler sampler = EpochSampler.resume(EpochOrder.groups(dataset), state);
-        return open(dataset, options, trace, sampler, state, BatchMemory.offHeap());
+        return open(dataset, options, trace, LoaderFront.resume(dataset, options, state), BatchMemory.offHeap());
     }
 
-    private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, EpochSampler sampler,
-                                    SamplerState start, BatchMemory batchMemory) {
-        ResumeTracker resume = new ResumeTracker(sampler, start);
+    private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
+                                    BatchMemory batchMemory) {
         String split = splitPoint(options);
         boolean fused = fused(options);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
@@ -272,14 +267,11 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         boolean fused = fused(options);
         DecodeStage decode = parts.decode();
         ConvertStage convert = parts.convert();
-        PipelineBuilder<FetchedVideo> fetched = Pipeline.fromEpochs(new EpochOrder(dataset, resume.sampler(), resume.start(),
-                        options.epochs()))
-                .map("fetch", FetchFactory.class, FetchFactory.config(options), s -> s.failureBudget(budget));
+        PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume);
         if ("fetch".equals(split)) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
-        PipelineBuilder<OpenedVideo> demuxed = fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options),
-                s -> s.failureBudget(budget));
+        PipelineBuilder<OpenedVideo> demuxed = LoaderFront.demux(fetched, options);
         if ("demux".equals(split)) {
             demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec(), 0));
         }
