@@ -54,7 +54,9 @@ final class BenchTrialRunner implements TrialRunner {
         cmd.add(Long.toString(batches));
         cmd.add("--json");
         cmd.add(json.toString());
-        cmd.add("--no-reference");
+        if (!more.contains("--ceiling")) {
+            cmd.add("--no-reference");   // a trial times the pipeline; the ceiling needs the reference
+        }
         for (Map.Entry<String, String> o : new java.util.TreeMap<>(trial.options()).entrySet()) {
             if (o.getValue().equals("true")) {
                 cmd.add("--" + o.getKey());

@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.tune.Ceiling;
 import dev.stoker.tune.Experiment;
 import dev.stoker.tune.Knob;
 import dev.stoker.tune.SearchSpace;
@@ -44,6 +45,12 @@ import picocli.CommandLine.Spec;
                 "Writes to --out: experiments.jsonl (every trial: parent, change, hypothesis, metrics, kept),",
                 "best.json (load it with 'stoker bench --config'), report.html, and trials/ (each trial's files).",
                 "Run it again with the same --out to continue where it stopped.",
+                "",
+                "Before the search it measures the machine's decode ceiling: the start config's clips decoded on",
+                "one thread per core at once, with no pipeline around them ('stoker bench --ceiling'). No config",
+                "can pass it; the report draws it beside the trials, and a start config already near it leaves the",
+                "search little to find on this machine (--no-decode-ceiling skips it: about two minutes on the demo",
+                "dataset on 2 cores).",
                 "",
         },
         footerHeading = "%nExamples:%n",
@@ -108,6 +115,11 @@ final class TuneCommand implements Callable<Integer> {
 
     @Option(names = "--ceiling", paramLabel = "SAMPLES_PER_S", description = "The headspace ceiling, drawn in the report.")
     Double ceiling;
+
+    @Option(names = "--decode-ceiling", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Measure the machine's decode ceiling before the search and draw it in the report (default: on;"
+                    + " --no-decode-ceiling skips it).")
+    boolean decodeCeiling;
 
     @Option(names = "--headspace", paramLabel = "STEP_MS",
             description = "After the search, run the best config with 'bench --headspace STEP_MS' for the ceiling.")
@@ -185,6 +197,10 @@ final class TuneCommand implements Callable<Integer> {
                     trials, batches, out);
         }
         w.flush();
+        List<Ceiling> ceilings = new ArrayList<>();
+        if (decodeCeiling) {
+            DecodeCeiling.measureOrRead(runner, out, start, trialSeconds, w).ifPresent(ceilings::add);
+        }
         TuneResult result = Tuner.of(space, runner)
                 .startFrom(start, Map.of())
                 .maxTrials(trials).patience(patience).repeats(repeats).minGain(minGain)
@@ -217,7 +233,7 @@ final class TuneCommand implements Callable<Integer> {
             });
             Files.writeString(out.resolve("side-by-side.json"), Tuner.toJson(compared));
         }
-        Double ceilingNow = ceiling;
+        Double ceilingNow = ceiling;   // the headspace ceiling, given or measured below
         if (headspaceStepMillis != null) {
             w.printf(Locale.ROOT, "measuring the headspace ceiling with the best config (a %.0f ms step)...%n", headspaceStepMillis);
             w.flush();
@@ -232,7 +248,11 @@ final class TuneCommand implements Callable<Integer> {
                 w.println("the headspace run failed: " + e.getMessage());
             }
         }
-        TuneReport.write(out.resolve("report.html"), result, ceilingNow, compared, DashboardAssets.text(DashboardAssets.CHART_JS));
+        if (ceilingNow != null) {
+            ceilings.addFirst(new Ceiling("headspace ceiling", ceilingNow, headspaceStepMillis != null
+                    ? String.format(Locale.ROOT, "the best config feeding a %.0f ms step", headspaceStepMillis) : "given with --ceiling"));
+        }
+        TuneReport.write(out.resolve("report.html"), result, ceilings, compared, DashboardAssets.text(DashboardAssets.CHART_JS));
         StringBuilder command = new StringBuilder("stoker bench " + root + " --config " + out.resolve("best.json"));
         result.bestOptions().forEach((k, v) -> {
             if (v.equals("true")) {
@@ -246,6 +266,10 @@ final class TuneCommand implements Callable<Integer> {
                         + " noise of one run %s; stopped: %s%n", result.bestMean(), result.best().trial(), result.startMean(),
                 result.speedup(), Double.isNaN(result.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", result.noise() * 100),
                 result.stopReason());
+        for (Ceiling c : ceilings) {
+            w.printf(Locale.ROOT, "%s: %.1f samples/s; the start config runs at %.2f of it, the best at %.2f%n", c.name(),
+                    c.samplesPerSecond(), c.shareOf(result.startMean()), c.shareOf(result.bestMean()));
+        }
         if (compared != null) {
             for (SideBySide.Entry e : compared.entries()) {
                 w.printf(Locale.ROOT, "side by side: %-8s %6.1f samples/s (σ %s)%s%s%n", e.name(), e.mean(),

@@ -37,9 +37,18 @@ class TuneCommandTest {
         PipelineConfig best = PipelineConfig.read(out.resolve("best.json"));
         assertThat(best.stages()).containsKey("decode");
         assertThat(Files.readString(out.resolve("report.html"))).contains("<html").contains("Chart");
+        // The decode ceiling, measured once before the search: every core decoding the run's clips at once.
+        JsonNode ceiling = json.readTree(out.resolve("decode-ceiling.json").toFile());
+        assertThat(ceiling.get("samples_per_second").asDouble()).isPositive();
+        assertThat(ceiling.get("threads").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(first.out()).contains("measuring the machine's decode ceiling", "decode ceiling: ")
+                .containsPattern("decode ceiling: [0-9.]+ samples/s; the start config runs at [0-9.]+ of it, the best at");
+        assertThat(Files.readString(out.resolve("report.html"))).contains("Decode ceiling: ", "\"name\":\"decode ceiling\"");
 
         CliRun resumed = CliRun.stoker(concat(common, "--trials", "3"));
         assertThat(resumed.exitCode()).as(resumed.err()).isZero();
+        assertThat(resumed.out()).as("a continued search reads the ceiling it measured").doesNotContain("measuring the machine's")
+                .contains("decode ceiling: ");
         assertThat(Files.readAllLines(out.resolve("experiments.jsonl"))).hasSize(3)
                 .startsWith(trials.toArray(String[]::new));
     }
@@ -50,6 +59,7 @@ class TuneCommandTest {
         assertThat(CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1").exitCode()).isZero();
         Path out = dir.resolve("tune");
         CliRun run = CliRun.stoker("tune", data.toString(), "--out", out.toString(), "--start-all", "2", "--compare-default",
+                "--no-decode-ceiling",
                 "--trials", "2", "--repeats", "2", "--batches", "2", "--bench-arg=--batch=2", "--bench-arg=--frames=4");
         assertThat(run.exitCode()).as(run.err()).isZero();
         ObjectMapper json = new ObjectMapper();
@@ -64,6 +74,7 @@ class TuneCommandTest {
                 compared.at("/entries/2/name").asText())).containsExactly("start", "default", "best");
         assertThat(run.out()).contains("side by side: best", "vs start", "vs default");
         assertThat(Files.readString(out.resolve("report.html"))).contains("Side by side", "vs default");
+        assertThat(out.resolve("decode-ceiling.json")).doesNotExist();
 
         CliRun both = CliRun.stoker("tune", data.toString(), "--out", dir.resolve("x").toString(), "--start-all", "2",
                 "--config", out.resolve("best.json").toString());

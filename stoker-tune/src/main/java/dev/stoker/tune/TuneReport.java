@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * The tuner's report: one self-contained HTML file. A progress plot (samples/s per trial, the best so far
- * as a line, the headspace ceiling dashed when known; Chart.js inlined, passed in by the caller), the
+ * as a line, each known {@link Ceiling} dashed; Chart.js inlined, passed in by the caller), the
  * hypothesis tree (SVG: a node per trial under its parent, the kept path highlighted, failed trials
  * marked), the kept improvements and every trial in a table. The data is embedded as JSON too
  * ({@code <script id="stoker-tune" type="application/json">}).
@@ -25,19 +25,19 @@ public final class TuneReport {
     private TuneReport() { }
 
     /**
-     * @param ceiling    the headspace ceiling in samples/s, or null
+     * @param ceilings   the ceilings known (headspace, machine decode), drawn dashed; may be empty
      * @param sideBySide the start, default and best configs measured side by side after the search, or null
      * @param chartJs    Chart.js (UMD build) source, inlined
      */
-    public static void write(Path file, TuneResult result, Double ceiling, SideBySide sideBySide, String chartJs) {
+    public static void write(Path file, TuneResult result, List<Ceiling> ceilings, SideBySide sideBySide, String chartJs) {
         try {
-            Files.writeString(file, html(result, ceiling, sideBySide, chartJs));
+            Files.writeString(file, html(result, ceilings, sideBySide, chartJs));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 
-    public static String html(TuneResult r, Double ceiling, SideBySide sideBySide, String chartJs) {
+    public static String html(TuneResult r, List<Ceiling> ceilings, SideBySide sideBySide, String chartJs) {
         ObjectNode data = Tuner.JSON.createObjectNode();
         ArrayNode trials = data.putArray("trials");
         for (Experiment e : r.experiments()) {
@@ -49,8 +49,9 @@ public final class TuneReport {
             t.put("status", e.status());
             t.put("change", e.change() == null ? "" : e.change());
         }
-        if (ceiling != null) {
-            data.put("ceiling", ceiling);
+        ArrayNode lines = data.putArray("ceilings");
+        for (Ceiling c : ceilings) {
+            lines.addObject().put("name", c.name()).put("sps", c.samplesPerSecond());
         }
         String embedded;
         try {
@@ -75,8 +76,10 @@ public final class TuneReport {
         if (sideBySide != null) {
             h.append(" Measured side by side after the search: see below.");
         }
-        if (ceiling != null) {
-            h.append(String.format(Locale.ROOT, " Headspace ceiling: %s samples/s.", Tuner.rate(ceiling)));
+        for (Ceiling c : ceilings) {
+            h.append(String.format(Locale.ROOT, " %s: %s samples/s (%s); the start config runs at %.2f of it, the best"
+                            + " at %.2f.", capitalised(c.name()), Tuner.rate(c.samplesPerSecond()), esc(c.how()),
+                    c.shareOf(r.startMean()), c.shareOf(r.bestMean())));
         }
         h.append(" ").append(r.experiments().size()).append(" trials; stopped: ").append(esc(r.stopReason())).append(".</p>\n");
         h.append("<h2>Progress</h2>\n<canvas id=\"chart\"></canvas>\n");
@@ -130,10 +133,9 @@ public final class TuneReport {
                   {type: 'scatter', label: 'trial', data: t.map(x => ({x: x.trial, y: x.sps, change: x.change, status: x.status})),
                    pointBackgroundColor: t.map(x => x.status !== 'ok' ? '#d33' : x.kept ? '#2a7' : '#999'),
                    pointStyle: t.map(x => x.status !== 'ok' ? 'crossRot' : 'circle'), pointRadius: 5}];
-                if (d.ceiling !== undefined) {
-                  sets.push({type: 'line', label: 'headspace ceiling', data: t.map(x => ({x: x.trial, y: d.ceiling})),
-                             borderDash: [6, 4], borderColor: '#36c', pointRadius: 0});
-                }
+                const colours = ['#36c', '#c63', '#93c'];
+                d.ceilings.forEach((c, i) => sets.push({type: 'line', label: c.name, data: t.map(x => ({x: x.trial, y: c.sps})),
+                    borderDash: [6, 4], borderColor: colours[i % colours.length], pointRadius: 0}));
                 new Chart(document.getElementById('chart'), {data: {datasets: sets}, options: {animation: false,
                   scales: {x: {type: 'linear', title: {display: true, text: 'trial'}, ticks: {stepSize: 1}},
                            y: {beginAtZero: true, title: {display: true, text: 'samples/s'}}},
@@ -227,6 +229,10 @@ public final class TuneReport {
             h.append("</tr>\n");
         }
         return h.append("</table>\n").toString();
+    }
+
+    private static String capitalised(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     private static String esc(String s) {

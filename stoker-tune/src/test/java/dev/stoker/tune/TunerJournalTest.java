@@ -65,8 +65,11 @@ class TunerJournalTest {
 
         SideBySide compared = new SideBySide(List.of(new SideBySide.Entry("start", List.of(100.0, 110.0)),
                 new SideBySide.Entry("default", List.of(200.0, Double.NaN)), new SideBySide.Entry("best", List.of(500.0, 440.0))));
-        String html = TuneReport.html(second, 600.0, compared, "/* chart.js </script> */");
-        assertThat(html).contains("<svg", "new Chart(", "headspace ceiling", "Kept improvements", "a.concurrency 1→2",
+        String html = TuneReport.html(second, List.of(new Ceiling("headspace ceiling", 600.0, "a 120 ms step"),
+                new Ceiling("decode ceiling", 800.0, "2 threads at once")), compared, "/* chart.js </script> */");
+        assertThat(html).contains("<svg", "new Chart(", "Headspace ceiling: 600 samples/s (a 120 ms step)",
+                        "Decode ceiling: 800 samples/s (2 threads at once); the start config runs at", "\"name\":\"decode ceiling\"",
+                        "Kept improvements", "a.concurrency 1→2",
                         "Side by side", "4.47x (rounds: 4.00 to 5.00, 2)", "2.50x (rounds: 2.50 to 2.50, 1)")
                 .doesNotContain("chart.js </script>");
     }
