@@ -177,6 +177,7 @@ final class BenchCommand implements Callable<Integer> {
         // its video (codec, size; an AV1 clip costs ten H.264 ones), so this is the run's own mix; a
         // random handful of clips was not (the reference swung by a third between runs).
         java.util.Map<java.nio.file.Path, ClipInfo> onePerVideo = new java.util.LinkedHashMap<>();
+        List<ClipInfo> firstBatch = new ArrayList<>();
         AtomicLong samples = new AtomicLong();
         long batchesDone = 0;
         long startNanos = System.nanoTime();
@@ -206,6 +207,9 @@ final class BenchCommand implements Callable<Integer> {
                 Iterator<BenchDevice.Batch> it = batchesOut.iterator();
                 while (batchesDone < batches && it.hasNext()) {
                     try (BenchDevice.Batch b = it.next()) {
+                        if (batchesDone == 0) {
+                            firstBatch.addAll(b.clips());
+                        }
                         for (ClipInfo clip : b.clips()) {
                             if (onePerVideo.size() < REFERENCE_CLIPS) {
                                 onePerVideo.putIfAbsent(clip.path(), clip);
@@ -256,6 +260,11 @@ final class BenchCommand implements Callable<Integer> {
             out.flush();
             machineCeiling = SingleThreadReference.measureCeiling(delivered, options, cores);
         }
+        FirstBatchBound firstBatchBound = null;
+        if (reference != null && !firstBatch.isEmpty()) {
+            firstBatchBound = FirstBatchBound.of(firstBatchNanos / 1e9, firstBatch,
+                    SingleThreadReference.eachAlone(firstBatch, options), cores);
+        }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
         // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work
         // the pipeline adds around decoding, whatever else the machine runs.
@@ -284,7 +293,8 @@ final class BenchCommand implements Callable<Integer> {
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
                 memoryReadings, headspace,
-                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd}, machineCeiling);
+                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd}, machineCeiling,
+                firstBatchBound);
         out.print(result.summary());
         if (json != null) {
             write("--json", json, JSON.writeValueAsString(result));

@@ -37,7 +37,8 @@ record BenchResult(
         @JsonProperty("cpu_seconds_per_sample") double cpuSecondsPerSample,
         @JsonProperty("cpu_efficiency") double cpuEfficiency,
         @JsonProperty("load_average") double[] loadAverage,
-        @JsonProperty("machine_ceiling") SingleThreadReference.Ceiling machineCeiling) {
+        @JsonProperty("machine_ceiling") SingleThreadReference.Ceiling machineCeiling,
+        @JsonProperty("first_batch_bound") FirstBatchBound firstBatchBound) {
 
     /** One failed sample: which file, which stage, why. */
     record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
@@ -61,7 +62,8 @@ record BenchResult(
         s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %d batches, %.1f s; steady state after warm-up)%n",
                 samplesPerSecond, samples, batches, elapsedSeconds));
         s.append(String.format(Locale.ROOT, "frames/s         %10.1f%n", framesPerSecond));
-        s.append(String.format(Locale.ROOT, "first batch      %10.2f s%n", firstBatchSeconds));
+        s.append(String.format(Locale.ROOT, "first batch      %10.2f s%s%n", firstBatchSeconds,
+                firstBatchBound == null ? "" : "   (" + firstBatchBound.explanation() + ")"));
         s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.frames()));
         if (singleThreadClipsPerSecond != null) {
             s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));

@@ -90,7 +90,7 @@ final class ShardBench {
                     clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
                     loader.pipeline().config(), stats,
                     loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),
-                    stats.failuresByReason(), memory.finish(), null, Double.NaN, Double.NaN, null, null);
+                    stats.failuresByReason(), memory.finish(), null, Double.NaN, Double.NaN, null, null, null);
         }
         double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
         out.print(result.summary());

@@ -85,6 +85,33 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         return new Ceiling(threads, singleRate, parallelRate, parallelRate / (threads * singleRate));
     }
 
+    /**
+     * Seconds each clip takes alone on this thread (demux, decode, convert; the file already in memory), the
+     * better of two passes: what one clip costs once the JIT and caches are warm, whatever else ran.
+     */
+    static double[] eachAlone(List<ClipInfo> clips, LoaderOptions options) throws IOException {
+        Map<Path, byte[]> files = readFiles(clips);
+        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        double[] best = new double[clips.size()];
+        java.util.Arrays.fill(best, Double.POSITIVE_INFINITY);
+        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
+                options.skipNonReferenceFrames())) {
+            MemorySegment destination = arena.allocate(clipBytes, 64);
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < clips.size(); i++) {
+                    ClipInfo c = clips.get(i);
+                    long start = System.nanoTime();
+                    try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
+                        decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
+                                options.resize(i), destination));
+                    }
+                    best[i] = Math.min(best[i], (System.nanoTime() - start) / 1e9);
+                }
+            }
+        }
+        return best;
+    }
+
     /** Each clip's file, read once into memory: reading is not what the reference times. */
     private static Map<Path, byte[]> readFiles(List<ClipInfo> delivered) throws IOException {
         Map<Path, byte[]> files = new HashMap<>();

@@ -148,7 +148,7 @@ class DashboardBrowserTest {
                 samplesTrained.get(), 2.0, 330, 330 * 16, 0.1, 16, null, Double.NaN, LoaderOptions.defaults(),
                 pipeline.config(), pipeline.stats(), List.of(), Map.of(),
                 new BenchResult.Memory(MemoryProbe.read(), null, MemoryProbe.read(), MemoryProbe.read(), java.util.List.of()), null,
-                Double.NaN, Double.NaN, null, null);
+                Double.NaN, Double.NaN, null, null, null);
         Path report = Path.of("target", "bench-report.html").toAbsolutePath();
         BenchReportWriter.write(report, result, series);
 

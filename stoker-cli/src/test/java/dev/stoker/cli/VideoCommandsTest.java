@@ -55,6 +55,17 @@ class VideoCommandsTest {
                 / (ceiling.get("threads").asInt() * ceiling.get("single_clips_per_second").asDouble()),
                 org.assertj.core.api.Assertions.within(1e-9));
         assertThat(run.out()).contains("machine ceiling");
+        // The first batch beside the least any schedule of its two clips could take: its slowest clip alone, or
+        // both clips' work over the cores.
+        JsonNode first = r.get("first_batch_bound");
+        assertThat(first.get("seconds").asDouble()).isEqualTo(r.get("first_batch_seconds").asDouble());
+        assertThat(first.get("clips").asInt()).isEqualTo(2);
+        assertThat(Path.of(first.get("slowest_clip").asText())).startsWith(data);
+        assertThat(first.get("slowest_clip_frames_decoded").asInt()).isGreaterThanOrEqualTo(8);
+        assertThat(first.get("work_seconds").asDouble()).isGreaterThanOrEqualTo(first.get("slowest_clip_seconds").asDouble());
+        assertThat(first.get("bound_seconds").asDouble()).isPositive().isEqualTo(Math.max(first.get("slowest_clip_seconds").asDouble(),
+                first.get("work_seconds").asDouble() / first.get("cores").asInt()));
+        assertThat(run.out()).containsPattern("first batch +[0-9.]+ s +\\(no schedule beats [0-9.]+ s here: its slowest clip takes");
         assertThat(r.get("memory").get("timeline").isArray()).isTrue();
         assertThat(r.get("memory").get("after_warmup").get("rssBytes").asLong()).isPositive();
         assertThat(r.get("failures").isArray()).isTrue();
