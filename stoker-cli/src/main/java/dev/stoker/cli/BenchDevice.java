@@ -16,6 +16,7 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
@@ -162,18 +163,38 @@ final class BenchDevice implements AutoCloseable {
     }
 
     /** What the bench drives and reads back: the CPU loader, or the NVDEC loader. Close after its batches. */
-    interface Loading extends AutoCloseable {
-        Pipeline<?> pipeline();
+    record Loading(ClipLoader<?> loader, PrintWriter out) implements AutoCloseable {
+        Pipeline<?> pipeline() {
+            return loader.pipeline();
+        }
 
-        long decodedFrames();
+        long decodedFrames() {
+            return loader.decodedFrames();
+        }
 
-        long decodedClips();
+        long decodedClips() {
+            return loader.decodedClips();
+        }
 
         /** The CPU loader, or null for the NVDEC loader. */
-        VideoLoader cpuLoader();
+        VideoLoader cpuLoader() {
+            return loader instanceof VideoLoader cpu ? cpu : null;
+        }
 
+        /** Closes the loader; the NVDEC loader prints where the clips were decoded first. */
         @Override
-        void close();
+        public void close() {
+            if (!(loader instanceof NvdecLoader nvdec)) {
+                loader.close();
+                return;
+            }
+            try {
+                out.println(summary(nvdec.device().id() + " (" + nvdec.device().name() + ")", nvdec.decodedClips(),
+                        nvdec.cpuFallbackReasons()));
+            } finally {
+                nvdec.close();
+            }
+        }
     }
 
     /**
@@ -185,7 +206,7 @@ final class BenchDevice implements AutoCloseable {
             LoaderOptions withSessions = decode.sessions == null ? options
                     : options.withConfig(NvdecLoader.sessions(decode.sessions));
             try {
-                return new OnNvdec(NvdecLoader.open(data, withSessions, spec,
+                return new Loading(NvdecLoader.open(data, withSessions, spec,
                         GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace), out);
             } catch (GpuUnavailableException e) {
                 throw new GpuUnavailableException("--decode nvdec on " + spec + ": " + e.getMessage(), e);
@@ -193,16 +214,16 @@ final class BenchDevice implements AutoCloseable {
         }
         VideoLoader loader = device == null ? cpuLoader.get()
                 : VideoLoader.open(data, options, trace, new PinnedMemory(device.hostAllocator()));
-        return new OnCpu(loader);
+        return new Loading(loader, out);
     }
 
     /** The batches as the bench consumes them: the loader's, or their copies on the device. Close before the loader. */
     Batches batches(Loading loading, LoaderOptions options, TraceRecorder trace) {
-        if (loading instanceof OnNvdec nvdec) {
-            Iterator<DeviceBatch> onDevice = nvdec.loader.iterator();
+        if (loading.loader() instanceof NvdecLoader nvdec) {
+            Iterator<DeviceBatch> onDevice = nvdec.iterator();
             return new Batches(null, map(onDevice, b -> new Batch(b.clips(), b.clipCount(), b)));
         }
-        VideoLoader loader = ((OnCpu) loading).loader;
+        VideoLoader loader = loading.cpuLoader();
         if (device == null) {
             return new Batches(null, map(loader.iterator(), b -> new Batch(b.clips(), b.clipCount(), b)));
         }
@@ -225,67 +246,6 @@ final class BenchDevice implements AutoCloseable {
                 return toBatch.apply(source.next());
             }
         };
-    }
-
-    /** The CPU loader (batches in host or pinned memory). */
-    private record OnCpu(VideoLoader loader) implements Loading {
-        @Override
-        public Pipeline<?> pipeline() {
-            return loader.pipeline();
-        }
-
-        @Override
-        public long decodedFrames() {
-            return loader.decodedFrames();
-        }
-
-        @Override
-        public long decodedClips() {
-            return loader.decodedClips();
-        }
-
-        @Override
-        public VideoLoader cpuLoader() {
-            return loader;
-        }
-
-        @Override
-        public void close() {
-            loader.close();
-        }
-    }
-
-    /** The NVDEC loader; closing prints where the clips were decoded. */
-    private record OnNvdec(NvdecLoader loader, PrintWriter out) implements Loading {
-        @Override
-        public Pipeline<?> pipeline() {
-            return loader.pipeline();
-        }
-
-        @Override
-        public long decodedFrames() {
-            return loader.decodedFrames();
-        }
-
-        @Override
-        public long decodedClips() {
-            return loader.decodedClips();
-        }
-
-        @Override
-        public VideoLoader cpuLoader() {
-            return null;
-        }
-
-        @Override
-        public void close() {
-            try {
-                out.println(summary(loader.device().id() + " (" + loader.device().name() + ")", loader.decodedClips(),
-                        loader.cpuFallbackReasons()));
-            } finally {
-                loader.close();
-            }
-        }
     }
 
     /** {@code nvdec: 800 clips decoded, 12 of them on the CPU instead (codec av1: ... 12)}. */

@@ -26,8 +26,7 @@ class BenchAutotuneTest {
     @BeforeAll
     static void makeData() {
         data = dir.resolve("tiny");
-        CliRun run = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "3", "--seconds", "2");
-        assertThat(run.exitCode()).as(run.err()).isZero();
+        CliRun.demoData(data, 2, 3, 2);
     }
 
     @Test

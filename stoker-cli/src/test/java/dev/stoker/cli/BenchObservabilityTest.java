@@ -22,7 +22,7 @@ class BenchObservabilityTest {
     @Test
     void benchServesItsDashboardPublishesItsStatsAndWritesASelfContainedReport() throws Exception {
         Path data = dir.resolve("tiny");
-        assertThat(CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1").exitCode()).isZero();
+        CliRun.demoData(data, 2, 2, 1);
         Path report = dir.resolve("bench.html");
 
         CliRun run = CliRun.stoker("bench", data.toString(), "--batches", "6", "--batch", "2", "--frames", "4",

@@ -24,8 +24,7 @@ class BenchSplitAfterTest {
     @BeforeAll
     static void makeData() {
         data = dir.resolve("tiny");
-        CliRun run = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1");
-        assertThat(run.exitCode()).as(run.err()).isZero();
+        CliRun.demoData(data, 2, 2, 1);
     }
 
     private static JsonNode bench(String splitAfter, Path json) throws IOException {

@@ -1,7 +1,10 @@
 package dev.stoker.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine;
 
@@ -10,6 +13,17 @@ record CliRun(int exitCode, String out, String err) {
 
     static CliRun stoker(String... args) {
         return run(StokerCommand.commandLine(), args);
+    }
+
+    /**
+     * {@code stoker demo-data ROOT --classes C --clips N --seconds S}, checked to succeed: the small generated
+     * dataset the command tests run on.
+     */
+    static CliRun demoData(Path root, int classes, int clipsPerClass, int seconds) {
+        CliRun run = stoker("demo-data", root.toString(), "--classes", String.valueOf(classes),
+                "--clips", String.valueOf(clipsPerClass), "--seconds", String.valueOf(seconds));
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        return run;
     }
 
     static CliRun run(CommandLine commandLine, String... args) {

@@ -22,8 +22,7 @@ class HeadspaceCommandTest {
     @BeforeAll
     static void makeData() {
         data = dir.resolve("tiny");
-        CliRun run = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1");
-        assertThat(run.exitCode()).as(run.err()).isZero();
+        CliRun.demoData(data, 2, 2, 1);
     }
 
     /** A step named by --step-class: counts its batches and checks their shape. */

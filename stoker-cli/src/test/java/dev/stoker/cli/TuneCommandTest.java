@@ -18,7 +18,7 @@ class TuneCommandTest {
     @Test
     void writesExperimentsBestConfigAndReportAndContinuesWhereItStopped(@TempDir Path dir) throws IOException {
         Path data = dir.resolve("tiny");
-        assertThat(CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1").exitCode()).isZero();
+        CliRun.demoData(data, 2, 2, 1);
         Path out = dir.resolve("tune");
         String[] common = {"tune", data.toString(), "--out", out.toString(), "--repeats", "1", "--batches", "2",
                 "--bench-arg=--batch=2", "--bench-arg=--frames=4"};
@@ -56,7 +56,7 @@ class TuneCommandTest {
     @Test
     void startAllAndCompareDefaultRunStartDefaultAndBestSideBySide(@TempDir Path dir) throws IOException {
         Path data = dir.resolve("tiny");
-        assertThat(CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "2", "--seconds", "1").exitCode()).isZero();
+        CliRun.demoData(data, 2, 2, 1);
         Path out = dir.resolve("tune");
         CliRun run = CliRun.stoker("tune", data.toString(), "--out", out.toString(), "--start-all", "2", "--compare-default",
                 "--no-decode-ceiling",

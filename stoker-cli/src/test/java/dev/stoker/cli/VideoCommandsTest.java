@@ -22,16 +22,12 @@ class VideoCommandsTest {
     @BeforeAll
     static void makeData() {
         data = dir.resolve("tiny");
-        CliRun run = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "3", "--seconds", "2");
-        assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("wrote 6 clips to");
+        assertThat(CliRun.demoData(data, 2, 3, 2).out()).contains("wrote 6 clips to");
     }
 
     @Test
     void demoDataIsIdempotent() {
-        CliRun again = CliRun.stoker("demo-data", data.toString(), "--classes", "2", "--clips", "3", "--seconds", "2");
-        assertThat(again.exitCode()).isZero();
-        assertThat(again.out()).contains("already holds this demo dataset (6 clips)");
+        assertThat(CliRun.demoData(data, 2, 3, 2).out()).contains("already holds this demo dataset (6 clips)");
     }
 
     @Test

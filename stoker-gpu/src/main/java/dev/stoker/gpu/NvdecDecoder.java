@@ -10,19 +10,18 @@ import static org.bytedeco.ffmpeg.global.avutil.av_dict_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_set;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import static org.bytedeco.ffmpeg.global.avutil.av_hwdevice_ctx_create;
-import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.DecodedClip;
+import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FrameWriter;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -141,7 +140,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
         int result = av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, ordinal, options, 0);
         av_dict_free(options);
         if (result < 0) {
-            throw new GpuUnavailableException("FFmpeg cannot open CUDA device " + device.id() + ": " + errorText(result)
+            throw new GpuUnavailableException("FFmpeg cannot open CUDA device " + device.id() + ": " + Ffmpeg.errorText(result)
                     + " (av_hwdevice_ctx_create)");
         }
         return ref;
@@ -243,19 +242,6 @@ final class NvdecDecoder implements DeviceClipDecoder {
     private static String pixelFormat(int format) {
         var name = av_get_pix_fmt_name(format);
         return name == null ? "pixel format " + format : name.getString();
-    }
-
-    /** FFmpeg's text for an error code, cut at the first NUL. */
-    static String errorText(int code) {
-        byte[] buffer = new byte[256];
-        if (av_strerror(code, buffer, buffer.length) < 0) {
-            return "error " + code;
-        }
-        int end = 0;
-        while (end < buffer.length && buffer[end] != 0) {
-            end++;
-        }
-        return new String(buffer, 0, end, StandardCharsets.UTF_8) + " (" + code + ")";
     }
 
     /** A frame NVDEC did not produce as an NV12 surface: the video goes to the CPU fallback. */

@@ -10,6 +10,7 @@ import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.ResumeTracker;
@@ -49,7 +50,7 @@ import java.util.function.Supplier;
  *
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */
-public final class NvdecLoader implements Iterable<DeviceBatch>, AutoCloseable {
+public final class NvdecLoader implements ClipLoader<DeviceBatch> {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
     /** The CPU loader's stages that GPU decoding replaces. */
@@ -278,16 +279,19 @@ public final class NvdecLoader implements Iterable<DeviceBatch>, AutoCloseable {
      * Where the consumer stands: the state after the last batch handed out (the start state before the
      * first). {@link #resume} continues from it. Cheap; any thread.
      */
+    @Override
     public SamplerState state() {
         return state;
     }
 
     /** The sampler behind the epoch order. */
+    @Override
     public EpochSampler sampler() {
         return resume.sampler();
     }
 
     /** The running pipeline: stats, failures (path, stage, reason), effective config. */
+    @Override
     public Pipeline<?> pipeline() {
         return pipeline;
     }
@@ -297,11 +301,13 @@ public final class NvdecLoader implements Iterable<DeviceBatch>, AutoCloseable {
     }
 
     /** Clips decoded so far, on NVDEC or by the CPU fallback. */
+    @Override
     public long decodedClips() {
         return nvdec.clips.sum();
     }
 
     /** Frames the decoders produced so far, output or not: divided by clips, the cost of a clip. */
+    @Override
     public long decodedFrames() {
         return nvdec.decodedFrames.sum();
     }

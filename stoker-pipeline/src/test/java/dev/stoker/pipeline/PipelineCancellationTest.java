@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -22,20 +23,25 @@ class PipelineCancellationTest {
                 .filter(t -> t.getName().startsWith("stoker-") && t.isAlive()).toList();
     }
 
+    /** A stage function that counts each call in {@code entered}, then blocks until its worker is interrupted. */
+    private static Function<Integer, Integer> blockedUntilInterrupted(AtomicInteger entered) {
+        CountDownLatch never = new CountDownLatch(1);
+        return x -> {
+            entered.incrementAndGet();
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return x;
+        };
+    }
+
     @Test
     void closeStopsWorkersBlockedInsideStageFunctions() {
-        CountDownLatch never = new CountDownLatch(1);
         AtomicInteger entered = new AtomicInteger();
         Pipeline<Integer> p = Pipeline.from(ITEMS)
-                .map("stuck", (Integer x) -> {
-                    entered.incrementAndGet();
-                    try {
-                        never.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    return x;
-                }, s -> s.concurrency(4))
+                .map("stuck", blockedUntilInterrupted(entered), s -> s.concurrency(4))
                 .map("after", x -> x, s -> s.concurrency(2).virtualThreads())
                 .build();
         Await.until("all four workers blocked", () -> entered.get() == 4);
@@ -78,19 +84,10 @@ class PipelineCancellationTest {
     @Test
     void closeInterruptsTasksRunningOnASharedPool() {
         ExecutorService pool = Executors.newFixedThreadPool(4);
-        CountDownLatch never = new CountDownLatch(1);
         AtomicInteger entered = new AtomicInteger();
         try {
             Pipeline<Integer> p = Pipeline.from(ITEMS)
-                    .map("stuck", (Integer x) -> {
-                        entered.incrementAndGet();
-                        try {
-                            never.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return x;
-                    }, s -> s.concurrency(3).executor(pool))
+                    .map("stuck", blockedUntilInterrupted(entered), s -> s.concurrency(3).executor(pool))
                     .build();
             Await.until("three tasks blocked", () -> entered.get() == 3);
             assertTimeoutPreemptively(Duration.ofSeconds(10), p::close);
@@ -102,15 +99,7 @@ class PipelineCancellationTest {
 
     @Test
     void closeWhileTheConsumerWaitsWakesIt() throws Exception {
-        CountDownLatch never = new CountDownLatch(1);
-        Pipeline<Integer> p = Pipeline.from(ITEMS).map("stuck", (Integer x) -> {
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return x;
-        }).build();
+        Pipeline<Integer> p = Pipeline.from(ITEMS).map("stuck", blockedUntilInterrupted(new AtomicInteger())).build();
         AtomicInteger outcome = new AtomicInteger();
         Thread consumer = Thread.ofPlatform().start(() -> {
             try {

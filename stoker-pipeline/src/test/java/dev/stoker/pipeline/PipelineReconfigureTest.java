@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -83,14 +84,18 @@ class PipelineReconfigureTest {
         assertThat(delivered).isEqualTo((long) n * epochs);
     }
 
-    @Test
-    void anOrderedStageKeepsInputOrderWhileItsConcurrencyChanges() throws Exception {
+    /**
+     * 20,000 items through an ordered stage {@code work} that {@link #churn} reconfigures meanwhile: asserts they
+     * arrive in input order, all of them. Returns the changes made.
+     */
+    private static List<Reconfiguration> assertInputOrderWhileChurning(Consumer<StageOptions> options, long seed)
+            throws InterruptedException {
         int n = 20_000;
         AtomicBoolean stop = new AtomicBoolean();
         try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, n).boxed().toList())
-                .map("work", PipelineReconfigureTest::jitter, s -> s.concurrency(4).ordered())
+                .map("work", PipelineReconfigureTest::jitter, options)
                 .build()) {
-            Thread churn = churn(p, "work", 8, stop, 3);
+            Thread churn = churn(p, "work", 8, stop, seed);
             int expected = 0;
             for (Integer x : p) {
                 assertThat(x).isEqualTo(expected++);
@@ -98,34 +103,65 @@ class PipelineReconfigureTest {
             stop.set(true);
             churn.join();
             assertThat(expected).isEqualTo(n);
+            return p.stats().reconfigurations();
         }
+    }
+
+    /** Counts the tasks of a stage in flight: now, and the most at once. */
+    private record InFlight(AtomicInteger current, AtomicInteger max) {
+        InFlight() {
+            this(new AtomicInteger(), new AtomicInteger());
+        }
+
+        /** A million items through a stage {@code work} whose tasks take {@code taskNanos} each, counted here. */
+        Pipeline<Integer> pipeline(long taskNanos, Consumer<StageOptions> options) {
+            return Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
+                    .map("work", (Integer x) -> {
+                        max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                        LockSupport.parkNanos(taskNanos);
+                        current.decrementAndGet();
+                        return x;
+                    }, options)
+                    .build(Sink.buffer(64));
+        }
+
+        /** Waits until {@code n} tasks have been in flight at once, for 10 s at most. */
+        void awaitMax(int n) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (max.get() < n && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    /** Takes {@code p}'s items on a thread of its own until the test closes {@code p}. */
+    private static Thread drainUntilClosed(Pipeline<Integer> p) {
+        return Thread.ofPlatform().start(() -> {
+            try {
+                for (Integer ignored : p) {
+                    // drain
+                }
+            } catch (IllegalStateException closed) {
+                // the test closes the pipeline
+            }
+        });
+    }
+
+    @Test
+    void anOrderedStageKeepsInputOrderWhileItsConcurrencyChanges() throws Exception {
+        assertInputOrderWhileChurning(s -> s.concurrency(4).ordered(), 3);
     }
 
     @Test
     void theConcurrencyCapHoldsAfterEveryChange() throws Exception {
-        AtomicInteger current = new AtomicInteger();
-        AtomicInteger max = new AtomicInteger();
-        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
-                .map("work", (Integer x) -> {
-                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
-                    LockSupport.parkNanos(1_000_000);
-                    current.decrementAndGet();
-                    return x;
-                }, s -> s.concurrency(6).queueCapacity(32))
-                .build(Sink.buffer(64))) {
-            Thread consumer = Thread.ofPlatform().start(() -> {
-                try {
-                    for (Integer ignored : p) {
-                        // drain
-                    }
-                } catch (IllegalStateException closed) {
-                    // the test closes the pipeline
-                }
-            });
+        InFlight inFlight = new InFlight();
+        AtomicInteger max = inFlight.max();
+        try (Pipeline<Integer> p = inFlight.pipeline(1_000_000, s -> s.concurrency(6).queueCapacity(32))) {
+            Thread consumer = drainUntilClosed(p);
             for (int target : new int[] {6, 2, 5, 1, 8, 3}) {
                 p.reconfigure("work", StageConfig.EMPTY.withConcurrency(target));
                 awaitLiveWorkers(p, "work", target);
-                max.set(current.get());
+                max.set(inFlight.current().get());
                 Thread.sleep(150);
                 assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isLessThanOrEqualTo(target);
                 assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isGreaterThanOrEqualTo(Math.min(target, 1));
@@ -140,31 +176,12 @@ class PipelineReconfigureTest {
 
     @Test
     void raisingConcurrencyReachesTheNewCap() throws Exception {
-        AtomicInteger current = new AtomicInteger();
-        AtomicInteger max = new AtomicInteger();
-        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
-                .map("work", (Integer x) -> {
-                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
-                    LockSupport.parkNanos(2_000_000);
-                    current.decrementAndGet();
-                    return x;
-                }, s -> s.concurrency(1).queueCapacity(16))
-                .build(Sink.buffer(64))) {
-            Thread consumer = Thread.ofPlatform().start(() -> {
-                try {
-                    for (Integer ignored : p) {
-                        // drain
-                    }
-                } catch (IllegalStateException closed) {
-                    // closed by the test
-                }
-            });
+        InFlight inFlight = new InFlight();
+        try (Pipeline<Integer> p = inFlight.pipeline(2_000_000, s -> s.concurrency(1).queueCapacity(16))) {
+            Thread consumer = drainUntilClosed(p);
             p.reconfigure("work", StageConfig.EMPTY.withConcurrency(5));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (max.get() < 5 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(max.get()).isEqualTo(5);
+            inFlight.awaitMax(5);
+            assertThat(inFlight.max().get()).isEqualTo(5);
             p.close();
             consumer.join(5_000);
         }
@@ -244,36 +261,14 @@ class PipelineReconfigureTest {
 
     @Test
     void anOrderedStageBuiltWithOneWorkerGrowsAndKeepsInputOrder() throws Exception {
-        int n = 20_000;
-        AtomicBoolean stop = new AtomicBoolean();
-        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, n).boxed().toList())
-                .map("work", PipelineReconfigureTest::jitter, s -> s.ordered())
-                .build()) {
-            Thread churn = churn(p, "work", 8, stop, 4);
-            int expected = 0;
-            for (Integer x : p) {
-                assertThat(x).isEqualTo(expected++);
-            }
-            stop.set(true);
-            churn.join();
-            assertThat(expected).isEqualTo(n);
-            assertThat(p.stats().reconfigurations()).as("changes made by the churn").isNotEmpty();
-        }
+        assertThat(assertInputOrderWhileChurning(s -> s.ordered(), 4)).as("changes made by the churn").isNotEmpty();
     }
 
     @Test
     void anOrderedStageGrownFromOneWorkerRunsAsManyTasksAtOnce() throws Exception {
         // The reorder window of a one-worker stage is 4 tickets: growing to 6 must widen it, or two workers idle.
-        AtomicInteger current = new AtomicInteger();
-        AtomicInteger max = new AtomicInteger();
-        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
-                .map("work", (Integer x) -> {
-                    max.accumulateAndGet(current.incrementAndGet(), Math::max);
-                    LockSupport.parkNanos(2_000_000);
-                    current.decrementAndGet();
-                    return x;
-                }, s -> s.ordered().queueCapacity(2))
-                .build(Sink.buffer(64))) {
+        InFlight inFlight = new InFlight();
+        try (Pipeline<Integer> p = inFlight.pipeline(2_000_000, s -> s.ordered().queueCapacity(2))) {
             Thread consumer = Thread.ofPlatform().start(() -> {
                 try {
                     int expected = 0;
@@ -287,11 +282,8 @@ class PipelineReconfigureTest {
                 }
             });
             p.reconfigure("work", StageConfig.EMPTY.withConcurrency(6));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (max.get() < 6 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(max.get()).as("tasks in flight at once after growing to 6").isEqualTo(6);
+            inFlight.awaitMax(6);
+            assertThat(inFlight.max().get()).as("tasks in flight at once after growing to 6").isEqualTo(6);
             p.close();
             consumer.join(5_000);
         }

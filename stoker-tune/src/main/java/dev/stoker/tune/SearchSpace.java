@@ -68,23 +68,12 @@ public record SearchSpace(List<Knob> knobs) {
 
     /**
      * The point {@code config} (an effective config: every field set) and {@code options} stand on, each
-     * value clamped to its knob's range. A knob the config does not set takes {@code fallback}'s value, else its minimum.
+     * value clamped to its knob's range. A knob neither sets (an option not given) takes its minimum.
      */
     public Map<String, Integer> pointOf(PipelineConfig config, Map<String, String> options) {
         Map<String, Integer> point = new TreeMap<>();
         for (Knob k : knobs) {
-            Integer v = null;
-            if (k.name().equals("sinkCapacity")) {
-                v = config.sinkCapacity();
-            } else if (k.isOption()) {
-                String text = options.get(k.name().substring("option.".length()));
-                if (text != null) {
-                    v = k.scale() == Knob.Scale.BOOLEAN ? (Boolean.parseBoolean(text) ? 1 : 0) : Integer.parseInt(text);
-                }
-            } else {
-                StageConfig s = config.stage(k.stage());
-                v = k.isConcurrency() ? s.concurrency() : s.queueCapacity();
-            }
+            Integer v = valueOf(k, config, options);
             point.put(k.name(), k.clamp(v != null ? v : k.min()));
         }
         return point;
@@ -105,27 +94,32 @@ public record SearchSpace(List<Knob> knobs) {
         return new SearchSpace(widened);
     }
 
-    /** The values {@code config} and {@code options} set, unclamped, for the knobs they set. */
+    /** The values {@code config} and {@code options} set, unclamped, for the knobs they set (on/off options left out). */
     public Map<String, Integer> valuesOf(PipelineConfig config, Map<String, String> options) {
         Map<String, Integer> values = new TreeMap<>();
         for (Knob k : knobs) {
-            Integer v = null;
-            if (k.name().equals("sinkCapacity")) {
-                v = config.sinkCapacity();
-            } else if (k.isOption()) {
-                String text = options.get(k.name().substring("option.".length()));
-                if (text != null && k.scale() != Knob.Scale.BOOLEAN) {
-                    v = Integer.parseInt(text);
-                }
-            } else {
-                StageConfig s = config.stage(k.stage());
-                v = k.isConcurrency() ? s.concurrency() : s.queueCapacity();
-            }
+            Integer v = k.isOption() && k.scale() == Knob.Scale.BOOLEAN ? null : valueOf(k, config, options);
             if (v != null) {
                 values.put(k.name(), v);
             }
         }
         return values;
+    }
+
+    /** What {@code config} and {@code options} set {@code k} to, unclamped (on/off as 1/0); null for an option not given. */
+    private static Integer valueOf(Knob k, PipelineConfig config, Map<String, String> options) {
+        if (k.name().equals("sinkCapacity")) {
+            return config.sinkCapacity();
+        }
+        if (k.isOption()) {
+            String text = options.get(k.name().substring("option.".length()));
+            if (text == null) {
+                return null;
+            }
+            return k.scale() == Knob.Scale.BOOLEAN ? (Boolean.parseBoolean(text) ? 1 : 0) : Integer.parseInt(text);
+        }
+        StageConfig s = config.stage(k.stage());
+        return k.isConcurrency() ? s.concurrency() : s.queueCapacity();
     }
 
     /** {@code base} with the point's stage and sink knobs laid over it. */

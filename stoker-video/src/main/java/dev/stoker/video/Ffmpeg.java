@@ -4,8 +4,8 @@ import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 
 import org.bytedeco.javacpp.BytePointer;
 
-/** Error-code plumbing shared by the native wrappers. */
-final class Ffmpeg {
+/** Error-code plumbing shared by the native wrappers (and, for {@link #errorText}, other modules' FFmpeg code). */
+public final class Ffmpeg {
     /** AVERROR(EAGAIN) on Linux, which the presets do not export. */
     static final int EAGAIN = -11;
 
@@ -13,7 +13,7 @@ final class Ffmpeg {
     }
 
     /** FFmpeg's text for an error code, cut at the first NUL (JavaCPP returns the whole buffer). */
-    static String errorText(int code) {
+    public static String errorText(int code) {
         try (BytePointer buffer = new BytePointer(256)) {
             buffer.fill(0);
             if (av_strerror(code, buffer, buffer.capacity()) < 0) {

@@ -9,8 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,17 +22,8 @@ class ConversionMatchesFfmpegTest {
     /** Mean absolute difference per channel value allowed; a wrong range or matrix gives 8+, a wrong rotation 30+. */
     private static final double TOLERANCE = 3.0;
 
-    private static ClipDecoder decoder;
-
-    @BeforeAll
-    static void open() {
-        decoder = new ClipDecoder();
-    }
-
-    @AfterAll
-    static void close() {
-        decoder.close();
-    }
+    @AutoClose
+    private static final ClipDecoder decoder = new ClipDecoder();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"decord_rot0.mov", "decord_rot90.mov", "decord_rot180.mov", "decord_rot270.mov",

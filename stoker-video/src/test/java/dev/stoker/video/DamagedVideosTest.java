@@ -9,25 +9,15 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Damaged real-world files fail with a reason, or decode their good part; never crash or hang. */
 class DamagedVideosTest {
-    private static ClipDecoder decoder;
-
-    @BeforeAll
-    static void open() {
-        decoder = new ClipDecoder();
-    }
-
-    @AfterAll
-    static void close() {
-        decoder.close();
-    }
+    @AutoClose
+    private static final ClipDecoder decoder = new ClipDecoder();
 
     static Stream<Path> damaged() {
         return SampleVideos.damaged().stream();

@@ -9,25 +9,15 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every healthy real-world sample opens with the right geometry and frame count and decodes clips. */
 class SampleVideosTest {
-    private static ClipDecoder decoder;
-
-    @BeforeAll
-    static void open() {
-        decoder = new ClipDecoder();
-    }
-
-    @AfterAll
-    static void close() {
-        decoder.close();
-    }
+    @AutoClose
+    private static final ClipDecoder decoder = new ClipDecoder();
 
     private static final String MULTI_STREAM = "torchcodec_nasa_13013.mp4";
 

@@ -29,7 +29,6 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
-import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 import static org.bytedeco.ffmpeg.global.swscale.SWS_ACCURATE_RND;
 import static org.bytedeco.ffmpeg.global.swscale.SWS_BILINEAR;
 import static org.bytedeco.ffmpeg.global.swscale.SWS_CS_ITU601;
@@ -39,9 +38,9 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_getContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
 
+import dev.stoker.video.Ffmpeg;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
@@ -222,14 +221,7 @@ final class PacketEncoder implements AutoCloseable {
 
     private void check(int result, String action) {
         if (result < 0) {
-            byte[] buffer = new byte[256];
-            av_strerror(result, buffer, buffer.length);
-            int length = 0;
-            while (length < buffer.length && buffer[length] != 0) {
-                length++;
-            }
-            throw new IllegalStateException(encoderName + ": " + action + " failed: "
-                    + new String(buffer, 0, length, StandardCharsets.UTF_8) + " (" + result + ")");
+            throw new IllegalStateException(encoderName + ": " + action + " failed: " + Ffmpeg.errorText(result));
         }
     }
 

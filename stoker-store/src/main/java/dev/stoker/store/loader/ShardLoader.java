@@ -1,7 +1,5 @@
 package dev.stoker.store.loader;
 
-import dev.stoker.video.loader.ResumeTracker;
-
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Order;
@@ -31,10 +29,11 @@ import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.ResumeTracker;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -61,28 +60,25 @@ import java.util.concurrent.atomic.LongAdder;
  * damaged record fails its sample (counted, skipped within the failure budget) with a message naming shard
  * and record.
  */
-public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
+public final class ShardLoader extends HostBatchLoader {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "decode", "batch", "collate");
 
-    private final Pipeline<ClipBatch> pipeline;
     private final Queue<ClipReader> readers;
     private final BatchPool clipBuffers;
     private final BatchPool batches;
     private final LongAdder clips;
     private final LongAdder decodedFrames;
-    private final ResumeTracker resume;
     private final RecordReadAhead readAhead;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
                         LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead) {
-        this.pipeline = pipeline;
+        super(pipeline, resume);
         this.readers = readers;
         this.clipBuffers = clipBuffers;
         this.batches = batches;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
-        this.resume = resume;
         this.readAhead = readAhead;
     }
 
@@ -390,47 +386,19 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
         }
     }
 
-    /** Batches of every epoch. Close each batch when done with it. */
-    @Override
-    public Iterator<ClipBatch> iterator() {
-        return resume.tracking(pipeline.iterator());
-    }
-
-    /** Batches of the next epoch only. */
-    public Iterable<ClipBatch> nextEpoch() {
-        Iterable<ClipBatch> epoch = pipeline.nextEpoch();
-        return () -> resume.tracking(epoch.iterator());
-    }
-
-    /**
-     * Where the consumer stands: the state after the last batch handed out (the start state before the
-     * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
-     */
-    public SamplerState state() {
-        return resume.state();
-    }
-
-    /** The sampler behind the epoch order. */
-    public EpochSampler sampler() {
-        return resume.sampler();
-    }
-
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
     public PrefetchStats readAheadStats() {
         return readAhead.stats();
     }
 
-    /** The running pipeline: stats, failures, effective config. */
-    public Pipeline<ClipBatch> pipeline() {
-        return pipeline;
-    }
-
     /** Clips read so far. */
+    @Override
     public long decodedClips() {
         return clips.sum();
     }
 
     /** Frames decoded (or copied) so far, output or not. */
+    @Override
     public long decodedFrames() {
         return decodedFrames.sum();
     }
@@ -441,6 +409,7 @@ public final class ShardLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     @Override
     public void close() {
+        Pipeline<ClipBatch> pipeline = pipeline();
         try {
             pipeline.close();
         } finally {

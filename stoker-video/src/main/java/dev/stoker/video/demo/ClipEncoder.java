@@ -33,11 +33,10 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
-import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 
+import dev.stoker.video.Ffmpeg;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
@@ -173,17 +172,7 @@ final class ClipEncoder {
 
     private static void check(int result, String action, Path target) throws IOException {
         if (result < 0) {
-            throw new IOException(action + " failed for " + target + ": " + errorText(result));
+            throw new IOException(action + " failed for " + target + ": " + Ffmpeg.errorText(result));
         }
-    }
-
-    static String errorText(int code) {
-        byte[] buffer = new byte[256];
-        av_strerror(code, buffer, buffer.length);
-        int length = 0;
-        while (length < buffer.length && buffer[length] != 0) {
-            length++;
-        }
-        return new String(buffer, 0, length, StandardCharsets.UTF_8) + " (" + code + ")";
     }
 }

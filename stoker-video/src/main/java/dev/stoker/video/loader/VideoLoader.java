@@ -16,9 +16,7 @@ import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -50,25 +48,22 @@ import java.util.Map;
  * stage {@code deliver}, which notes where it ends in the epoch for {@link #state()}. After {@code decode},
  * decode converts (as {@link LoaderOptions#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
-public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
+public final class VideoLoader extends HostBatchLoader {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "decode", "convert", "batch", "collate");
 
-    private final Pipeline<ClipBatch> pipeline;
     private final DecodeStage decode;
     private final ConvertStage convert;
     private final BatchPool clipBuffers;
     private final BatchPool batches;
-    private final ResumeTracker resume;
     private final Dataset dataset;
     private final LoaderOptions options;
 
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
                         BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options) {
-        this.pipeline = pipeline;
+        super(pipeline, resume);
         this.dataset = dataset;
         this.options = options;
-        this.resume = resume;
         this.decode = decode;
         this.convert = convert;
         this.clipBuffers = clipBuffers;
@@ -337,42 +332,14 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
         return 3 * outputBytes > SubprocessOptions.DEFAULT_RING_BYTES ? child.ringBytes(3 * outputBytes) : child;
     }
 
-    /** Batches of every epoch. Close each batch when done with it. */
-    @Override
-    public Iterator<ClipBatch> iterator() {
-        return resume.tracking(pipeline.iterator());
-    }
-
-    /** Batches of the next epoch only. */
-    public Iterable<ClipBatch> nextEpoch() {
-        Iterable<ClipBatch> epoch = pipeline.nextEpoch();
-        return () -> resume.tracking(epoch.iterator());
-    }
-
-    /**
-     * Where the consumer stands: the state after the last batch handed out (the start state before the
-     * first). Save it with a checkpoint; {@link #resume} continues from it. Cheap; any thread.
-     */
-    public SamplerState state() {
-        return resume.state();
-    }
-
-    /** The sampler behind the epoch order (its sequence is known ahead: for prefetching, for reports). */
-    public EpochSampler sampler() {
-        return resume.sampler();
-    }
-
-    /** The running pipeline: stats, failures, effective config. */
-    public Pipeline<ClipBatch> pipeline() {
-        return pipeline;
-    }
-
     /** Clips decoded so far. */
+    @Override
     public long decodedClips() {
         return decode.clips.sum();
     }
 
     /** Frames the decoder produced so far, output or not: divided by clips, the cost of a clip. */
+    @Override
     public long decodedFrames() {
         return decode.decodedFrames.sum();
     }
@@ -422,6 +389,7 @@ public final class VideoLoader implements Iterable<ClipBatch>, AutoCloseable {
 
     @Override
     public void close() {
+        Pipeline<ClipBatch> pipeline = pipeline();
         try {
             pipeline.close();
         } finally {

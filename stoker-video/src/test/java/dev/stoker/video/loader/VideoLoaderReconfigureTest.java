@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -46,23 +43,11 @@ class VideoLoaderReconfigureTest {
                         "convert", one, "collate", one)));
     }
 
-    private static List<String> clips(VideoLoader loader) {
-        List<String> seen = new ArrayList<>();
-        for (ClipBatch batch : loader) {
-            try (batch) {
-                for (ClipInfo c : batch.clips()) {
-                    seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
-                }
-            }
-        }
-        return seen;
-    }
-
     @Test
     void reconfiguredWhileRunningItDeliversTheSameClipsInTheSameOrder() throws Exception {
         List<String> expected;
         try (VideoLoader loader = VideoLoader.open(dataset, options())) {
-            expected = clips(loader);
+            expected = DeliveredClips.of(loader);
         }
         assertThat(expected).hasSize(6 * 2 * 4);
         List<String> got;
@@ -85,7 +70,7 @@ class VideoLoaderReconfigureTest {
                     LockSupport.parkNanos(random.nextLong(1_000_000, 20_000_000));
                 }
             });
-            got = clips(loader);
+            got = DeliveredClips.of(loader);
             stop.set(true);
             churn.join();
             assertThat(loader.pipeline().failures()).isEmpty();
@@ -104,7 +89,7 @@ class VideoLoaderReconfigureTest {
             assertThat(loader.batchPool().maxBuffers()).isEqualTo(6 + 3 + 2);
             loader.pipeline().reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(2));
             assertThat(loader.batchPool().maxBuffers()).as("never shrinks").isEqualTo(6 + 3 + 2);
-            assertThat(clips(loader)).hasSize(6 * 2 * 4);
+            assertThat(DeliveredClips.of(loader)).hasSize(6 * 2 * 4);
         }
     }
 

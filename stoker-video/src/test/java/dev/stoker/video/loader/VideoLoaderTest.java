@@ -101,17 +101,9 @@ class VideoLoaderTest {
     }
 
     private static List<String> firstTimestamps(Dataset dataset, LoaderOptions options) {
-        List<String> seen = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    for (ClipInfo c : batch.clips()) {
-                        seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
-                    }
-                }
-            }
+            return DeliveredClips.of(loader);
         }
-        return seen;
     }
 
     @Test
