@@ -164,6 +164,40 @@ class DashboardBrowserTest {
         screenshot("bench-report.png");
     }
 
+    @Test
+    void tuneReportDrawsItsCeilingsBesideTheTrials() throws IOException {
+        // A real search over instant trials (throughput peaks at a=4), then its report with both ceilings.
+        dev.stoker.tune.TrialRunner runner = t -> {
+            int a = t.config().stage("a").concurrency();
+            return new dev.stoker.tune.TrialMetrics(50.0 * Math.min(a, 4) + t.trial() % 2, "a", "saturated",
+                    "bottleneck: a (saturated)", 0.5, 0.1, List.of(new dev.stoker.tune.TrialMetrics.Stage("a", a, 0.95, 0.05, 0,
+                    10, 10, 4, 0.9, 0)), 0.2, null, null);
+        };
+        dev.stoker.tune.TuneResult result = dev.stoker.tune.Tuner.of(dev.stoker.tune.SearchSpace.of(
+                        dev.stoker.tune.Knob.linear("a.concurrency", 1, 8)), runner)
+                .startFrom(dev.stoker.pipeline.PipelineConfig.EMPTY.withStage("a",
+                        dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(1)), Map.of())
+                .maxTrials(8).run();
+        Path report = Path.of("target", "tune-report.html").toAbsolutePath();
+        dev.stoker.tune.TuneReport.write(report, result, List.of(
+                new dev.stoker.tune.Ceiling("headspace ceiling", 400, "a 20 ms step"),
+                new dev.stoker.tune.Ceiling("decode ceiling", 250, "2 threads at once")), null,
+                DashboardAssets.text(DashboardAssets.CHART_JS));
+
+        browser.get(report.toUri().toString());
+        new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100)).until(b -> script("return Chart.getChart('chart') != null")
+                .equals(Boolean.TRUE));
+        assertThat(script("return Chart.getChart('chart').data.datasets.map(d => d.label)")).asList()
+                .containsExactly("best so far", "trial", "headspace ceiling", "decode ceiling");
+        // Each ceiling a dashed line across every trial at its value.
+        assertThat(script("const d = Chart.getChart('chart').data.datasets[3]; "
+                + "return [d.data.length, d.data[0].y, d.borderDash.length]")).asList()
+                .containsExactly((long) result.experiments().size(), 250L, 2L);
+        assertThat(browser.findElement(By.tagName("p")).getText())
+                .contains("Decode ceiling: 250 samples/s (2 threads at once); the start config runs at 0.20 of it");
+        screenshot("tune-report.png");
+    }
+
     /** A stage table cell's text, read in one script call (the rows are replaced with every snapshot). */
     private static String cell(String stage, String column) {
         return script("return document.querySelector(\"tr[data-stage='" + stage + "'] td[data-col='" + column + "']\").textContent")
