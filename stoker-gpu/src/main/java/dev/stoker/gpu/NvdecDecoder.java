@@ -16,6 +16,7 @@ import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Ffmpeg;
+import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.FrameWriter;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
@@ -133,6 +134,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
 
     /** FFmpeg's CUDA device context on {@code device}'s primary context. */
     private static AVBufferRef createDeviceContext(CudaDevice device) {
+        FfmpegNatives.ready();
         String ordinal = device.id().substring(device.id().indexOf(':') + 1);
         AVDictionary options = new AVDictionary(null);
         av_dict_set(options, PRIMARY_CONTEXT_OPTION, "1", 0);

@@ -40,7 +40,7 @@ public final class ClipDecoder implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads: " + threads + " (expected: 1+)");
         }
-        FfmpegLog.install();
+        FfmpegNatives.ready();
         this.decoders = new DecoderCache(CACHED_DECODERS, threads, null);
         this.skipNonReference = skipNonReferenceFrames;
         this.writer = null;
@@ -57,7 +57,7 @@ public final class ClipDecoder implements AutoCloseable {
      * (each decoder takes one of its own); null decodes in software, handing the writer frames in host memory.
      */
     public ClipDecoder(boolean skipNonReferenceFrames, AVBufferRef hardwareDevice, FrameWriter writer) {
-        FfmpegLog.install();
+        FfmpegNatives.ready();
         this.decoders = new DecoderCache(CACHED_DECODERS, 1, hardwareDevice);
         this.skipNonReference = skipNonReferenceFrames;
         this.writer = Objects.requireNonNull(writer, "writer");

@@ -86,6 +86,7 @@ public final class Video implements AutoCloseable {
 
     /** Opens a video from bytes in any segment (heap, native, mapped); only read during this call. */
     public static Video open(String path, MemorySegment bytes) {
+        FfmpegNatives.ready();
         if (bytes.byteSize() == 0) {
             throw new VideoException(path, "open", VideoException.Reason.EMPTY_FILE, "file has 0 bytes");
         }

@@ -39,6 +39,7 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
 
 import dev.stoker.video.Ffmpeg;
+import dev.stoker.video.FfmpegNatives;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
@@ -85,6 +86,7 @@ final class PacketEncoder implements AutoCloseable {
     private byte[] extradata = new byte[0];
 
     private PacketEncoder(String encoderName, int qscale) {
+        FfmpegNatives.ready();
         this.encoderName = encoderName;
         this.qscale = qscale;
     }

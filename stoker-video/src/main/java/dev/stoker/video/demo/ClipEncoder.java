@@ -35,6 +35,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
 
 import dev.stoker.video.Ffmpeg;
+import dev.stoker.video.FfmpegNatives;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -59,6 +60,7 @@ final class ClipEncoder {
 
     @SuppressWarnings("restricted") // views of the AVFrame's planes, sized from FFmpeg's own linesizes
     static void encode(Path target, DemoCodec codec, SyntheticScene scene, DemoSpec spec) throws IOException {
+        FfmpegNatives.ready();
         AVCodec encoder = avcodec_find_encoder_by_name(codec.encoderName);
         if (encoder == null || encoder.isNull()) {
             throw new IOException("encoder " + codec.encoderName + " is not in the bundled FFmpeg build");
