@@ -35,18 +35,18 @@ import java.util.concurrent.locks.LockSupport;
  * were not stalls, {@link TickRate}), read per-stage busy shares, task times and input-queue fill from the same
  * span, then probe one change: one worker more for the saturated stage (for it and another stage busy 90%+
  * together, where one alone would only move the limit to the other); one fewer when its task time grew with its
- * concurrency (contention), or when more do not pay and its task time at one fewer is not known to be as short;
- * a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the consumer waits
- * although the sink fills at times; one fewer for a stage that mostly idles. A consumer that hardly waits for
- * data ({@link #consumerBound}) sets the pace: then no stage is a bottleneck, and only idle workers are given
- * back (a stage kept busy 80% by a consumer it stays ahead of is not saturated). After a settling window it
- * measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x the noise), a
- * decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer resources win
- * ties), where the noise is the measured difference between repeated measurements of the unchanged pipeline
- * ({@link #noise()}); otherwise it steps back. Where only the noise decides (a gain above 5% that does not clear
- * the noise, a loss above 3% that only the noise forgives), the probe is measured as long again and the whole
- * judged, with the smaller noise of twice the items. A measurement of the unchanged pipeline far off the
- * baseline (more than max(20%, 4 x the noise): a stretch in which the loaded machine slowed every thread) is
+ * concurrency (contention), or when more do not pay and its task time at one fewer (where the tuner stood) is
+ * not known to be as short; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink
+ * when the consumer waits although the sink fills at times; one fewer for a stage that mostly idles. A consumer
+ * that hardly waits for data ({@link #consumerBound}) sets the pace: then no stage is a bottleneck, and only
+ * idle workers are given back (a stage kept busy 80% by a consumer it stays ahead of is not saturated). After a
+ * settling window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x
+ * the noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
+ * resources win ties), where the noise is the measured difference between repeated measurements of the unchanged
+ * pipeline ({@link #noise()}); otherwise it steps back. Where only the noise decides (a gain above 5% that does
+ * not clear the noise, a loss above 3% that only the noise forgives), the probe is measured as long again and
+ * the whole judged, with the smaller noise of twice the items. A measurement of the unchanged pipeline far off
+ * the baseline (more than max(20%, 4 x the noise): a stretch in which the loaded machine slowed every thread) is
  * measured again before the tuner acts on it; twice in a row, the workload changed, and the tuner starts afresh.
  * A change that did not pay, and the way back from one that did, cool down (a probe that fails again waits twice
  * as long), so the tuner settles instead of oscillating. Over the CPU budget (measured) or the RAM budget
@@ -78,6 +78,9 @@ public final class Autotune implements AutoCloseable {
     private final Map<String, Long> coolUntil = new HashMap<>();          // "stage/knob/+1" -> window index
     private final Map<String, Integer> failedProbes = new HashMap<>();
     private final Map<String, Map<Integer, Double>> taskMillisAt = new HashMap<>();   // stage -> concurrency -> task ms
+    // The same, from windows of a state the tuner stood at (a baseline), never from a probe's own window: one that
+    // was stepped back may have been a stall, whose swollen task times must not rule out a probe for good.
+    private final Map<String, Map<Integer, Double>> settledTaskMillisAt = new HashMap<>();
     private long windowIndex;
     private String streakKey;      // the last kept probe's key, and how many kept in a row
     private int streak;
@@ -411,6 +414,7 @@ public final class Autotune implements AutoCloseable {
                         coolUntil.clear();
                         failedProbes.clear();
                         taskMillisAt.clear();
+                        settledTaskMillisAt.clear();
                         baseline = now.throughput();
                     } else {
                         observeNoise(base, now);   // nothing changed since 'base'
@@ -623,9 +627,15 @@ public final class Autotune implements AutoCloseable {
         return consumerWaitShare < KEEP_INCREASE / (1 + KEEP_INCREASE);
     }
 
-    /** The next probe, from the window's signals, or null to sit still. */
+    /** The next probe, from the signals of {@code w} (a window of the state the tuner stands at), or null to sit still. */
     private Probe choose(Window w) {
         PipelineConfig config = pipeline.config();
+        for (Map.Entry<String, Double> t : w.taskMillis().entrySet()) {
+            if (w.busy().getOrDefault(t.getKey(), 0.0) > 0.5) {
+                settledTaskMillisAt.computeIfAbsent(t.getKey(), k -> new HashMap<>()).put(w.concurrency().get(t.getKey()),
+                        t.getValue());
+            }
+        }
         String bottleneck = null;
         double most = 0;
         // A consumer-bound pipeline has no bottleneck stage: its busiest stage is busy because it keeps ahead of
@@ -685,9 +695,10 @@ public final class Autotune implements AutoCloseable {
                         break;
                     }
                 }
-                // Fewer may contend less: worth a probe unless the task time was measured at one worker fewer and did
-                // not rise with the extra worker (then one fewer only loses its share: 1/c of a saturated stage).
-                boolean noContention = now != null && fewer != null && c > 1 && now / fewer < 1 + 0.5 / (c - 1);
+                // Fewer may contend less: worth a probe unless the task time was measured at one worker fewer, while the
+                // tuner stood there, and did not rise with the extra worker (then one fewer only loses 1/c).
+                Double settledFewer = settledTaskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
+                boolean noContention = now != null && settledFewer != null && c > 1 && now / settledFewer < 1 + 0.5 / (c - 1);
                 if (c > 1 && !noContention) {
                     options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
                             "%s is saturated and more workers do not pay: fewer may contend less", bottleneck)));
