@@ -30,26 +30,36 @@ import java.util.concurrent.locks.LockSupport;
  * }
  * }</pre>
  *
- * <p>It works in windows ({@link AutotuneBudget#window()}): measure the throughput at the sink (the
- * baseline; a measurement runs on until it has seen {@link AutotuneBudget#minItems()} items), read per-stage
- * busy shares, task times and input-queue fill from the same span, then probe one change: one worker more
- * for the saturated stage; one fewer when its task time grew with its concurrency (contention) or it is at
- * its limit; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink when the
- * consumer waits although the sink fills at times; one fewer for a stage that mostly idles. After a settling
- * window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x the
- * noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
- * resources win ties), where the noise is the measured difference between repeated measurements of the
- * unchanged pipeline ({@link #noise()}); otherwise it steps back. A change that did not pay, and the way back
- * from one that did, cool down (a probe that fails again waits twice as long), so the tuner settles instead
- * of oscillating. Over the CPU budget (measured) or the RAM budget (estimated,
- * {@link AutotuneBudget#ramBytes(PipelineConfig)}) it first gives back: a queue halved, or a worker of the
- * stage that idles most. Every change is in {@link #changes()}, and, with its reason, in the pipeline's
+ * <p>It works in windows ({@link AutotuneBudget#window()}): measure the throughput at the sink (the baseline; a
+ * measurement runs on until it has seen {@link AutotuneBudget#minItems()} items; the rate over its ticks that
+ * were not stalls, {@link TickRate}), read per-stage busy shares, task times and input-queue fill from the same
+ * span, then probe one change: one worker more for the saturated stage (for it and another stage busy 90%+
+ * together, where one alone would only move the limit to the other); one fewer when its task time grew with its
+ * concurrency (contention), or when more do not pay and its task time at one fewer (where the tuner stood) is
+ * not known to be as short; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink
+ * when the consumer waits although the sink fills at times; one fewer for a stage that mostly idles. A consumer
+ * that hardly waits for data ({@link #consumerBound}) sets the pace: then no stage is a bottleneck, and only
+ * idle workers are given back (a stage kept busy 80% by a consumer it stays ahead of is not saturated). After a
+ * settling window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x
+ * the noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
+ * resources win ties), where the noise is the measured difference between repeated measurements of the unchanged
+ * pipeline ({@link #noise()}); otherwise it steps back. Where only the noise decides (a gain above 5% that does
+ * not clear the noise, a loss above 3% that only the noise forgives), the probe is measured as long again and
+ * the whole judged, with the smaller noise of twice the items. A measurement of the unchanged pipeline far off
+ * the baseline (more than max(20%, 4 x the noise): a stretch in which the loaded machine slowed every thread) is
+ * measured again before the tuner acts on it; twice in a row, the workload changed, and the tuner starts afresh.
+ * A change that did not pay, and the way back from one that did, cool down (a probe that fails again waits twice
+ * as long), so the tuner settles instead of oscillating. Over the CPU budget (measured) or the RAM budget
+ * (estimated, {@link AutotuneBudget#ramBytes(PipelineConfig)}) it first gives back: a queue halved, or a worker
+ * of the stage that idles most. Every change is in {@link #changes()}, and, with its reason, in the pipeline's
  * stats ({@link PipelineStats#reconfigurations()}), config and trace.
  */
 public final class Autotune implements AutoCloseable {
     static final double KEEP_INCREASE = 0.05;
     static final double KEEP_DECREASE = 0.03;
     static final double MAX_KEPT_LOSS = 0.15;
+    /** Off the baseline by more than this share (or 4 x the noise), an unchanged pipeline is measured again. */
+    static final double OFF_BASELINE = 0.2;
     private static final int BASE_COOLDOWN_WINDOWS = 6;
     private static final int MAX_COOLDOWN_WINDOWS = 64;
 
@@ -68,6 +78,9 @@ public final class Autotune implements AutoCloseable {
     private final Map<String, Long> coolUntil = new HashMap<>();          // "stage/knob/+1" -> window index
     private final Map<String, Integer> failedProbes = new HashMap<>();
     private final Map<String, Map<Integer, Double>> taskMillisAt = new HashMap<>();   // stage -> concurrency -> task ms
+    // The same, from windows of a state the tuner stood at (a baseline), never from a probe's own window: one that
+    // was stepped back may have been a stall, whose swollen task times must not rule out a probe for good.
+    private final Map<String, Map<Integer, Double>> settledTaskMillisAt = new HashMap<>();
     private long windowIndex;
     private String streakKey;      // the last kept probe's key, and how many kept in a row
     private int streak;
@@ -232,10 +245,8 @@ public final class Autotune implements AutoCloseable {
         return false;
     }
 
-    /** Throughput ticks per window: the measurement is their median, so that one stall does not decide. */
+    /** Throughput ticks per window: a tick in which the machine stalled is left out ({@link TickRate}). */
     private static final int TICKS_PER_WINDOW = 5;
-    /** Items per tick below which a tick's rate is mostly rounding: then the span's rate is the measurement. */
-    private static final double MIN_ITEMS_PER_TICK = 5;
     /**
      * A measurement waiting for {@link AutotuneBudget#minItems()} stops at this many times its windows (a loader
      * at one batch a second, with the defaults: 20 s, not the minute 20 items would take at worst).
@@ -244,17 +255,17 @@ public final class Autotune implements AutoCloseable {
 
     /**
      * Measures over the next {@code probeWindows} windows, longer (up to {@link #MAX_STRETCH} times) until
-     * {@link AutotuneBudget#minItems()} items were delivered; null when closed. The throughput is the median of
-     * the tick rates ({@link #TICKS_PER_WINDOW} ticks per window) when ticks see enough items to be rates,
-     * else the span's rate; the stage signals come from the span as a whole, and each stage's input queue is
-     * looked at every tick (the share of ticks it was empty).
+     * {@link AutotuneBudget#minItems()} items were delivered; null when closed. The throughput is the rate over
+     * the ticks ({@link #TICKS_PER_WINDOW} per window) that were not stalls ({@link TickRate}); the stage signals
+     * come from the span as a whole, and each stage's input queue is looked at every tick (the share of ticks it
+     * was empty).
      */
     private Window measure() {
         Sample a = Sample.take(pipeline.stats());
         long tickNanos = budget.window().toNanos() / TICKS_PER_WINDOW;
         int minTicks = budget.probeWindows() * TICKS_PER_WINDOW;
         int maxTicks = minTicks * MAX_STRETCH;
-        List<Double> rates = new ArrayList<>();
+        List<long[]> ticksSeen = new ArrayList<>();   // {items, nanos} per tick
         Map<String, Integer> emptyTicks = new HashMap<>();
         int sinkFullTicks = 0;
         long lastDelivered = a.delivered();
@@ -272,7 +283,7 @@ public final class Autotune implements AutoCloseable {
             long now = System.nanoTime();
             PipelineStats stats = pipeline.stats();
             long delivered = stats.sink().delivered();
-            rates.add((delivered - lastDelivered) / ((now - lastNanos) / 1e9));
+            ticksSeen.add(new long[] {delivered - lastDelivered, now - lastNanos});
             for (StageStats st : stats.stages()) {
                 if (st.inputQueue().capacity() > 0 && st.inputQueue().size() == 0) {
                     emptyTicks.merge(st.name(), 1, Integer::sum);
@@ -288,12 +299,8 @@ public final class Autotune implements AutoCloseable {
         windowIndex += (ticks + TICKS_PER_WINDOW - 1) / TICKS_PER_WINDOW;
         Sample b = Sample.take(pipeline.stats());
         Window span = between(a, b);
-        double throughput = span.throughput();
-        if ((double) (b.delivered() - a.delivered()) / ticks >= MIN_ITEMS_PER_TICK) {
-            double[] sorted = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            int n = sorted.length;
-            throughput = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        }
+        double throughput = TickRate.of(ticksSeen.stream().mapToLong(t -> t[0]).toArray(),
+                ticksSeen.stream().mapToLong(t -> t[1]).toArray());
         Map<String, Double> queueEmpty = new HashMap<>();
         for (String stage : span.concurrency().keySet()) {
             queueEmpty.put(stage, emptyTicks.getOrDefault(stage, 0) / (double) ticks);
@@ -369,7 +376,7 @@ public final class Autotune implements AutoCloseable {
             observeNoise(first, second);
             observeNoise(second, base);
             baseline = (first.throughput() + second.throughput() + base.throughput()) / 3;
-            int quietLow = 0;
+            boolean offBaseline = false;
             while (!closed && !pipeline.endOfStream()) {
                 Probe correction = budgetCorrection(base);
                 if (correction != null) {
@@ -387,22 +394,33 @@ public final class Autotune implements AutoCloseable {
                     baseline = base.throughput();
                     continue;
                 }
-                Probe probe = choose(base);
+                Probe probe = offBaseline ? null : choose(base);
                 if (probe == null) {
                     Window now = measure();
                     if (now == null) {
                         return;
                     }
-                    // Drifted far below the baseline with nothing changed: the workload changed; start afresh.
-                    quietLow = now.throughput() < baseline * 0.8 ? quietLow + 1 : 0;
-                    if (quietLow >= 2) {
+                    // The unchanged pipeline measured far off the baseline: a stretch in which the machine slowed every
+                    // thread (its task times swell too, and read as contention), or the workload changed. Measured again
+                    // before it is believed: meanwhile its signals choose no probe and it moves no baseline.
+                    double off = Math.abs(now.throughput() / baseline - 1);
+                    double noise = noiseFor(now.items());
+                    boolean far = off > (Double.isNaN(noise) ? OFF_BASELINE : Math.max(OFF_BASELINE, 4 * noise));
+                    if (far && !offBaseline) {
+                        offBaseline = true;
+                        continue;
+                    }
+                    if (far) {   // twice in a row: the workload changed; start afresh
                         coolUntil.clear();
                         failedProbes.clear();
                         taskMillisAt.clear();
-                        quietLow = 0;
+                        settledTaskMillisAt.clear();
+                        baseline = now.throughput();
+                    } else {
+                        observeNoise(base, now);   // nothing changed since 'base'
+                        baseline = 0.5 * baseline + 0.5 * now.throughput();
                     }
-                    observeNoise(base, now);   // nothing changed since 'base'
-                    baseline = 0.5 * baseline + 0.5 * now.throughput();
+                    offBaseline = false;
                     base = now;
                     continue;
                 }
@@ -420,8 +438,24 @@ public final class Autotune implements AutoCloseable {
                     return;
                 }
                 double m = after.throughput();
-                double increaseBy = increaseThreshold(after.items());
-                double decreaseBy = decreaseThreshold(after.items());
+                long items = after.items();
+                double increaseBy = increaseThreshold(items);
+                double decreaseBy = decreaseThreshold(items);
+                if (probe.increase() ? m > baseline * (1 + KEEP_INCREASE) && m <= baseline * (1 + increaseBy)
+                        : m < baseline * (1 - KEEP_DECREASE) && m >= baseline * (1 - decreaseBy)) {
+                    // Only the noise decides (a gain that would count on a quiet machine but does not clear the noise;
+                    // a loss that only the noise forgives): measure as long again, and judge the whole, whose noise is
+                    // smaller. One unlucky measurement neither turns down a real gain nor keeps a real loss.
+                    Window more = measure();
+                    if (more == null) {
+                        return;
+                    }
+                    m = (m * after.seconds() + more.throughput() * more.seconds()) / (after.seconds() + more.seconds());
+                    items += more.items();
+                    increaseBy = increaseThreshold(items);
+                    decreaseBy = decreaseThreshold(items);
+                    after = more;
+                }
                 boolean keep = probe.increase() ? m > baseline * (1 + increaseBy) : m >= baseline * (1 - decreaseBy);
                 inFlight = null;
                 if (keep) {
@@ -584,15 +618,35 @@ public final class Autotune implements AutoCloseable {
                 : ramReason);
     }
 
-    /** The next probe, from the window's signals, or null to sit still. */
+    /**
+     * Whether the consumer sets the pace: it waited for data so little that no change to the pipeline could
+     * raise throughput by the {@link #KEEP_INCREASE} an increase needs. A consumer that waits a share s of its
+     * time can go at most 1 / (1 - s) times as fast; its own time per item does not shrink.
+     */
+    static boolean consumerBound(double consumerWaitShare) {
+        return consumerWaitShare < KEEP_INCREASE / (1 + KEEP_INCREASE);
+    }
+
+    /** The next probe, from the signals of {@code w} (a window of the state the tuner stands at), or null to sit still. */
     private Probe choose(Window w) {
         PipelineConfig config = pipeline.config();
+        for (Map.Entry<String, Double> t : w.taskMillis().entrySet()) {
+            if (w.busy().getOrDefault(t.getKey(), 0.0) > 0.5) {
+                settledTaskMillisAt.computeIfAbsent(t.getKey(), k -> new HashMap<>()).put(w.concurrency().get(t.getKey()),
+                        t.getValue());
+            }
+        }
         String bottleneck = null;
         double most = 0;
-        for (Map.Entry<String, Double> b : w.busy().entrySet()) {
-            if (b.getValue() > most) {
-                most = b.getValue();
-                bottleneck = b.getKey();
+        // A consumer-bound pipeline has no bottleneck stage: its busiest stage is busy because it keeps ahead of
+        // the consumer (busy 80% of 3 workers where 2 fall behind), not because it limits; a worker more cannot
+        // pay, and a worker fewer can only fall behind.
+        if (!consumerBound(w.consumerWaitShare())) {
+            for (Map.Entry<String, Double> b : w.busy().entrySet()) {
+                if (b.getValue() > most) {
+                    most = b.getValue();
+                    bottleneck = b.getKey();
+                }
             }
         }
         List<Probe> options = new ArrayList<>();
@@ -625,6 +679,13 @@ public final class Autotune implements AutoCloseable {
                 }
                 double cpuPerWorker = Double.isNaN(w.cores()) ? 0 : w.cores() / Math.max(1, busyWorkers(w));
                 boolean cpuRoom = Double.isNaN(w.cores()) || w.cores() + cpuPerWorker <= budget.cores();
+                // Another stage saturated as well: one worker more for one of them only moves the limit to the
+                // other, a gain of that stage's few percent of headroom (read 1 → 2 with work 5 at 96%: +2 to +5%),
+                // below the bar, for a probe and its cooldown; so both together first.
+                Probe both = bothSaturated(w, config, bottleneck, most, cpuPerWorker);
+                if (both != null) {
+                    options.add(both);
+                }
                 // Two kept steps up in a row: the next one is two workers.
                 int step = (bottleneck + "/concurrency/+").equals(streakKey) && streak >= 2 ? 2 : 1;
                 for (int up = Math.min(step, budget.maxConcurrency() - c); up >= 1; up--) {
@@ -634,13 +695,11 @@ public final class Autotune implements AutoCloseable {
                         break;
                     }
                 }
-                // Another stage saturated as well: one worker more for one of them only moves the limit to the
-                // other, so (once the single step has cooled off as not paying) both together.
-                Probe both = bothSaturated(w, config, bottleneck, most, cpuPerWorker);
-                if (both != null) {
-                    options.add(both);
-                }
-                if (c > 1) {
+                // Fewer may contend less: worth a probe unless the task time was measured at one worker fewer, while the
+                // tuner stood there, and did not rise with the extra worker (then one fewer only loses 1/c).
+                Double settledFewer = settledTaskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
+                boolean noContention = now != null && settledFewer != null && c > 1 && now / settledFewer < 1 + 0.5 / (c - 1);
+                if (c > 1 && !noContention) {
                     options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
                             "%s is saturated and more workers do not pay: fewer may contend less", bottleneck)));
                 }

@@ -12,8 +12,9 @@ import java.util.Map;
  * @param parent      the trial whose config this one changed (-1 for the first)
  * @param phase       {@code start} (the start config), {@code repeat} (the start config again, for noise),
  *                    {@code hypothesis} (a change read from the stats), {@code sweep} (coordinate sweep),
- *                    {@code reference} (the best config again: its score now, and the noise) or {@code confirm}
- *                    (a candidate again, side by side with a reference run)
+ *                    {@code second-look} (a hypothesis run once and not kept, run again because the stats still
+ *                    point to it), {@code reference} (the best config again: its score now, and the noise) or
+ *                    {@code confirm} (a candidate again, side by side with a reference run)
  * @param change      the change from the parent, e.g. {@code decode.concurrency 3→4}
  * @param hypothesis  why, in words
  * @param point       the value of every knob

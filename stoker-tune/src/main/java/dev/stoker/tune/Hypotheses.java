@@ -10,14 +10,17 @@ import java.util.TreeMap;
 
 /**
  * The search's rules: read the incumbent trial's per-stage stats, and propose changes that should help,
- * each with its reason in words and a priority. Then, when no rule has anything left to try, a coordinate
- * sweep of the knob that has moved throughput most so far.
+ * each with its reason in words and a priority. A point already tried is not proposed, except that the
+ * search asks again for the {@link #STRONG} proposals among points run once and not kept (a second look).
+ * Then, when no rule has anything left to try, a coordinate sweep of the knob that has moved throughput
+ * most so far.
  *
  * <ol>
  *   <li><b>momentum</b>: the change that made the incumbent helped; a bigger step the same way;</li>
  *   <li><b>saturated bottleneck</b>: more workers for the stage the verdict names, unless its task time
  *       rose with its concurrency as fast as the concurrency itself (contention: a shared lock, or cores
- *       oversubscribed), then fewer;</li>
+ *       oversubscribed), then fewer; with another stage busy 90%+, one worker more for both together (for
+ *       either alone only moves the limit to the other);</li>
  *   <li><b>oversubscribed cores</b>: more busy workers than cores: fewer workers, for the bottleneck and for
  *       stages that mostly idle or wait downstream;</li>
  *   <li><b>full queue</b>: a stage's input queue is full most of the time but the stage is not saturated:
@@ -30,6 +33,13 @@ import java.util.TreeMap;
  * </ol>
  */
 final class Hypotheses {
+    /**
+     * Priority from which a proposal comes from the bottleneck's own signals (momentum, contention, a saturated
+     * stage): a point such a rule proposes again, after one run of it was not kept, is run a second time
+     * ({@link Tuner}), so that one stalled run does not close the direction the stats point to.
+     */
+    static final double STRONG = 70;
+
     private final SearchSpace space;
     private final int cores;
 
@@ -102,6 +112,22 @@ final class Hypotheses {
             if (!contention) {
                 out.add(bk, c + 1, String.format(Locale.ROOT,
                         "%s is the bottleneck, saturated (busy %.0f%% of %d workers): one worker more", b, bs.busy() * 100, c), 80);
+                // Another stage saturated as well: one worker more for either alone only moves the limit to the other
+                // (read 1 and work 5 both near 500/s: read 2 gains 0-9%, work 6 nothing, both together 20%), so both
+                // together first.
+                TrialMetrics.Stage other = null;
+                for (TrialMetrics.Stage s : m.stages()) {
+                    if (!s.name().equals(b) && !s.name().equals("source") && concurrencyKnob(s.name()) != null
+                            && s.busy() >= 0.9 && (other == null || s.busy() > other.busy())) {
+                        other = s;
+                    }
+                }
+                if (other != null) {
+                    Knob otherKnob = concurrencyKnob(other.name());
+                    out.add(bk, c + 1, otherKnob, p.get(otherKnob.name()) + 1, String.format(Locale.ROOT,
+                            "%s (busy %.0f%% of %d workers) and %s (busy %.0f%% of %d) are both saturated: one worker more"
+                                    + " for each", b, bs.busy() * 100, c, other.name(), other.busy() * 100, other.concurrency()), 81);
+                }
                 if (c >= 4) {
                     out.add(bk, c + Math.max(2, c / 2), String.format(Locale.ROOT,
                             "%s is the bottleneck, saturated (busy %.0f%% of %d workers): half as many workers again", b,
@@ -319,6 +345,25 @@ final class Hypotheses {
                 return;
             }
             into.add(new Move(point, k.name(), v - now, k.name() + " " + k.format(now) + "→" + k.format(v), why, phase, priority));
+        }
+
+        /** Two knobs at once (judged together: neither may pay alone); skipped when either would not move. */
+        void add(Knob k, int value, Knob k2, int value2, String why, double priority) {
+            int now = from.get(k.name());
+            int now2 = from.get(k2.name());
+            int v = k.clamp(value);
+            int v2 = k2.clamp(value2);
+            if (v == now || v2 == now2) {
+                return;
+            }
+            Map<String, Integer> point = new TreeMap<>(from);
+            point.put(k.name(), v);
+            point.put(k2.name(), v2);
+            if (tried.contains(point)) {
+                return;
+            }
+            into.add(new Move(point, k.name(), v - now, k.name() + " " + k.format(now) + "→" + k.format(v) + ", "
+                    + k2.name() + " " + k2.format(now2) + "→" + k2.format(v2), why, "hypothesis", priority));
         }
     }
 }

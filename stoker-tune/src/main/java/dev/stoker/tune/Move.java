@@ -10,7 +10,7 @@ import java.util.Map;
  * @param delta      new value minus old of that knob
  * @param change     e.g. {@code decode.concurrency 3→4}
  * @param hypothesis why this should help
- * @param phase      {@code hypothesis} or {@code sweep}
+ * @param phase      {@code hypothesis}, {@code second-look} or {@code sweep}
  * @param priority   higher first
  */
 record Move(Map<String, Integer> point, String knob, int delta, String change, String hypothesis, String phase,

@@ -27,9 +27,11 @@ import java.util.function.Consumer;
  * reads back throughput and per-stage stats.
  *
  * <p>The search: run the start config {@code repeats} times; then, from the best trial so far (the
- * incumbent), try the changes {@link Hypotheses} reads from its stats, best first; when none is left, sweep
- * the most sensitive knob. The noise is measured, not assumed: the pooled spread (of log throughput) of every
- * config that ran more than once, so it sharpens as the search goes. A candidate is compared with the
+ * incumbent), try the changes {@link Hypotheses} reads from its stats, best first; when none is left, run
+ * once more a point that the bottleneck's own signals still propose but whose one run was not kept (a second
+ * look: a run that a stall of the shared machine hit must not close for good the direction the stats point
+ * to); then sweep the most sensitive knob. The noise is measured, not assumed: the pooled spread (of log
+ * throughput) of every config that ran more than once, so it sharpens as the search goes. A candidate is compared with the
  * incumbent's score on the machine as it is now, the mean of its newest {@value #RECENT_RUNS} runs (the
  * incumbent runs again after every {@value #REFERENCE_EVERY} candidates, a {@code reference} trial). A gain
  * above {@code max(minGain, 2 sigma sqrt(1 + 1/n))} (two standard deviations of the difference from the n
@@ -243,12 +245,14 @@ public final class Tuner {
         /**
          * The relative noise of one run: the pooled standard deviation of log throughput over every config that
          * ran more than once (the start's repeats, the best config's reference runs, confirmations). NaN
-         * before any config ran twice.
+         * before any config ran twice. A second look is left out: it runs because the first run looked low, so
+         * the difference of the two is a selected one (often a stall against a normal run), not a fair sample
+         * of the noise, and it would raise every later bar.
          */
         double noise() {
             Map<Map<String, Integer>, List<Double>> runs = new LinkedHashMap<>();
             for (Experiment e : history) {
-                if (e.ok() && e.samplesPerSecond() > 0) {
+                if (e.ok() && e.samplesPerSecond() > 0 && !e.phase().equals("second-look")) {
                     runs.computeIfAbsent(e.point(), k -> new ArrayList<>()).add(Math.log(e.samplesPerSecond()));
                 }
             }
@@ -356,6 +360,9 @@ public final class Tuner {
                 }
                 List<Move> moves = rules.propose(incumbent, lastKept, history, tried);
                 if (moves.isEmpty()) {
+                    moves = secondLooks();
+                }
+                if (moves.isEmpty()) {
                     moves = rules.sweep(incumbent, history, tried);
                 }
                 if (moves.isEmpty()) {
@@ -369,6 +376,37 @@ public final class Tuner {
             double bestMean = runsOf(best.point()).stream().mapToDouble(d -> d).average().orElse(0);
             return new TuneResult(best, configFor(best.point()), space.optionsOf(startOptions, best.point()), start,
                     startMean(), bestMean, noise(), List.copyOf(history), stop);
+        }
+
+        /**
+         * The rules' strong proposals ({@link Hypotheses#STRONG}: the bottleneck's own signals) whose point ran once,
+         * as a candidate that was not kept: one run, on a shared machine, can be the one a stall hit, and a
+         * direction the stats still point to should not be closed by it. Each point gets one second look.
+         */
+        List<Move> secondLooks() {
+            Map<Map<String, Integer>, List<Experiment>> runs = new LinkedHashMap<>();
+            for (Experiment e : history) {
+                runs.computeIfAbsent(e.point(), k -> new ArrayList<>()).add(e);
+            }
+            Set<Map<String, Integer>> closed = new HashSet<>(tried);
+            Map<Map<String, Integer>, Experiment> once = new LinkedHashMap<>();
+            for (Map.Entry<Map<String, Integer>, List<Experiment>> r : runs.entrySet()) {
+                Experiment e = r.getValue().getFirst();
+                if (r.getValue().size() == 1 && isCandidate(e.phase()) && e.ok() && !e.kept()) {
+                    closed.remove(r.getKey());
+                    once.put(r.getKey(), e);
+                }
+            }
+            List<Move> moves = new ArrayList<>();
+            for (Move m : rules.propose(incumbent, lastKept, history, closed)) {
+                Experiment first = once.get(m.point());
+                if (first != null && m.priority() >= Hypotheses.STRONG) {
+                    moves.add(new Move(m.point(), m.knob(), m.delta(), m.change(), String.format(Locale.ROOT,
+                            "a second look: trial %d ran this once, at %s/s, not kept; the stats still say: %s",
+                            first.trial(), rate(first.samplesPerSecond()), m.hypothesis()), "second-look", m.priority()));
+                }
+            }
+            return moves;
         }
 
         /**
@@ -563,9 +601,9 @@ public final class Tuner {
         }
     }
 
-    /** Trials that try a new config (not the start, its repeats, references or confirmations). */
+    /** Trials that try a new config (not the start, its repeats, references or confirmations), or one again. */
     static boolean isCandidate(String phase) {
-        return phase.equals("hypothesis") || phase.equals("sweep");
+        return phase.equals("hypothesis") || phase.equals("sweep") || phase.equals("second-look");
     }
 
     private static double round(double v) {

@@ -48,13 +48,10 @@ class AutotuneOnlineSettlesTest {
             lateChanges = changes.stream().filter(c -> c.outcome().equals("kept") && c.atMillis() > 5_000).count();
             assertThat(p.stats().stage(kind.second).concurrency()).isEqualTo(settled.stage(kind.second).concurrency());
         }
-        double tuned = 0;
-        double best = 0;
         PipelineConfig gridBest = kind.space().configOf(kind.start(), g.bestPoint());
-        for (int i = 0; i < 2; i++) {
-            tuned = Math.max(tuned, SyntheticPipelines.measure(kind, settled, 100, 500).samplesPerSecond());
-            best = Math.max(best, SyntheticPipelines.measure(kind, gridBest, 100, 500).samplesPerSecond());
-        }
+        double[] both = SyntheticPipelines.sideBySide(kind, settled, gridBest, 2);   // the larger of each
+        double tuned = both[0];
+        double best = both[1];
         System.out.printf(Locale.ROOT, "%-8s online: settled at %s=%d %s=%d sink=%d: %.0f/s; grid best %.0f/s %s: %.2f%n", kind,
                 kind.first, settled.stage(kind.first).concurrency(), kind.second, settled.stage(kind.second).concurrency(),
                 settled.sinkCapacity(), tuned, best, g.bestPoint(), tuned / best);
