@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
@@ -101,7 +103,11 @@ class ColdFetchEvictsBeforeReadTest {
                 .as("%s cached after reading it (not so under memory pressure)", f).isGreaterThan(0.9));
         CALLS.clear();
         long clips = 0;
-        try (VideoLoader loader = VideoLoader.open(dataset, options().withFetchHook(Recording.class))) {
+        // One fetch worker: with several, a file's second-epoch fetch can start while another worker is between
+        // its first-epoch eviction and read, and then finds it (rightly) not cached.
+        LoaderOptions oneFetcher = options().withFetchHook(Recording.class).withConfig(PipelineConfig.EMPTY
+                .withStage("fetch", StageConfig.EMPTY.withConcurrency(1)));
+        try (VideoLoader loader = VideoLoader.open(dataset, oneFetcher)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     clips += batch.clipCount();
