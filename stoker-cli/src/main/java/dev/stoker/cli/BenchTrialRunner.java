@@ -38,7 +38,7 @@ final class BenchTrialRunner implements TrialRunner {
         this.dir = dir;
     }
 
-    /** The child's command line for {@code trial}. */
+    /** The child's command line for {@code trial}; {@code more} after the rest (a plain trial: {@code --no-reference}). */
     List<String> command(TrialSpec trial, Path config, Path json, List<String> more) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -54,9 +54,6 @@ final class BenchTrialRunner implements TrialRunner {
         cmd.add(Long.toString(batches));
         cmd.add("--json");
         cmd.add(json.toString());
-        if (!more.contains("--ceiling")) {
-            cmd.add("--no-reference");   // a trial times the pipeline; the ceiling needs the reference
-        }
         for (Map.Entry<String, String> o : new java.util.TreeMap<>(trial.options()).entrySet()) {
             if (o.getValue().equals("true")) {
                 cmd.add("--" + o.getKey());
@@ -72,7 +69,7 @@ final class BenchTrialRunner implements TrialRunner {
 
     @Override
     public TrialMetrics run(TrialSpec trial) throws Exception {
-        return run(trial, List.of()).metrics;
+        return run(trial, List.of("--no-reference")).metrics;   // a trial times the pipeline alone
     }
 
     record Outcome(TrialMetrics metrics, JsonNode bench) { }

@@ -44,10 +44,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
                 long cpuStart = threads.getCurrentThreadCpuTime();
                 int i = 0;
                 for (ClipInfo c : delivered) {
-                    try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
-                        decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
-                                options.resize(i++), destination));
-                    }
+                    decodeOne(decoder, c, files, options, i++, destination);
                 }
                 seconds[pass] = (System.nanoTime() - start) / 1e9;
                 cpuSeconds[pass] = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
@@ -99,17 +96,22 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
             MemorySegment destination = arena.allocate(clipBytes, 64);
             for (int pass = 0; pass < 2; pass++) {
                 for (int i = 0; i < clips.size(); i++) {
-                    ClipInfo c = clips.get(i);
                     long start = System.nanoTime();
-                    try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
-                        decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
-                                options.resize(i), destination));
-                    }
+                    decodeOne(decoder, clips.get(i), files, options, i, destination);
                     best[i] = Math.min(best[i], (System.nanoTime() - start) / 1e9);
                 }
             }
         }
         return best;
+    }
+
+    /** Demuxes, decodes and converts {@code c} (the {@code index}-th clip: its crop) from its file's bytes. */
+    private static void decodeOne(ClipDecoder decoder, ClipInfo c, Map<Path, byte[]> files, LoaderOptions options, int index,
+                                  MemorySegment destination) {
+        try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
+            decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]), options.resize(index),
+                    destination));
+        }
     }
 
     /** Each clip's file, read once into memory: reading is not what the reference times. */
@@ -138,10 +140,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
                     start.await();
                     int i = 0;
                     for (ClipInfo c : delivered) {
-                        try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
-                            decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]),
-                                    options.resize(i++), destination));
-                        }
+                        decodeOne(decoder, c, files, options, i++, destination);
                     }
                 } catch (Throwable e) {
                     failed.compareAndSet(null, e);

@@ -239,7 +239,7 @@ final class TuneCommand implements Callable<Integer> {
             w.flush();
             try {
                 BenchTrialRunner.Outcome o = runner.run(new TrialSpec(-2, result.bestConfig(), result.bestOptions(),
-                        trialSeconds * 1000 * 3), List.of("--headspace", Double.toString(headspaceStepMillis)));
+                        trialSeconds * 1000 * 3), List.of("--no-reference", "--headspace", Double.toString(headspaceStepMillis)));
                 JsonNode c = o.bench().path("headspace").path("ceiling_samples_per_second");
                 if (c.isNumber()) {
                     ceilingNow = c.asDouble();

@@ -10,7 +10,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
@@ -126,9 +125,6 @@ public final class VideoLoader extends HostBatchLoader {
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
                                     BatchMemory batchMemory) {
-        // FFmpeg's first use costs about 0.3 s of class initialisation (FfmpegNatives): it overlaps the setup below
-        // and the first fetches instead of delaying the first demux.
-        FfmpegNatives.warmUpInBackground();
         String split = splitPoint(options);
         boolean fused = fused(options);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
