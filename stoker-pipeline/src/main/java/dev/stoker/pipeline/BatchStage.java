@@ -24,8 +24,8 @@ final class BatchStage implements StageFunction {
     }
 
     @Override
-    public String kind() {
-        return "batch";
+    public StageKind kind() {
+        return StageKind.BATCH;
     }
 
     @Override

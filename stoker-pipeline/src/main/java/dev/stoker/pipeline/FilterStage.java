@@ -13,8 +13,8 @@ final class FilterStage implements StageFunction {
     }
 
     @Override
-    public String kind() {
-        return "filter";
+    public StageKind kind() {
+        return StageKind.FILTER;
     }
 
     @Override

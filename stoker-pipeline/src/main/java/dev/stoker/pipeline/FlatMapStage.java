@@ -13,8 +13,8 @@ final class FlatMapStage implements StageFunction {
     }
 
     @Override
-    public String kind() {
-        return "flatMap";
+    public StageKind kind() {
+        return StageKind.FLAT_MAP;
     }
 
     @Override

@@ -13,8 +13,8 @@ final class MapStage implements StageFunction {
     }
 
     @Override
-    public String kind() {
-        return "map";
+    public StageKind kind() {
+        return StageKind.MAP;
     }
 
     @Override

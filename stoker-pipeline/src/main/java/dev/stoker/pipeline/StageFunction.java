@@ -8,7 +8,7 @@ import java.util.List;
  */
 sealed interface StageFunction permits MapStage, FlatMapStage, FilterStage, BatchStage {
 
-    String kind();
+    StageKind kind();
 
     void apply(Envelope in, List<Envelope> out, IdSource ids) throws Exception;
 

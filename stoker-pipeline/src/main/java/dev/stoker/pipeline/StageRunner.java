@@ -251,7 +251,7 @@ final class StageRunner {
             taskMicrosTotal.add(recycled);
             times = TaskTimes.of(taskMicrosTotal);
         }
-        return new StageStats(name, function.kind(), config.concurrency(), itemsIn.sum(), itemsOut.sum(), failures.sum(),
+        return new StageStats(name, function.kind().jsonName(), config.concurrency(), itemsIn.sum(), itemsOut.sum(), failures.sum(),
                 dropped.sum(), inFlight.get(), busy / total, idle / total, backPressured / total, times,
                 input.snapshot());
     }

@@ -5,6 +5,7 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.PipelineSpec;
+import dev.stoker.pipeline.StageKind;
 import dev.stoker.pipeline.StageStats;
 import dev.stoker.pipeline.TraceRecorder;
 import java.io.ByteArrayOutputStream;
@@ -353,15 +354,15 @@ public final class ChildMain {
         @SuppressWarnings("unchecked")
         private Pipeline<Object> build(PipelineSpec spec) {
             List<PipelineSpec.Stage> stages = spec.stages();
-            firstIsBatch = !stages.isEmpty() && stages.getFirst().kind().equals("batch");
+            firstIsBatch = !stages.isEmpty() && stages.getFirst().kind() == StageKind.BATCH;
             EpochTokens source = new EpochTokens(this::nextItem);
             PipelineBuilder<Object> b = Pipeline.fromEpochs(source);
             boolean grouped = false;
             for (int i = 0; i < stages.size(); i++) {
                 PipelineSpec.Stage stage = stages.get(i);
                 boolean last = i == stages.size() - 1;   // its outputs go to the results ring
-                boolean intoBatch = !last && stages.get(i + 1).kind().equals("batch");
-                if (stage.kind().equals("batch")) {
+                boolean intoBatch = !last && stages.get(i + 1).kind() == StageKind.BATCH;
+                if (stage.kind() == StageKind.BATCH) {
                     if (grouped) {
                         throw new IllegalArgumentException("stage '" + stage.name() + "': a second batch stage"
                                 + " (expected: at most one batch stage in a child process)");
@@ -374,18 +375,18 @@ public final class ChildMain {
                 Function<Object, Object> fn = stage.createFunction();
                 if (grouped) {
                     b = switch (stage.kind()) {
-                        case "map" -> b.map(stage.name(), (Object in) -> mapGroup(fn, Group.of(in), last));
-                        case "filter" -> b.filter(stage.name(), (Object in) -> filterGroup(fn, Group.of(in), last));
-                        default -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
+                        case MAP -> b.map(stage.name(), (Object in) -> mapGroup(fn, Group.of(in), last));
+                        case FILTER -> b.filter(stage.name(), (Object in) -> filterGroup(fn, Group.of(in), last));
+                        case FLAT_MAP, BATCH -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
                                 + " after a batch stage (expected: map or filter after a batch stage in a child process)");
                     };
                     continue;
                 }
                 b = switch (stage.kind()) {
-                    case "map" -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in, last, intoBatch));
-                    case "flatMap" -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in, last, intoBatch));
-                    case "filter" -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in, last, intoBatch));
-                    default -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
+                    case MAP -> b.map(stage.name(), (Object in) -> map(fn, (Tagged) in, last, intoBatch));
+                    case FLAT_MAP -> b.flatMap(stage.name(), (Object in) -> flatMap(fn, (Tagged) in, last, intoBatch));
+                    case FILTER -> b.filter(stage.name(), (Object in) -> filter(fn, (Tagged) in, last, intoBatch));
+                    case BATCH -> throw new IllegalArgumentException("stage '" + stage.name() + "' kind: " + stage.kind()
                             + " (expected: map, flatMap, filter or batch in a child process)");
                 };
             }

@@ -204,7 +204,7 @@ final class ChildProcessStages implements HostedStages {
         List<StageStats> stats = new ArrayList<>();
         for (PipelineSpec.Stage s : spec.stages()) {
             Integer concurrency = spec.config().stage(s.name()).concurrency();
-            stats.add(new StageStats(PREFIX + s.name(), s.kind(), concurrency == null ? 1 : concurrency, 0, 0, 0, 0, 0, 0, 1, 0,
+            stats.add(new StageStats(PREFIX + s.name(), s.kind().jsonName(), concurrency == null ? 1 : concurrency, 0, 0, 0, 0, 0, 0, 1, 0,
                     new TaskTimeStats(0, 0, 0, 0, 0, 0), new QueueStats(0, 0, 0, 0, 0)));
         }
         return List.copyOf(stats);

@@ -137,7 +137,7 @@ class SubprocessRoundTripTest {
     @Test
     void theSpecListsEveryStageWithItsFactoryAndKnobsAndReadsBack() {
         PipelineSpec spec = stringStages(words(1)).batch(4).spec();
-        assertThat(spec.stages()).extracting(PipelineSpec.Stage::kind).containsExactly("map", "flatMap", "filter", "batch");
+        assertThat(spec.stages()).extracting(s -> s.kind().jsonName()).containsExactly("map", "flatMap", "filter", "batch");
         assertThat(spec.stage("upper").factory()).isEqualTo(TestStages.Upper.class.getName());
         assertThat(spec.stage("upper").factoryConfig()).isEqualTo("!");
         assertThat(spec.stage("batch").factoryConfig()).isEqualTo("{\"size\":4,\"dropLast\":false}");
