@@ -18,19 +18,6 @@ final class Envelope {
 
     /** Releases the value if the pipeline drops it (failure, close) and it holds resources. */
     static void release(Object element) {
-        Object value = element instanceof Envelope e ? e.value : element;
-        if (value instanceof AutoCloseable closeable) {
-            try {
-                closeable.close();
-            } catch (Exception ignored) {
-                // Best effort: a resource that fails to close while being discarded has nowhere to report to.
-            }
-        } else if (value instanceof Iterable<?> many && !(value instanceof java.nio.file.Path)) {
-            for (Object each : many) {
-                if (each instanceof AutoCloseable) {
-                    release(each);
-                }
-            }
-        }
+        dev.stoker.pipeline.internal.Resources.release(element instanceof Envelope e ? e.value : element);
     }
 }

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline.subprocess;
+package dev.stoker.pipeline.subprocess.internal;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline.subprocess;
+package dev.stoker.pipeline.subprocess.internal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline.subprocess;
+package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.EpochSource;
 import java.util.Iterator;

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline.subprocess;
+package dev.stoker.pipeline.subprocess.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline.subprocess;
+package dev.stoker.pipeline.subprocess.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
