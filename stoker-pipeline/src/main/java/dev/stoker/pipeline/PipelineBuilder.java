@@ -1,5 +1,14 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.BatchStage;
+import dev.stoker.pipeline.internal.FilterStage;
+import dev.stoker.pipeline.internal.FlatMapStage;
+import dev.stoker.pipeline.internal.MapStage;
+import dev.stoker.pipeline.internal.PipelineRuntime;
+import dev.stoker.pipeline.internal.RuntimeSettings;
+import dev.stoker.pipeline.internal.SourceSpec;
+import dev.stoker.pipeline.internal.StageFunction;
+import dev.stoker.pipeline.internal.StageRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -199,15 +208,7 @@ public final class PipelineBuilder<T> {
                     + " has no public no-arg constructor (expected: one, so another process can make it)");
         }
         PipelineSpec.Stage described = new PipelineSpec.Stage(name, kind, factory.getName(), config == null ? "" : config);
-        Supplier<StageFunction> function = () -> {
-            Function<Object, Object> fn = described.createFunction();
-            return switch (kind) {
-                case MAP -> new MapStage(fn);
-                case FLAT_MAP -> new FlatMapStage(fn.andThen(r -> (Iterable<?>) r));
-                case FILTER -> new FilterStage(v -> Boolean.TRUE.equals(fn.apply(v)));
-                case BATCH -> throw new IllegalArgumentException("stage '" + name + "': a batch stage has no factory");
-            };
-        };
+        Supplier<StageFunction> function = () -> StageFunction.of(kind, described.createFunction());
         return new StageSpec(name, kind, function, options(options), factory.getName(), described.factoryConfig());
     }
 
@@ -365,24 +366,15 @@ public final class PipelineBuilder<T> {
                     new PipelineConfig(effective.sinkCapacity(), effective.failureBudget(), effective.stallTimeoutMillis(),
                             isolatedConfig));
             SourceSpec inputs = src;
-            hosted = settings.host().start(spec, epoch -> {
-                java.util.Iterator<?> items = inputs.open(epoch);
-                return items == null ? null : () -> castIterator(items);
-            }, settings.trace());
+            hosted = settings.host().start(spec, inputs.epochs(), settings.trace());
             src = new SourceSpec(hosted.outputs(), inputs.epochMarkers(), "stages " + stageNames().subList(0, split)
                     + " in a " + settings.host().getClass().getSimpleName());
         }
         Consumer<StallReport> onStall = settings.onStall() != null ? settings.onStall()
                 : report -> System.err.print(report.text());
-        PipelineRuntime runtime = new PipelineRuntime(src, blueprints, effective.sinkCapacity(),
-                effective.failureBudget(), effective.stallTimeoutMillis(), onStall, settings.trace(), effective, hosted);
+        PipelineRuntime runtime = new PipelineRuntime(src, blueprints, new RuntimeSettings(effective, onStall, settings.trace(), hosted, BottleneckAnalysis::judge));
         runtime.start();
         return new Pipeline<>(runtime);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static java.util.Iterator<Object> castIterator(java.util.Iterator<?> items) {
-        return (java.util.Iterator<Object>) items;
     }
 
     private static SourceSpec repeatable(SourceSpec source, int maxEpochs) {

@@ -1,14 +1,15 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.StageKind;
 import java.util.List;
 import java.util.function.Function;
 
 /** One in, one out; a {@code null} result drops the item. The envelope is reused. */
-final class MapStage implements StageFunction {
+public final class MapStage implements StageFunction {
     private final Function<Object, Object> fn;
 
     @SuppressWarnings("unchecked")
-    MapStage(Function<?, ?> fn) {
+    public MapStage(Function<?, ?> fn) {
         this.fn = (Function<Object, Object>) fn;
     }
 

@@ -1,14 +1,15 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.StageKind;
 import java.util.List;
 import java.util.function.Predicate;
 
 /** Keeps the items the predicate accepts. */
-final class FilterStage implements StageFunction {
+public final class FilterStage implements StageFunction {
     private final Predicate<Object> predicate;
 
     @SuppressWarnings("unchecked")
-    FilterStage(Predicate<?> predicate) {
+    public FilterStage(Predicate<?> predicate) {
         this.predicate = (Predicate<Object>) predicate;
     }
 

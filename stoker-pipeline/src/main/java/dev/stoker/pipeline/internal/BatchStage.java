@@ -1,5 +1,6 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.StageKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -9,12 +10,12 @@ import java.util.List;
  * partial batch at an epoch end (or the end of stream) is emitted, or dropped with {@code dropLast}.
  * Runs on one worker, since it holds the partial batch between items.
  */
-final class BatchStage implements StageFunction {
+public final class BatchStage implements StageFunction {
     private final int size;
     private final boolean dropLast;
     private List<Object> pending;
 
-    BatchStage(int size, boolean dropLast) {
+    public BatchStage(int size, boolean dropLast) {
         if (size < 1) {
             throw new IllegalArgumentException("batch size: " + size + " (expected: 1+)");
         }

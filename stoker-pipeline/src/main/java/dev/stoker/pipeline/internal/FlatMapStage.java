@@ -1,14 +1,15 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.StageKind;
 import java.util.List;
 import java.util.function.Function;
 
 /** One in, any number out (SPDL's disaggregate): a video into its clips. */
-final class FlatMapStage implements StageFunction {
+public final class FlatMapStage implements StageFunction {
     private final Function<Object, Iterable<?>> fn;
 
     @SuppressWarnings("unchecked")
-    FlatMapStage(Function<?, ? extends Iterable<?>> fn) {
+    public FlatMapStage(Function<?, ? extends Iterable<?>> fn) {
         this.fn = (Function<Object, Iterable<?>>) fn;
     }
 

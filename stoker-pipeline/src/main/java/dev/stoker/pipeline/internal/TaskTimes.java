@@ -1,5 +1,6 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.TaskTimeStats;
 import org.HdrHistogram.Histogram;
 
 /** Reads a task-time histogram (microseconds) into its summary. */

@@ -1,4 +1,4 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * a buffer, and so change its number of workers while it runs. The window grows with the stage
  * ({@link #ensureWindow}); it never shrinks (a larger window only allows more parked results).
  */
-final class ReorderBuffer {
+public final class ReorderBuffer {
     interface Emitter {
         void emit(Object element) throws InterruptedException;
     }
@@ -35,7 +35,7 @@ final class ReorderBuffer {
     }
 
     /** The window a stage of {@code concurrency} workers and an input queue of {@code queueCapacity} gets. */
-    static int windowFor(int concurrency, int queueCapacity) {
+    public static int windowFor(int concurrency, int queueCapacity) {
         return Math.max(4 * concurrency, concurrency + queueCapacity);
     }
 

@@ -1,11 +1,11 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
 /**
  * An item in flight with the identity the engine tracks it by: a pipeline-wide id (traces, failure
  * reports) and the epoch it belongs to. Map stages reuse the envelope, so an item costs one allocation
  * from source to sink unless a flat-map splits it.
  */
-final class Envelope {
+public final class Envelope {
     final long id;
     final int epoch;
     Object value;
@@ -14,6 +14,14 @@ final class Envelope {
         this.id = id;
         this.epoch = epoch;
         this.value = value;
+    }
+
+    public Object value() {
+        return value;
+    }
+
+    public int epoch() {
+        return epoch;
     }
 
     /** Releases the value if the pipeline drops it (failure, close) and it holds resources. */

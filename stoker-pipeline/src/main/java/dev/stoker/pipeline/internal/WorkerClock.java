@@ -1,4 +1,4 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

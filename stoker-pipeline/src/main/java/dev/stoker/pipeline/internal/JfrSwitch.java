@@ -1,4 +1,4 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
 import jdk.jfr.Event;
 import jdk.jfr.FlightRecorder;

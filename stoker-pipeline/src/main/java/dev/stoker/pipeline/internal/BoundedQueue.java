@@ -1,5 +1,6 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.QueueStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Condition;

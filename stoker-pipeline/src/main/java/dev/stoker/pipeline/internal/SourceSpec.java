@@ -1,5 +1,6 @@
-package dev.stoker.pipeline;
+package dev.stoker.pipeline.internal;
 
+import dev.stoker.pipeline.EpochSource;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.Supplier;
@@ -9,26 +10,26 @@ import java.util.function.Supplier;
  * {@code null} when the stream has ended. {@code epochMarkers} says whether epoch ends are sent down
  * the pipeline (sources of one pass need none).
  */
-record SourceSpec(EpochSource<?> epochs, boolean epochMarkers, String description) {
+public record SourceSpec(EpochSource<?> epochs, boolean epochMarkers, String description) {
 
-    Iterator<?> open(int epoch) {
+    public Iterator<?> open(int epoch) {
         Iterable<?> items = epochs.epoch(epoch);
         return items == null ? null : items.iterator();
     }
 
-    static SourceSpec once(Iterable<?> items) {
+    public static SourceSpec once(Iterable<?> items) {
         return new SourceSpec(e -> e == 0 ? items : null, false, "iterable");
     }
 
-    static SourceSpec repeat(Iterable<?> items, int maxEpochs) {
+    public static SourceSpec repeat(Iterable<?> items, int maxEpochs) {
         return new SourceSpec(e -> maxEpochs < 0 || e < maxEpochs ? items : null, true, "iterable, in epochs");
     }
 
-    static SourceSpec once(Iterator<?> items) {
+    public static SourceSpec once(Iterator<?> items) {
         return new SourceSpec(e -> e == 0 ? () -> castIterator(items) : null, false, "iterator");
     }
 
-    static SourceSpec supplier(Supplier<?> supplier) {
+    public static SourceSpec supplier(Supplier<?> supplier) {
         Iterable<Object> endless = () -> new Iterator<>() {
             private Object next;
 
@@ -53,7 +54,7 @@ record SourceSpec(EpochSource<?> epochs, boolean epochMarkers, String descriptio
         return new SourceSpec(e -> e == 0 ? endless : null, false, "supplier");
     }
 
-    static SourceSpec epochs(EpochSource<?> source, int maxEpochs) {
+    public static SourceSpec epochs(EpochSource<?> source, int maxEpochs) {
         return new SourceSpec(e -> maxEpochs < 0 || e < maxEpochs ? source.epoch(e) : null, true, "epoch source");
     }
 
