@@ -44,7 +44,7 @@ final class LoaderOptionsJson {
         try {
             JsonNode tree = JSON.readTree(json);
             if (!(tree instanceof ObjectNode given)) {
-                throw new IllegalArgumentException("loader options: " + (tree == null ? "empty" : tree.getNodeType())
+                throw new IllegalArgumentException("loader options: " + (tree == null || tree.isMissingNode() ? "empty" : tree.getNodeType())
                         + " (expected: a JSON object)");
             }
             if (isPipelineConfig(given)) {

@@ -74,7 +74,7 @@ class SplitAfterDemuxTest {
 
     private static PipelineBuilder<OpenedVideo> fetchAndDemux(List<VideoTask> tasks, LoaderOptions options) {
         return Pipeline.from(tasks)
-                .map("fetch", FetchFactory.class, "")
+                .map("fetch", FetchFactory.class, options.toJson())
                 .map("demux", DemuxFactory.class, options.toJson());
     }
 
