@@ -19,18 +19,14 @@ final class SourceLoop implements Runnable {
     private final PipelineRuntime runtime;
     private final SourceSpec source;
     private final BoundedQueue first;
-    private final TraceRecorder trace;
-    private final boolean hosted;   // fed by stages elsewhere: its "work" is waiting for their outputs
     final WorkerClock clock = new WorkerClock();
     private final LongAdder items = new LongAdder();
     private final TaskTimes times = new TaskTimes();
 
-    SourceLoop(PipelineRuntime runtime, SourceSpec source, BoundedQueue first, TraceRecorder trace, boolean hosted) {
+    SourceLoop(PipelineRuntime runtime, SourceSpec source, BoundedQueue first) {
         this.runtime = runtime;
         this.source = source;
         this.first = first;
-        this.trace = trace;
-        this.hosted = hosted;
     }
 
     /** Items read from the source so far. */
@@ -41,6 +37,7 @@ final class SourceLoop implements Runnable {
     @Override
     public void run() {
         Thread self = Thread.currentThread();
+        TraceRecorder trace = runtime.trace;
         long lastNanos = Long.MAX_VALUE;
         int untimed = 0;
         try {
@@ -100,6 +97,7 @@ final class SourceLoop implements Runnable {
         long[] t = clock.read();
         double total = Math.max(1, t[0] + t[1] + t[2]);
         long emitted = items.sum();
+        boolean hosted = runtime.hosted != null;
         // Fed by hosted stages, the source's "work" is waiting for their next output: idle time, not a
         // saturated stage (the hosted stages' own stats say which of them is busy).
         double busy = hosted ? 0 : t[WorkerClock.BUSY] / total;
