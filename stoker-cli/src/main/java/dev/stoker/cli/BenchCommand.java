@@ -113,6 +113,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
     Path json;
 
+    @Option(names = "--clips-out", paramLabel = "FILE", description = "Write every delivered clip, one a line (batch,"
+            + " path, label, frame times), in delivery order: runs of one seed write the same file.")
+    Path clipsOut;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
@@ -195,7 +199,8 @@ final class BenchCommand implements Callable<Integer> {
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         try (BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
              BenchDevice.Loading loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
-             BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
+             BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder);
+             DeliveredClipLog delivered = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
                 write("--save-config", saveConfig, effective.toJson());
@@ -215,6 +220,7 @@ final class BenchCommand implements Callable<Integer> {
                                 onePerVideo.putIfAbsent(clip.path(), clip);
                             }
                         }
+                        delivered.batch(batchesDone, b.clips());
                         samples.addAndGet(b.clipCount());
                     }
                     storage.consume();
