@@ -5,7 +5,7 @@
 # child restarts and the RSS of both JVMs at start and end. Files land in OUT (default: a temp folder).
 #   bench/soak.sh [BATCHES] [KILL_SECONDS] [OUT] -- [extra stoker bench flags]
 #   bench/soak.sh 5000 30 /tmp/soak -- --failure-budget 0.5
-# The clip is small (4 frames, stride 2, 32x32, batch 4) so that 5,000 batches fit a 2 vCPU VM in minutes.
+# The clip is small (4 frames, stride 2, 32x32, batch 1) so that 5,000 batches fit a 2 vCPU VM in minutes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 batches="${1:-5000}" kill_every="${2:-30}" out="${3:-$(mktemp -d)}"
@@ -19,7 +19,7 @@ for f in "$videos"/damaged/*; do ln -sf "$f" "$out/data/damaged/"; done
 budget='{"maxFailures": -1, "maxFailureRate": 0.5, "warmupItems": 50}'
 printf '{"stages": {"fetch": {"failureBudget": %s}, "demux": {"failureBudget": %s}, "decode": {"failureBudget": %s}}}\n' \
   "$budget" "$budget" "$budget" >"$out/budget.json"
-flags=(--config "$out/budget.json" --split-after demux --batches "$batches" --batch 4 --frames 4 --stride 2 --size 32 --seed 7
+flags=(--config "$out/budget.json" --split-after demux --batches "$batches" --batch 1 --frames 4 --stride 2 --size 32 --seed 7
        --no-reference "$@")
 
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo -; }

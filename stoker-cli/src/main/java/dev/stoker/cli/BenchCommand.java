@@ -243,6 +243,7 @@ final class BenchCommand implements Callable<Integer> {
             effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
             stats = loader.pipeline().stats();
             failures = loader.pipeline().failures();
+            quarantineLine(out, loader.cpuLoader());
             decodedFrames = loader.decodedFrames();
             decodedClips = loader.decodedClips();
         }
@@ -321,6 +322,17 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;
+    }
+
+    /** What the quarantine held and spared, when it held anything. */
+    private static void quarantineLine(PrintWriter out, VideoLoader loader) {
+        if (loader == null || loader.quarantine().entries().isEmpty()) {
+            return;
+        }
+        dev.stoker.video.loader.Quarantine q = loader.quarantine();
+        out.printf(Locale.ROOT, "quarantine: %d files (%d read from %s), %d videos skipped before fetch%n",
+                q.entries().size(), q.fromFile(), q.file() == null ? "no file: --quarantine FILE keeps them" : q.file(),
+                loader.quarantineSkips());
     }
 
     /** CPU time of the whole process (all threads, GC and JIT included), -1 where unavailable. */

@@ -2,6 +2,8 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.VideoEntry;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -97,6 +99,31 @@ public final class Quarantine {
             }
         }
         return new Quarantine(file, loaded);
+    }
+
+    /**
+     * The quarantine {@code options} name ({@link LoaderOptions#quarantine()}), else one of this run only.
+     *
+     * @throws UncheckedIOException when the file cannot be read (naming it)
+     */
+    static Quarantine of(LoaderOptions options) {
+        if (options.quarantine() == null) {
+            return inMemory();
+        }
+        try {
+            return open(options.quarantine());
+        } catch (IOException e) {
+            throw new UncheckedIOException("quarantine: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code dataset} without the quarantined videos: what a loader samples, so that its order is the order of the
+     * same seed over a dataset that never held them. The dataset itself when none of its videos is quarantined.
+     */
+    public Dataset without(Dataset dataset) {
+        List<VideoEntry> kept = dataset.entries().stream().filter(e -> !contains(e.path())).toList();
+        return kept.size() == dataset.size() ? dataset : new Dataset(kept, dataset.classNames());
     }
 
     /** Whether a failure with reason code {@code reason} is a property of the file, so worth quarantining. */

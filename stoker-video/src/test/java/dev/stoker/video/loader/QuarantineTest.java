@@ -66,7 +66,8 @@ class QuarantineTest {
         assumeTrue(Files.isDirectory(damaged), "shared damaged videos not found at " + damaged);
         Path demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 1.0));
         try (Stream<Path> files = Files.walk(demo)) {
-            good = files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+            good = files.filter(Files::isRegularFile).filter(p -> p.getParent().getParent().equals(demo)) // ROOT/<class>/<video>
+                    .filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
         }
         Path cls = good.getFirst().getParent();
         Path empty = Files.createFile(cls.resolve("empty.mp4"));
@@ -148,6 +149,17 @@ class QuarantineTest {
         assertThat(Quarantine.open(file).entries()).hasSize(broken.size());
     }
 
+    /** With demux in a child JVM the failures come back with its reports; each file is still counted once. */
+    @Test
+    void aChildJvmsFailuresQuarantineToo() throws IOException {
+        Run run = run(manifest("split", concat(good, broken)), null, LoaderStage.DEMUX);
+        Map<String, Long> failuresPerItem = run.failures.stream()
+                .collect(Collectors.groupingBy(Failure::item, Collectors.counting()));
+        assertThat(failuresPerItem).hasSize(broken.size()).allSatisfy((item, n) -> assertThat(n).as(item).isEqualTo(1L));
+        assertThat(run.quarantined).hasSize(broken.size());
+        assertThat(run.clips).hasSize(good.size() * EPOCHS);
+    }
+
     @Test
     void transientReasonsAreNotFileFaults() {
         assertThat(Stream.of("empty-file", "unknown-format", "no-video-stream", "corrupt", "truncated", "unsupported-codec"))
@@ -160,7 +172,12 @@ class QuarantineTest {
     }
 
     private static Run run(Path manifest, Path quarantine) throws IOException {
+        return run(manifest, quarantine, null);
+    }
+
+    private static Run run(Path manifest, Path quarantine, LoaderStage splitAfter) throws IOException {
         LoaderOptions options = LoaderOptions.builder()
+                .splitAfter(splitAfter)
                 .clip(4, 2)
                 .size(32, 32, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NTHWC)
