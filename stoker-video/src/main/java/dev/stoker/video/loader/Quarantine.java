@@ -49,6 +49,8 @@ public final class Quarantine {
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private final int fromFile;
     private final int changedSince;
+    /** The entries read at open (unchanged files), in file order. */
+    private final List<Entry> loaded;
 
     private Quarantine(Path file, List<Entry> loaded) {
         this.file = file;
@@ -62,6 +64,7 @@ public final class Quarantine {
             }
         }
         this.fromFile = entries.size();
+        this.loaded = List.copyOf(entries.values());
         this.changedSince = changed;
     }
 
@@ -123,6 +126,19 @@ public final class Quarantine {
      */
     public Dataset without(Dataset dataset) {
         List<VideoEntry> kept = dataset.entries().stream().filter(e -> !contains(e.path())).toList();
+        return kept.size() == dataset.size() ? dataset : new Dataset(kept, dataset.classNames());
+    }
+
+    /**
+     * {@code dataset} without the first {@code count} entries read from the file: the dataset a run that started
+     * when the (append-only) file held only those left out. A resumed run finds the one its state was taken on.
+     */
+    Dataset withoutFirst(Dataset dataset, int count) {
+        Set<String> out = new java.util.HashSet<>();
+        for (Entry e : loaded.subList(0, count)) {
+            out.add(e.path());
+        }
+        List<VideoEntry> kept = dataset.entries().stream().filter(e -> !out.contains(e.path().toString())).toList();
         return kept.size() == dataset.size() ? dataset : new Dataset(kept, dataset.classNames());
     }
 

@@ -126,8 +126,19 @@ public final class VideoLoader extends HostBatchLoader {
     /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
         Quarantine quarantine = Quarantine.of(options);
-        Dataset kept = quarantine.without(dataset);
-        return open(kept, options, trace, LoaderFront.resume(kept, options, state), BatchMemory.offHeap(), quarantine);
+        // The run that gave the state left out the files its quarantine file listed then: a prefix of the file,
+        // which only grows. The files listed since are skipped before fetch instead (the same clips arrive).
+        for (int listed = quarantine.fromFile(); ; listed--) {
+            Dataset kept = quarantine.withoutFirst(dataset, listed);
+            try {
+                ResumeTracker at = LoaderFront.resume(kept, options, state);
+                return open(kept, options, trace, at, BatchMemory.offHeap(), quarantine);
+            } catch (IllegalArgumentException e) {
+                if (listed == 0 || !e.getMessage().startsWith("dataset fingerprint")) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

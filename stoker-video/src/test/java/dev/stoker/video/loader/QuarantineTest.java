@@ -8,8 +8,8 @@ import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -149,6 +150,36 @@ class QuarantineTest {
         assertThat(Quarantine.open(file).entries()).hasSize(broken.size());
     }
 
+    /** A run resumed from its state finds the dataset it started on although its quarantine file grew since. */
+    @Test
+    void aRunResumesAfterItsQuarantineFileGrew() throws IOException {
+        Path all = manifest("resume", concat(good, broken));
+        List<String> whole = run(all, dir.resolve("resume-whole.jsonl")).clips;
+        Path file = dir.resolve("resume.jsonl");
+        LoaderOptions options = options(file, null);
+        List<String> clips = new ArrayList<>();
+        SamplerState state;
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(all), options)) {
+            Iterator<ClipBatch> batches = loader.iterator();
+            for (int b = 0; b < 8; b++) {
+                try (ClipBatch batch = batches.next()) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            state = loader.state();
+        }
+        assertThat(Files.readAllLines(file)).as("quarantined while it ran").hasSize(broken.size());
+        try (VideoLoader loader = VideoLoader.resume(Dataset.open(all), options, state)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        assertThat(clips).isEqualTo(whole);
+    }
+
     /** With demux in a child JVM the failures come back with its reports; each file is still counted once. */
     @Test
     void aChildJvmsFailuresQuarantineToo() throws IOException {
@@ -176,7 +207,23 @@ class QuarantineTest {
     }
 
     private static Run run(Path manifest, Path quarantine, LoaderStage splitAfter) throws IOException {
-        LoaderOptions options = LoaderOptions.builder()
+        List<String> clips = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest), options(quarantine, splitAfter))) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            return new Run(clips, loader.pipeline().failures(), loader.quarantine().entries());
+        }
+    }
+
+    private static List<String> describe(ClipBatch batch) {
+        return batch.clips().stream().map(c -> c.path() + "@" + Arrays.toString(c.frameTimestampsSeconds())).toList();
+    }
+
+    private static LoaderOptions options(Path quarantine, LoaderStage splitAfter) {
+        return LoaderOptions.builder()
                 .splitAfter(splitAfter)
                 .clip(4, 2)
                 .size(32, 32, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
@@ -186,17 +233,6 @@ class QuarantineTest {
                 .fetchHook(CountingFetches.class)
                 .quarantine(quarantine)
                 .build();
-        List<String> clips = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest), options)) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    for (ClipInfo c : batch.clips()) {
-                        clips.add(c.path() + "@" + Arrays.toString(c.frameTimestampsSeconds()));
-                    }
-                }
-            }
-            return new Run(clips, loader.pipeline().failures(), loader.quarantine().entries());
-        }
     }
 
     private static Path manifest(String name, List<Path> files) throws IOException {
