@@ -180,7 +180,10 @@ public final class SubprocessOptions implements StageHost {
         return c;
     }
 
-    /** Restarts of the child allowed before iteration fails with a {@code PipelineFailedException}. Default 10. */
+    /**
+     * Restarts of the child in a row, with no input finished between them (a crash loop), allowed before iteration
+     * fails with a {@code PipelineFailedException}. Default 10.
+     */
     public SubprocessOptions crashBudget(int restarts) {
         if (restarts < 0) {
             throw new IllegalArgumentException("crashBudget: " + restarts + " (expected: 0+)");
