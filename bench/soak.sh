@@ -30,7 +30,8 @@ echo "soak: $batches batches, SIGKILL to the child every ${kill_every}s, files i
 launcher=$!
 jvm=""; child=""; kills=0; start_rss=""; last_rss=""
 while kill -0 "$launcher" 2>/dev/null; do
-  [ -z "$jvm" ] && jvm="$(bench_jvm "$launcher" || true)"
+  # Found again while the one found is gone: the launcher runs short-lived JVMs (probes) before the real one.
+  if [ -z "$jvm" ] || ! kill -0 "$jvm" 2>/dev/null; then jvm="$(bench_jvm "$launcher" || true)"; fi
   [ -n "$jvm" ] && child="$(child_of "$jvm" || true)"
   if [ -n "$child" ]; then
     [ -z "$start_rss" ] && { sleep 5; start_rss="parent $(rss_kib "$jvm") KiB, child $(rss_kib "$child") KiB"; next_kill=$((SECONDS + kill_every)); }
