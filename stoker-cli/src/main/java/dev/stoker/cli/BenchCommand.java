@@ -333,8 +333,9 @@ final class BenchCommand implements Callable<Integer> {
             return;
         }
         dev.stoker.video.loader.Quarantine q = loader.quarantine();
-        out.printf(Locale.ROOT, "quarantine: %d files (%d read from %s), %d videos skipped before fetch%n",
-                q.entries().size(), q.fromFile(), q.file() == null ? "no file: --quarantine FILE keeps them" : q.file(),
+        String from = q.file() == null ? "this run only; --quarantine FILE keeps them"
+                : q.fromFile() + " read from " + q.file();
+        out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos skipped before fetch%n", q.entries().size(), from,
                 loader.quarantineSkips());
     }
 
