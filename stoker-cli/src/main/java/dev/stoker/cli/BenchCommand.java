@@ -116,6 +116,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
     Path json;
 
+    @Option(names = "--clips-out", paramLabel = "FILE", description = "Write every delivered clip, one a line (batch,"
+            + " path, label, frame times), in delivery order: runs of one seed write the same file.")
+    Path clipsOut;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
@@ -198,7 +202,8 @@ final class BenchCommand implements Callable<Integer> {
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
-                () -> VideoLoader.open(data, options, recorder))) {
+                () -> VideoLoader.open(data, options, recorder));
+             DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
                 write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
@@ -218,6 +223,7 @@ final class BenchCommand implements Callable<Integer> {
                                 onePerVideo.putIfAbsent(clip.path(), clip);
                             }
                         }
+                        clipLog.batch(batchesDone, b.clips());
                         samples.addAndGet(b.clipCount());
                     }
                     storage.consume();
@@ -239,6 +245,7 @@ final class BenchCommand implements Callable<Integer> {
             effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
             stats = loader.stats();
             failures = loader.failures();
+            quarantineLine(out, loader instanceof VideoLoader video ? video : null);
             decodedFrames = loader.decodedFrames();
             decodedClips = loader.decodedClips();
             gpu.reportDecoding(loader);
@@ -318,6 +325,18 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return batchesDone == 0 ? 1 : ExitCode.OK;
+    }
+
+    /** What the quarantine held and spared, when it held anything. */
+    private static void quarantineLine(PrintWriter out, VideoLoader loader) {
+        if (loader == null || loader.quarantine().entries().isEmpty()) {
+            return;
+        }
+        dev.stoker.video.loader.Quarantine q = loader.quarantine();
+        String from = q.file() == null ? "this run only; --quarantine FILE keeps them"
+                : q.fromFile() + " read from " + q.file();
+        out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos skipped before fetch%n", q.entries().size(), from,
+                loader.quarantineSkips());
     }
 
     /** CPU time of the whole process (all threads, GC and JIT included), -1 where unavailable. */

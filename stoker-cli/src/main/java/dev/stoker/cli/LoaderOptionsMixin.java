@@ -96,6 +96,13 @@ final class LoaderOptionsMixin {
                     + " 0 stops at the first failure, 1 never stops.")
     String failureBudget;
 
+    @Option(names = "--quarantine", paramLabel = "FILE",
+            description = "Skip the videos listed in FILE (JSONL: path, size, mtime, stage, reason) and append those"
+                    + " that fail for a reason of their own (empty, not a video, truncated, corrupt, unsupported codec);"
+                    + " a file changed since it was listed is tried again. Without it, such files are skipped after"
+                    + " their first failure for this run only.")
+    Path quarantine;
+
     /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
     LoaderOptions loaderOptions(CommandSpec spec) {
         LoaderOptions base;
@@ -135,6 +142,9 @@ final class LoaderOptionsMixin {
             }
             if (failureBudget != null) {
                 o.failureBudget(parseFailureBudget(spec, failureBudget));
+            }
+            if (quarantine != null) {
+                o.quarantine(quarantine);
             }
             o.config(concurrencyOverrides(spec));
             return o.build();

@@ -169,7 +169,10 @@ public final class SubprocessOptions implements StageHost {
         return with(c -> c.ringBytes = (bytes + 7) & ~7L);
     }
 
-    /** Restarts of the child allowed before iteration fails with a {@code PipelineFailedException}. Default 10. */
+    /**
+     * Restarts of the child in a row, with no input finished between them (a crash loop), allowed before iteration
+     * fails with a {@code PipelineFailedException}. Default 10.
+     */
     public SubprocessOptions crashBudget(int restarts) {
         if (restarts < 0) {
             throw new IllegalArgumentException("crashBudget: " + restarts + " (expected: 0+)");

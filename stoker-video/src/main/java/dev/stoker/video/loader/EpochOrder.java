@@ -8,7 +8,9 @@ import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /**
  * The order videos are visited in: the {@link EpochSampler}'s sequence for this rank (a pure function of
@@ -20,11 +22,14 @@ final class EpochOrder implements EpochSource<VideoTask> {
     private final Dataset dataset;
     private final EpochSource<SampleDraw> draws;
     private final SamplerState start;
+    private final QuarantineGate gate;
 
-    EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs) {
+    /** {@code gate}: where quarantined videos are skipped, as they are handed on; null for none. */
+    EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs, QuarantineGate gate) {
         this.dataset = dataset;
         this.draws = sampler.source(start, epochs);
         this.start = start;
+        this.gate = gate;
     }
 
     /** The dataset as the sampler sees it: the entries of one file form a group. */
@@ -33,7 +38,7 @@ final class EpochOrder implements EpochSource<VideoTask> {
     }
 
     @Override
-    public List<VideoTask> epoch(int epoch) {
+    public Iterable<VideoTask> epoch(int epoch) {
         Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
         if (epochDraws == null) {
             return null;
@@ -43,6 +48,35 @@ final class EpochOrder implements EpochSource<VideoTask> {
             int firstClip = epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0;
             tasks.add(new VideoTask(dataset.get(d.sampleIndex()), d.sampleIndex(), d.epoch(), d.position(), firstClip));
         }
-        return tasks;
+        // Filtered as the source hands each one on, not when the epoch is listed: a file that failed late in
+        // the previous epoch is known by then.
+        return gate == null ? tasks : () -> admitted(tasks.iterator());
+    }
+
+    private Iterator<VideoTask> admitted(Iterator<VideoTask> tasks) {
+        return new Iterator<>() {
+            private VideoTask next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && tasks.hasNext()) {
+                    VideoTask task = tasks.next();
+                    if (gate.admit(task)) {
+                        next = task;
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public VideoTask next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                VideoTask task = next;
+                next = null;
+                return task;
+            }
+        };
     }
 }

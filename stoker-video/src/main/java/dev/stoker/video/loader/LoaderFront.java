@@ -48,8 +48,14 @@ public final class LoaderFront {
 
     /** Source → fetch (with {@code options}' fetch hook, if any). */
     static PipelineBuilder<FetchedVideo> fetched(Dataset dataset, LoaderOptions options, ResumeTracker from) {
+        return fetched(dataset, options, from, null);
+    }
+
+    /** Source → fetch, the source skipping the videos {@code gate} (nullable) holds quarantined. */
+    static PipelineBuilder<FetchedVideo> fetched(Dataset dataset, LoaderOptions options, ResumeTracker from,
+                                                 QuarantineGate gate) {
         FailureBudget budget = options.failureBudget();
-        return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.sampling().epochs()))
+        return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.sampling().epochs(), gate))
                 .map("fetch", FetchFactory.class, options.toJson(), s -> s.failureBudget(budget));
     }
 

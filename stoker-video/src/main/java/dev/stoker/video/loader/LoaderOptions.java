@@ -38,10 +38,14 @@ import java.util.Objects;
  * @param config        per-stage concurrency and queue settings, laid over the loader's defaults
  * @param fetchHook     runs in the fetch stage just before each file is read (evicting its pages for a
  *                      cold-cache benchmark, say); a class, so that it runs in a child JVM too; null: none
+ * @param quarantine    a JSONL file of videos whose failure is a property of the file ({@link Quarantine}): read at
+ *                      start, so that they are skipped from the start, and appended to as more fail; null: a
+ *                      quarantine of this run only (every loader quarantines such files at their first failure)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampling, Decode decode, Placement placement,
-                            FailureBudget failureBudget, PipelineConfig config, Class<? extends FetchHook> fetchHook) {
+                            FailureBudget failureBudget, PipelineConfig config, Class<? extends FetchHook> fetchHook,
+                            Path quarantine) {
 
     private static final LoaderOptions DEFAULTS = new LoaderOptions(
             new Clip(16, 2, 0, PastEndPolicy.SHIFT, ClipStarts.RANDOM, 1, 1.0),
@@ -52,6 +56,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             Placement.IN_PROCESS,
             FailureBudget.rate(0.10, 50),
             PipelineConfig.EMPTY,
+            null,
             null);
 
     /** How clip starts are chosen in a video. */

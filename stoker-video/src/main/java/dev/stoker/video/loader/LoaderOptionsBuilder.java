@@ -28,6 +28,7 @@ public final class LoaderOptionsBuilder {
     private FailureBudget failureBudget;
     private PipelineConfig config;
     private Class<? extends FetchHook> fetchHook;
+    private java.nio.file.Path quarantine;
 
     LoaderOptionsBuilder(LoaderOptions o) {
         clip = o.clip();
@@ -39,6 +40,7 @@ public final class LoaderOptionsBuilder {
         failureBudget = o.failureBudget();
         config = o.config();
         fetchHook = o.fetchHook();
+        quarantine = o.quarantine();
     }
 
     public LoaderOptionsBuilder clip(Clip clip) {
@@ -155,7 +157,14 @@ public final class LoaderOptionsBuilder {
         return this;
     }
 
+    /** Reads and appends the quarantine in {@code file} (JSONL, see {@link Quarantine}); null: this run's only. */
+    public LoaderOptionsBuilder quarantine(java.nio.file.Path file) {
+        this.quarantine = file;
+        return this;
+    }
+
     public LoaderOptions build() {
-        return new LoaderOptions(clip, size, batch, sampling, decode, placement, failureBudget, config, fetchHook);
+        return new LoaderOptions(clip, size, batch, sampling, decode, placement, failureBudget, config, fetchHook,
+                quarantine);
     }
 }

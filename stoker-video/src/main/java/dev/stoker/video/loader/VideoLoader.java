@@ -59,11 +59,14 @@ public final class VideoLoader extends HostBatchLoader {
     private final Dataset dataset;
     private final LoaderOptions options;
     private final MemoryPlan plan;
+    private final QuarantineGate gate;
 
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
-                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan) {
+                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan,
+                        QuarantineGate gate) {
         super(pipeline, resume);
         this.plan = plan;
+        this.gate = gate;
         this.dataset = dataset;
         this.options = options;
         this.decode = decode;
@@ -104,7 +107,9 @@ public final class VideoLoader extends HostBatchLoader {
      * transfer stage can copy the batches collate writes without a staging copy); the loader owns it.
      */
     public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, BatchMemory batchMemory) {
-        return open(dataset, options, trace, LoaderFront.start(dataset, options), batchMemory);
+        Quarantine quarantine = Quarantine.of(options);
+        Dataset kept = quarantine.without(dataset);
+        return open(kept, options, trace, LoaderFront.start(kept, options), batchMemory, quarantine);
     }
 
     /**
@@ -122,11 +127,38 @@ public final class VideoLoader extends HostBatchLoader {
 
     /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
-        return open(dataset, options, trace, LoaderFront.resume(dataset, options, state), BatchMemory.offHeap());
+        Quarantine quarantine = Quarantine.of(options);
+        // The run that gave the state left out the files its quarantine file listed then: a prefix of the file,
+        // which only grows. The files listed since are skipped before fetch instead (the same clips arrive).
+        for (int listed = quarantine.fromFile(); ; listed--) {
+            Dataset kept = quarantine.withoutFirst(dataset, listed);
+            try {
+                ResumeTracker at = LoaderFront.resume(kept, options, state);
+                return open(kept, options, trace, at, BatchMemory.offHeap(), quarantine);
+            } catch (IllegalArgumentException e) {
+                if (listed == 0 || !e.getMessage().startsWith("dataset fingerprint")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * The videos this loader skips because their failure is a property of the file: those of
+     * {@link LoaderOptions#quarantine()} at open (left out of the dataset, so the order is the dataset's without
+     * them) and those that failed so since, skipped before fetch from the next time they come up.
+     */
+    public Quarantine quarantine() {
+        return gate.quarantine();
+    }
+
+    /** Videos skipped so far because they were quarantined during this run. */
+    public long quarantineSkips() {
+        return gate.skipped();
     }
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
-                                    BatchMemory batchMemory) {
+                                    BatchMemory batchMemory, Quarantine quarantine) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
         PipelineConfig config = defaults.overriddenBy(options.config());
         if (options.decode().fusedConvert()) {
@@ -139,13 +171,17 @@ public final class VideoLoader extends HostBatchLoader {
         BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
+        // Decode here reports each video's end to the gate, which then holds a file's next video until its last
+        // one settled; decoding in a child, quarantine acts on failures as they are reported.
+        QuarantineGate gate = new QuarantineGate(quarantine, !options.placement().inChild(LoaderStage.DECODE));
         try {
-            Parts parts = new Parts(decode, convert, clipBuffers, batches);
+            Parts parts = new Parts(decode, convert, clipBuffers, batches, gate);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
             Pipeline<ClipBatch> pipeline = builder.build();
+            gate.watch(pipeline::failures);
             // Reconfigured while running (an autotuner, say), the stages may hold more clips and batches at
             // once: the pools grow first, so that a full pipeline still never waits on itself.
             pipeline.beforeReconfigure(next -> {
@@ -153,7 +189,7 @@ public final class VideoLoader extends HostBatchLoader {
                 clipBuffers.raiseBudget(grown.clipPoolBytes());
                 batches.raiseBudget(grown.batchPoolBytes());
             });
-            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options, plan);
+            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options, plan, gate);
         } catch (RuntimeException e) {
             decode.close();
             convert.close();
@@ -169,8 +205,21 @@ public final class VideoLoader extends HostBatchLoader {
         return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
     }
 
-    /** What the stages of this process run with: its decode, convert and pools. */
-    private record Parts(DecodeStage decode, ConvertStage convert, BatchPool clipBuffers, BatchPool batches) {
+    /** What the stages of this process run with: its decode, convert and pools, and the quarantine's gate. */
+    private record Parts(DecodeStage decode, ConvertStage convert, BatchPool clipBuffers, BatchPool batches,
+                         QuarantineGate gate) {
+    }
+
+    /** Runs the decode of {@code opened} and tells the gate its video settled (decoded or failed). */
+    private static <R> R settle(QuarantineGate gate, OpenedVideo opened, java.util.function.Supplier<R> decodeIt) {
+        try {
+            R result = decodeIt.get();
+            gate.settled(opened.task(), null);
+            return result;
+        } catch (RuntimeException | Error e) {
+            gate.settled(opened.task(), e);
+            throw e;
+        }
     }
 
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, Parts parts,
@@ -181,7 +230,8 @@ public final class VideoLoader extends HostBatchLoader {
         boolean fused = options.decode().fusedConvert();
         DecodeStage decode = parts.decode();
         ConvertStage convert = parts.convert();
-        PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume);
+        QuarantineGate gate = parts.gate();
+        PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume, gate);
         if (split == LoaderStage.FETCH) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
@@ -194,11 +244,13 @@ public final class VideoLoader extends HostBatchLoader {
         if (fused) {
             clips = placement.inChild(LoaderStage.DECODE)
                     ? demuxed.<LoadedClip>flatMap("decode", DecodeConvertFactory.class, decodeConfig, s -> s.failureBudget(budget))
-                    : demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget));
+                    : demuxed.flatMap("decode", opened -> settle(gate, opened, () -> decode.decodeAndConvert(opened)),
+                            s -> s.failureBudget(budget));
         } else {
             PipelineBuilder<DecodedVideo> decoded = placement.inChild(LoaderStage.DECODE)
                     ? demuxed.map("decode", DecodeFactory.class, decodeConfig, s -> s.failureBudget(budget))
-                    : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget));
+                    : demuxed.map("decode", opened -> settle(gate, opened, () -> decode.decode(opened)),
+                            s -> s.failureBudget(budget));
             clips = placement.inChild(LoaderStage.CONVERT)
                     ? decoded.<LoadedClip>flatMap("convert", ConvertFactory.class, "", s -> s.failureBudget(budget))
                     : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));

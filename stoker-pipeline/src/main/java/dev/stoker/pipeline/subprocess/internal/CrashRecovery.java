@@ -19,6 +19,7 @@ final class CrashRecovery {
     private final ChildReports reports;
     private final int crashBudget;
     private int restarts;
+    private long doneAtLastRestart;
 
     CrashRecovery(ChildLauncher launcher, InFlightLedger ledger, ChildReports reports, int crashBudget) {
         this.launcher = launcher;
@@ -30,6 +31,12 @@ final class CrashRecovery {
     /** Restarts the dead child; {@code null} when it runs again, else the failure that ends the run. */
     PipelineFailedException recover() {
         String how = launcher.howItEnded();
+        // The budget bounds crash loops: restarts in a row with no input done between them. A child killed from
+        // time to time (the OOM killer under pressure, an operator) over a long run makes progress between.
+        if (ledger.doneCount() > doneAtLastRestart) {
+            restarts = 0;
+        }
+        doneAtLastRestart = ledger.doneCount();
         restarts++;
         List<SentEntry> suspects = ledger.suspects();
         List<String> named = suspects.stream().map(e -> "'" + Resources.describe(e.value) + "'").toList();
@@ -38,12 +45,15 @@ final class CrashRecovery {
             if (++culprit.crashes >= 2) {
                 quarantine(culprit, how);
             }
-        } else {
+        } else if (!launcher.killed()) {
+            // A SIGKILL comes from outside: it blames none of several items in flight, or one that happened to be
+            // in flight at two such kills would be skipped and lost. Alone in flight (probation) it still counts,
+            // so an item that makes the child run out of memory is still skipped.
             suspects.forEach(e -> e.crashes++);
         }
         if (restarts > crashBudget) {
-            return reports.runFailure("the child process died " + restarts + " times (crash budget: " + crashBudget
-                    + " restarts); last: " + how + ", with items in flight " + named, null);
+            return reports.runFailure("the child process died " + restarts + " times in a row without finishing an item"
+                    + " (crash budget: " + crashBudget + " restarts); last: " + how + ", with items in flight " + named, null);
         }
         LOG.log(System.Logger.Level.WARNING, "child process " + launcher.pid() + " died (" + how + ") with "
                 + suspects.size() + " items in flight " + abbreviate(named) + "; restarting it (restart " + restarts + " of "

@@ -18,6 +18,8 @@ final class InFlightLedger {
     private final SourceFeeder feeder;
     private SentEntry nextFresh;
     private int inFlightInputs;
+    /** Inputs the child was done with, over every child: progress, which ends a run of restarts. */
+    private long doneCount;
     private boolean probation;
 
     InFlightLedger(SourceFeeder feeder) {
@@ -84,9 +86,17 @@ final class InFlightLedger {
         }
     }
 
+    /** Inputs the child was done with so far, over every child it had. */
+    long doneCount() {
+        return doneCount;
+    }
+
     /** The child is done with input {@code id}. */
     void done(long id) {
         SentEntry e = unacked.remove(id);
+        if (e != null) {
+            doneCount++;
+        }
         if (e != null && !e.settled) {
             inFlightInputs--;
         }

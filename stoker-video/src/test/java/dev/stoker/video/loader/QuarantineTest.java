@@ -1,0 +1,251 @@
+package dev.stoker.video.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A dataset with broken files trains several epochs with the failure budget raised: each broken file (empty, not a
+ * video, a truncated MP4 without its index, a VP9 stream too large to decode: the last two real damaged files of
+ * {@code ../shared/videos/damaged}) fails once, in its first epoch, and is never fetched again; a transient failure
+ * (a read that fails once) is not quarantined. With the quarantine file the next run of the same seed skips them
+ * from the start and delivers exactly the clips of a run over the dataset without them; a broken file changed since
+ * is tried again.
+ */
+class QuarantineTest {
+    private static final int EPOCHS = 4;
+    @TempDir
+    static Path dir;
+    static List<Path> good;
+    static List<Path> broken;
+
+    /** Counts every fetch per file (the fetch stage calls it just before reading). */
+    public static final class CountingFetches implements FetchHook {
+        static final Map<Path, AtomicInteger> COUNTS = new ConcurrentHashMap<>();
+        static volatile Path failOnce;
+
+        @Override
+        public void beforeRead(Path file) throws IOException {
+            int n = COUNTS.computeIfAbsent(file, f -> new AtomicInteger()).incrementAndGet();
+            if (file.equals(failOnce) && n == 1) {
+                throw new IOException("a read that fails once (a network mount's hiccup)");
+            }
+        }
+    }
+
+    @BeforeAll
+    static void makeDataset() throws IOException {
+        String shared = System.getProperty("stoker.shared.videos");
+        assumeTrue(shared != null, "system property stoker.shared.videos is not set (surefire sets it)");
+        Path damaged = Path.of(shared, "damaged");
+        assumeTrue(Files.isDirectory(damaged), "shared damaged videos not found at " + damaged);
+        Path demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 1.0));
+        try (Stream<Path> files = Files.walk(demo)) {
+            good = files.filter(Files::isRegularFile).filter(p -> p.getParent().getParent().equals(demo)) // ROOT/<class>/<video>
+                    .filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+        }
+        Path cls = good.getFirst().getParent();
+        Path empty = Files.createFile(cls.resolve("empty.mp4"));
+        Path text = Files.writeString(cls.resolve("not_a_video.mp4"), "this is a README saved as .mp4\n".repeat(40));
+        Path truncated = Files.copy(damaged.resolve("DERIVED_mmaction2_test_truncated_moov_missing.mp4"),
+                cls.resolve("truncated_moov_missing.mp4"));
+        Path huge = Files.copy(damaged.resolve("libwebm_invalid_vp9_bug1416.webm"), cls.resolve("vp9_12336x12336.webm"));
+        broken = List.of(empty, text, truncated, huge);
+    }
+
+    @BeforeEach
+    void resetCounts() {
+        CountingFetches.COUNTS.clear();
+        CountingFetches.failOnce = null;
+    }
+
+    @Test
+    void brokenFilesFailOnceAndAreNeverFetchedAgain() throws IOException {
+        Path flaky = good.get(2);
+        CountingFetches.failOnce = flaky;
+        Path file = dir.resolve("once.jsonl");
+        Run run = run(manifest("all", concat(good, broken)), file);
+
+        Map<String, Long> failuresPerItem = run.failures.stream()
+                .collect(Collectors.groupingBy(Failure::item, Collectors.counting()));
+        for (Path b : broken) {
+            assertThat(failuresPerItem.get(b.toString())).as("failures of %s", b).isEqualTo(1L);
+            assertThat(CountingFetches.COUNTS.get(b).get()).as("fetches of %s over %d epochs", b, EPOCHS).isEqualTo(1);
+        }
+        assertThat(run.quarantined).extracting(Quarantine.Entry::path)
+                .containsExactlyInAnyOrderElementsOf(broken.stream().map(Path::toString).toList());
+        assertThat(run.quarantined).allSatisfy(e -> {
+            assertThat(Quarantine.isFileFault(e.reason())).isTrue();
+            assertThat(e.sizeBytes()).isEqualTo(Files.size(Path.of(e.path())));
+        });
+        assertThat(run.quarantined).filteredOn(e -> e.path().endsWith("empty.mp4")).singleElement()
+                .satisfies(e -> assertThat(e.reason()).isEqualTo("empty-file"));
+
+        // The transient failure: counted, not quarantined, fetched again in every later epoch.
+        assertThat(failuresPerItem.get(flaky.toString())).isEqualTo(1L);
+        assertThat(CountingFetches.COUNTS.get(flaky).get()).isEqualTo(EPOCHS);
+        assertThat(run.clips.stream().filter(c -> c.startsWith(flaky + "@")).count()).isEqualTo(EPOCHS - 1);
+        for (Path g : good) {
+            assertThat(CountingFetches.COUNTS.get(g).get()).as("fetches of %s", g).isEqualTo(EPOCHS);
+        }
+        assertThat(run.failures).hasSize(broken.size() + 1);
+        assertThat(Files.readAllLines(file)).hasSize(broken.size());
+    }
+
+    @Test
+    void theQuarantineFileGivesTheOrderOfTheDatasetWithoutTheBrokenFiles() throws IOException {
+        Path file = dir.resolve("next-run.jsonl");
+        Path all = manifest("with-broken", concat(good, broken));
+        run(all, file); // finds them
+
+        resetCounts();
+        Run skipping = run(all, file);
+        Run without = run(manifest("without-broken", good), null);
+        assertThat(skipping.failures).isEmpty();
+        for (Path b : broken) {
+            assertThat(CountingFetches.COUNTS.get(b)).as("fetches of %s", b).isNull();
+        }
+        assertThat(skipping.clips).hasSize(good.size() * EPOCHS).isEqualTo(without.clips);
+        assertThat(run(all, file).clips).as("same seed, same quarantine: same order").isEqualTo(skipping.clips);
+        assertThat(Files.readAllLines(file)).as("nothing appended by the runs that skipped them").hasSize(broken.size());
+
+        // A broken file replaced since (size and time changed) is tried again, and quarantined again if still broken.
+        Path replaced = broken.getFirst();
+        Files.writeString(replaced, "still not a video");
+        Files.setLastModifiedTime(replaced, FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+        resetCounts();
+        Run again = run(all, file);
+        assertThat(CountingFetches.COUNTS.get(replaced).get()).isEqualTo(1);
+        assertThat(again.failures).singleElement().satisfies(f -> assertThat(f.item()).isEqualTo(replaced.toString()));
+        for (Path b : broken.subList(1, broken.size())) {
+            assertThat(CountingFetches.COUNTS.get(b)).as("fetches of %s", b).isNull();
+        }
+        assertThat(Files.readAllLines(file)).hasSize(broken.size() + 1);
+        assertThat(Quarantine.open(file).entries()).hasSize(broken.size());
+    }
+
+    /** A run resumed from its state finds the dataset it started on although its quarantine file grew since. */
+    @Test
+    void aRunResumesAfterItsQuarantineFileGrew() throws IOException {
+        Path all = manifest("resume", concat(good, broken));
+        List<String> whole = run(all, dir.resolve("resume-whole.jsonl")).clips;
+        Path file = dir.resolve("resume.jsonl");
+        LoaderOptions options = options(file, null);
+        List<String> clips = new ArrayList<>();
+        SamplerState state;
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(all), options)) {
+            Iterator<ClipBatch> batches = loader.iterator();
+            for (int b = 0; b < 8; b++) {
+                try (ClipBatch batch = batches.next()) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            state = loader.state();
+        }
+        assertThat(Files.readAllLines(file)).as("quarantined while it ran").hasSize(broken.size());
+        try (VideoLoader loader = VideoLoader.resume(Dataset.open(all), options, state)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        assertThat(clips).isEqualTo(whole);
+    }
+
+    /** With demux in a child JVM the failures come back with its reports; each file is still counted once. */
+    @Test
+    void aChildJvmsFailuresQuarantineToo() throws IOException {
+        Run run = run(manifest("split", concat(good, broken)), null, LoaderStage.DEMUX);
+        Map<String, Long> failuresPerItem = run.failures.stream()
+                .collect(Collectors.groupingBy(Failure::item, Collectors.counting()));
+        assertThat(failuresPerItem).hasSize(broken.size()).allSatisfy((item, n) -> assertThat(n).as(item).isEqualTo(1L));
+        assertThat(run.quarantined).hasSize(broken.size());
+        assertThat(run.clips).hasSize(good.size() * EPOCHS);
+    }
+
+    @Test
+    void transientReasonsAreNotFileFaults() {
+        assertThat(Stream.of("empty-file", "unknown-format", "no-video-stream", "corrupt", "truncated", "unsupported-codec"))
+                .allMatch(Quarantine::isFileFault);
+        assertThat(Stream.of("io-error", "not-found", "crashed the decoder", "too large for the ring", "internal"))
+                .noneMatch(Quarantine::isFileFault);
+    }
+
+    private record Run(List<String> clips, List<Failure> failures, List<Quarantine.Entry> quarantined) {
+    }
+
+    private static Run run(Path manifest, Path quarantine) throws IOException {
+        return run(manifest, quarantine, null);
+    }
+
+    private static Run run(Path manifest, Path quarantine, LoaderStage splitAfter) throws IOException {
+        List<String> clips = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest), options(quarantine, splitAfter))) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    clips.addAll(describe(batch));
+                }
+            }
+            return new Run(clips, loader.pipeline().failures(), loader.quarantine().entries());
+        }
+    }
+
+    private static List<String> describe(ClipBatch batch) {
+        return batch.clips().stream().map(c -> c.path() + "@" + Arrays.toString(c.frameTimestampsSeconds())).toList();
+    }
+
+    private static LoaderOptions options(Path quarantine, LoaderStage splitAfter) {
+        return LoaderOptions.builder()
+                .splitAfter(splitAfter)
+                .clip(4, 2)
+                .size(32, 32, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(2, false, BatchLayout.NTHWC)
+                .order(11, true, EPOCHS)
+                .failureBudget(FailureBudget.rate(0.6, 20))
+                .fetchHook(CountingFetches.class)
+                .quarantine(quarantine)
+                .build();
+    }
+
+    private static Path manifest(String name, List<Path> files) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (Path f : files) {
+            lines.add(f + "," + f.getParent().getFileName());
+        }
+        return Files.write(dir.resolve(name + ".csv"), lines);
+    }
+
+    private static List<Path> concat(List<Path> a, List<Path> b) {
+        List<Path> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
