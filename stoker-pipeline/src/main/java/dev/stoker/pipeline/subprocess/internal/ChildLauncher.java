@@ -96,12 +96,12 @@ final class ChildLauncher {
         return p == null ? -1 : p.pid();
     }
 
-    /** How the (dead) child ended: its exit code, the signal, and where a JVM fatal error report is. */
     /** Whether the child was killed by SIGKILL: from outside (a user, the OOM killer), not a crash of its own. */
     boolean killed() {
         return process != null && !process.isAlive() && process.exitValue() == 128 + 9;
     }
 
+    /** How the (dead) child ended: its exit code, the signal, and where a JVM fatal error report is. */
     String howItEnded() {
         Process p = process;
         return describeExit(p.exitValue()) + settings.fatalErrorReport().apply(p.pid())
