@@ -118,8 +118,8 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
             }
             Envelope e = (Envelope) lookahead;
             lookahead = null;
-            consumer.epoch(e.epoch());
-            return (T) e.value();
+            consumer.epoch(e.epoch);
+            return (T) e.value;
         }
     }
 

@@ -1,9 +1,7 @@
 package dev.stoker.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.pipeline.internal.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,10 +29,6 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PipelineConfig(Integer sinkCapacity, FailureBudget failureBudget, Long stallTimeoutMillis,
                              Map<String, StageConfig> stages) {
-
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     public static final PipelineConfig EMPTY = new PipelineConfig(null, null, null, Map.of());
 
@@ -76,21 +70,11 @@ public record PipelineConfig(Integer sinkCapacity, FailureBudget failureBudget, 
     }
 
     public String toJson() {
-        try {
-            return JSON.writeValueAsString(this);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.write(this);
     }
 
     public static PipelineConfig fromJson(String json) {
-        try {
-            return JSON.readValue(json, PipelineConfig.class);
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
-            throw new IllegalArgumentException("pipeline config: not valid JSON for a PipelineConfig: " + e.getOriginalMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.read(json, PipelineConfig.class, "pipeline config");
     }
 
     public static PipelineConfig read(Path file) {

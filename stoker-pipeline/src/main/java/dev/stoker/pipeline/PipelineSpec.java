@@ -1,11 +1,7 @@
 package dev.stoker.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.stoker.pipeline.internal.Json;
 import java.lang.reflect.InvocationTargetException;
 import java.util.List;
 import java.util.function.Function;
@@ -27,10 +23,6 @@ import java.util.function.Function;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PipelineSpec(List<Stage> stages, PipelineConfig config) {
-
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     public PipelineSpec {
         stages = List.copyOf(stages);
@@ -97,31 +89,15 @@ public record PipelineSpec(List<Stage> stages, PipelineConfig config) {
 
     /** The named stage. */
     public Stage stage(String name) {
-        for (Stage s : stages) {
-            if (s.name().equals(name)) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("stage: '" + name + "' (expected one of "
-                + stages.stream().map(Stage::name).toList() + ")");
+        return Json.stageNamed(stages, Stage::name, name);
     }
 
     public String toJson() {
-        try {
-            return JSON.writeValueAsString(this);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.write(this);
     }
 
     public static PipelineSpec fromJson(String json) {
-        try {
-            return JSON.readValue(json, PipelineSpec.class);
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
-            throw new IllegalArgumentException("pipeline spec: not valid JSON for a PipelineSpec: " + e.getOriginalMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.read(json, PipelineSpec.class, "pipeline spec");
     }
 
     @Override

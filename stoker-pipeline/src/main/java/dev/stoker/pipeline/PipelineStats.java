@@ -1,9 +1,6 @@
 package dev.stoker.pipeline;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.stoker.pipeline.internal.Json;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,8 +24,6 @@ public record PipelineStats(long elapsedMillis, int epoch, double outputsPerSeco
                             SinkStats sink, long failures, Map<String, Long> failuresByReason, Verdict verdict,
                             List<Reconfiguration> reconfigurations) {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     public PipelineStats {
         stages = List.copyOf(stages);
         failuresByReason = Map.copyOf(failuresByReason);
@@ -37,21 +32,11 @@ public record PipelineStats(long elapsedMillis, int epoch, double outputsPerSeco
 
     /** The named stage's stats. */
     public StageStats stage(String name) {
-        for (StageStats s : stages) {
-            if (s.name().equals(name)) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("stage: '" + name + "' (expected one of "
-                + stages.stream().map(StageStats::name).toList() + ")");
+        return Json.stageNamed(stages, StageStats::name, name);
     }
 
     public String toJson() {
-        try {
-            return JSON.writeValueAsString(this);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.write(this);
     }
 
     /** A compact fixed-width table, one row per stage, then the sink and the verdict. */

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ConsumerSide {
     private final PipelineRuntime runtime;
     private final BoundedQueue sink;
-    private final LongAdder delivered = new LongAdder();
     private final LongAdder readyCalls = new LongAdder();
     private final LongAdder waitedCalls = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
@@ -37,7 +36,6 @@ public final class ConsumerSide {
             if (next != null && next != BoundedQueue.FINISHED) {
                 if (next instanceof Envelope) {
                     readyCalls.increment();
-                    delivered.increment();
                 }
                 if (next instanceof Marker) {
                     sink.resume();
@@ -53,7 +51,6 @@ public final class ConsumerSide {
             }
             if (next instanceof Envelope) {
                 waitedCalls.increment();
-                delivered.increment();
                 waitNanos.add(System.nanoTime() - start);
             }
             if (next instanceof Marker) {
@@ -85,8 +82,9 @@ public final class ConsumerSide {
         return waiting;
     }
 
+    /** Results handed to the consumer: those that were ready and those it waited for. */
     long delivered() {
-        return delivered.sum();
+        return readyCalls.sum() + waitedCalls.sum();
     }
 
     /** The epoch of the last result handed out. */
@@ -102,7 +100,7 @@ public final class ConsumerSide {
         var queue = sink.snapshot();
         long ready = readyCalls.sum();
         long waited = waitedCalls.sum();
-        return new SinkStats(queue.capacity(), queue.size(), delivered.sum(),
+        return new SinkStats(queue.capacity(), queue.size(), ready + waited,
                 ready + waited == 0 ? 0 : (double) ready / (ready + waited), waitNanos.sum() / 1e6, queue.meanFill());
     }
 }

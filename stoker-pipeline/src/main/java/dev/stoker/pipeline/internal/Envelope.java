@@ -6,9 +6,9 @@ package dev.stoker.pipeline.internal;
  * from source to sink unless a flat-map splits it.
  */
 public final class Envelope {
-    final long id;
-    final int epoch;
-    Object value;
+    public final long id;
+    public final int epoch;
+    public Object value;   // a map stage reuses the envelope for its result
 
     Envelope(long id, int epoch, Object value) {
         this.id = id;
@@ -16,16 +16,8 @@ public final class Envelope {
         this.value = value;
     }
 
-    public Object value() {
-        return value;
-    }
-
-    public int epoch() {
-        return epoch;
-    }
-
     /** Releases the value if the pipeline drops it (failure, close) and it holds resources. */
     static void release(Object element) {
-        dev.stoker.pipeline.internal.Resources.release(element instanceof Envelope e ? e.value : element);
+        Resources.release(element instanceof Envelope e ? e.value : element);
     }
 }

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.LongSupplier;
 
 /**
  * The pipeline's failures: the first 10,000 kept whole, all counted by stage and reason, each checked against
@@ -22,17 +21,13 @@ final class FailureLedger {
 
     private final PipelineRuntime runtime;
     private final FailureBudget pipelineBudget;
-    private final LongSupplier sourceItems;
-    private final HostedStages hosted;   // their failures are merged in; or null
     private final List<Failure> failures = new ArrayList<>();   // under itself, as the counts
     private final Map<String, Long> byReason = new TreeMap<>();
     private long total;
 
-    FailureLedger(PipelineRuntime runtime, FailureBudget pipelineBudget, LongSupplier sourceItems, HostedStages hosted) {
+    FailureLedger(PipelineRuntime runtime, FailureBudget pipelineBudget) {
         this.runtime = runtime;
         this.pipelineBudget = pipelineBudget;
-        this.sourceItems = sourceItems;
-        this.hosted = hosted;
     }
 
     /** Records a failed task of {@code stage} and ends the run if a budget is now exceeded. */
@@ -51,8 +46,8 @@ final class FailureLedger {
         FailureBudget stageBudget = stage.config.failureBudget();
         if (stageBudget.isExceeded(stageFailures, stageItems)) {
             runtime.fail(budgetExceeded("stage '" + stage.name + "'", stage.name, stageFailures, stageItems, stageBudget));
-        } else if (pipelineBudget.isExceeded(totalNow, sourceItems.getAsLong())) {
-            runtime.fail(budgetExceeded("the pipeline", stage.name, totalNow, sourceItems.getAsLong(), pipelineBudget));
+        } else if (pipelineBudget.isExceeded(totalNow, runtime.source.items())) {
+            runtime.fail(budgetExceeded("the pipeline", stage.name, totalNow, runtime.source.items(), pipelineBudget));
         }
     }
 
@@ -92,6 +87,7 @@ final class FailureLedger {
         synchronized (failures) {
             all = new ArrayList<>(failures);
         }
+        HostedStages hosted = runtime.hosted;   // their failures are merged in
         if (hosted != null) {
             all.addAll(hosted.failures());
             all.sort(Comparator.comparingLong(Failure::timestampMillis));
@@ -109,8 +105,8 @@ final class FailureLedger {
             n = total;
             counts = new TreeMap<>(byReason);
         }
-        if (hosted != null) {
-            for (Failure f : hosted.failures()) {
+        if (runtime.hosted != null) {
+            for (Failure f : runtime.hosted.failures()) {
                 n++;
                 counts.merge(f.stage() + ": " + f.reason(), 1L, Long::sum);
             }

@@ -36,7 +36,7 @@ public final class PipelineRuntime implements StageFunction.IdSource {
     final FailureLedger ledger;
     private final Housekeeper housekeeper;
     private final Reconfigurator reconfigurator;
-    private final HostedStages hosted;
+    final HostedStages hosted;   // stages elsewhere (a child JVM) feeding the source, or null
     private final RuntimeSettings settings;
     private volatile PipelineConfig effectiveConfig;   // changes on reconfigure
     private final AtomicLong ids = new AtomicLong();
@@ -59,9 +59,9 @@ public final class PipelineRuntime implements StageFunction.IdSource {
         for (int i = 0; i < stages.size(); i++) {
             stages.get(i).connect(i + 1 < stages.size() ? stages.get(i + 1).input : sink);
         }
-        this.source = new SourceLoop(this, source, stages.isEmpty() ? sink : stages.getFirst().input, trace, hosted != null);
+        this.source = new SourceLoop(this, source, stages.isEmpty() ? sink : stages.getFirst().input);
         this.consumer = new ConsumerSide(this, sink);
-        this.ledger = new FailureLedger(this, settings.config().failureBudget(), this.source::items, hosted);
+        this.ledger = new FailureLedger(this, settings.config().failureBudget());
         this.housekeeper = new Housekeeper(this, trace, settings.config().stallTimeoutMillis(), settings.onStall());
         this.reconfigurator = new Reconfigurator(this, trace, startNanos);
     }

@@ -3,13 +3,10 @@ package dev.stoker.pipeline.internal;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.QueueStats;
 import dev.stoker.pipeline.StageStats;
-import dev.stoker.pipeline.TaskTimeStats;
 import dev.stoker.pipeline.TraceRecorder;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * The source thread's work: reads the source epoch by epoch into the first queue, with an epoch end after each
@@ -22,20 +19,14 @@ final class SourceLoop implements Runnable {
     private final PipelineRuntime runtime;
     private final SourceSpec source;
     private final BoundedQueue first;
-    private final TraceRecorder trace;
-    private final boolean hosted;   // fed by stages elsewhere: its "work" is waiting for their outputs
     final WorkerClock clock = new WorkerClock();
     private final LongAdder items = new LongAdder();
-    private final Recorder micros = new Recorder(3);
-    private final Histogram microsTotal = new Histogram(3);
-    private Histogram recycled;
+    private final TaskTimes times = new TaskTimes();
 
-    SourceLoop(PipelineRuntime runtime, SourceSpec source, BoundedQueue first, TraceRecorder trace, boolean hosted) {
+    SourceLoop(PipelineRuntime runtime, SourceSpec source, BoundedQueue first) {
         this.runtime = runtime;
         this.source = source;
         this.first = first;
-        this.trace = trace;
-        this.hosted = hosted;
     }
 
     /** Items read from the source so far. */
@@ -46,6 +37,7 @@ final class SourceLoop implements Runnable {
     @Override
     public void run() {
         Thread self = Thread.currentThread();
+        TraceRecorder trace = runtime.trace;
         long lastNanos = Long.MAX_VALUE;
         int untimed = 0;
         try {
@@ -69,7 +61,7 @@ final class SourceLoop implements Runnable {
                     Envelope envelope = new Envelope(runtime.nextId(), epoch, value);
                     if (timed) {
                         lastNanos = System.nanoTime() - start;
-                        micros.recordValue(lastNanos / 1000);
+                        times.recordNanos(lastNanos);
                         if (trace != null) {
                             trace.slice("source", self, start, lastNanos, envelope.id);
                         }
@@ -104,18 +96,13 @@ final class SourceLoop implements Runnable {
     StageStats snapshot() {
         long[] t = clock.read();
         double total = Math.max(1, t[0] + t[1] + t[2]);
-        TaskTimeStats times;
-        synchronized (microsTotal) {
-            recycled = micros.getIntervalHistogram(recycled);
-            microsTotal.add(recycled);
-            times = TaskTimes.of(microsTotal);
-        }
         long emitted = items.sum();
+        boolean hosted = runtime.hosted != null;
         // Fed by hosted stages, the source's "work" is waiting for their next output: idle time, not a
         // saturated stage (the hosted stages' own stats say which of them is busy).
         double busy = hosted ? 0 : t[WorkerClock.BUSY] / total;
         double idle = hosted ? (t[WorkerClock.BUSY] + t[WorkerClock.IDLE]) / total : t[WorkerClock.IDLE] / total;
         return new StageStats("source", "source", 1, emitted, emitted, 0, 0, 0,
-                busy, idle, t[WorkerClock.BACK_PRESSURED] / total, times, new QueueStats(0, 0, 0, 0, 0));
+                busy, idle, t[WorkerClock.BACK_PRESSURED] / total, times.snapshot(), new QueueStats(0, 0, 0, 0, 0));
     }
 }

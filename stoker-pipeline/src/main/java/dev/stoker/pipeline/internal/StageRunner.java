@@ -11,8 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Runs one stage: {@code concurrency} workers, each a loop of take → task → emit over the stage's
@@ -48,10 +46,7 @@ public final class StageRunner {
     // Take tickets fully handled (emitted or dropped): a marker with ticket n waits for n of them.
     final AtomicLong completedTickets = new AtomicLong();
     final LongAdder completed = new LongAdder();
-    // Workers record into a wait-free Recorder; snapshots fold its intervals into the running total.
-    final Recorder taskMicros = new Recorder(3);
-    private final Histogram taskMicrosTotal = new Histogram(3);
-    private Histogram recycled;
+    final TaskTimes taskTimes = new TaskTimes();
 
     /** A stage as described by the builder, before it runs: the function is created anew per pipeline. */
     public record Blueprint(String name, java.util.function.Supplier<StageFunction> function, StageConfig config,
@@ -242,12 +237,7 @@ public final class StageRunner {
             backPressured += t[WorkerClock.BACK_PRESSURED];
         }
         double total = Math.max(1, busy + idle + backPressured);
-        TaskTimeStats times;
-        synchronized (taskMicrosTotal) {
-            recycled = taskMicros.getIntervalHistogram(recycled);
-            taskMicrosTotal.add(recycled);
-            times = TaskTimes.of(taskMicrosTotal);
-        }
+        TaskTimeStats times = taskTimes.snapshot();
         return new StageStats(name, function.kind().jsonName(), config.concurrency(), itemsIn.sum(), itemsOut.sum(), failures.sum(),
                 dropped.sum(), inFlight.get(), busy / total, idle / total, backPressured / total, times,
                 input.snapshot());

@@ -22,15 +22,7 @@ final class StageWorker implements Runnable {
     private static final int TIMING_SAMPLE = 8;
     /** Whether a recording enables {@code stoker.Task}; refreshed by JFR's own flag, so this is one volatile read. */
     private static final JfrSwitch TASK_EVENTS_ON = new JfrSwitch(TaskEvent.class);
-    private static final VarHandle CURRENT;
-
-    static {
-        try {
-            CURRENT = MethodHandles.lookup().findVarHandle(StageWorker.class, "current", Envelope.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle CURRENT = VarHandles.field(MethodHandles.lookup(), "current", Envelope.class);
 
     private final StageRunner stage;
     final int index;
@@ -116,7 +108,7 @@ final class StageWorker implements Runnable {
         boolean failed = !runTask(envelope, out, start);
         if (timed) {
             lastTaskNanos = System.nanoTime() - start;
-            stage.taskMicros.recordValue(lastTaskNanos / 1000);
+            stage.taskTimes.recordNanos(lastTaskNanos);
             if (trace != null) {
                 trace.slice(stage.name, "task", thread, start, lastTaskNanos, envelope.id, stage.describe(input));
             }

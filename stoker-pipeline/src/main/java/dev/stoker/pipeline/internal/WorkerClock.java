@@ -15,15 +15,7 @@ final class WorkerClock {
     static final int BUSY = 1;
     static final int BACK_PRESSURED = 2;
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(WorkerClock.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     @SuppressWarnings("unused") // accessed through STATE
     private int state = IDLE;

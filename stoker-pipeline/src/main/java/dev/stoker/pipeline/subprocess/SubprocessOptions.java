@@ -87,6 +87,13 @@ public final class SubprocessOptions implements StageHost {
         return c;
     }
 
+    /** A copy with {@code change} applied: every setting returns one, this stays as it is. */
+    private SubprocessOptions with(java.util.function.Consumer<SubprocessOptions> change) {
+        SubprocessOptions c = copy();
+        change.accept(c);
+        return c;
+    }
+
     private SubprocessOptions copy() {
         SubprocessOptions c = new SubprocessOptions();
         c.inputCodec = inputCodec;
@@ -110,23 +117,17 @@ public final class SubprocessOptions implements StageHost {
         if (size == null || !size.matches("\\d+[kKmMgGtT]?")) {
             throw new IllegalArgumentException("maxHeap: '" + size + "' (expected: a size as -Xmx takes it, e.g. 512m or 2g)");
         }
-        SubprocessOptions c = copy();
-        c.maxHeap = size;
-        return c;
+        return with(c -> c.maxHeap = size);
     }
 
     /** Garbage collector flags for the child, e.g. {@code "-XX:+UseParallelGC"}. */
     public SubprocessOptions gcFlags(String... flags) {
-        SubprocessOptions c = copy();
-        c.gcFlags = List.of(flags);
-        return c;
+        return with(c -> c.gcFlags = List.of(flags));
     }
 
     /** Further JVM options for the child (before the class path). */
     public SubprocessOptions jvmArgs(String... args) {
-        SubprocessOptions c = copy();
-        c.jvmArgs = List.of(args);
-        return c;
+        return with(c -> c.jvmArgs = List.of(args));
     }
 
     /**
@@ -137,37 +138,27 @@ public final class SubprocessOptions implements StageHost {
         if (cpuList == null || !cpuList.matches("\\d+(-\\d+)?(,\\d+(-\\d+)?)*")) {
             throw new IllegalArgumentException("cpus: '" + cpuList + "' (expected: a CPU list as taskset -c takes it, e.g. 2-3 or 0,2)");
         }
-        SubprocessOptions c = copy();
-        c.cpus = cpuList;
-        return c;
+        return with(c -> c.cpus = cpuList);
     }
 
     /** Variables added to the child's environment (which is otherwise this process's). */
     public SubprocessOptions environment(Map<String, String> variables) {
-        SubprocessOptions c = copy();
-        c.environment = Map.copyOf(variables);
-        return c;
+        return with(c -> c.environment = Map.copyOf(variables));
     }
 
     /** How long the child may take to start and build its stages. Default 30 s. */
     public SubprocessOptions startTimeout(Duration timeout) {
-        SubprocessOptions c = copy();
-        c.startTimeout = positive("startTimeout", timeout);
-        return c;
+        return with(c -> c.startTimeout = positive("startTimeout", timeout));
     }
 
     /** How long close waits for the child to exit before killing it. Default 2 s. */
     public SubprocessOptions closeGrace(Duration grace) {
-        SubprocessOptions c = copy();
-        c.closeGrace = positive("closeGrace", grace);
-        return c;
+        return with(c -> c.closeGrace = positive("closeGrace", grace));
     }
 
     /** How often the child sends its stats, failures and trace slices. Default 200 ms. */
     public SubprocessOptions reportInterval(Duration interval) {
-        SubprocessOptions c = copy();
-        c.reportInterval = positive("reportInterval", interval);
-        return c;
+        return with(c -> c.reportInterval = positive("reportInterval", interval));
     }
 
     /** Data bytes of each of the two rings; the largest item must fit one. Default 32 MiB. */
@@ -175,9 +166,7 @@ public final class SubprocessOptions implements StageHost {
         if (bytes < 4096) {
             throw new IllegalArgumentException("ringBytes: " + bytes + " (expected: 4096+)");
         }
-        SubprocessOptions c = copy();
-        c.ringBytes = (bytes + 7) & ~7L;
-        return c;
+        return with(c -> c.ringBytes = (bytes + 7) & ~7L);
     }
 
     /**
@@ -188,16 +177,12 @@ public final class SubprocessOptions implements StageHost {
         if (restarts < 0) {
             throw new IllegalArgumentException("crashBudget: " + restarts + " (expected: 0+)");
         }
-        SubprocessOptions c = copy();
-        c.crashBudget = restarts;
-        return c;
+        return with(c -> c.crashBudget = restarts);
     }
 
     /** Called with the pid of every child started (the first and each restart): for logs and tests. */
     public SubprocessOptions onChildStart(LongConsumer listener) {
-        SubprocessOptions c = copy();
-        c.onChildStart = Objects.requireNonNull(listener, "listener");
-        return c;
+        return with(c -> c.onChildStart = Objects.requireNonNull(listener, "listener"));
     }
 
     /** The child's command line: [taskset -c CPUS] java --enable-native-access=ALL-UNNAMED [-Xmx] [flags] -cp CP ChildMain. */

@@ -7,21 +7,31 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Launches the child JVM and watches it: starts it with its launch line on standard input, waits for its
- * hello (its stages built), says how it ended, and stops it (closing its standard input tells it to exit; then
+ * hello (its stages built), says how it ended, restarts it on empty rings, and stops it (closing its standard input tells it to exit; then
  * destroy, then destroy forcibly).
  */
 final class ChildLauncher {
     private final ChildSettings settings;
     private final String launchLine;
+    private final SharedRing items;
     private final SharedRing results;
     private final SharedRing.Record record = new SharedRing.Record();
     private volatile Process process;
     private OutputStream childStdin;
 
-    ChildLauncher(ChildSettings settings, String launchLine, SharedRing results) {
+    ChildLauncher(ChildSettings settings, String launchLine, SharedRing items, SharedRing results) {
         this.settings = settings;
         this.launchLine = launchLine;
+        this.items = items;
         this.results = results;
+    }
+
+    /** After the child died: empties both rings (what the dead child left is handled) and starts a new one. */
+    void restart() {
+        closeStdin();
+        items.reset();
+        results.reset();
+        start();
     }
 
     /** Starts a child and waits until it has built its stages (its HELLO); throws when it cannot. */
@@ -86,12 +96,12 @@ final class ChildLauncher {
         return p == null ? -1 : p.pid();
     }
 
-    /** How the (dead) child ended: its exit code, the signal, and where a JVM fatal error report is. */
     /** Whether the child was killed by SIGKILL: from outside (a user, the OOM killer), not a crash of its own. */
     boolean killed() {
         return process != null && !process.isAlive() && process.exitValue() == 128 + 9;
     }
 
+    /** How the (dead) child ended: its exit code, the signal, and where a JVM fatal error report is. */
     String howItEnded() {
         Process p = process;
         return describeExit(p.exitValue()) + settings.fatalErrorReport().apply(p.pid())

@@ -64,10 +64,10 @@ public final class ChildProcessStages implements HostedStages {
             throw new IllegalStateException("cannot describe the child's stages: " + e, e);
         }
         this.reports = new ChildReports(spec, trace);
-        this.launcher = new ChildLauncher(settings, launchLine, results);
+        this.launcher = new ChildLauncher(settings, launchLine, items, results);
         this.feeding = new SourceFeeder(inputs);
         this.ledger = new InFlightLedger(feeding);
-        CrashRecovery recovery = new CrashRecovery(launcher, ledger, reports, items, results, settings.crashBudget());
+        CrashRecovery recovery = new CrashRecovery(launcher, ledger, reports, settings.crashBudget());
         this.supervising = new ChildSupervisor(items, results, inputCodec, outputCodec, ledger, launcher, recovery,
                 reports, handoff);
         this.outputs = new EpochTokens(this::nextOutput);

@@ -17,19 +17,14 @@ final class CrashRecovery {
     private final ChildLauncher launcher;
     private final InFlightLedger ledger;
     private final ChildReports reports;
-    private final SharedRing items;
-    private final SharedRing results;
     private final int crashBudget;
     private int restarts;
     private long doneAtLastRestart;
 
-    CrashRecovery(ChildLauncher launcher, InFlightLedger ledger, ChildReports reports, SharedRing items,
-                  SharedRing results, int crashBudget) {
+    CrashRecovery(ChildLauncher launcher, InFlightLedger ledger, ChildReports reports, int crashBudget) {
         this.launcher = launcher;
         this.ledger = ledger;
         this.reports = reports;
-        this.items = items;
-        this.results = results;
         this.crashBudget = crashBudget;
     }
 
@@ -64,11 +59,8 @@ final class CrashRecovery {
                 + suspects.size() + " items in flight " + abbreviate(named) + "; restarting it (restart " + restarts + " of "
                 + crashBudget + ") and sending them again, one at a time");
         ledger.resendAll();
-        launcher.closeStdin();
-        items.reset();
-        results.reset();
         try {
-            launcher.start();
+            launcher.restart();
             return null;
         } catch (RuntimeException e) {
             return reports.runFailure("the child process died (" + how + ") and could not be restarted: " + e.getMessage(), e);
