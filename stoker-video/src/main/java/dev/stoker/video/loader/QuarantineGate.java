@@ -23,6 +23,13 @@ import java.util.function.Supplier;
  */
 final class QuarantineGate {
     private static final long POLL_MILLIS = 50;
+    /**
+     * The longest the source waits on a file's earlier video: a safety net (a failure whose item names the file in
+     * a way not matched below must not stall the loader), far above what a video takes to settle.
+     */
+    private static final long MAX_WAIT_NANOS = 60_000_000_000L;
+    /** Recently handed-on files, to resolve a failure's item, which the pipeline cuts to 200 characters. */
+    private static final int RECENT_PATHS = 4096;
     /** The pipeline keeps its first 10,000 failures; beyond that a failure may never show, so nothing waits on one. */
     private static final int FAILURE_LIST_CAP = 10_000;
 
@@ -32,6 +39,12 @@ final class QuarantineGate {
     /** Per file in flight: the latest epoch handed on, and how many of its videos have not settled. */
     private final Map<String, long[]> inFlight = new HashMap<>();
     private final Set<String> seen = new HashSet<>();
+    private final Map<String, Path> recent = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Path> eldest) {
+            return size() > RECENT_PATHS;
+        }
+    };
     private long lastPollNanos;
     private long skipped;
 
@@ -56,7 +69,12 @@ final class QuarantineGate {
     synchronized boolean admit(VideoTask task) {
         String path = task.entry().path().toString();
         pollIfDue(false);
+        long deadline = System.nanoTime() + MAX_WAIT_NANOS;
         while (tracking && waitsOn(path, task.epoch()) && !Thread.currentThread().isInterrupted()) {
+            if (System.nanoTime() - deadline > 0) {
+                inFlight.remove(path);
+                break;
+            }
             try {
                 wait(POLL_MILLIS);
             } catch (InterruptedException e) {
@@ -69,6 +87,7 @@ final class QuarantineGate {
             skipped++;
             return false;
         }
+        recent.put(path, task.entry().path());
         if (tracking) {
             long[] f = inFlight.computeIfAbsent(path, p -> new long[2]);
             f[0] = task.epoch();
@@ -105,17 +124,36 @@ final class QuarantineGate {
         List<Failure> all = failures.get();
         for (Failure f : all) {
             String stage = f.stage().startsWith("child:") ? f.stage().substring("child:".length()) : f.stage();
-            failed(Path.of(f.item()), stage, f.reason());
+            String path = resolve(f.item());
+            failed(Path.of(path), stage, f.reason());
             // A failure before decode ends its video's time in flight (decode reports its own, settled); once per
             // failure, which item id, time and stage name, since the list is read whole on every poll.
             boolean beforeDecode = stage.contains("fetch") || stage.contains("demux");
             if (beforeDecode && seen.add(f.itemId() + "@" + f.timestampMillis() + "@" + f.stage())) {
-                release(f.item());
+                release(path);
             }
         }
         if (all.size() >= FAILURE_LIST_CAP) {
             inFlight.clear(); // later failures may never show: wait on none of them
         }
+    }
+
+    /** The file a failure's item names: itself, or the recent file it is the start of when the pipeline cut it. */
+    private String resolve(String item) {
+        if (recent.containsKey(item) || !item.endsWith("...")) {
+            return item;
+        }
+        String start = item.substring(0, item.length() - 3);
+        String match = null;
+        for (String path : recent.keySet()) {
+            if (path.startsWith(start)) {
+                if (match != null && !match.equals(path)) {
+                    return item; // two candidates: name neither
+                }
+                match = path;
+            }
+        }
+        return match != null ? match : item;
     }
 
     private void failed(Path path, String stage, String reason) {
