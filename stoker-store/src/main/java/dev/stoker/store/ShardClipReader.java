@@ -81,6 +81,21 @@ final class ShardClipReader implements ClipReader {
                     "the manifest says source " + info.sourceIndex() + " (" + info.sourcePath() + ") but the record holds "
                             + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
         }
+        if (entry.width() != info.width() || entry.height() != info.height() || entry.frameCount() != info.frameCount()) {
+            // Callers size their buffers from the manifest: a record that disagrees must not be decoded into them.
+            throw new ShardException(shard.name(), info.record(), ShardException.Reason.INCONSISTENT, "the record holds "
+                    + entry.frameCount() + " frames of " + entry.width() + "x" + entry.height() + " (expected: "
+                    + info.frameCount() + " frames of " + info.width() + "x" + info.height() + " as the manifest says)");
+        }
+        if (dataset.format().storesRgbFrames()) {
+            long frameBytes = (long) entry.width() * entry.height() * 3;
+            for (int p = 0; p < entry.frameCount(); p++) {
+                if (entry.sizes()[p] != frameBytes) {
+                    throw new ShardException(shard.name(), info.record(), ShardException.Reason.BAD_OFFSET, "frame " + p
+                            + " of " + entry.sizes()[p] + " bytes (expected: " + frameBytes + ", one RGB24 frame)");
+                }
+            }
+        }
         return new Stored(info, shard, entry, shard.payload(info.record(), entry));
     }
 

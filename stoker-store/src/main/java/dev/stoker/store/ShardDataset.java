@@ -99,6 +99,7 @@ public final class ShardDataset implements AutoCloseable {
             throw new IOException(file + ": format version " + manifest.formatVersion() + " (expected: "
                     + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
         }
+        checkRows(file, manifest);
         Arena arena = Arena.ofShared();
         ShardFile[] shards = new ShardFile[manifest.shards().size()];
         String[] missing = new String[shards.length];
@@ -115,6 +116,22 @@ public final class ShardDataset implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /** Every sample row points at a listed shard, a record and a class, or the open fails naming the row. */
+    private static void checkRows(Path file, Manifest manifest) throws IOException {
+        if (manifest.samples() == null || manifest.shards() == null || manifest.classNames() == null) {
+            throw new IOException(file + ": unreadable manifest: no samples, shards or classNames");
+        }
+        for (int i = 0; i < manifest.samples().size(); i++) {
+            Manifest.SampleRow row = manifest.samples().get(i);
+            if (row.shard() < 0 || row.shard() >= manifest.shards().size() || row.record() < 0 || row.label() < 0
+                    || row.label() >= manifest.classNames().size() || row.source() == null) {
+                throw new IOException(file + ": sample " + i + ": shard " + row.shard() + ", record " + row.record()
+                        + ", label " + row.label() + " (expected: shard 0.." + (manifest.shards().size() - 1)
+                        + ", record 0+, label 0.." + (manifest.classNames().size() - 1) + ")");
+            }
         }
     }
 

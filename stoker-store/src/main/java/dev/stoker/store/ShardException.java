@@ -40,6 +40,7 @@ public final class ShardException extends RuntimeException implements Failure.Re
     private final String shard;
     private final int record;
     private final Reason reason;
+    private final String detail;
 
     /**
      * @param shard  the shard file name
@@ -54,6 +55,15 @@ public final class ShardException extends RuntimeException implements Failure.Re
         this.shard = Objects.requireNonNull(shard, "shard");
         this.record = record;
         this.reason = Objects.requireNonNull(reason, "reason");
+        this.detail = detail;
+    }
+
+    /**
+     * This failure as one of record {@code record}: a damaged shard (header, footer, index) fails each of its
+     * records, and a reader's error should name the record it was asked for.
+     */
+    public ShardException forRecord(int record) {
+        return record == this.record ? this : new ShardException(shard, record, reason, detail, this);
     }
 
     /** The shard file name. */

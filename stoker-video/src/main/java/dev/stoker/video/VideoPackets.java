@@ -108,7 +108,7 @@ public record VideoPackets(String codecName, int width, int height, String pixel
                     + " (expected: positive)");
         }
         for (int i = 0; i < n; i++) {
-            if (sizes[i] < 0 || offsets[i] < 0 || offsets[i] + sizes[i] + PADDING_BYTES > data.byteSize()) {
+            if (sizes[i] < 0 || offsets[i] < 0 || offsets[i] > data.byteSize() - PADDING_BYTES - sizes[i]) {
                 throw new IllegalArgumentException("packet " + i + ": offset " + offsets[i] + ", size " + sizes[i]
                         + " (expected: offset + size + " + PADDING_BYTES + " padding within " + data.byteSize() + " bytes)");
             }

@@ -95,22 +95,28 @@ public final class ShardFile {
 
     /** Entry {@code record}, or a {@link ShardException} naming this shard and the record. */
     public RecordEntry entry(int record) {
-        Parsed p = parsed();
+        Parsed p;
+        try {
+            p = parsed();
+        } catch (ShardException e) {
+            throw e.forRecord(record);
+        }
         if (record < 0 || record >= p.entries.length) {
             throw new ShardException(name, record, Reason.INCONSISTENT,
                     "no such record (the shard has " + p.entries.length + ")");
         }
         Object e = p.entries[record];
         if (e instanceof ShardException failure) {
-            throw failure;
+            throw failure.forRecord(record);
         }
         return (RecordEntry) e;
     }
 
     /** The payload of a sample entry, bounds-checked against the file. */
     public MemorySegment payload(int record, RecordEntry entry) {
-        long end = entry.payloadOffset() + entry.payloadBytes();
-        if (entry.payloadOffset() < 0 || entry.payloadBytes() < 0 || end > parsed().indexOffset) {
+        // Compared by subtraction: a lying offset near Long.MAX_VALUE must not wrap past the check.
+        if (entry.payloadOffset() < 0 || entry.payloadBytes() < 0
+                || entry.payloadOffset() > parsed().indexOffset - entry.payloadBytes()) {
             throw new ShardException(name, record, Reason.BAD_OFFSET, "payload at " + entry.payloadOffset() + ", "
                     + entry.payloadBytes() + " bytes (expected: within the records area, before byte "
                     + parsed().indexOffset + ")");
@@ -118,7 +124,7 @@ public final class ShardFile {
         MemorySegment payload = bytes.asSlice(entry.payloadOffset(), entry.payloadBytes());
         for (int i = 0; i < entry.frameCount(); i++) {
             if (entry.offsets()[i] < 0 || entry.sizes()[i] < 0
-                    || entry.offsets()[i] + entry.sizes()[i] + VideoPackets.PADDING_BYTES > entry.payloadBytes()) {
+                    || entry.offsets()[i] > entry.payloadBytes() - VideoPackets.PADDING_BYTES - entry.sizes()[i]) {
                 throw new ShardException(name, record, Reason.BAD_OFFSET, "packet " + i + " at " + entry.offsets()[i]
                         + ", " + entry.sizes()[i] + " bytes (expected: within the " + entry.payloadBytes() + "-byte payload)");
             }
@@ -255,6 +261,11 @@ public final class ShardFile {
         if (indexOffset < 16 + headerLength || indexBytes < 0 || indexOffset + indexBytes != footerAt || entries < 0) {
             throw new ShardException(name, -1, Reason.BAD_OFFSET, "index at " + indexOffset + ", " + indexBytes
                     + " bytes (expected: ending at the footer, byte " + footerAt + ")");
+        }
+        if (entries > indexBytes / 8) {
+            // Each entry takes at least its length and checksum: a larger count is a lie, not an allocation to make.
+            throw new ShardException(name, -1, Reason.BAD_OFFSET, entries + " index entries in " + indexBytes
+                    + " bytes (expected: at most " + indexBytes / 8 + ", 8+ bytes each)");
         }
         MemorySegment index = bytes.asSlice(indexOffset, indexBytes);
         boolean indexMatches = crc(index) == indexCrc;
