@@ -61,7 +61,7 @@ public final class DjlModelSteps implements ModelSteps {
             String params = Double.isNaN(lastLoss) ? "" : String.format(Locale.ROOT, " (%.2f M parameters)",
                     classifier.trainableParameters() / 1e6);
             return String.format(Locale.ROOT, "%s width %s%s, %d classes, Adam lr %s, on %s (libtorch %s, %s threads, OMP_WAIT_POLICY %s)",
-                    spec.model(), spec.width(), params, spec.classes(), spec.learningRate(), classifier.device(),
+                    spec.model(), spec.width(), params, spec.classes(), spec.learningRate(), spec.device(),
                     TorchRuntime.engine().getVersion(), System.getProperty("ai.djl.pytorch.num_threads"),
                     TorchRuntime.ompWaitPolicy());
         }

@@ -22,10 +22,21 @@ public final class TorchRuntime {
     /** The PyTorch engine, configured for this machine, loaded offline from the jar on the class path. */
     public static synchronized Engine engine() {
         setIfAbsent("ai.djl.offline", "true");
+        // DJL logs through SLF4J; without a binding SLF4J's own three-line warning is all anyone would see.
+        setIfAbsent("slf4j.internal.verbosity", "ERROR");
         setIfAbsent("ai.djl.default_engine", "PyTorch");
         setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
         setIfAbsent("ai.djl.pytorch.num_threads", Integer.toString(Runtime.getRuntime().availableProcessors()));
-        return Engine.getEngine("PyTorch");
+        // DJL finds its engines (ServiceLoader) and libtorch's jar through the context class loader; when this
+        // module lives in a class loader of its own (stoker train), that is not the one that sees them.
+        Thread thread = Thread.currentThread();
+        ClassLoader context = thread.getContextClassLoader();
+        thread.setContextClassLoader(TorchRuntime.class.getClassLoader());
+        try {
+            return Engine.getEngine("PyTorch");
+        } finally {
+            thread.setContextClassLoader(context);
+        }
     }
 
     /** {@code cpu} or {@code cuda:N} (also DJL's {@code gpu(N)} spelling) as a DJL device. */
