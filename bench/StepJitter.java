@@ -58,7 +58,7 @@ public class StepJitter {
         System.out.printf(Locale.ROOT, "%d videos, step %.0f ms (%d rounds), %d steps per mode%n", data.size(), stepMillis, work, steps);
         for (int m = 3; m < args.length; m++) {
             String mode = args[m];
-            LoaderOptions options = LoaderOptions.defaults().withSplitAfter(mode.equals("in") ? null : mode);
+            LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.video.loader.LoaderStage.of(mode)).build();
             double[] step = new double[steps];
             double[] iteration = new double[steps];
             long samples = 0;

@@ -8,6 +8,7 @@ import dev.stoker.tune.Autotune;
 import dev.stoker.tune.AutotuneBudget;
 import dev.stoker.tune.AutotuneChange;
 import dev.stoker.video.loader.VideoLoader;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -102,9 +103,11 @@ final class AutotuneOptions {
 
     /**
      * After the run (the tuner closed): prints the changes and the config the tuner left, saves it to
-     * {@code saveConfig} when given, and returns it; without --autotune, returns {@code effective} untouched.
+     * {@code saveConfig} when given (within {@code options}, in their JSON form), and returns it; without
+     * --autotune, returns {@code effective} untouched.
      */
-    PipelineConfig finish(PrintWriter out, Pipeline<?> pipeline, PipelineConfig start, Path saveConfig) {
+    PipelineConfig finish(PrintWriter out, Pipeline<?> pipeline, PipelineConfig start, LoaderOptions options,
+                          Path saveConfig) {
         if (running == null) {
             return start;
         }
@@ -122,7 +125,7 @@ final class AutotuneOptions {
                 + " measure the final config alone)");
         if (saveConfig != null) {
             try {
-                Files.writeString(saveConfig, end.toJson());
+                Files.writeString(saveConfig, options.toBuilder().config(end).build().toJson());
             } catch (IOException e) {
                 throw new UncheckedIOException("--save-config: cannot write " + saveConfig + " (" + CliErrors.describe(e) + ")", e);
             }

@@ -104,7 +104,8 @@ final class BenchCommand implements Callable<Integer> {
 
 
 
-    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective pipeline config (with --autotune: the tuned one, at the end).")
+    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective loader options and pipeline"
+            + " config (JSON, for --config; with --autotune: the tuned config, at the end).")
     Path saveConfig;
 
     @Mixin
@@ -159,8 +160,8 @@ final class BenchCommand implements Callable<Integer> {
         Path root = loader.datasetRoot(out);
         autotune.rejectShards(spec, root);
         if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
-            if (options.splitAfter() != null) {
-                throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
+            if (options.placement().splitAfter() != null) {
+                throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
             }
             if (decode.nvdec()) {
@@ -198,7 +199,7 @@ final class BenchCommand implements Callable<Integer> {
              BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
-                write("--save-config", saveConfig, effective.toJson());
+                write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
             }
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
@@ -233,7 +234,7 @@ final class BenchCommand implements Callable<Integer> {
                     memory.afterBatch(batchesDone);
                 }
             }
-            effective = autotune.finish(out, loader.pipeline(), effective, saveConfig); // the tuned config, if tuned
+            effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
             stats = loader.pipeline().stats();
             failures = loader.pipeline().failures();
             decodedFrames = loader.decodedFrames();
@@ -288,7 +289,7 @@ final class BenchCommand implements Callable<Integer> {
         }
 
         BenchResult result = new BenchResult(root.toString(), data.size(), cores, batchesDone, samples.get(), seconds,
-                samplesPerSecond, samplesPerSecond * options.frames(), firstBatchNanos / 1e9,
+                samplesPerSecond, samplesPerSecond * options.clip().frames(), firstBatchNanos / 1e9,
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),

@@ -94,7 +94,7 @@ final class BenchDevice implements AutoCloseable {
                 throw usage(command, "--decode nvdec with --device " + requested
                         + " (expected: --device cuda:N, or no --device for cuda:0; NVDEC decodes on a GPU)");
             }
-            if (options.splitAfter() != null) {
+            if (options.placement().splitAfter() != null) {
                 throw usage(command, "--split-after with --decode nvdec (expected: one or the other; running fetch and"
                         + " demux in a child process is not supported with NVDEC yet)");
             }
@@ -204,7 +204,7 @@ final class BenchDevice implements AutoCloseable {
     Loading openLoader(Dataset data, LoaderOptions options, TraceRecorder trace, Supplier<VideoLoader> cpuLoader) {
         if (decode.nvdec()) {
             LoaderOptions withSessions = decode.sessions == null ? options
-                    : options.withConfig(NvdecLoader.sessions(decode.sessions));
+                    : options.toBuilder().config(NvdecLoader.sessions(decode.sessions)).build();
             try {
                 return new Loading(NvdecLoader.open(data, withSessions, spec,
                         GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace), out);
@@ -227,8 +227,8 @@ final class BenchDevice implements AutoCloseable {
         if (device == null) {
             return new Batches(null, map(loader.iterator(), b -> new Batch(b.clips(), b.clipCount(), b)));
         }
-        BatchShape shape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
-                options.layout());
+        BatchShape shape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
+                options.batch().layout());
         DeviceTransfer transfer = DeviceTransfer.start(loader.iterator(), device, shape.batchBytes(),
                 TransferOptions.defaults(), trace);
         return new Batches(transfer, map(transfer, b -> new Batch(b.clips(), b.clipCount(), b)));

@@ -113,6 +113,11 @@ final class BenchFormatsCommand implements Callable<Integer> {
             description = "Shards: read-ahead budget (0: off; default: ${DEFAULT-VALUE}).")
     String prefetchBytes;
 
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
+            description = "Failed samples a stage may skip while ingesting and loading (default: 0.1@50 loading, 1 ingesting);"
+                    + " 0 stops at the first failure, 1 never stops.")
+    String failureBudget;
+
     @Option(names = "--workers", description = "Ingest workers (default: the cores).")
     Integer workers;
 
@@ -134,9 +139,15 @@ final class BenchFormatsCommand implements Callable<Integer> {
                        PrefetchStats prefetch) {
     }
 
+    /** {@code --failure-budget}, or {@code otherwise} without it. */
+    private dev.stoker.pipeline.FailureBudget budget(dev.stoker.pipeline.FailureBudget otherwise) {
+        return failureBudget == null ? otherwise : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        budget(null);   // a bad --failure-budget is a usage error before any work
         if (sample < 1 || batches < 1 || frames < 1 || stride < 1 || crop < 1 || size < crop || batch < 1 || fps < 0) {
             throw new ParameterException(spec.commandLine(), "--sample " + sample + ", --batches " + batches + ", --frames "
                     + frames + ", --stride " + stride + ", --crop " + crop + ", --size " + size + ", --batch " + batch
@@ -156,10 +167,11 @@ final class BenchFormatsCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%d of %d videos of %s; shards at short side %d, %s, in %s%n", sampled.size(), all.size(),
                 root, size, fps > 0 ? fmt(fps) + " fps" : "source fps", work);
 
-        LoaderOptions shardOptions = LoaderOptions.defaults().withClip(frames, stride)
-                .withSize(crop, crop, Resize.Mode.SHORT_SIDE_CENTER_CROP, size)
-                .withBatch(batch, false, BatchLayout.NTHWC).withOrder(0, true, -1);
-        LoaderOptions fileOptions = fps > 0 ? shardOptions.withResampledClip(frames, fps / stride) : shardOptions;
+        LoaderOptions shardOptions = LoaderOptions.builder().clip(frames, stride)
+                .size(crop, crop, Resize.Mode.SHORT_SIDE_CENTER_CROP, size)
+                .batch(batch, false, BatchLayout.NTHWC).order(0, true, -1)
+                .failureBudget(budget(LoaderOptions.defaults().failureBudget())).build();
+        LoaderOptions fileOptions = fps > 0 ? shardOptions.toBuilder().resampledClip(frames, fps / stride).build() : shardOptions;
 
         List<Row> rows = new ArrayList<>();
         List<Path> files = sampled.entries().stream().map(VideoEntry::path).distinct().toList();
@@ -174,7 +186,8 @@ final class BenchFormatsCommand implements Callable<Integer> {
             if (fps > 0) {
                 ingest = ingest.withFramesPerSecond(fps);
             }
-            Ingest.run(sampled, dest, ingest, workers != null ? workers : cores, IngestListener.NONE);
+            Ingest.run(sampled, dest, ingest, workers != null ? workers : cores, IngestListener.NONE,
+                    budget(dev.stoker.pipeline.FailureBudget.UNLIMITED));
             rows.add(measureShards(out, format, dest, shardOptions, budget));
         }
         double memcpy = memcpyBytesPerSecond();
@@ -223,7 +236,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
             VideoLoader loader = VideoLoader.open(data, options);
             return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);
         });
-        LoaderOptions cold = options.withFetchHook(EvictBeforeRead.class); // each file evicted just before its read
+        LoaderOptions cold = options.toBuilder().fetchHook(EvictBeforeRead.class).build(); // each file evicted just before its read
         Measurement coldRun = run(out, "files", "cold", () -> {
             VideoLoader loader = VideoLoader.open(data, cold);
             return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);

@@ -64,7 +64,7 @@ record BenchResult(
         s.append(String.format(Locale.ROOT, "frames/s         %10.1f%n", framesPerSecond));
         s.append(String.format(Locale.ROOT, "first batch      %10.2f s%s%n", firstBatchSeconds,
                 firstBatchBound == null ? "" : "   (" + firstBatchBound.explanation() + ")"));
-        s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.frames()));
+        s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.clip().frames()));
         if (singleThreadClipsPerSecond != null) {
             s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));
             s.append(String.format(Locale.ROOT, "decode efficiency %9.2f   = samples/s / (%d cores x single-thread clips/s)%n",

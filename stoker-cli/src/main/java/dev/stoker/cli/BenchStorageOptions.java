@@ -63,6 +63,6 @@ final class BenchStorageOptions {
      * the file ({@link EvictBeforeRead}), so every read, in every epoch, comes from the device; else {@code options}.
      */
     LoaderOptions withColdFetch(LoaderOptions options) {
-        return cold ? options.withFetchHook(EvictBeforeRead.class) : options;
+        return cold ? options.toBuilder().fetchHook(EvictBeforeRead.class).build() : options;
     }
 }

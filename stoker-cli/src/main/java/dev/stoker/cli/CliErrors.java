@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.pipeline.PipelineFailedException;
 import java.util.Arrays;
 import java.util.List;
 import picocli.CommandLine;
@@ -39,12 +40,27 @@ final class CliErrors {
 
     /** A command failed while running: exit 1. */
     static int onFailure(Exception e, CommandLine cl, ParseResult parsed) {
-        cl.getErr().println(cl.getCommandSpec().qualifiedName() + ": " + describe(e));
+        String line = cl.getCommandSpec().qualifiedName() + ": " + describe(e);
+        if (budgetExceeded(e) && cl.getCommandSpec().findOption("--failure-budget") != null) {
+            line += " (to skip more failed samples, raise the budget: --failure-budget RATE[@MIN_ITEMS], e.g. 0.3@100;"
+                    + " 1 never stops)";
+        }
+        cl.getErr().println(line);
         if (debug(parsed)) {
             e.printStackTrace(cl.getErr());
         }
         cl.getErr().flush();
         return cl.getCommandSpec().exitCodeOnExecutionException();
+    }
+
+    /** Whether {@code e} or a cause is a loader's or an ingest's failure budget running out. */
+    private static boolean budgetExceeded(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PipelineFailedException && String.valueOf(t.getMessage()).startsWith("failure budget exceeded")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The exception's message on one line, or its type and its cause's message when it has none. */
@@ -55,6 +71,15 @@ final class CliErrors {
             message = e.getClass().getSimpleName() + (cause == null ? "" : ": " + describe(cause));
         }
         return oneLine(message);
+    }
+
+    /**
+     * {@code "PATH: reason"}, naming {@code path} once: file-system exceptions already start their message with
+     * the path they failed on ({@code "/x: dataset source does not exist"}).
+     */
+    static String describePath(java.nio.file.Path path, Throwable e) {
+        String message = describe(e);
+        return message.contains(path.toString()) ? message : path + ": " + message;
     }
 
     private static String oneLine(String message) {

@@ -131,7 +131,7 @@ final class HeadspaceCommand implements Callable<Integer> {
             throws IOException {
         out.printf(Locale.ROOT, "%s: %d videos; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
                         + " then %d steps on the cached copies%n",
-                root, data.size(), headspace.batchesNeeded(), options.batchSize(), cache, warmup, steps, warmup + steps);
+                root, data.size(), headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
         out.flush();
         HeadspaceResult result;
         try (VideoLoader loader = VideoLoader.open(data, options)) {

@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
@@ -75,6 +76,11 @@ final class IngestCommand implements Callable<Integer> {
     @Option(names = "--workers", description = "Decode and encode workers (default: the number of cores).")
     Integer workers;
 
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
+            description = "Stop once more than RATE of the sources failed, judged after MIN_ITEMS (default: 1, never stop:"
+                    + " failed sources are listed in the report); 0 stops at the first failure.")
+    String failureBudget;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -83,11 +89,13 @@ final class IngestCommand implements Callable<Integer> {
         if (threads < 1) {
             throw new ParameterException(spec.commandLine(), "--workers: " + threads + " (expected: 1+)");
         }
+        FailureBudget budget = failureBudget == null ? FailureBudget.UNLIMITED
+                : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
         Progress progress = new Progress(out, LiveStatsView.stdoutIsTerminal());
         Ingest.Result result;
         try (progress) {
-            result = Ingest.run(dataset, dest, options, threads, progress);
+            result = Ingest.run(dataset, dest, options, threads, progress, budget);
         }
         out.printf(Locale.ROOT, "ingested %d of %d sources into %s: %s, %d shards (%d written, %d kept), %s payload%n",
                 result.samples(), result.sources(), result.dest(), options.format(),

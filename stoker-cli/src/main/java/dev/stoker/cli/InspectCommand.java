@@ -79,7 +79,7 @@ final class InspectCommand implements Callable<Integer> {
             out.flush();
             return ExitCode.OK;
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DEST: " + dest + ": " + CliErrors.describe(e));
+            throw new ParameterException(spec.commandLine(), "DEST: " + CliErrors.describePath(dest, e));
         }
     }
 

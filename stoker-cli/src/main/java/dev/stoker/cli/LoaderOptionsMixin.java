@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.Resize;
@@ -7,7 +8,10 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.FailureBudgets;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.LoaderOptionsBuilder;
+import dev.stoker.video.loader.LoaderStage;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,7 +19,9 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -80,47 +86,91 @@ final class LoaderOptionsMixin {
                     + " finished batches cross; decode: implies --fused-convert.")
     String splitAfter;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "A pipeline config (JSON, as --save-config writes) laid over the defaults.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Loader options or a pipeline config (JSON, as --save-config writes) over the defaults; flags"
+                    + " given beside it win.")
     Path config;
 
-    /** The loader options these flags describe; bad values are usage errors. */
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
+            description = "Failed samples a stage may skip: at most RATE of them once MIN_ITEMS were seen (default: 0.1@50);"
+                    + " 0 stops at the first failure, 1 never stops.")
+    String failureBudget;
+
+    /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
     LoaderOptions loaderOptions(CommandSpec spec) {
-        int[] wh = parseSize(spec, size);
-        Resize.Mode mode = switch (resize) {
+        LoaderOptions base;
+        try {
+            base = config == null ? LoaderOptions.defaults() : LoaderOptions.read(config);
+        } catch (RuntimeException e) {
+            throw new ParameterException(spec.commandLine(), "--config: " + e.getMessage());
+        }
+        // Over a file, only the flags given; without one, every flag (their defaults are the options' defaults).
+        ParseResult parsed = spec.commandLine().getParseResult();
+        Predicate<String> given = name -> config == null || parsed == null || parsed.hasMatchedOption(name);
+        try {
+            LoaderOptionsBuilder o = base.toBuilder();
+            LoaderOptions.Clip c = base.clip();
+            o.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
+                    given.test("--stride") ? stride : c.strideFrames(),
+                    given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
+                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds()));
+            if (given.test("--size") || given.test("--resize") || given.test("--short-side")) {
+                int[] wh = parseSize(spec, size);
+                o.size(wh[0], wh[1], resizeMode(spec), shortSide);
+            }
+            if (given.test("--batch") || given.test("--layout")) {
+                o.batch(batch, base.batch().dropLast(), layout);
+            }
+            if (given.test("--seed")) {
+                o.order(seed, base.sampling().shuffle(), base.sampling().epochs());
+            }
+            if (given.test("--decoder-threads") || given.test("--no-skip-frames")) {
+                o.decoder(decoderThreads, skipFrames);
+            }
+            if (fusedConvert) {
+                o.fusedConvert(true);
+            }
+            if (splitAfter != null) {
+                o.splitAfter(LoaderStage.of(splitAfter));
+            }
+            if (failureBudget != null) {
+                o.failureBudget(parseFailureBudget(spec, failureBudget));
+            }
+            o.config(concurrencyOverrides(spec));
+            return o.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+        }
+    }
+
+    private Resize.Mode resizeMode(CommandSpec spec) {
+        return switch (resize) {
             case "center-crop" -> Resize.Mode.SHORT_SIDE_CENTER_CROP;
             case "random-crop" -> Resize.Mode.SHORT_SIDE_RANDOM_CROP;
             case "stretch" -> Resize.Mode.STRETCH;
             default -> throw new ParameterException(spec.commandLine(),
                     "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
         };
-        PipelineConfig overrides;
-        try {
-            overrides = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
-        } catch (RuntimeException e) {
-            throw new ParameterException(spec.commandLine(), "--config: " + e.getMessage());
-        }
+    }
+
+    private PipelineConfig concurrencyOverrides(CommandSpec spec) {
+        PipelineConfig overrides = PipelineConfig.EMPTY;
         for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
             if (!VideoLoader.STAGES.contains(c.getKey())) {
                 throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
                         + "' (expected one of " + VideoLoader.STAGES + ")");
             }
-            overrides = overrides.withStage(c.getKey(), overrides.stage(c.getKey()).overriddenBy(
-                    StageConfig.EMPTY.withConcurrency(c.getValue())));
+            overrides = overrides.withStage(c.getKey(), StageConfig.EMPTY.withConcurrency(c.getValue()));
         }
+        return overrides;
+    }
+
+    /** {@code --failure-budget}'s value ({@link FailureBudgets}); a bad one is a usage error naming the flag. */
+    static FailureBudget parseFailureBudget(CommandSpec spec, String text) {
         try {
-            LoaderOptions o = LoaderOptions.defaults()
-                    .withClip(frames, stride)
-                    .withSize(wh[0], wh[1], mode, shortSide)
-                    .withBatch(batch, false, layout)
-                    .withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
-                    .withOrder(seed, true, -1)
-                    .withDecoder(decoderThreads, skipFrames)
-                    .withFusedConvert(fusedConvert)
-                    .withConfig(overrides)
-                    .withSplitAfter(splitAfter);
-            return fps != null ? o.withResampledClip(frames, fps) : o;
+            return FailureBudgets.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage().replace("splitAfter:", "--split-after:"));
+            throw new ParameterException(spec.commandLine(), "--failure-budget: " + e.getMessage());
         }
     }
 
@@ -142,7 +192,7 @@ final class LoaderOptionsMixin {
         try {
             return Dataset.open(root);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DATASET: " + root + ": " + CliErrors.describe(e));
+            throw new ParameterException(spec.commandLine(), "DATASET: " + CliErrors.describePath(root, e));
         }
     }
 

@@ -37,7 +37,7 @@ final class RawReadBench {
 
     /** Measures clips of {@code options}' geometry (centre crops) over every sample of the raw shards in {@code dir}. */
     static Result measure(Path dir, LoaderOptions options) throws IOException {
-        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         try (ShardDataset firstRead = ShardDataset.open(dir, Verification.FIRST_READ);
              ShardDataset everyRead = ShardDataset.open(dir, Verification.EVERY_READ);
              ClipReader firstReader = firstRead.newReader();
@@ -46,14 +46,14 @@ final class RawReadBench {
             List<Integer> samples = new ArrayList<>();
             List<ClipSpec> specs = new ArrayList<>();
             for (SampleInfo s : firstRead.samples()) {
-                double last = Math.max(0, s.durationSeconds() - options.clipSeconds(s.framesPerSecond()));
+                double last = Math.max(0, s.durationSeconds() - options.clip().seconds(s.framesPerSecond()));
                 for (int j = 0; j < CLIPS_PER_SAMPLE; j++) {
                     samples.add(s.index());
-                    specs.add(options.clipAt(last * j / (CLIPS_PER_SAMPLE - 1)));
+                    specs.add(options.clip().at(last * j / (CLIPS_PER_SAMPLE - 1)));
                 }
             }
             int clips = samples.size();
-            long batchBytes = (long) options.batchSize() * clipBytes;
+            long batchBytes = (long) options.batch().size() * clipBytes;
             MemorySegment[] buffers = new MemorySegment[BUFFERS];
             for (int b = 0; b < BUFFERS; b++) {
                 buffers[b] = arena.allocate(batchBytes, 64);
@@ -62,8 +62,8 @@ final class RawReadBench {
             List<ClipRequest> requests = new ArrayList<>(clips);
             List<MemorySegment> sources = new ArrayList<>(clips);
             for (int c = 0; c < clips; c++) {
-                MemorySegment slot = buffers[(c / options.batchSize()) % BUFFERS]
-                        .asSlice((long) (c % options.batchSize()) * clipBytes, clipBytes);
+                MemorySegment slot = buffers[(c / options.batch().size()) % BUFFERS]
+                        .asSlice((long) (c % options.batch().size()) * clipBytes, clipBytes);
                 requests.add(new ClipRequest(specs.get(c), options.resize(0), slot));
                 MemorySegment span = firstRead.clipBytes(samples.get(c), List.of(specs.get(c)));
                 if (span.byteSize() < clipBytes) {

@@ -86,7 +86,7 @@ final class ShardBench {
                     : samples.get() / seconds;
             long clips = loader.decodedClips();
             result = new BenchResult(root.toString(), shards.size(), cores, batchesDone, samples.get(), seconds,
-                    samplesPerSecond, samplesPerSecond * options.frames(), firstBatchNanos / 1e9,
+                    samplesPerSecond, samplesPerSecond * options.clip().frames(), firstBatchNanos / 1e9,
                     clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
                     loader.pipeline().config(), stats,
                     loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),

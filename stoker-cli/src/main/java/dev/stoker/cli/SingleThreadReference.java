@@ -32,12 +32,12 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
 
     static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
         Map<Path, byte[]> files = readFiles(delivered);
-        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] seconds = new double[PASSES];
         double[] cpuSeconds = new double[PASSES];
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
-                options.skipNonReferenceFrames())) {
+        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decode().threads(),
+                options.decode().skipNonReferenceFrames())) {
             MemorySegment destination = arena.allocate(clipBytes, 64);
             for (int pass = 0; pass < PASSES; pass++) {
                 long start = System.nanoTime();
@@ -88,11 +88,11 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
      */
     static double[] eachAlone(List<ClipInfo> clips, LoaderOptions options) throws IOException {
         Map<Path, byte[]> files = readFiles(clips);
-        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] best = new double[clips.size()];
         java.util.Arrays.fill(best, Double.POSITIVE_INFINITY);
-        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
-                options.skipNonReferenceFrames())) {
+        try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decode().threads(),
+                options.decode().skipNonReferenceFrames())) {
             MemorySegment destination = arena.allocate(clipBytes, 64);
             for (int pass = 0; pass < 2; pass++) {
                 for (int i = 0; i < clips.size(); i++) {
@@ -109,7 +109,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
     private static void decodeOne(ClipDecoder decoder, ClipInfo c, Map<Path, byte[]> files, LoaderOptions options, int index,
                                   MemorySegment destination) {
         try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
-            decoder.decode(video, new ClipRequest(options.clipAt(c.frameTimestampsSeconds()[0]), options.resize(index),
+            decoder.decode(video, new ClipRequest(options.clip().at(c.frameTimestampsSeconds()[0]), options.resize(index),
                     destination));
         }
     }
@@ -128,14 +128,14 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
     /** Seconds until {@code threads} threads, started together, have each decoded every clip once. */
     private static double timedPasses(List<ClipInfo> delivered, Map<Path, byte[]> files, LoaderOptions options,
                                       int threads) throws InterruptedException {
-        long clipBytes = (long) options.frames() * options.width() * options.height() * 3;
+        long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             workers.add(Thread.ofPlatform().name("stoker-reference-" + t).start(() -> {
-                try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decoderThreads(),
-                        options.skipNonReferenceFrames())) {
+                try (Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder(options.decode().threads(),
+                        options.decode().skipNonReferenceFrames())) {
                     MemorySegment destination = arena.allocate(clipBytes, 64);
                     start.await();
                     int i = 0;

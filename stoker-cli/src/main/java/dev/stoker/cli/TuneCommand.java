@@ -12,6 +12,7 @@ import dev.stoker.tune.TrialSpec;
 import dev.stoker.tune.TuneReport;
 import dev.stoker.tune.TuneResult;
 import dev.stoker.tune.Tuner;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -125,6 +126,10 @@ final class TuneCommand implements Callable<Integer> {
             description = "After the search, run the best config with 'bench --headspace STEP_MS' for the ceiling.")
     Double headspaceStepMillis;
 
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
+            description = "Failed samples each bench trial may skip (see stoker bench --help; default: 0.1@50).")
+    String failureBudget;
+
     @Option(names = "--bench-arg", paramLabel = "ARG", description = "An extra argument for every bench trial, e.g. --bench-arg=--frames=8 (repeatable).")
     List<String> benchArgs = new ArrayList<>();
 
@@ -151,6 +156,9 @@ final class TuneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter w = spec.commandLine().getOut();
+        if (failureBudget != null) {
+            LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);   // a bad value is a usage error now, not per trial
+        }
         if (trials < 1 || patience < 1 || repeats < 1 || batches < 1 || trialSeconds < 1 || totalMinutes < 1) {
             throw new ParameterException(spec.commandLine(), "--trials, --patience, --repeats, --batches, --trial-seconds and "
                     + "--total-minutes: 1+ each");
@@ -160,7 +168,7 @@ final class TuneCommand implements Callable<Integer> {
         PipelineConfig start;
         try {
             space = spaceFile == null ? defaultSpace(cores, tuneBatch) : SearchSpace.read(spaceFile);
-            start = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
+            start = config == null ? PipelineConfig.EMPTY : LoaderOptions.read(config).config();
             if (startAll != null) {
                 if (config != null || startAll < 1) {
                     throw new IllegalArgumentException("--start-all " + startAll + " (expected: 1+, and no --config)");
@@ -187,6 +195,10 @@ final class TuneCommand implements Callable<Integer> {
             } else {
                 extra.add(a);
             }
+        }
+        if (failureBudget != null) {
+            extra.add("--failure-budget");
+            extra.add(failureBudget);
         }
         BenchTrialRunner runner = new BenchTrialRunner(root, batches, extra, out.resolve("trials"));
         int done = Tuner.readJournal(out).size();

@@ -47,7 +47,7 @@ final class VerifyCommand implements Callable<Integer> {
         try {
             report = ShardVerifier.verify(dest);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DEST: " + dest + ": " + CliErrors.describe(e));
+            throw new ParameterException(spec.commandLine(), "DEST: " + CliErrors.describePath(dest, e));
         }
         for (ShardVerifier.Damage damage : report.damages()) {
             out.println("damaged: " + damage);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +45,10 @@ class BenchAutotuneTest {
 
         JsonNode result = new ObjectMapper().readTree(json.toFile());
         assertThat(result.get("batches").asLong()).isEqualTo(400);
-        PipelineConfig tuned = PipelineConfig.read(saved);
+        LoaderOptions savedOptions = LoaderOptions.read(saved);
+        assertThat(savedOptions.clip().frames()).as("the options travel with the config").isEqualTo(4);
+        assertThat(savedOptions.batch().size()).isEqualTo(2);
+        PipelineConfig tuned = savedOptions.config();
         assertThat(tuned).as("--save-config holds the config the run ended with").isEqualTo(PipelineConfig.fromJson(result.get("config").toString()));
         List<String> reasons = new ArrayList<>();
         result.at("/stats/reconfigurations").forEach(r -> reasons.add(r.get("reason").asText()));

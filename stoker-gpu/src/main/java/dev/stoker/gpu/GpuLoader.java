@@ -52,7 +52,7 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
                                  TraceRecorder trace) {
         VideoLoader loader = null;
         try {
-            LoaderOptions pinned = options.batchBudgetBytes() > 0 ? options : options.withBatchBudget(batchBudgetBytes(options));
+            LoaderOptions pinned = options.batch().budgetBytes() > 0 ? options : options.toBuilder().batchBudget(batchBudgetBytes(options)).build();
             loader = VideoLoader.open(dataset, pinned, trace, new PinnedMemory(device.hostAllocator()));
             DeviceTransfer t = DeviceTransfer.start(loader.iterator(), device, batchShape(options).batchBytes(), transfer, trace);
             return new GpuLoader(device, loader, t);
@@ -79,7 +79,7 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
     }
 
     private static BatchShape batchShape(LoaderOptions options) {
-        return new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3, options.layout());
+        return new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
     }
 
     /** Device batches of every epoch, in the loader's order. One iteration per loader. */

@@ -117,9 +117,9 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
             kernel = loaded;
             BatchShape clipShape = clipShape(options);
             Supplier<DeviceClipDecoder> sessions = () -> NvdecDecoder.open(device, loaded, clipShape,
-                    options.skipNonReferenceFrames(),
-                    decode.cpuFallback() ? () -> new CpuClipUploader(device, clipShape, options.decoderThreads(),
-                            options.skipNonReferenceFrames()) : null,
+                    options.decode().skipNonReferenceFrames(),
+                    decode.cpuFallback() ? () -> new CpuClipUploader(device, clipShape, options.decode().threads(),
+                            options.decode().skipNonReferenceFrames()) : null,
                     trace);
             return open(dataset, options, device, sessions, loaded, from, trace);
         } catch (RuntimeException | Error e) {
@@ -189,8 +189,8 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                         + " replaces (expected: stages " + STAGES + "; NVDEC sessions are the 'nvdec' stage's concurrency)");
             }
         }
-        if (options.splitAfter() != null) {
-            throw new IllegalArgumentException("splitAfter: '" + options.splitAfter() + "' with GPU decoding (expected:"
+        if (options.placement().splitAfter() != null) {
+            throw new IllegalArgumentException("splitAfter: '" + options.placement().splitAfter().stageName() + "' with GPU decoding (expected:"
                     + " null; running fetch and demux in a child process is not supported with NVDEC yet)");
         }
     }
@@ -199,7 +199,7 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                                                            NvdecStage nvdec, DeviceCollateStage collate) {
         return LoaderFront.demuxed(dataset, options, from)
                 .flatMap("nvdec", opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
-                .batch("batch", options.batchSize(), options.dropLast())
+                .batch("batch", options.batch().size(), options.batch().dropLast())
                 .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
     }
 
@@ -212,8 +212,8 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
         StageConfig dec = effective.stage("nvdec");
         StageConfig bat = effective.stage("batch");
         StageConfig col = effective.stage("collate");
-        long clips = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8) + bat.queueCapacity()
-                + options.batchSize() + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        long clips = (long) dec.concurrency() * Math.max(options.clip().clipsPerVideo(), 8) + bat.queueCapacity()
+                + options.batch().size() + (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
         return (int) Math.min(Integer.MAX_VALUE, clips);
     }
 
@@ -223,12 +223,12 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
     }
 
     private static BatchShape clipShape(LoaderOptions options) {
-        return new BatchShape(1, options.frames(), options.height(), options.width(), 3, options.layout());
+        return new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
     }
 
     private static BatchShape batchShape(LoaderOptions options) {
-        return new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
-                options.layout());
+        return new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
+                options.batch().layout());
     }
 
     /** Device batches of every epoch, in the loader's order. One iteration per loader. */

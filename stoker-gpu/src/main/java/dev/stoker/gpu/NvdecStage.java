@@ -57,7 +57,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
             for (int i = 0; i < starts.length; i++) {
                 DeviceBufferPool.Buffer buffer = acquire();
                 buffers.add(buffer);
-                targets.add(new DeviceClipDecoder.Target(options.clipAt(starts[i]), LoaderFront.resize(options, task, i),
+                targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), LoaderFront.resize(options, task, i),
                         buffer.pointer(), buffer.byteSize()));
             }
             DeviceClipDecoder.Decoded decoded = decoder.get().decode(opened.video(), targets);

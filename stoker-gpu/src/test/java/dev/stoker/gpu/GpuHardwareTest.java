@@ -77,8 +77,8 @@ class GpuHardwareTest {
     @Test
     void theGpuLoaderDeliversTheCpuLoadersBatchesOnTheDevice(@TempDir Path dir) throws IOException {
         Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 2, 2.0));
-        LoaderOptions options = LoaderOptions.defaults().withClip(4, 2).withBatch(2, false, BatchLayout.NCTHW)
-                .withOrder(7, true, 1);
+        LoaderOptions options = LoaderOptions.builder().clip(4, 2).batch(2, false, BatchLayout.NCTHW)
+                .order(7, true, 1).build();
         List<byte[]> expected = new ArrayList<>();
         try (VideoLoader cpu = VideoLoader.open(Dataset.open(data), options)) {
             for (ClipBatch b : cpu) {
@@ -151,8 +151,8 @@ class GpuHardwareTest {
     @Test
     void theNvdecLoaderDeliversTheCpuLoadersClipsOnTheDevice(@TempDir Path dir) throws IOException {
         Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 4, 2.0)); // H.264, VP8
-        LoaderOptions options = LoaderOptions.defaults().withClip(4, 2).withBatch(3, false, BatchLayout.NTHWC)
-                .withOrder(7, true, 1);
+        LoaderOptions options = LoaderOptions.builder().clip(4, 2).batch(3, false, BatchLayout.NTHWC)
+                .order(7, true, 1).build();
         List<byte[]> expected = new ArrayList<>();
         List<List<ClipInfo>> expectedClips = new ArrayList<>();
         try (VideoLoader cpu = VideoLoader.open(Dataset.open(data), options)) {
@@ -189,8 +189,8 @@ class GpuHardwareTest {
         Path rotated = NvdecSupportedVideosTest.sample("decord_rot90.mov");
         Path manifest = dir.resolve("manifest.csv");
         Files.writeString(manifest, rotated + ",0\n");
-        LoaderOptions options = LoaderOptions.defaults().withClip(2, 1).withBatch(1, false, BatchLayout.NTHWC)
-                .withOrder(1, false, 1);
+        LoaderOptions options = LoaderOptions.builder().clip(2, 1).batch(1, false, BatchLayout.NTHWC)
+                .order(1, false, 1).build();
         byte[] expected;
         try (VideoLoader cpu = VideoLoader.open(Dataset.open(manifest), options)) {
             try (ClipBatch batch = cpu.iterator().next()) {

@@ -55,8 +55,8 @@ class NvdecLoaderBookkeepingTest {
     }
 
     static LoaderOptions options() {
-        return LoaderOptions.defaults().withClip(4, 2).withSize(16, 16, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
-                .withBatch(2, false, BatchLayout.NCTHW).withOrder(3, true, 1);
+        return LoaderOptions.builder().clip(4, 2).size(16, 16, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(2, false, BatchLayout.NCTHW).order(3, true, 1).build();
     }
 
     /**
@@ -200,7 +200,7 @@ class NvdecLoaderBookkeepingTest {
                         VideoException.Reason.CORRUPT, "bad"),
                 videos.get(3).getFileName().toString(), path -> new VideoException(path, "decode",
                         VideoException.Reason.CORRUPT, "bad"));
-        Run run = open(options().withFailureBudget(FailureBudget.count(1)), failures, Map.of());
+        Run run = open(options().toBuilder().failureBudget(FailureBudget.count(1)).build(), failures, Map.of());
         try (NvdecLoader loader = run.loader()) {
             assertThatThrownBy(() -> {
                 for (DeviceBatch b : loader) {
@@ -236,7 +236,7 @@ class NvdecLoaderBookkeepingTest {
             assertThat(config.stage("nvdec").concurrency()).isEqualTo(GpuDecodeOptions.defaultSessions(cores));
             assertThat(loader.batchBuffers().maxBuffers()).isEqualTo(config.sinkCapacity() + 1 + 2);
         }
-        Run seven = open(options().withConfig(NvdecLoader.sessions(7)), Map.of(), Map.of());
+        Run seven = open(options().toBuilder().config(NvdecLoader.sessions(7)).build(), Map.of(), Map.of());
         try (NvdecLoader loader = seven.loader()) {
             assertThat(loader.pipeline().config().stage("nvdec").concurrency()).isEqualTo(7);
         }
@@ -246,12 +246,12 @@ class NvdecLoaderBookkeepingTest {
 
     @Test
     void cpuDecodeKnobsAndAProcessSplitAreRefusedSayingWhy() {
-        LoaderOptions cpuKnob = options().withConfig(PipelineConfig.EMPTY.withStage("decode",
-                StageConfig.EMPTY.withConcurrency(3)));
+        LoaderOptions cpuKnob = options().toBuilder().config(PipelineConfig.EMPTY.withStage("decode",
+                StageConfig.EMPTY.withConcurrency(3))).build();
         assertThatThrownBy(() -> open(cpuKnob, Map.of(), Map.of())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("config names stage 'decode', which decoding on the GPU replaces (expected: stages"
                         + " [fetch, demux, nvdec, batch, collate]; NVDEC sessions are the 'nvdec' stage's concurrency)");
-        assertThatThrownBy(() -> open(options().withSplitAfter("demux"), Map.of(), Map.of()))
+        assertThatThrownBy(() -> open(options().toBuilder().splitAfter(dev.stoker.video.loader.LoaderStage.DEMUX).build(), Map.of(), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("splitAfter: 'demux' with GPU decoding (expected: null; running fetch and demux in a child"
                         + " process is not supported with NVDEC yet)");

@@ -67,9 +67,9 @@ class NvdecLoaderMatchesCpuLoaderTest {
 
     /** The NVDEC loader on {@code device} with a CPU decode session per worker. */
     static NvdecLoader withCpuSessions(FakeDevice device, LoaderOptions options, ResumeTracker from) throws IOException {
-        BatchShape clip = new BatchShape(1, options.frames(), options.height(), options.width(), 3, options.layout());
+        BatchShape clip = new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
         return NvdecLoader.open(Dataset.open(data), options, device,
-                () -> new CpuClipUploader(device, clip, 1, options.skipNonReferenceFrames()), null, from, null);
+                () -> new CpuClipUploader(device, clip, 1, options.decode().skipNonReferenceFrames()), null, from, null);
     }
 
     /** What was sampled: path, label and frame times of each clip. */
@@ -91,9 +91,9 @@ class NvdecLoaderMatchesCpuLoaderTest {
             "NCTHW, STRETCH, 3"})
     void deliversTheCpuLoadersBatchesByteForByte(BatchLayout layout, Resize.Mode resize, int clipsPerVideo)
             throws IOException {
-        LoaderOptions options = LoaderOptions.defaults().withClip(4, 2).withSize(48, 40, resize, 56)
-                .withBatch(4, false, layout).withSampling(LoaderOptions.Sampling.RANDOM, clipsPerVideo, 1.0)
-                .withOrder(11, true, 2);
+        LoaderOptions options = LoaderOptions.builder().clip(4, 2).size(48, 40, resize, 56)
+                .batch(4, false, layout).clipStarts(LoaderOptions.ClipStarts.RANDOM, clipsPerVideo, 1.0)
+                .order(11, true, 2).build();
         List<Delivered> expected = cpuBatches(data, options);
         FakeDevice device = new FakeDevice(true);
         List<Delivered> actual = new ArrayList<>();
@@ -122,9 +122,9 @@ class NvdecLoaderMatchesCpuLoaderTest {
 
     @Test
     void resumesWhereTheCpuLoaderWouldAndThenDeliversTheSameBatches() throws IOException {
-        LoaderOptions options = LoaderOptions.defaults().withClip(4, 2).withSize(32, 32, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 0)
-                .withBatch(4, false, BatchLayout.NTHWC).withSampling(LoaderOptions.Sampling.RANDOM, 3, 1.0)
-                .withOrder(5, true, 2);
+        LoaderOptions options = LoaderOptions.builder().clip(4, 2).size(32, 32, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 0)
+                .batch(4, false, BatchLayout.NTHWC).clipStarts(LoaderOptions.ClipStarts.RANDOM, 3, 1.0)
+                .order(5, true, 2).build();
         // States after 2 batches: the CPU loader's and the NVDEC loader's.
         SamplerState cpuState;
         try (VideoLoader cpu = VideoLoader.open(Dataset.open(data), options)) {

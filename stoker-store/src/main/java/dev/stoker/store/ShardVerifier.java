@@ -42,8 +42,12 @@ public final class ShardVerifier {
         Manifest manifest;
         try {
             manifest = Manifest.read(dest.resolve(ShardDataset.MANIFEST));
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IOException(dest.resolve(ShardDataset.MANIFEST) + ": does not exist", e);
         } catch (IOException e) {
-            throw new IOException(dest.resolve(ShardDataset.MANIFEST) + ": " + e.getMessage(), e);
+            Path manifestFile = dest.resolve(ShardDataset.MANIFEST);
+            String message = String.valueOf(e.getMessage());
+            throw new IOException(message.contains(manifestFile.toString()) ? message : manifestFile + ": " + message, e);
         }
         List<Damage> damages = new ArrayList<>();
         if (manifest.formatVersion() != ShardLayout.FORMAT_VERSION) {

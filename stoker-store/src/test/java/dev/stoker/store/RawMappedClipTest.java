@@ -93,12 +93,12 @@ class RawMappedClipTest {
     @Test
     void loaderBatchesFromTheMappingEqualBatchesThroughClipBuffers() throws IOException {
         DemoSource.ingest(dest, IngestOptions.RAW);
-        LoaderOptions options = LoaderOptions.defaults().withClip(6, 2)
-                .withSize(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112) // stored short side: a cut, no scaling
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0).withOrder(11, true, 2);
+        LoaderOptions options = LoaderOptions.builder().clip(6, 2)
+                .size(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112) // stored short side: a cut, no scaling
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).order(11, true, 2).build();
         try (ShardDataset shards = ShardDataset.open(dest);
-             ShardLoader mapped = ShardLoader.open(shards, options.withBatch(3, false, BatchLayout.NTHWC));
-             ShardLoader buffered = ShardLoader.open(shards, options.withBatch(3, false, BatchLayout.NCTHW))) {
+             ShardLoader mapped = ShardLoader.open(shards, options.toBuilder().batch(3, false, BatchLayout.NTHWC).build());
+             ShardLoader buffered = ShardLoader.open(shards, options.toBuilder().batch(3, false, BatchLayout.NCTHW).build())) {
             List<byte[]> fromMapping = new ArrayList<>();
             List<ClipInfo> mappedClips = new ArrayList<>();
             for (ClipBatch batch : mapped) {

@@ -44,9 +44,9 @@ class ShardLoaderExactResumeTest {
 
     /** Random crops and clip starts, shuffled within windows of 2 shards, 2 epochs of 2 batches. */
     static LoaderOptions options() {
-        return LoaderOptions.defaults().withClip(8, 2).withOrder(5, true, 2).withBatch(2, false, BatchLayout.NTHWC)
-                .withSize(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96)
-                .withSampler(SamplerOptions.defaults().withWindow(2));
+        return LoaderOptions.builder().clip(8, 2).order(5, true, 2).batch(2, false, BatchLayout.NTHWC)
+                .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96)
+                .sampler(SamplerOptions.defaults().withWindow(2)).build();
     }
 
     private record Run(List<String> batches, SamplerState state) {
@@ -103,8 +103,8 @@ class ShardLoaderExactResumeTest {
     @Test
     void resumingInsideASamplesClipsSkipsOnlyTheClipsAlreadyDelivered() throws IOException {
         // 2 clips a sample, batches of 3: batch 1 ends after the first clip of the second sample.
-        LoaderOptions options = options().withOrder(9, true, 1).withBatch(3, false, BatchLayout.NTHWC)
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0);
+        LoaderOptions options = options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
         try (ShardDataset shards = ShardDataset.open(dest)) {
             Run one = run(ShardLoader.open(shards, options), 1);
             assertThat(one.state().clipsDelivered()).isEqualTo(1);
@@ -119,8 +119,8 @@ class ShardLoaderExactResumeTest {
             for (int world : new int[] {2, 4}) {
                 List<List<Path>> parts = new ArrayList<>();
                 for (int rank = 0; rank < world; rank++) {
-                    LoaderOptions options = options().withOrder(5, true, 1).withBatch(1, false, BatchLayout.NTHWC)
-                            .withSampler(SamplerOptions.defaults().withWindow(2).withRank(rank, world));
+                    LoaderOptions options = options().toBuilder().order(5, true, 1).batch(1, false, BatchLayout.NTHWC)
+                            .sampler(SamplerOptions.defaults().withWindow(2).withRank(rank, world)).build();
                     List<Path> samples = new ArrayList<>();
                     try (ShardLoader loader = ShardLoader.open(shards, options)) {
                         for (ClipBatch batch : loader) {
@@ -149,7 +149,7 @@ class ShardLoaderExactResumeTest {
         SamplerState state;
         try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options())) {
             state = loader.state();
-            assertThatThrownBy(() -> ShardLoader.resume(shards, options().withOrder(6, true, 2), state))
+            assertThatThrownBy(() -> ShardLoader.resume(shards, options().toBuilder().order(6, true, 2).build(), state))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         }
         // the same samples in one shard: another grouping, another order

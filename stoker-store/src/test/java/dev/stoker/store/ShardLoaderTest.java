@@ -29,7 +29,7 @@ class ShardLoaderTest {
     Path dest;
 
     static LoaderOptions options() {
-        return LoaderOptions.defaults().withClip(8, 2).withBatch(2, false, BatchLayout.NCTHW).withOrder(7, true, 1);
+        return LoaderOptions.builder().clip(8, 2).batch(2, false, BatchLayout.NCTHW).order(7, true, 1).build();
     }
 
     @Test

@@ -28,8 +28,8 @@ class ShardReadAheadTest {
     Path dest;
 
     static LoaderOptions options(int epochs) {
-        return LoaderOptions.defaults().withClip(8, 2).withOrder(3, true, epochs).withBatch(2, false, BatchLayout.NTHWC)
-                .withSampler(SamplerOptions.defaults().withWindow(2));
+        return LoaderOptions.builder().clip(8, 2).order(3, true, epochs).batch(2, false, BatchLayout.NTHWC)
+                .sampler(SamplerOptions.defaults().withWindow(2)).build();
     }
 
     private static List<String> load(ShardDataset shards, LoaderOptions options, ReadAhead readAhead, long consumerMillis,

@@ -57,9 +57,9 @@ class AutotuneTunesTheVideoLoaderTest {
 
     /** The bad start: one decoder behind four demuxers. */
     private static LoaderOptions options() {
-        return LoaderOptions.defaults().withClip(8, 2).withOrder(3, true, EPOCHS).withBatch(2, false, BatchLayout.NTHWC)
-                .withConfig(new PipelineConfig(null, null, null, Map.of(
-                        "decode", StageConfig.EMPTY.withConcurrency(1), "demux", StageConfig.EMPTY.withConcurrency(4))));
+        return LoaderOptions.builder().clip(8, 2).order(3, true, EPOCHS).batch(2, false, BatchLayout.NTHWC)
+                .config(new PipelineConfig(null, null, null, Map.of(
+                        "decode", StageConfig.EMPTY.withConcurrency(1), "demux", StageConfig.EMPTY.withConcurrency(4)))).build();
     }
 
     private static List<String> clips(VideoLoader loader) {

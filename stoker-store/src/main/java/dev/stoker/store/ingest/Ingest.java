@@ -2,6 +2,7 @@ package dev.stoker.store.ingest;
 
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.Sink;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
@@ -62,9 +63,21 @@ public final class Ingest {
     private Ingest() {
     }
 
+    /** {@link #run(Dataset, Path, IngestOptions, int, IngestListener, FailureBudget)} skipping every failed source. */
     public static Result run(Dataset dataset, Path dest, IngestOptions options, int workers, IngestListener listener)
             throws IOException {
+        return run(dataset, dest, options, workers, listener, FailureBudget.UNLIMITED);
+    }
+
+    /**
+     * Ingests {@code dataset} into shards in {@code dest}; a source that cannot be read, decoded or encoded is
+     * skipped and listed in the report, until more of them failed than {@code budget} allows (then the ingest
+     * stops with a {@code PipelineFailedException}; shards written so far stay and are kept by the next run).
+     */
+    public static Result run(Dataset dataset, Path dest, IngestOptions options, int workers, IngestListener listener,
+                             FailureBudget budget) throws IOException {
         Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(budget, "budget");
         if (workers < 1) {
             throw new IllegalArgumentException("workers: " + workers + " (expected: 1+)");
         }
@@ -99,7 +112,7 @@ public final class Ingest {
 
         List<ShardFile.Summary> written = new ArrayList<>();
         if (!todo.isEmpty()) {
-            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, sourceCount, header);
+            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, sourceCount, header, budget);
         }
         List<ShardFile.Summary> all = new ArrayList<>(kept);
         all.addAll(written);
@@ -114,7 +127,7 @@ public final class Ingest {
     private static List<ShardFile.Summary> runPipeline(Dataset dataset, Path dest, IngestOptions options,
                                                        ShardFormat format, int workers, IngestListener listener,
                                                        List<IngestItem> todo, Set<Integer> keptStarts, int sourceCount,
-                                                       String header) {
+                                                       String header, FailureBudget budget) {
         SampleDecoder sampleDecoder = new SampleDecoder(options, format.needsEvenSize());
         Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
         ThreadLocal<ClipDecoder> decoder = ThreadLocal.withInitial(() -> {
@@ -122,7 +135,9 @@ public final class Ingest {
             decoders.add(d);
             return d;
         });
-        WriteStage write = new WriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener);
+        // Read, decode and encode note a failure on the item (it is listed in its shard, so that a resumed ingest
+        // knows it); the write stage, which sees every item in order, holds the budget.
+        WriteStage write = new WriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener, budget);
         List<ShardFile.Summary> written = new ArrayList<>();
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
                 .map("read", Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
@@ -136,6 +151,11 @@ public final class Ingest {
             for (ShardFile.Summary summary : pipeline) {
                 written.add(summary);
             }
+        } catch (PipelineFailedException e) {
+            if (write.budgetExceeded != null) {
+                throw write.budgetExceeded;
+            }
+            throw e;
         } finally {
             write.abandon();
             ClipDecoder d;
@@ -198,16 +218,37 @@ public final class Ingest {
         private final Set<Integer> keptStarts;
         private final int sourceCount;
         private final IngestListener listener;
+        private final FailureBudget budget;
+        private final List<String> firstFailures = new ArrayList<>();
+        private long seen;
+        private long failed;
         private ShardWriter current;
+        volatile PipelineFailedException budgetExceeded;
 
         WriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
-                   IngestListener listener) {
+                   IngestListener listener, FailureBudget budget) {
+            this.budget = budget;
             this.dest = dest;
             this.header = header;
             this.shardSizeBytes = shardSizeBytes;
             this.keptStarts = keptStarts;
             this.sourceCount = sourceCount;
             this.listener = listener;
+        }
+
+        private void countFailure(IngestItem item) {
+            failed++;
+            if (firstFailures.size() < 3) {
+                String path = item.source.path();
+                String message = String.valueOf(item.failureMessage);
+                firstFailures.add((message.contains(path) ? message : path + ": " + message) + " (" + item.failureReason + ")");
+            }
+            if (budget.isExceeded(failed, seen)) {
+                budgetExceeded = new PipelineFailedException("failure budget exceeded in ingest: " + failed + " of " + seen
+                        + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
+                        List.of("ingest"), null);
+                throw budgetExceeded;
+            }
         }
 
         @Override
@@ -217,9 +258,11 @@ public final class Ingest {
                 if (current == null) {
                     current = new ShardWriter(dest, index, header);
                 }
+                seen++;
                 if (item.failed()) {
                     current.addFailure(item.source, item.failureReason, item.failureMessage);
                     listener.sourceDone(index, true, 0);
+                    countFailure(item);
                 } else {
                     current.add(item.source, item.encoded);
                     listener.sourceDone(index, false, item.encoded.payload().length);

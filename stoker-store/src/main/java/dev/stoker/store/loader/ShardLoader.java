@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.LongAdder;
  * verifies them ({@link ClipReader#locate}) and collate copies each pixel once, from the mapping into the batch.
  *
  * <p>The order is an {@link EpochSampler}'s over the shards ({@link #groups}: the samples of one shard form
- * a group, shuffled within windows of {@code options.sampler().windowGroups()} shards; rank and world size
+ * a group, shuffled within windows of {@code options.sampling().sampler().windowGroups()} shards; rank and world size
  * split each epoch), so it is known ahead: {@link ReadAhead} loads the next clips' bytes while earlier ones
  * decode, under a byte budget. Clip starts and crops are the same pure functions of (seed, epoch, source
  * index) as VideoLoader's, so a sample's clips are the ones VideoLoader takes from its source video in the
@@ -110,7 +110,7 @@ public final class ShardLoader extends HostBatchLoader {
 
     /** {@link #open(ShardDataset, LoaderOptions, TraceRecorder)} reading the shards ahead as {@code readAhead} says. */
     public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead) {
-        EpochSampler sampler = EpochSampler.create(groups(dataset), options.seed(), options.shuffle(), options.sampler());
+        EpochSampler sampler = EpochSampler.create(groups(dataset), options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
         return open(dataset, options, trace, readAhead, sampler, sampler.start());
     }
 
@@ -129,7 +129,7 @@ public final class ShardLoader extends HostBatchLoader {
     /** {@link #resume(ShardDataset, LoaderOptions, SamplerState)} with a trace (nullable) and read-ahead options. */
     public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
                                      ReadAhead readAhead) {
-        EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
+        EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
         EpochSampler sampler = EpochSampler.resume(groups(dataset), state);
         return open(dataset, options, trace, readAhead, sampler, state);
     }
@@ -139,9 +139,9 @@ public final class ShardLoader extends HostBatchLoader {
         ResumeTracker resume = new ResumeTracker(sampler, start);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
-        BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
-        BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(), 3,
-                options.layout());
+        BatchShape clipShape = new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, BatchLayout.NTHWC);
+        BatchShape batchShape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
+                options.batch().layout());
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();
         LongAdder frames = new LongAdder();
@@ -150,17 +150,17 @@ public final class ShardLoader extends HostBatchLoader {
         StageConfig dec = effective.stage("decode");
         StageConfig bat = effective.stage("batch");
         StageConfig col = effective.stage("collate");
-        long clipsHeld = (long) dec.concurrency() * Math.max(options.clipsPerVideo(), 8) + bat.queueCapacity()
-                + options.batchSize() + (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        long clipsHeld = (long) dec.concurrency() * Math.max(options.clip().clipsPerVideo(), 8) + bat.queueCapacity()
+                + options.batch().size() + (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
         int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
-                ((long) readAhead.batchesAhead() * options.batchSize() + options.clipsPerVideo() - 1) / options.clipsPerVideo()));
-        RecordReadAhead ahead = RecordReadAhead.start(dataset, readAhead, sampler, start, options.epochs(), itemsAhead,
+                ((long) readAhead.batchesAhead() * options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo()));
+        RecordReadAhead ahead = RecordReadAhead.start(dataset, readAhead, sampler, start, options.sampling().epochs(), itemsAhead,
                 planner::clipsOf);
         BatchPool clipBuffers = null;
         BatchPool batches = null;
         try {
             clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
-            long batchBudget = options.batchBudgetBytes() > 0 ? options.batchBudgetBytes()
+            long batchBudget = options.batch().budgetBytes() > 0 ? options.batch().budgetBytes()
                     : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
             batches = new BatchPool(batchShape, batchBudget);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
@@ -228,17 +228,17 @@ public final class ShardLoader extends HostBatchLoader {
         ClipPlanner(ShardDataset dataset, LoaderOptions options) {
             this.dataset = dataset;
             this.options = options;
-            this.sampler = switch (options.sampling()) {
-                case RANDOM -> ClipSampler.random(options.clipsPerVideo(), options.seed());
-                case UNIFORM -> ClipSampler.uniform(options.clipsPerVideo());
-                case WINDOWS -> ClipSampler.windows(options.windowStepSeconds());
+            this.sampler = switch (options.clip().starts()) {
+                case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
+                case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
+                case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
             };
         }
 
         /** Every clip start of the sample in {@code epoch}, ascending. */
         double[] starts(SampleInfo s, int epoch) {
             VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
-            return sampler.clipStarts(entry, s.durationSeconds(), options.clipSeconds(s.framesPerSecond()), epoch,
+            return sampler.clipStarts(entry, s.durationSeconds(), options.clip().seconds(s.framesPerSecond()), epoch,
                     s.sourceIndex());
         }
 
@@ -247,14 +247,14 @@ public final class ShardLoader extends HostBatchLoader {
             double[] starts = starts(dataset.sample(draw.sampleIndex()), draw.epoch());
             List<ClipSpec> specs = new ArrayList<>(starts.length);
             for (double start : starts) {
-                specs.add(options.clipAt(start));
+                specs.add(options.clip().at(start));
             }
             return specs;
         }
 
         /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch). */
         long cropSeed(SampleTask task, int clip) {
-            return options.seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
+            return options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
                     + clip;
         }
     }
@@ -269,7 +269,7 @@ public final class ShardLoader extends HostBatchLoader {
             readers.add(r);
             return r;
         });
-        return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.epochs()))
+        return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.sampling().epochs()))
                 .map("fetch", (SampleTask task) -> {
                     double[] starts = planner.starts(task.sample(), task.epoch());
                     if (task.firstClip() > 0) { // resumed inside this sample: its first clips were delivered
@@ -279,7 +279,7 @@ public final class ShardLoader extends HostBatchLoader {
                 }, s -> s.failureBudget(budget))
                 .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
-                .batch("batch", options.batchSize(), options.dropLast())
+                .batch("batch", options.batch().size(), options.batch().dropLast())
                 .map("collate", (List<LoadedClip> loaded) -> collate(loaded, batches, resume), s -> s.failureBudget(budget));
     }
 
@@ -309,11 +309,11 @@ public final class ShardLoader extends HostBatchLoader {
         List<ClipSpec> specs = new ArrayList<>(count);
         List<Resize> resizes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            specs.add(options.clipAt(planned.clipStarts()[i]));
+            specs.add(options.clip().at(planned.clipStarts()[i]));
             resizes.add(options.resize(planner.cropSeed(task, task.firstClip() + i)));
         }
         ahead.beforeRead(task.draw());
-        if (options.layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
+        if (options.batch().layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
             List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
             if (mapped != null) {
                 List<LoadedClip> out = new ArrayList<>(mapped.size());

@@ -86,8 +86,8 @@ class ColdFetchEvictsBeforeReadTest {
     }
 
     private static LoaderOptions options() {
-        return LoaderOptions.defaults().withClip(4, 1).withSize(48, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 48)
-                .withBatch(2, false, BatchLayout.NTHWC).withOrder(5, true, 2);
+        return LoaderOptions.builder().clip(4, 1).size(48, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 48)
+                .batch(2, false, BatchLayout.NTHWC).order(5, true, 2).build();
     }
 
     @Test
@@ -105,8 +105,8 @@ class ColdFetchEvictsBeforeReadTest {
         long clips = 0;
         // One fetch worker: with several, a file's second-epoch fetch can start while another worker is between
         // its first-epoch eviction and read, and then finds it (rightly) not cached.
-        LoaderOptions oneFetcher = options().withFetchHook(Recording.class).withConfig(PipelineConfig.EMPTY
-                .withStage("fetch", StageConfig.EMPTY.withConcurrency(1)));
+        LoaderOptions oneFetcher = options().toBuilder().fetchHook(Recording.class).config(PipelineConfig.EMPTY
+                .withStage("fetch", StageConfig.EMPTY.withConcurrency(1))).build();
         try (VideoLoader loader = VideoLoader.open(dataset, oneFetcher)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
@@ -135,19 +135,19 @@ class ColdFetchEvictsBeforeReadTest {
 
     @Test
     void aFailingHookFailsOnlyItsFilesNamingThem() {
-        assertFailsOnlyRefusedFiles(options().withOrder(5, true, 1));
+        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).build());
     }
 
     @Test
     void theHookIsMadeInTheChildJvmWhenFetchRunsThere() {
-        assertFailsOnlyRefusedFiles(options().withOrder(5, true, 1).withSplitAfter("fetch"));
+        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).splitAfter(dev.stoker.video.loader.LoaderStage.FETCH).build());
     }
 
     private static void assertFailsOnlyRefusedFiles(LoaderOptions options) {
         List<Path> refused = dataset.entries().stream().map(VideoEntry::path)
                 .filter(RefusingFirstOfEachClass::refuses).toList();
         assertThat(refused).hasSize(2).hasSizeLessThan(dataset.size());
-        try (VideoLoader loader = VideoLoader.open(dataset, options.withFetchHook(RefusingFirstOfEachClass.class))) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options.toBuilder().fetchHook(RefusingFirstOfEachClass.class).build())) {
             long clips = 0;
             for (ClipBatch batch : loader) {
                 try (batch) {

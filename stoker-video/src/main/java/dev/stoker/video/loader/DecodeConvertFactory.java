@@ -1,17 +1,16 @@
 package dev.stoker.video.loader;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.stoker.pipeline.StageFactory;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * The decode stage with convert fused into it ({@link LoaderOptions#fusedConvert()}) as a {@link StageFactory},
- * for a child JVM: each video into its converted clips. Config: {@link DecodeFactory#config}.
+ * The decode stage with convert fused into it ({@link LoaderOptions.Decode#fusedConvert()}) as a
+ * {@link StageFactory}, for a child JVM: each video into its converted clips. Config: {@link DecodeFactory#config}.
  */
 public final class DecodeConvertFactory implements StageFactory<OpenedVideo, List<LoadedClip>> {
     @Override
-    public Function<OpenedVideo, List<LoadedClip>> create(String config) throws JsonProcessingException {
-        return DecodeFactory.Config.parse(config).stage()::decodeAndConvert;
+    public Function<OpenedVideo, List<LoadedClip>> create(String config) {
+        return DecodeFactory.stage(config)::decodeAndConvert;
     }
 }

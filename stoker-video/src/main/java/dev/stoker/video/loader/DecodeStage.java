@@ -33,7 +33,7 @@ final class DecodeStage implements AutoCloseable {
         this.options = options;
         this.clipBuffers = clipBuffers;
         this.decoder = ThreadLocal.withInitial(() -> {
-            ClipDecoder d = new ClipDecoder(options.decoderThreads(), options.skipNonReferenceFrames());
+            ClipDecoder d = new ClipDecoder(options.decode().threads(), options.decode().skipNonReferenceFrames());
             decoders.add(d);
             return d;
         });
@@ -83,7 +83,7 @@ final class DecodeStage implements AutoCloseable {
                 throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
             }
             buffers.add(buffer);
-            requests.add(new ClipRequest(options.clipAt(opened.clipStarts()[i]),
+            requests.add(new ClipRequest(options.clip().at(opened.clipStarts()[i]),
                     LoaderFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));
         }
         return requests;

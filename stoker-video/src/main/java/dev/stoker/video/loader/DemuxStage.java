@@ -15,10 +15,10 @@ final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
 
     DemuxStage(LoaderOptions options) {
         this.options = options;
-        this.sampler = switch (options.sampling()) {
-            case RANDOM -> ClipSampler.random(options.clipsPerVideo(), options.seed());
-            case UNIFORM -> ClipSampler.uniform(options.clipsPerVideo());
-            case WINDOWS -> ClipSampler.windows(options.windowStepSeconds());
+        this.sampler = switch (options.clip().starts()) {
+            case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
+            case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
+            case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
         };
     }
 
@@ -29,7 +29,7 @@ final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
         try {
             VideoInfo info = video.info();
             double[] starts = sampler.clipStarts(task.entry(), info.durationSeconds(),
-                    options.clipSeconds(info.framesPerSecond()), task.epoch(), task.index());
+                    options.clip().seconds(info.framesPerSecond()), task.epoch(), task.index());
             if (task.firstClip() > 0) {
                 // Resumed inside this video: its first clips were delivered before the state was taken.
                 starts = java.util.Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);

@@ -22,8 +22,8 @@ public final class LoaderFront {
 
     /** A fresh start: the sampler for {@code options} over {@code dataset}, at its first state. */
     public static ResumeTracker start(Dataset dataset, LoaderOptions options) {
-        EpochSampler sampler = EpochSampler.create(EpochOrder.groups(dataset), options.seed(), options.shuffle(),
-                options.sampler());
+        EpochSampler sampler = EpochSampler.create(EpochOrder.groups(dataset), options.sampling().seed(), options.sampling().shuffle(),
+                options.sampling().sampler());
         return new ResumeTracker(sampler, sampler.start());
     }
 
@@ -33,7 +33,7 @@ public final class LoaderFront {
      * @throws IllegalArgumentException if the dataset or the sampling settings differ from the state's
      */
     public static ResumeTracker resume(Dataset dataset, LoaderOptions options, SamplerState state) {
-        EpochSampler.requireSameSettings(state, options.seed(), options.shuffle(), options.sampler());
+        EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
         return new ResumeTracker(EpochSampler.resume(EpochOrder.groups(dataset), state), state);
     }
 
@@ -49,8 +49,8 @@ public final class LoaderFront {
     /** Source → fetch (with {@code options}' fetch hook, if any). */
     static PipelineBuilder<FetchedVideo> fetched(Dataset dataset, LoaderOptions options, ResumeTracker from) {
         FailureBudget budget = options.failureBudget();
-        return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.epochs()))
-                .map("fetch", FetchFactory.class, FetchFactory.config(options), s -> s.failureBudget(budget));
+        return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.sampling().epochs()))
+                .map("fetch", FetchFactory.class, options.toJson(), s -> s.failureBudget(budget));
     }
 
     /**
@@ -61,7 +61,7 @@ public final class LoaderFront {
     static PipelineBuilder<OpenedVideo> demux(PipelineBuilder<FetchedVideo> fetched, LoaderOptions options) {
         FfmpegNatives.warmUpInBackground();
         FailureBudget budget = options.failureBudget();
-        return fetched.map("demux", DemuxFactory.class, DemuxFactory.config(options), s -> s.failureBudget(budget));
+        return fetched.map("demux", DemuxFactory.class, options.toJson(), s -> s.failureBudget(budget));
     }
 
     /**
@@ -70,7 +70,7 @@ public final class LoaderFront {
      * loader's seed, the epoch, the video and the clip.
      */
     public static Resize resize(LoaderOptions options, VideoTask task, int clip) {
-        long cropSeed = options.seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.index() * 31L
+        long cropSeed = options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.index() * 31L
                 + task.firstClip() + clip;
         return options.resize(cropSeed);
     }

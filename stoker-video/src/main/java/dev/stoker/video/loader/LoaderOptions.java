@@ -1,107 +1,233 @@
 package dev.stoker.video.loader;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.PastEndPolicy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerOptions;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * What a {@link VideoLoader} produces and how: clip geometry, sampling, batching and the pipeline's
- * knobs. Build with {@link #defaults()} and the {@code with…} methods.
+ * What a loader produces and how, as groups of values: the clip, its output size, the batch, the epoch
+ * order, the decoder, where the stages run, the failure budget and the pipeline's knobs. Start from
+ * {@link #defaults()} or {@link #builder()}; change a copy with {@link #toBuilder()}. Every loader reads the
+ * same options, and so do the child JVM's stages, {@code --config}/{@code --save-config} files and the
+ * Python bridge: through one JSON form ({@link #toJson()}, {@link LoaderOptionsJson}).
  *
- * @param frames          frames per clip (T)
- * @param strideFrames    distance between sampled frames, in source frames
- * @param resampleFps     when {@code > 0}, clips are {@code frames} frames resampled to this frame rate
- *                        by timestamp instead of strided
- * @param width           output width
- * @param height          output height
- * @param resizeMode      how frames become width × height (short-side resize then centre or random crop,
- *                        or a direct stretch)
- * @param shortSide       short side before cropping; {@code 0} means max(width, height)
- * @param pastEnd         what a clip running past the video's end does
- * @param batchSize       clips per batch (N)
- * @param dropLast        drop the partial batch at the end of each epoch
- * @param layout          batch memory layout
- * @param clipsPerVideo   clips drawn from each video per epoch
- * @param sampling        random, uniform or windows
- * @param windowStepSeconds step between windows for {@link Sampling#WINDOWS}
- * @param seed            seeds the epoch order, the clip starts and random crops
- * @param shuffle         visit videos in a seeded random order each epoch
- * @param epochs          epochs to run, {@code -1} for endless
- * @param decoderThreads  FFmpeg threads per decoder (1: parallelism comes from stage concurrency)
- * @param skipNonReferenceFrames skip decoding frames that are neither output nor referenced
- * @param fusedConvert    convert frames inside the decode stage instead of in a convert stage of its
- *                        own (holds no decoded pictures between stages; one less hand-off)
- * @param batchBudgetBytes bytes of batch memory the loader may hold (0: enough for the sink, the
- *                        consumer's batch and the collators)
- * @param failureBudget   failed samples a stage may skip before the loader gives up
- * @param config          per-stage concurrency and queue settings, laid over the defaults
- * @param sampler         shuffle window (in files: entries of one file form a group), rank and world size
- *                        for data-parallel training, and the tail policy; see {@link EpochSampler}
- * @param splitAfter      run the stages up to this one (any of {@link VideoLoader#STAGES}) in a child JVM
- *                        (process isolation: a native crash there does not end training); null: all in-process.
- *                        After {@code "decode"}, decode converts (as with {@code fusedConvert}); with
- *                        {@code fusedConvert}, {@code "convert"} means after decode
- * @param fetchHook       runs in the fetch stage just before each file is read (evicting its pages for a
- *                        cold-cache benchmark, say); a class, so that it runs in a child JVM too; null: none
+ * <pre>{@code
+ * LoaderOptions options = LoaderOptions.builder()
+ *         .clip(16, 2).size(112, 112, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 128)
+ *         .batch(8, false, BatchLayout.NCTHW).order(42, true, 10).rank(rank, worldSize)
+ *         .failureBudget(FailureBudget.rate(0.3, 100))
+ *         .build();
+ * }</pre>
+ *
+ * @param clip          how long a clip is and how its starts are chosen
+ * @param size          how frames become the output size
+ * @param batch         clips per batch, layout and the batch memory budget
+ * @param sampling      the epoch order: seed, shuffle, epochs, shuffle window, rank and world size, tail
+ * @param decode        decoder threads, frame skipping, convert fused into decode
+ * @param placement     which stages run in a child JVM
+ * @param failureBudget failed samples a stage may skip before the loader gives up
+ * @param config        per-stage concurrency and queue settings, laid over the loader's defaults
+ * @param fetchHook     runs in the fetch stage just before each file is read (evicting its pages for a
+ *                      cold-cache benchmark, say); a class, so that it runs in a child JVM too; null: none
  */
-public record LoaderOptions(int frames, int strideFrames, double resampleFps, int width, int height,
-                            Resize.Mode resizeMode, int shortSide, PastEndPolicy pastEnd, int batchSize,
-                            boolean dropLast, BatchLayout layout, int clipsPerVideo, Sampling sampling,
-                            double windowStepSeconds, long seed, boolean shuffle, int epochs, int decoderThreads,
-                            boolean skipNonReferenceFrames, boolean fusedConvert, long batchBudgetBytes,
-                            FailureBudget failureBudget, PipelineConfig config, SamplerOptions sampler,
-                            String splitAfter, Class<? extends FetchHook> fetchHook) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampling, Decode decode, Placement placement,
+                            FailureBudget failureBudget, PipelineConfig config, Class<? extends FetchHook> fetchHook) {
+
+    private static final LoaderOptions DEFAULTS = new LoaderOptions(
+            new Clip(16, 2, 0, PastEndPolicy.SHIFT, ClipStarts.RANDOM, 1, 1.0),
+            new Size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0),
+            new Batching(8, false, BatchLayout.NTHWC, 0),
+            new Sampling(0, true, -1, 0, 0, 1, SamplerOptions.Tail.PAD),
+            new Decode(1, true, false),
+            Placement.IN_PROCESS,
+            FailureBudget.rate(0.10, 50),
+            PipelineConfig.EMPTY,
+            null);
 
     /** How clip starts are chosen in a video. */
-    public enum Sampling { RANDOM, UNIFORM, WINDOWS }
+    public enum ClipStarts { RANDOM, UNIFORM, WINDOWS }
 
-    public LoaderOptions {
-        positive("frames", frames);
-        positive("strideFrames", strideFrames);
-        positive("width", width);
-        positive("height", height);
-        positive("batchSize", batchSize);
-        positive("clipsPerVideo", clipsPerVideo);
-        positive("decoderThreads", decoderThreads);
-        if (shortSide < 0) {
-            throw new IllegalArgumentException("shortSide: " + shortSide + " (expected: 0 for automatic, or 1+)");
+    /**
+     * @param frames            frames per clip (T)
+     * @param strideFrames      distance between sampled frames, in source frames
+     * @param resampleFps       when {@code > 0}, clips are {@code frames} frames resampled to this frame rate by
+     *                          timestamp instead of strided
+     * @param pastEnd           what a clip running past the video's end does
+     * @param starts            random, uniform or windows
+     * @param clipsPerVideo     clips drawn from each video per epoch
+     * @param windowStepSeconds step between windows for {@link ClipStarts#WINDOWS}
+     */
+    public record Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
+                       int clipsPerVideo, double windowStepSeconds) {
+        public Clip {
+            positive("frames", frames);
+            positive("strideFrames", strideFrames);
+            positive("clipsPerVideo", clipsPerVideo);
+            if (resampleFps < 0 || Double.isNaN(resampleFps)) {
+                throw new IllegalArgumentException("resampleFps: " + resampleFps + " (expected: 0 for strided clips, or > 0)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+            Objects.requireNonNull(starts, "starts");
+            if (starts == ClipStarts.WINDOWS && !(windowStepSeconds > 0)) {
+                throw new IllegalArgumentException("windowStepSeconds: " + windowStepSeconds + " (expected: > 0 for window sampling)");
+            }
         }
-        if (resampleFps < 0 || Double.isNaN(resampleFps)) {
-            throw new IllegalArgumentException("resampleFps: " + resampleFps + " (expected: 0 for strided clips, or > 0)");
+
+        /** The clip starting at {@code startSeconds}. */
+        public ClipSpec at(double startSeconds) {
+            return resampleFps > 0
+                    ? ClipSpec.resampled(startSeconds, frames / resampleFps, resampleFps).withPastEnd(pastEnd)
+                    : ClipSpec.frames(startSeconds, frames, strideFrames).withPastEnd(pastEnd);
         }
-        if (epochs == 0 || epochs < -1) {
-            throw new IllegalArgumentException("epochs: " + epochs + " (expected: 1+, or -1 for endless)");
-        }
-        if (sampling == Sampling.WINDOWS && !(windowStepSeconds > 0)) {
-            throw new IllegalArgumentException("windowStepSeconds: " + windowStepSeconds + " (expected: > 0 for window sampling)");
-        }
-        if (batchBudgetBytes < 0) {
-            throw new IllegalArgumentException("batchBudgetBytes: " + batchBudgetBytes + " (expected: 0 for automatic, or 1+)");
-        }
-        Objects.requireNonNull(resizeMode, "resizeMode");
-        Objects.requireNonNull(pastEnd, "pastEnd");
-        Objects.requireNonNull(layout, "layout");
-        Objects.requireNonNull(sampling, "sampling");
-        Objects.requireNonNull(failureBudget, "failureBudget");
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(sampler, "sampler");
-        if (splitAfter != null && !SPLITTABLE_STAGES.contains(splitAfter)) {
-            throw new IllegalArgumentException("splitAfter: '" + splitAfter + "' (expected: one of " + SPLITTABLE_STAGES
-                    + ", or null to run every stage in this process)");
+
+        /** Seconds one clip spans in a video of {@code fps} frames per second. */
+        public double seconds(double fps) {
+            if (resampleFps > 0) {
+                return frames / resampleFps;
+            }
+            return fps > 0 ? ((frames - 1) * strideFrames + 1) / fps : 0;
         }
     }
 
-    /** Stages {@link #splitAfter} can name: every stage, each with a codec for its outputs. */
-    public static final java.util.List<String> SPLITTABLE_STAGES = java.util.List.of("fetch", "demux", "decode",
-            "convert", "batch", "collate");
+    /**
+     * @param width     output width
+     * @param height    output height
+     * @param mode      how frames become width × height (short-side resize then centre or random crop, or a
+     *                  direct stretch)
+     * @param shortSide short side before cropping; {@code 0} means max(width, height)
+     */
+    public record Size(int width, int height, Resize.Mode mode, int shortSide) {
+        public Size {
+            positive("width", width);
+            positive("height", height);
+            Objects.requireNonNull(mode, "mode");
+            if (mode == Resize.Mode.ORIGINAL) {
+                throw new IllegalArgumentException("resize mode: ORIGINAL (expected: a fixed output size for batching)");
+            }
+            if (shortSide < 0) {
+                throw new IllegalArgumentException("shortSide: " + shortSide + " (expected: 0 for automatic, or 1+)");
+            }
+        }
 
-    private static void positive(String name, int value) {
+        /** The resize of a clip with the given random-crop seed. */
+        public Resize resize(long cropSeed) {
+            int side = shortSide > 0 ? shortSide : Math.max(width, height);
+            return switch (mode) {
+                case SHORT_SIDE_CENTER_CROP -> Resize.centerCrop(side, width, height);
+                case SHORT_SIDE_RANDOM_CROP -> Resize.randomCrop(side, width, height, cropSeed);
+                case STRETCH -> Resize.stretch(width, height);
+                case ORIGINAL -> throw new IllegalStateException("unreachable: rejected by the constructor");
+            };
+        }
+    }
+
+    /**
+     * @param size        clips per batch (N)
+     * @param dropLast    drop the partial batch at the end of each epoch
+     * @param layout      batch memory layout
+     * @param budgetBytes bytes of batch memory the loader may hold (0: enough for the sink, the consumer's batch
+     *                    and the collators)
+     */
+    public record Batching(int size, boolean dropLast, BatchLayout layout, long budgetBytes) {
+        public Batching {
+            positive("batchSize", size);
+            Objects.requireNonNull(layout, "layout");
+            if (budgetBytes < 0) {
+                throw new IllegalArgumentException("batchBudgetBytes: " + budgetBytes + " (expected: 0 for automatic, or 1+)");
+            }
+        }
+    }
+
+    /**
+     * The epoch order, all of it in one place (see {@link EpochSampler}).
+     *
+     * @param seed         seeds the epoch order, the clip starts and random crops
+     * @param shuffle      visit videos in a seeded random order each epoch
+     * @param epochs       epochs to run, {@code -1} for endless
+     * @param windowGroups shuffle within windows of this many consecutive files or shards (0: a full shuffle)
+     * @param rank         this process's rank, {@code 0..worldSize-1}, for data-parallel training
+     * @param worldSize    ranks that split each epoch
+     * @param tail         the remainder when an epoch does not divide by {@code worldSize}
+     */
+    public record Sampling(long seed, boolean shuffle, int epochs, int windowGroups, int rank, int worldSize,
+                           SamplerOptions.Tail tail) {
+        public Sampling {
+            if (epochs == 0 || epochs < -1) {
+                throw new IllegalArgumentException("epochs: " + epochs + " (expected: 1+, or -1 for endless)");
+            }
+            new SamplerOptions(windowGroups, rank, worldSize, tail);   // checks them
+        }
+
+        /** The sampler's layout beyond seed and shuffle. */
+        public SamplerOptions sampler() {
+            return new SamplerOptions(windowGroups, rank, worldSize, tail);
+        }
+    }
+
+    /**
+     * @param threads                FFmpeg threads per decoder (1: parallelism comes from stage concurrency)
+     * @param skipNonReferenceFrames skip decoding frames that are neither output nor referenced
+     * @param fusedConvert           convert frames inside the decode stage instead of in a convert stage of its
+     *                               own (holds no decoded pictures between stages; one less hand-off)
+     */
+    public record Decode(int threads, boolean skipNonReferenceFrames, boolean fusedConvert) {
+        public Decode {
+            positive("decoderThreads", threads);
+        }
+    }
+
+    /**
+     * Where the stages run.
+     *
+     * @param splitAfter the last stage a child JVM runs (process isolation: a native crash there does not end
+     *                   training); null: every stage in this process. After {@link LoaderStage#COLLATE} only
+     *                   finished batches cross; after {@link LoaderStage#DECODE}, decode converts (its pictures
+     *                   cannot leave the child), so convert is fused and there is no separate convert stage
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Placement(LoaderStage splitAfter) {
+        public static final Placement IN_PROCESS = new Placement(null);
+
+        /** Whether {@code stage} runs in the child JVM. */
+        public boolean inChild(LoaderStage stage) {
+            return splitAfter != null && stage.upTo(splitAfter);
+        }
+    }
+
+    public LoaderOptions {
+        Objects.requireNonNull(clip, "clip");
+        Objects.requireNonNull(size, "size");
+        Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(sampling, "sampling");
+        Objects.requireNonNull(decode, "decode");
+        placement = placement == null ? Placement.IN_PROCESS : placement;
+        Objects.requireNonNull(failureBudget, "failureBudget");
+        config = config == null ? PipelineConfig.EMPTY : config;
+        if (fetchHook != null && !FetchHook.class.isAssignableFrom(fetchHook)) {
+            throw new IllegalArgumentException("fetchHook: " + fetchHook.getName() + " (expected: a class implementing "
+                    + FetchHook.class.getName() + ")");
+        }
+        // One meaning for each placement: decoded pictures cannot cross, so a split after decode converts
+        // there; with convert fused there is no convert stage, so splitting after it is splitting after decode.
+        LoaderStage split = placement.splitAfter();
+        if (split == LoaderStage.DECODE && !decode.fusedConvert()) {
+            decode = new Decode(decode.threads(), decode.skipNonReferenceFrames(), true);
+        } else if (split == LoaderStage.CONVERT && decode.fusedConvert()) {
+            placement = new Placement(LoaderStage.DECODE);
+        }
+    }
+
+    static void positive(String name, int value) {
         if (value < 1) {
             throw new IllegalArgumentException(name + ": " + value + " (expected: 1+)");
         }
@@ -109,142 +235,51 @@ public record LoaderOptions(int frames, int strideFrames, double resampleFps, in
 
     /** 16 frames, stride 2, 112×112 centre crop of a 112 short side, batches of 8, one random clip per video, endless. */
     public static LoaderOptions defaults() {
-        return new LoaderOptions(16, 2, 0, 112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, PastEndPolicy.SHIFT, 8,
-                false, BatchLayout.NTHWC, 1, Sampling.RANDOM, 1.0, 0, true, -1, 1, true, false, 0,
-                FailureBudget.rate(0.10, 50), PipelineConfig.EMPTY,
-                SamplerOptions.defaults(), null, null);
+        return DEFAULTS;
     }
 
-    /** The clip starting at {@code startSeconds}. */
-    public ClipSpec clipAt(double startSeconds) {
-        return resampleFps > 0
-                ? ClipSpec.resampled(startSeconds, frames / resampleFps, resampleFps).withPastEnd(pastEnd)
-                : ClipSpec.frames(startSeconds, frames, strideFrames).withPastEnd(pastEnd);
+    /** A builder starting from {@link #defaults()}. */
+    public static LoaderOptionsBuilder builder() {
+        return new LoaderOptionsBuilder(DEFAULTS);
     }
 
-    /** Seconds one clip spans in a video of {@code fps} frames per second. */
-    public double clipSeconds(double fps) {
-        if (resampleFps > 0) {
-            return frames / resampleFps;
-        }
-        return fps > 0 ? ((frames - 1) * strideFrames + 1) / fps : 0;
+    /** A builder starting from these options. */
+    public LoaderOptionsBuilder toBuilder() {
+        return new LoaderOptionsBuilder(this);
     }
 
-    /** The resize of the clip with the given random-crop seed. */
+    /** The resize of a clip with the given random-crop seed. */
     public Resize resize(long cropSeed) {
-        int side = shortSide > 0 ? shortSide : Math.max(width, height);
-        return switch (resizeMode) {
-            case SHORT_SIDE_CENTER_CROP -> Resize.centerCrop(side, width, height);
-            case SHORT_SIDE_RANDOM_CROP -> Resize.randomCrop(side, width, height, cropSeed);
-            case STRETCH -> Resize.stretch(width, height);
-            case ORIGINAL -> throw new IllegalArgumentException("resizeMode: ORIGINAL (expected: a fixed output size for batching)");
-        };
+        return size.resize(cropSeed);
     }
 
-    public LoaderOptions withClip(int frames, int strideFrames) {
-        return new LoaderOptions(frames, strideFrames, 0, width, height, resizeMode, shortSide, pastEnd, batchSize,
-                dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
+    /** One clip, as the loader's clip buffers hold it (NTHWC, N = 1). */
+    public BatchShape clipShape() {
+        return new BatchShape(1, clip.frames(), size.height(), size.width(), 3, BatchLayout.NTHWC);
     }
 
-    public LoaderOptions withResampledClip(int frames, double fps) {
-        return new LoaderOptions(frames, strideFrames, fps, width, height, resizeMode, shortSide, pastEnd, batchSize,
-                dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
+    /** One batch, as the consumer gets it. */
+    public BatchShape batchShape() {
+        return new BatchShape(batch.size(), clip.frames(), size.height(), size.width(), 3, batch.layout());
     }
 
-    public LoaderOptions withSize(int width, int height, Resize.Mode mode, int shortSide) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, mode, shortSide, pastEnd, batchSize,
-                dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs, decoderThreads,
-                skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withBatch(int batchSize, boolean dropLast, BatchLayout layout) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withSampling(Sampling sampling, int clipsPerVideo, double windowStepSeconds) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withOrder(long seed, boolean shuffle, int epochs) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withPastEnd(PastEndPolicy pastEnd) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withDecoder(int decoderThreads, boolean skipNonReferenceFrames) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withFusedConvert(boolean fusedConvert) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withFailureBudget(FailureBudget failureBudget) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    public LoaderOptions withBatchBudget(long batchBudgetBytes) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
-    }
-
-    /** Lays {@code more} over the current pipeline config (stage concurrency, queues, sink). */
-    public LoaderOptions withConfig(PipelineConfig more) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config.overriddenBy(more), sampler, splitAfter, fetchHook);
-    }
-
-    /** The epoch layout beyond seed and shuffle: shuffle window, rank, world size, tail. */
-    public LoaderOptions withSampler(SamplerOptions sampler) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, splitAfter, fetchHook);
+    /** The JSON form: every group, the pipeline config inside ({@link LoaderOptionsJson}). */
+    public String toJson() {
+        return LoaderOptionsJson.write(this);
     }
 
     /**
-     * Runs the stages up to {@code stage} (any of {@link #SPLITTABLE_STAGES}) in a child JVM, their outputs
-     * crossing back through shared memory; null runs every stage in this process. {@code "collate"} puts the
-     * whole CPU front there (only finished batches cross); {@code "decode"} implies convert fused into decode.
+     * Options from their JSON form; groups and fields left out keep their {@link #defaults()}. A pipeline
+     * config alone (the {@code --save-config} files of earlier versions) reads as the defaults with that config.
+     *
+     * @throws IllegalArgumentException if the JSON is malformed, names an unknown field or holds a bad value
      */
-    public LoaderOptions withSplitAfter(String stage) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler, stage, fetchHook);
+    public static LoaderOptions fromJson(String json) {
+        return LoaderOptionsJson.read(json, DEFAULTS);
     }
 
-    /**
-     * Runs a new {@code hook} (its public no-argument constructor) in the fetch stage, just before each video
-     * file is read; null for none.
-     */
-    public LoaderOptions withFetchHook(Class<? extends FetchHook> hook) {
-        return new LoaderOptions(frames, strideFrames, resampleFps, width, height, resizeMode, shortSide, pastEnd,
-                batchSize, dropLast, layout, clipsPerVideo, sampling, windowStepSeconds, seed, shuffle, epochs,
-                decoderThreads, skipNonReferenceFrames, fusedConvert, batchBudgetBytes, failureBudget, config, sampler,
-                splitAfter, hook);
-    }
-
-    /** This process loads the {@code rank}-th of {@code worldSize} equal parts of every epoch. */
-    public LoaderOptions withRank(int rank, int worldSize) {
-        return withSampler(sampler.withRank(rank, worldSize));
+    /** {@link #fromJson} of a file; errors name it. */
+    public static LoaderOptions read(Path file) {
+        return LoaderOptionsJson.read(file, DEFAULTS);
     }
 }

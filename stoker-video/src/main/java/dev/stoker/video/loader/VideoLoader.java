@@ -49,8 +49,8 @@ import java.util.Map;
  * decode converts (as {@link LoaderOptions#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
 public final class VideoLoader extends HostBatchLoader {
-    /** Stage names, in order. */
-    public static final List<String> STAGES = List.of("fetch", "demux", "decode", "convert", "batch", "collate");
+    /** Stage names, in order ({@link LoaderStage#NAMES}). */
+    public static final List<String> STAGES = LoaderStage.NAMES;
 
     private final DecodeStage decode;
     private final ConvertStage convert;
@@ -125,12 +125,12 @@ public final class VideoLoader extends HostBatchLoader {
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
                                     BatchMemory batchMemory) {
-        String split = splitPoint(options);
-        boolean fused = fused(options);
+        LoaderStage split = options.placement().splitAfter();
+        boolean fused = options.decode().fusedConvert();
         PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
-        BatchShape clipShape = new BatchShape(1, options.frames(), options.height(), options.width(), 3, BatchLayout.NTHWC);
-        BatchShape batchShape = new BatchShape(options.batchSize(), options.frames(), options.height(), options.width(),
-                3, options.layout());
+        BatchShape clipShape = new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, BatchLayout.NTHWC);
+        BatchShape batchShape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(),
+                3, options.batch().layout());
 
         if (fused) {
             config = withoutStage(config, "convert");
@@ -178,14 +178,14 @@ public final class VideoLoader extends HostBatchLoader {
     }
 
     /** {@link #clipsHeld} for the stages this process runs, plus the decoded outputs the transport reads ahead. */
-    private static long clipsHere(PipelineConfig config, LoaderOptions options, String split, boolean fused) {
-        if (split == null || !inChild(split, "decode")) {
+    private static long clipsHere(PipelineConfig config, LoaderOptions options, LoaderStage split, boolean fused) {
+        if (!options.placement().inChild(LoaderStage.DECODE)) {
             return clipsHeld(config, options, fused);
         }
         int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
         return switch (split) {
-            case "decode", "convert" -> ahead + batchingClips(config, options) + collatingClips(config, options);
-            case "batch" -> (long) ahead * options.batchSize() + collatingClips(config, options);
+            case DECODE, CONVERT -> ahead + batchingClips(config, options) + collatingClips(config, options);
+            case BATCH -> (long) ahead * options.batch().size() + collatingClips(config, options);
             default -> 0;   // collate runs in the child: no clips here (the pool allocates nothing unused)
         };
     }
@@ -194,27 +194,27 @@ public final class VideoLoader extends HostBatchLoader {
         int convertHolds = fused ? 0 : config.stage("convert").concurrency() + config.stage("convert").queueCapacity();
         // The decode window, not just its workers: results done behind a straggler wait parked (with
         // fused convert, in clip buffers of this pool).
-        return (long) (config.stage("decode").inputOrderWindow() + convertHolds) * Math.max(options.clipsPerVideo(), 8);
+        return (long) (config.stage("decode").inputOrderWindow() + convertHolds) * Math.max(options.clip().clipsPerVideo(), 8);
     }
 
     private static long batchingClips(PipelineConfig config, LoaderOptions options) {
-        return config.stage("batch").queueCapacity() + options.batchSize();
+        return config.stage("batch").queueCapacity() + options.batch().size();
     }
 
     private static long collatingClips(PipelineConfig config, LoaderOptions options) {
         StageConfig col = config.stage("collate");
-        return (long) (col.queueCapacity() + col.concurrency()) * options.batchSize() + 4;
+        return (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
     }
 
     /**
      * The batch pool's budget: as the options say, else enough for the sink, the consumer's batch and the
      * collators (split after collate: the deliver stage that decodes the child's batches into this pool).
      */
-    private static long batchBudgetBytes(PipelineConfig config, LoaderOptions options, String split, BatchShape batchShape) {
-        if (options.batchBudgetBytes() > 0) {
-            return options.batchBudgetBytes();
+    private static long batchBudgetBytes(PipelineConfig config, LoaderOptions options, LoaderStage split, BatchShape batchShape) {
+        if (options.batch().budgetBytes() > 0) {
+            return options.batch().budgetBytes();
         }
-        long batches = "collate".equals(split)
+        long batches = split == LoaderStage.COLLATE
                 ? config.sinkCapacity() + config.stage("deliver").concurrency() + config.stage("deliver").queueCapacity() + 2L
                 : config.sinkCapacity() + config.stage("collate").concurrency() + 2L;
         return batches * batchShape.batchBytes();
@@ -224,26 +224,6 @@ public final class VideoLoader extends HostBatchLoader {
         Map<String, StageConfig> stages = new java.util.LinkedHashMap<>(config.stages());
         stages.remove(stage);
         return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
-    }
-
-    /**
-     * The stage after which the pipeline splits, or null: {@link LoaderOptions#splitAfter()}, except that with
-     * convert fused into decode, splitting after convert is splitting after decode (the stage that converts).
-     */
-    private static String splitPoint(LoaderOptions options) {
-        return "convert".equals(options.splitAfter()) && options.fusedConvert() ? "decode" : options.splitAfter();
-    }
-
-    /**
-     * Whether decode converts: {@link LoaderOptions#fusedConvert()}, or a split after decode, whose outputs must
-     * cross as plain pixels (the decoder's pictures are native frames of the child's decoder).
-     */
-    private static boolean fused(LoaderOptions options) {
-        return options.fusedConvert() || "decode".equals(options.splitAfter());
-    }
-
-    private static boolean inChild(String split, String stage) {
-        return split != null && STAGES.indexOf(stage) <= STAGES.indexOf(split);
     }
 
     /**
@@ -258,57 +238,58 @@ public final class VideoLoader extends HostBatchLoader {
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, Parts parts,
                                                        ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
-        String split = splitPoint(options);
-        boolean fused = fused(options);
+        LoaderOptions.Placement placement = options.placement();
+        LoaderStage split = placement.splitAfter();
+        boolean fused = options.decode().fusedConvert();
         DecodeStage decode = parts.decode();
         ConvertStage convert = parts.convert();
         PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume);
-        if ("fetch".equals(split)) {
+        if (split == LoaderStage.FETCH) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
         PipelineBuilder<OpenedVideo> demuxed = LoaderFront.demux(fetched, options);
-        if ("demux".equals(split)) {
+        if (split == LoaderStage.DEMUX) {
             demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec(), 0));
         }
         String decodeConfig = DecodeFactory.config(options, parts.childClipPoolBytes());
         PipelineBuilder<LoadedClip> clips;
         if (fused) {
-            clips = inChild(split, "decode")
+            clips = placement.inChild(LoaderStage.DECODE)
                     ? demuxed.<LoadedClip>flatMap("decode", DecodeConvertFactory.class, decodeConfig, s -> s.failureBudget(budget))
                     : demuxed.flatMap("decode", opened -> decode.decodeAndConvert(opened), s -> s.failureBudget(budget));
         } else {
-            PipelineBuilder<DecodedVideo> decoded = inChild(split, "decode")
+            PipelineBuilder<DecodedVideo> decoded = placement.inChild(LoaderStage.DECODE)
                     ? demuxed.map("decode", DecodeFactory.class, decodeConfig, s -> s.failureBudget(budget))
                     : demuxed.map("decode", opened -> decode.decode(opened), s -> s.failureBudget(budget));
-            clips = inChild(split, "convert")
+            clips = placement.inChild(LoaderStage.CONVERT)
                     ? decoded.<LoadedClip>flatMap("convert", ConvertFactory.class, "", s -> s.failureBudget(budget))
                     : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));
         }
-        if ("decode".equals(split) || "convert".equals(split)) {
+        if (split == LoaderStage.DECODE || split == LoaderStage.CONVERT) {
             clips = clips.isolate(childJvm(parts.clipBuffers() == null ? new LoaderCodecs.LoadedClipCodec()
                     : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers()), 0));
         }
-        long clipBytes = (long) options.frames() * options.height() * options.width() * 3;
-        PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batchSize(), options.dropLast());
-        if ("batch".equals(split)) {
+        long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
+        PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batch().size(), options.batch().dropLast());
+        if (split == LoaderStage.BATCH) {
             batched = batched.isolate(childJvm(ItemCodecs.list(parts.clipBuffers() == null
                     ? new LoaderCodecs.LoadedClipCodec() : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers())),
-                    options.batchSize() * (clipBytes + ITEM_METADATA_BYTES)));
+                    options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)));
         }
-        if ("collate".equals(split)) {
+        if (split == LoaderStage.COLLATE) {
             // Only finished batches cross; this process copies each into a batch of its own pool and notes
             // where it ends for the resume state ("deliver"), in order.
             return batched.map("collate", CollateFactory.class, CollateFactory.config(options, parts.childBatchPoolBytes()),
                             s -> s.failureBudget(budget))
                     .isolate(childJvm(parts.batches() == null ? new LoaderCodecs.CollatedBatchCodec()
                             : new LoaderCodecs.CollatedBatchCodec(parts.batches()),
-                            options.batchSize() * (clipBytes + ITEM_METADATA_BYTES)))
+                            options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)))
                     .map("deliver", collated -> {
                         decode.countDelivered(collated.batch());
                         return collated.handOver(resume);
                     }, s -> s.failureBudget(budget).order(Order.INPUT));
         }
-        boolean decodedInChild = inChild(split, "decode");
+        boolean decodedInChild = placement.inChild(LoaderStage.DECODE);
         CollateStage collate = new CollateStage(parts.batches(), (batch, last) -> {
             if (decodedInChild) {
                 decode.countDelivered(batch);
@@ -352,15 +333,15 @@ public final class VideoLoader extends HostBatchLoader {
      * sink. FFmpeg's decoded pictures are not counted.
      */
     public Map<String, Long> itemBytesByStage() {
-        long clipBytes = (long) options.frames() * options.height() * options.width() * 3;
-        long batchBytes = clipBytes * options.batchSize();
+        long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
+        long batchBytes = clipBytes * options.batch().size();
         long fileBytes = meanFileBytes();
         Map<String, Long> bytes = new java.util.LinkedHashMap<>();
         bytes.put("fetch", 0L);
         bytes.put("demux", fileBytes);
         bytes.put("decode", fileBytes);
-        if (!options.fusedConvert()) {
-            bytes.put("convert", clipBytes * options.clipsPerVideo());
+        if (!options.decode().fusedConvert()) {
+            bytes.put("convert", clipBytes * options.clip().clipsPerVideo());
         }
         bytes.put("batch", clipBytes);
         bytes.put("collate", batchBytes);

@@ -23,8 +23,8 @@ public final class ResumeChild {
 
     /** Random clips and random crops, batches of 2, two epochs. */
     static LoaderOptions options() {
-        return LoaderOptions.defaults().withOrder(5, true, 2).withBatch(2, false, BatchLayout.NTHWC)
-                .withSize(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96);
+        return LoaderOptions.builder().order(5, true, 2).batch(2, false, BatchLayout.NTHWC)
+                .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build();
     }
 
     /** A batch as text: each clip's file and frame times, and a checksum of the pixels (crops included). */

@@ -65,10 +65,10 @@ class SplitAfterAnyStageTest {
 
     /** Two clips per video, 8 frames of 48×64, batches of 3 (so that batches span videos), one epoch. */
     private static LoaderOptions options() {
-        return LoaderOptions.defaults().withOrder(11, true, 1).withClip(8, 2)
-                .withSize(64, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
-                .withBatch(3, false, BatchLayout.NCTHW)
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1);
+        return LoaderOptions.builder().order(11, true, 1).clip(8, 2)
+                .size(64, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(3, false, BatchLayout.NCTHW)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
     }
 
     /** What a consumer sees of a batch: pixels, labels, clip infos, and the loader's state once it has it. */
@@ -121,7 +121,7 @@ class SplitAfterAnyStageTest {
         List<Seen> expected = inProcess();
         assertThat(expected).hasSize((2 * dataset.size() + 2) / 3);
         List<Seen> got = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter(stage))) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.of(stage)).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -150,7 +150,7 @@ class SplitAfterAnyStageTest {
 
     @Test
     void splitAfterConvertWithFusedConvertSplitsAfterTheDecodeThatConverts() {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().withFusedConvert(true).withSplitAfter("convert"))) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).splitAfter(LoaderStage.CONVERT).build())) {
             Iterator<ClipBatch> it = loader.iterator();
             it.next().close();
             List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
@@ -163,7 +163,7 @@ class SplitAfterAnyStageTest {
         List<Seen> expected = inProcess();
         List<Seen> got = new ArrayList<>();
         List<Long> killed = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter("collate"))) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.COLLATE).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -192,8 +192,8 @@ class SplitAfterAnyStageTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "collate"})
     void aBatchDroppedUnclosedIsReportedAsALeakAndItsBufferReclaimed(String split) throws InterruptedException {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().withSplitAfter(split.isEmpty() ? null : split)
-                .withBatchBudget(2 * 3L * 8 * 48 * 64 * 3))) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(split.isEmpty() ? null : LoaderStage.of(split))
+                .batchBudget(2 * 3L * 8 * 48 * 64 * 3).build())) {
             // Two batch buffers: one to leak, one for the next batch, which frees the last reference to the
             // leaked one (the transport's hand-off thread still holds the batch it handed on last).
             Iterator<ClipBatch> it = loader.iterator();
@@ -219,9 +219,8 @@ class SplitAfterAnyStageTest {
 
     @Test
     void anUnknownStageNameIsRejectedNamingEveryStage() {
-        assertThatThrownBy(() -> options().withSplitAfter("resize")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("splitAfter: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate],"
-                        + " or null to run every stage in this process)");
+        assertThatThrownBy(() -> LoaderStage.of("resize")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("stage: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate])");
     }
 
     /** The loader's child JVM: this JVM's child running the subprocess entry point. */

@@ -74,8 +74,8 @@ class SplitAfterDemuxTest {
 
     private static PipelineBuilder<OpenedVideo> fetchAndDemux(List<VideoTask> tasks, LoaderOptions options) {
         return Pipeline.from(tasks)
-                .map("fetch", FetchFactory.class, "")
-                .map("demux", DemuxFactory.class, DemuxFactory.config(options));
+                .map("fetch", FetchFactory.class, options.toJson())
+                .map("demux", DemuxFactory.class, options.toJson());
     }
 
     @Test
@@ -86,7 +86,7 @@ class SplitAfterDemuxTest {
             tasks.add(new VideoTask(new VideoEntry(files.get(i), i, "c", OptionalDouble.empty(), OptionalDouble.empty()),
                     i, 0, i, 0));
         }
-        LoaderOptions options = LoaderOptions.defaults().withClip(8, 2).withSampling(LoaderOptions.Sampling.UNIFORM, 3, 1);
+        LoaderOptions options = LoaderOptions.builder().clip(8, 2).clipStarts(LoaderOptions.ClipStarts.UNIFORM, 3, 1).build();
         Resize resize = Resize.centerCrop(64, 64, 64);
         long clipBytes = 8L * 64 * 64 * 3;
         List<Path> checked = new ArrayList<>();
@@ -106,8 +106,8 @@ class SplitAfterDemuxTest {
                     for (double start : a.clipStarts()) {
                         expected.fill((byte) 0);
                         actual.fill((byte) 1);
-                        DecodedClip x = decoder.decode(a.video(), new ClipRequest(options.clipAt(start), resize, expected));
-                        DecodedClip y = decoder.decode(b.video(), new ClipRequest(options.clipAt(start), resize, actual));
+                        DecodedClip x = decoder.decode(a.video(), new ClipRequest(options.clip().at(start), resize, expected));
+                        DecodedClip y = decoder.decode(b.video(), new ClipRequest(options.clip().at(start), resize, actual));
                         assertThat(y.frameIndices()).as(name + " @" + start).isEqualTo(x.frameIndices());
                         assertThat(y.ptsSeconds()).as(name + " @" + start).isEqualTo(x.ptsSeconds());
                         assertThat(actual.mismatch(expected)).as(name + " @" + start + " pixels").isEqualTo(-1);
@@ -125,10 +125,10 @@ class SplitAfterDemuxTest {
     @Test
     void loaderSplitAfterDemuxDeliversTheSameBatchesAsInProcess() throws IOException {
         Dataset dataset = Dataset.open(demo);
-        LoaderOptions options = LoaderOptions.defaults().withOrder(5, true, 1).withBatch(2, false, BatchLayout.NTHWC)
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1);
+        LoaderOptions options = LoaderOptions.builder().order(5, true, 1).batch(2, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
         List<byte[]> inProcess = batches(dataset, options);
-        List<byte[]> split = batches(dataset, options.withSplitAfter("demux"));
+        List<byte[]> split = batches(dataset, options.toBuilder().splitAfter(LoaderStage.DEMUX).build());
         assertThat(inProcess).hasSize(4);
         assertThat(split).hasSameSizeAs(inProcess);
         for (int i = 0; i < inProcess.size(); i++) {
@@ -152,7 +152,7 @@ class SplitAfterDemuxTest {
                 }
             }
             List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
-            if (options.splitAfter() != null) {
+            if (options.placement().splitAfter() != null) {
                 assertThat(stages).contains("child:fetch", "child:demux").doesNotContain("fetch", "demux");
                 assertThat(loader.pipeline().stats().stage("child:demux").itemsOut()).isEqualTo(dataset.size());
             } else {

@@ -85,8 +85,8 @@ class VideoLoaderExactResumeTest {
     @Test
     void resumingInsideAVideosClipsSkipsOnlyTheClipsAlreadyDelivered() {
         // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
-        LoaderOptions options = ResumeChild.options().withOrder(9, true, 1).withBatch(3, false, BatchLayout.NTHWC)
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0);
+        LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
         Run one = run(VideoLoader.open(dataset, options), 1);
         assertThat(one.state().clipsDelivered()).isEqualTo(1);
         assertThat(one.state().position()).isEqualTo(1);
@@ -95,7 +95,7 @@ class VideoLoaderExactResumeTest {
 
     @Test
     void stateBeforeTheFirstBatchIsTheStartAndAtTheEndIsTheNextEpoch() {
-        LoaderOptions options = ResumeChild.options().withOrder(5, true, 1);
+        LoaderOptions options = ResumeChild.options().toBuilder().order(5, true, 1).build();
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             assertThat(loader.state().epoch()).isZero();
             assertThat(loader.state().position()).isZero();
@@ -111,7 +111,7 @@ class VideoLoaderExactResumeTest {
     void ranksLoadDisjointEqualPartsOfEveryEpoch() {
         List<Set<Path>> parts = new ArrayList<>();
         for (int rank = 0; rank < 2; rank++) {
-            LoaderOptions options = ResumeChild.options().withOrder(5, true, 1).withRank(rank, 2);
+            LoaderOptions options = ResumeChild.options().toBuilder().order(5, true, 1).rank(rank, 2).build();
             Set<Path> videos = new HashSet<>();
             try (VideoLoader loader = VideoLoader.open(dataset, options)) {
                 for (ClipBatch batch : loader) {
@@ -133,7 +133,7 @@ class VideoLoaderExactResumeTest {
         try (VideoLoader loader = VideoLoader.open(dataset, ResumeChild.options())) {
             state = loader.state();
         }
-        assertThatThrownBy(() -> VideoLoader.resume(dataset, ResumeChild.options().withOrder(6, true, 2), state))
+        assertThatThrownBy(() -> VideoLoader.resume(dataset, ResumeChild.options().toBuilder().order(6, true, 2).build(), state))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         Dataset smaller = new Dataset(dataset.entries().subList(0, 5), dataset.classNames());
         assertThatThrownBy(() -> VideoLoader.resume(smaller, ResumeChild.options(), state))

@@ -37,10 +37,10 @@ class VideoLoaderReconfigureTest {
     /** Every stage starts at one worker and short queues, as a bad config an autotuner starts from. */
     private static LoaderOptions options() {
         StageConfig one = new StageConfig(1, 1, null, null, null, null);
-        return LoaderOptions.defaults().withOrder(5, true, 4).withBatch(3, false, BatchLayout.NTHWC)
-                .withSampling(LoaderOptions.Sampling.RANDOM, 2, 1.0)
-                .withConfig(new PipelineConfig(1, null, null, Map.of("fetch", one, "demux", one, "decode", one,
-                        "convert", one, "collate", one)));
+        return LoaderOptions.builder().order(5, true, 4).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0)
+                .config(new PipelineConfig(1, null, null, Map.of("fetch", one, "demux", one, "decode", one,
+                        "convert", one, "collate", one))).build();
     }
 
     @Test
@@ -108,7 +108,7 @@ class VideoLoaderReconfigureTest {
                     .containsEntry("sink", 3 * clip);
             assertThat(meanFile).isPositive();
         }
-        try (VideoLoader fused = VideoLoader.open(dataset, options().withFusedConvert(true))) {
+        try (VideoLoader fused = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).build())) {
             assertThat(fused.itemBytesByStage()).doesNotContainKey("convert");
         }
     }

@@ -37,7 +37,7 @@ class VideoLoaderTest {
     @Test
     void loadsEveryVideoOncePerEpochIntoBatchesOfExactStridedClips() throws IOException {
         Dataset dataset = Dataset.open(demo);
-        LoaderOptions options = LoaderOptions.defaults().withOrder(7, true, 2).withBatch(4, false, BatchLayout.NTHWC);
+        LoaderOptions options = LoaderOptions.builder().order(7, true, 2).batch(4, false, BatchLayout.NTHWC).build();
         List<ClipInfo> clips = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             for (ClipBatch batch : loader) {
@@ -69,9 +69,9 @@ class VideoLoaderTest {
     @Test
     void fusedAndSeparateConvertDeliverTheSameBatches() throws IOException {
         Dataset dataset = Dataset.open(demo);
-        LoaderOptions options = LoaderOptions.defaults().withOrder(3, true, 1).withBatch(3, false, BatchLayout.NTHWC);
+        LoaderOptions options = LoaderOptions.builder().order(3, true, 1).batch(3, false, BatchLayout.NTHWC).build();
         List<byte[]> separate = pixels(dataset, options);
-        List<byte[]> fused = pixels(dataset, options.withFusedConvert(true));
+        List<byte[]> fused = pixels(dataset, options.toBuilder().fusedConvert(true).build());
         assertThat(separate).hasSize(2);
         for (int i = 0; i < separate.size(); i++) {
             assertThat(fused.get(i)).isEqualTo(separate.get(i));
@@ -87,7 +87,7 @@ class VideoLoaderTest {
                 }
             }
             assertThat(loader.pipeline().stats().stages().stream().map(s -> s.name()).toList().contains("convert"))
-                    .isEqualTo(!options.fusedConvert());
+                    .isEqualTo(!options.decode().fusedConvert());
         }
         return out;
     }
@@ -95,8 +95,8 @@ class VideoLoaderTest {
     @Test
     void theEpochOrderAndClipStartsRepeatForTheSameSeed() throws IOException {
         Dataset dataset = Dataset.open(demo);
-        LoaderOptions options = LoaderOptions.defaults().withOrder(42, true, 1).withBatch(2, false, BatchLayout.NTHWC)
-                .withConfig(new PipelineConfig(null, null, null, Map.of("decode", new StageConfig(1, null, null, null, null, null))));
+        LoaderOptions options = LoaderOptions.builder().order(42, true, 1).batch(2, false, BatchLayout.NTHWC)
+                .config(new PipelineConfig(null, null, null, Map.of("decode", new StageConfig(1, null, null, null, null, null)))).build();
         assertThat(firstTimestamps(dataset, options)).isEqualTo(firstTimestamps(dataset, options));
     }
 
@@ -124,8 +124,8 @@ class VideoLoaderTest {
             }
         }
         Dataset dataset = Dataset.open(root);
-        LoaderOptions options = LoaderOptions.defaults().withOrder(1, false, 1).withBatch(3, false, BatchLayout.NCTHW)
-                .withFailureBudget(dev.stoker.pipeline.FailureBudget.count(100));
+        LoaderOptions options = LoaderOptions.builder().order(1, false, 1).batch(3, false, BatchLayout.NCTHW)
+                .failureBudget(dev.stoker.pipeline.FailureBudget.count(100)).build();
         Set<Path> delivered = new HashSet<>();
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             for (ClipBatch batch : loader) {

@@ -1,0 +1,119 @@
+package dev.stoker.video.loader;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.PipelineConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The JSON form of {@link LoaderOptions}: the groups as objects, a field left out keeps its default, so that a
+ * hand-written file or the Python bridge names only what it changes. A budget may be the short form
+ * ({@code "failureBudget": "0.3@100"}, see {@link FailureBudgets}). A bare pipeline config (what
+ * {@code --save-config} wrote before the options had a JSON form) reads as the defaults with that config.
+ */
+final class LoaderOptionsJson {
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    /** Top-level fields only a pipeline config has. */
+    private static final Set<String> PIPELINE_CONFIG_ONLY = Set.of("sinkCapacity", "stallTimeoutMillis", "stages");
+    private static final String BUDGET = "failureBudget";
+
+    private LoaderOptionsJson() {
+    }
+
+    static String write(LoaderOptions options) {
+        try {
+            return JSON.writeValueAsString(options);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static LoaderOptions read(String json, LoaderOptions defaults) {
+        try {
+            JsonNode tree = JSON.readTree(json);
+            if (!(tree instanceof ObjectNode given)) {
+                throw new IllegalArgumentException("loader options: " + (tree == null || tree.isMissingNode() ? "empty" : tree.getNodeType())
+                        + " (expected: a JSON object)");
+            }
+            if (isPipelineConfig(given)) {
+                return defaults.toBuilder().config(PipelineConfig.fromJson(json)).build();
+            }
+            JsonNode budget = given.get(BUDGET);
+            if (budget != null && (budget.isTextual() || budget.isNumber())) {
+                given.set(BUDGET, JSON.valueToTree(FailureBudgets.parse(budget.asText())));
+            }
+            ObjectNode merged = JSON.valueToTree(defaults);
+            merge(merged, given);
+            return JSON.treeToValue(merged, LoaderOptions.class);
+        } catch (JacksonException e) {
+            throw new IllegalArgumentException("loader options: " + rootMessage(e), e);
+        }
+    }
+
+    static LoaderOptions read(Path file, LoaderOptions defaults) {
+        String json;
+        try {
+            json = Files.readString(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IllegalArgumentException(file + ": does not exist", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot read (" + e.getClass().getSimpleName() + ")", e);
+        }
+        try {
+            return read(json, defaults);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A file with a pipeline config's own fields and none of the options' groups but the budget both have. */
+    private static boolean isPipelineConfig(ObjectNode tree) {
+        boolean pipelineField = false;
+        for (Iterator<String> names = tree.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (PIPELINE_CONFIG_ONLY.contains(name)) {
+                pipelineField = true;
+            } else if (!name.equals(BUDGET)) {
+                return false;
+            }
+        }
+        return pipelineField;
+    }
+
+    /**
+     * Lays {@code over} onto {@code base}: groups field by field, anything else replaced; a budget is one value
+     * (its JSON leaves out the fields at their type's default, so mixing two budgets' fields would change it).
+     */
+    private static void merge(ObjectNode base, ObjectNode over) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = over.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!e.getKey().equals(BUDGET) && base.get(e.getKey()) instanceof ObjectNode inner
+                    && e.getValue() instanceof ObjectNode next) {
+                merge(inner, next);
+            } else {
+                base.set(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /** The message of the check that failed (a constructor's), else Jackson's own, without its location dump. */
+    private static String rootMessage(JacksonException e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t instanceof IllegalArgumentException ? t.getMessage() : e.getOriginalMessage();
+    }
+}
