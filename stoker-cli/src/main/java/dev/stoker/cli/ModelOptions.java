@@ -35,7 +35,7 @@ final class ModelOptions {
         ModelSpec modelSpec;
         try {
             modelSpec = new ModelSpec(model, width, Math.max(2, classes), device, learningRate, modelSeed,
-                    options.layout().name());
+                    options.batch().layout().name());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage()
                     .replace("width:", "--width:").replace("learningRate:", "--lr:"));

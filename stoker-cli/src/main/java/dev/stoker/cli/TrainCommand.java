@@ -103,8 +103,8 @@ final class TrainCommand implements Callable<Integer> {
         LoaderOptions options = loader.loaderOptions(spec);
         Path root = loader.datasetRoot(out);
         boolean shards = ShardDataset.isShardDataset(root);
-        if (shards && options.splitAfter() != null) {
-            throw new ParameterException(spec.commandLine(), "--split-after: " + options.splitAfter()
+        if (shards && options.placement().splitAfter() != null) {
+            throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                     + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
         }
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
@@ -113,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
         try (Source source = Source.open(spec, root, shards);
              ModelStep step = model.open(spec, source.classes(), options)) {
             out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
-                    root, source.samples(), source.classes(), step.description(), steps, options.batchSize());
+                    root, source.samples(), source.classes(), step.description(), steps, options.batch().size());
             out.flush();
             loop = new TrainLoop(step, recorder);
             PipelineStats stats;
@@ -137,7 +137,7 @@ final class TrainCommand implements Callable<Integer> {
             } else {
                 loop.floor(0);
             }
-            result = new TrainResult(root.toString(), step.description(), options.batchSize(), loop.steps(warmup), headspace,
+            result = new TrainResult(root.toString(), step.description(), options.batch().size(), loop.steps(warmup), headspace,
                     stats.failures(), stats.failuresByReason(),
                     config);
         }

@@ -49,8 +49,8 @@ public final class LoaderDataset<B> implements Dataset {
         this.loader = Objects.requireNonNull(loader, "loader");
         this.converter = Objects.requireNonNull(converter, "converter");
         // For DJL's progress bars: clips of a full epoch over the batch size (the last batch may be short).
-        long clips = (long) loader.sampler().samplesPerEpoch() * options.clipsPerVideo();
-        this.batchesPerEpoch = (clips + options.batchSize() - 1) / options.batchSize();
+        long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
+        this.batchesPerEpoch = (clips + options.batch().size() - 1) / options.batch().size();
         this.batches = loader.iterator();
     }
 

@@ -33,7 +33,7 @@ final class DemoClips {
 
     /** 8 frames (stride 2) of 56×56, batches of {@code batch}, seeded. */
     static LoaderOptions options(int batch, BatchLayout layout, int epochs) {
-        return LoaderOptions.defaults().withClip(8, 2).withSize(56, 56, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
-                .withBatch(batch, false, layout).withOrder(7, true, epochs);
+        return LoaderOptions.builder().clip(8, 2).size(56, 56, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(batch, false, layout).order(7, true, epochs).build();
     }
 }
