@@ -29,6 +29,7 @@ final class TrainLoop {
     private final List<Long> waitNanos = new ArrayList<>();
     private final List<Long> trainNanos = new ArrayList<>();
     private final List<Integer> samples = new ArrayList<>();
+    private int floorBatches;
 
     TrainLoop(ModelStep step, TraceRecorder trace) {
         this.step = step;
@@ -99,6 +100,7 @@ final class TrainLoop {
      * compute floor, to be run once the loader has stopped. Frees the copies.
      */
     long[] floor(int floorSteps) throws Exception {
+        floorBatches = cached.size();
         try {
             if (cached.isEmpty()) {
                 return new long[0];
@@ -123,19 +125,9 @@ final class TrainLoop {
 
     /** The run's figures, the first {@code warmup} steps left out of times and rates (start-up, allocation). */
     TrainResult.Steps steps(int warmup) {
-        int from = Math.min(warmup, Math.max(0, stepsDone() - 1));
-        long[] wall = new long[stepsDone() - from];
-        long wait = 0;
-        long all = 0;
-        long clips = 0;
-        for (int i = from; i < stepsDone(); i++) {
-            wall[i - from] = waitNanos.get(i) + trainNanos.get(i);
-            wait += waitNanos.get(i);
-            all += wall[i - from];
-            clips += samples.get(i);
-        }
-        return new TrainResult.Steps(stepsDone(), from, millis(percentile(wall, 0.5)), millis(percentile(wall, 0.99)),
-                all == 0 ? 0 : clips * 1e9 / all, all == 0 ? 0 : (double) wait / all,
+        Measured m = measured(warmup);
+        return new TrainResult.Steps(stepsDone(), m.from, millis(percentile(m.wallNanos, 0.5)),
+                millis(percentile(m.wallNanos, 0.99)), m.clips * 1e9 / m.allNanos(), m.waitNanos / m.allNanos(),
                 losses.isEmpty() ? Double.NaN : losses.getFirst(), losses.isEmpty() ? Double.NaN : losses.getLast(),
                 List.copyOf(losses), waitNanos.stream().map(TrainLoop::millis).toList(),
                 trainNanos.stream().map(TrainLoop::millis).toList());
@@ -143,25 +135,37 @@ final class TrainLoop {
 
     /** The headspace verdict: these steps with the loader against {@code floorNanos} on cached batches. */
     HeadspaceResult headspace(int warmup, long[] floorNanos, String loaderVerdict) {
+        Measured m = measured(warmup);
+        int steps = m.wallNanos.length;
+        double achieved = m.allNanos() / steps;
+        double floor = Arrays.stream(floorNanos).average().orElse(Double.NaN);
+        double perBatch = m.clips / steps;
+        return new HeadspaceResult(floor / 1e6, millis(percentile(floorNanos, 0.5)), achieved / 1e6,
+                millis(percentile(m.wallNanos, 0.5)), m.trainNanos / steps / 1e6, m.waitNanos / steps / 1e6,
+                m.waitNanos / m.allNanos(), achieved / floor, perBatch * 1e9 / achieved, perBatch * 1e9 / floor, steps,
+                m.from, floorBatches, loaderVerdict);
+    }
+
+    /** The steps after the warm-up (at least the last one): each one's wall time, and the sums. */
+    private record Measured(int from, long[] wallNanos, double waitNanos, double trainNanos, double clips) {
+        double allNanos() {
+            return waitNanos + trainNanos;
+        }
+    }
+
+    private Measured measured(int warmup) {
         int from = Math.min(warmup, Math.max(0, stepsDone() - 1));
-        int measured = stepsDone() - from;
+        long[] wall = new long[stepsDone() - from];
         double wait = 0;
         double train = 0;
         double clips = 0;
-        long[] wall = new long[measured];
         for (int i = from; i < stepsDone(); i++) {
+            wall[i - from] = waitNanos.get(i) + trainNanos.get(i);
             wait += waitNanos.get(i);
             train += trainNanos.get(i);
             clips += samples.get(i);
-            wall[i - from] = waitNanos.get(i) + trainNanos.get(i);
         }
-        double achieved = (wait + train) / measured;
-        double floor = Arrays.stream(floorNanos).average().orElse(Double.NaN);
-        double perBatch = clips / measured;
-        return new HeadspaceResult(floor / 1e6, millis(percentile(floorNanos, 0.5)), achieved / 1e6,
-                millis(percentile(wall, 0.5)), train / measured / 1e6, wait / measured / 1e6, wait / (wait + train),
-                achieved / floor, perBatch * 1e9 / achieved, perBatch * 1e9 / floor, measured, from, cached.size(),
-                loaderVerdict);
+        return new Measured(from, wall, wait, train, clips);
     }
 
     /** The nearest-rank percentile of {@code values} ({@code NaN} when empty). */

@@ -60,6 +60,8 @@ class TrainCommandTest {
         assertThat(steps.get("samples_per_second").asDouble()).isPositive();
         assertThat(r.get("headspace").get("floor_step_ms").asDouble()).isPositive();
         assertThat(r.get("headspace").get("headspace").asDouble()).isPositive();
+        assertThat(r.get("headspace").get("cached_batches").asInt()).isEqualTo(2);
+        assertThat(r.get("headspace").get("steps_measured").asInt()).isEqualTo(5);
         assertThat(r.get("batch_size").asInt()).isEqualTo(2);
 
         JsonNode events = new ObjectMapper().readTree(trace.toFile()).get("traceEvents");
