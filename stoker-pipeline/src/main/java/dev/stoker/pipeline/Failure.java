@@ -12,7 +12,8 @@ public record Failure(String stage, long itemId, String item, String reason, Thr
         String failureReason();
     }
 
-    static String reasonOf(Throwable cause) {
+    /** The counting category of {@code cause}: its {@link Reasoned#failureReason()}, or its simple class name. */
+    public static String reasonOf(Throwable cause) {
         return cause instanceof Reasoned r ? r.failureReason() : cause.getClass().getSimpleName();
     }
 

@@ -1,5 +1,10 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.ConsumerSide;
+import dev.stoker.pipeline.internal.Envelope;
+import dev.stoker.pipeline.internal.Marker;
+import dev.stoker.pipeline.internal.PipelineRuntime;
+import dev.stoker.pipeline.internal.SourceSpec;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -18,6 +23,7 @@ import java.util.function.Supplier;
  */
 public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
     private final PipelineRuntime runtime;
+    private final ConsumerSide consumer;
     private Object lookahead;     // an Envelope or Marker fetched but not consumed
     private boolean ended;
     private boolean iteratorTaken;
@@ -25,6 +31,7 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
 
     Pipeline(PipelineRuntime runtime) {
         this.runtime = runtime;
+        this.consumer = runtime.consumer();
     }
 
     /** Starts a pipeline description over the items of an {@code Iterable} (one pass, or epochs with {@link PipelineBuilder#continuous()}). */
@@ -88,7 +95,7 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
 
     /** The epoch of the last result handed out. */
     public int epoch() {
-        return runtime.consumerEpoch();
+        return consumer.epoch();
     }
 
     private final class ResultIterator implements Iterator<T> {
@@ -111,8 +118,8 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
             }
             Envelope e = (Envelope) lookahead;
             lookahead = null;
-            runtime.consumerEpoch(e.epoch);
-            return (T) e.value;
+            consumer.epoch(e.epoch());
+            return (T) e.value();
         }
     }
 
@@ -134,7 +141,7 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
             Object next = fetch();
             if (next instanceof Marker.EndOfStream) {
                 ended = true;
-                runtime.finished = true;
+                consumer.finished();
             } else {
                 lookahead = next;
             }
@@ -145,44 +152,7 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
         if (closed) {
             throw new IllegalStateException("pipeline is closed");
         }
-        try {
-            Object next = runtime.sink.poll(0, null);
-            if (next != null && next != BoundedQueue.FINISHED) {
-                if (next instanceof Envelope) {
-                    runtime.readyCalls.increment();
-                    runtime.delivered.increment();
-                }
-                if (next instanceof Marker) {
-                    runtime.sink.resume();
-                }
-                return next;
-            }
-            long start = System.nanoTime();
-            runtime.consumerWaiting = true;
-            try {
-                next = runtime.sink.take(null);
-            } finally {
-                runtime.consumerWaiting = false;
-            }
-            if (next instanceof Envelope) {
-                runtime.waitedCalls.increment();
-                runtime.delivered.increment();
-                runtime.consumerWaitNanos.add(System.nanoTime() - start);
-            }
-            if (next instanceof Marker) {
-                runtime.sink.resume();
-            }
-            return next;
-        } catch (BoundedQueue.ClosedException e) {
-            PipelineFailedException failure = runtime.failure();
-            if (failure != null) {
-                throw failure;
-            }
-            throw new IllegalStateException("pipeline is closed");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the pipeline", e);
-        }
+        return consumer.next();
     }
 
     /** A snapshot of every stage's counters, the sink's and the bottleneck verdict. */

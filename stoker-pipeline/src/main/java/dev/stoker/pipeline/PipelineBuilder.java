@@ -1,5 +1,14 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.BatchStage;
+import dev.stoker.pipeline.internal.FilterStage;
+import dev.stoker.pipeline.internal.FlatMapStage;
+import dev.stoker.pipeline.internal.MapStage;
+import dev.stoker.pipeline.internal.PipelineRuntime;
+import dev.stoker.pipeline.internal.RuntimeSettings;
+import dev.stoker.pipeline.internal.SourceSpec;
+import dev.stoker.pipeline.internal.StageFunction;
+import dev.stoker.pipeline.internal.StageRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,9 +48,9 @@ public final class PipelineBuilder<T> {
      * One stage as described: its function's maker, and where the stage came from a {@link StageFactory},
      * the factory's class name and config (what {@link #spec()} prints and a child process rebuilds from).
      */
-    private record StageSpec(String name, String kind, Supplier<StageFunction> function, StageOptions options,
+    private record StageSpec(String name, StageKind kind, Supplier<StageFunction> function, StageOptions options,
                              String factory, String factoryConfig) {
-        StageSpec(String name, String kind, Supplier<StageFunction> function, StageOptions options) {
+        StageSpec(String name, StageKind kind, Supplier<StageFunction> function, StageOptions options) {
             this(name, kind, function, options, null, null);
         }
 
@@ -106,7 +115,7 @@ public final class PipelineBuilder<T> {
 
     public <R> PipelineBuilder<R> map(String name, Function<? super T, ? extends R> fn, Consumer<StageOptions> options) {
         Objects.requireNonNull(fn, "fn");
-        return with(new StageSpec(name, "map", () -> new MapStage(fn), options(options)));
+        return with(new StageSpec(name, StageKind.MAP, () -> new MapStage(fn), options(options)));
     }
 
     /** One in, any number out, in the iterable's order. */
@@ -117,7 +126,7 @@ public final class PipelineBuilder<T> {
     public <R> PipelineBuilder<R> flatMap(String name, Function<? super T, ? extends Iterable<? extends R>> fn,
                                           Consumer<StageOptions> options) {
         Objects.requireNonNull(fn, "fn");
-        return with(new StageSpec(name, "flatMap", () -> new FlatMapStage(fn), options(options)));
+        return with(new StageSpec(name, StageKind.FLAT_MAP, () -> new FlatMapStage(fn), options(options)));
     }
 
     /** Keeps the items {@code predicate} accepts. */
@@ -127,7 +136,7 @@ public final class PipelineBuilder<T> {
 
     public PipelineBuilder<T> filter(String name, Predicate<? super T> predicate, Consumer<StageOptions> options) {
         Objects.requireNonNull(predicate, "predicate");
-        return with(new StageSpec(name, "filter", () -> new FilterStage(predicate), options(options)));
+        return with(new StageSpec(name, StageKind.FILTER, () -> new FilterStage(predicate), options(options)));
     }
 
     /** Groups items into lists of {@code size}; the last, partial batch of each epoch is kept. */
@@ -142,7 +151,7 @@ public final class PipelineBuilder<T> {
 
     public PipelineBuilder<List<T>> batch(String name, int size, boolean dropLast) {
         new BatchStage(size, dropLast); // validates
-        return with(new StageSpec(name, "batch", () -> new BatchStage(size, dropLast), options(s -> { }), null,
+        return with(new StageSpec(name, StageKind.BATCH, () -> new BatchStage(size, dropLast), options(s -> { }), null,
                 "{\"size\":" + size + ",\"dropLast\":" + dropLast + "}"));
     }
 
@@ -154,7 +163,7 @@ public final class PipelineBuilder<T> {
      */
     public <R> PipelineBuilder<R> map(String name, Class<? extends StageFactory<? super T, ? extends R>> factory,
                                       String config, Consumer<StageOptions> options) {
-        return with(factoryStage(name, "map", factory, config, options));
+        return with(factoryStage(name, StageKind.MAP, factory, config, options));
     }
 
     public <R> PipelineBuilder<R> map(String name, Class<? extends StageFactory<? super T, ? extends R>> factory,
@@ -166,7 +175,7 @@ public final class PipelineBuilder<T> {
     public <R> PipelineBuilder<R> flatMap(String name,
                                           Class<? extends StageFactory<? super T, ? extends Iterable<? extends R>>> factory,
                                           String config, Consumer<StageOptions> options) {
-        return with(factoryStage(name, "flatMap", factory, config, options));
+        return with(factoryStage(name, StageKind.FLAT_MAP, factory, config, options));
     }
 
     public <R> PipelineBuilder<R> flatMap(String name,
@@ -178,14 +187,14 @@ public final class PipelineBuilder<T> {
     /** A filter made by {@code factory} from {@code config}: the function returns whether to keep the item. */
     public PipelineBuilder<T> filter(String name, Class<? extends StageFactory<? super T, Boolean>> factory,
                                      String config, Consumer<StageOptions> options) {
-        return with(factoryStage(name, "filter", factory, config, options));
+        return with(factoryStage(name, StageKind.FILTER, factory, config, options));
     }
 
     public PipelineBuilder<T> filter(String name, Class<? extends StageFactory<? super T, Boolean>> factory, String config) {
         return filter(name, factory, config, s -> { });
     }
 
-    private static StageSpec factoryStage(String name, String kind, Class<?> factory, String config,
+    private static StageSpec factoryStage(String name, StageKind kind, Class<?> factory, String config,
                                           Consumer<StageOptions> options) {
         Objects.requireNonNull(factory, "factory");
         if (!java.lang.reflect.Modifier.isPublic(factory.getModifiers())) {
@@ -199,15 +208,7 @@ public final class PipelineBuilder<T> {
                     + " has no public no-arg constructor (expected: one, so another process can make it)");
         }
         PipelineSpec.Stage described = new PipelineSpec.Stage(name, kind, factory.getName(), config == null ? "" : config);
-        Supplier<StageFunction> function = () -> {
-            Function<Object, Object> fn = described.createFunction();
-            return switch (kind) {
-                case "map" -> new MapStage(fn);
-                case "flatMap" -> new FlatMapStage(fn.andThen(r -> (Iterable<?>) r));
-                case "filter" -> new FilterStage(v -> Boolean.TRUE.equals(fn.apply(v)));
-                default -> throw new IllegalArgumentException("kind: " + kind);
-            };
-        };
+        Supplier<StageFunction> function = () -> StageFunction.of(kind, described.createFunction());
         return new StageSpec(name, kind, function, options(options), factory.getName(), described.factoryConfig());
     }
 
@@ -227,11 +228,11 @@ public final class PipelineBuilder<T> {
         }
         String batchStage = null;
         for (StageSpec s : stages) {
-            if (batchStage != null && !s.kind().equals("map") && !s.kind().equals("filter")) {
+            if (batchStage != null && s.kind() != StageKind.MAP && s.kind() != StageKind.FILTER) {
                 throw new IllegalArgumentException("isolate: stage '" + s.name() + "' (" + s.kind() + ") follows batch stage '"
                         + batchStage + "' (expected: only maps and filters after the one batch stage of a child process)");
             }
-            if (s.kind().equals("batch")) {
+            if (s.kind() == StageKind.BATCH) {
                 batchStage = s.name();
             }
             if (!s.describe().reconstructible()) {
@@ -316,7 +317,7 @@ public final class PipelineBuilder<T> {
             StageConfig code = s.options().config;
             StageConfig merged = code.overriddenBy(cfg.stage(s.name()));
             int concurrency = merged.concurrency() != null ? merged.concurrency() : 1;
-            boolean sequential = s.kind().equals("batch");
+            boolean sequential = s.kind().sequential();
             if (sequential && concurrency != 1) {
                 throw new IllegalArgumentException("stage '" + s.name() + "' concurrency: " + concurrency
                         + " (expected: 1; a batch stage is sequential)");
@@ -365,24 +366,15 @@ public final class PipelineBuilder<T> {
                     new PipelineConfig(effective.sinkCapacity(), effective.failureBudget(), effective.stallTimeoutMillis(),
                             isolatedConfig));
             SourceSpec inputs = src;
-            hosted = settings.host().start(spec, epoch -> {
-                java.util.Iterator<?> items = inputs.open(epoch);
-                return items == null ? null : () -> castIterator(items);
-            }, settings.trace());
+            hosted = settings.host().start(spec, inputs.epochs(), settings.trace());
             src = new SourceSpec(hosted.outputs(), inputs.epochMarkers(), "stages " + stageNames().subList(0, split)
                     + " in a " + settings.host().getClass().getSimpleName());
         }
         Consumer<StallReport> onStall = settings.onStall() != null ? settings.onStall()
                 : report -> System.err.print(report.text());
-        PipelineRuntime runtime = new PipelineRuntime(src, blueprints, effective.sinkCapacity(),
-                effective.failureBudget(), effective.stallTimeoutMillis(), onStall, settings.trace(), effective, hosted);
+        PipelineRuntime runtime = new PipelineRuntime(src, blueprints, new RuntimeSettings(effective, onStall, settings.trace(), hosted, BottleneckAnalysis::judge));
         runtime.start();
         return new Pipeline<>(runtime);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static java.util.Iterator<Object> castIterator(java.util.Iterator<?> items) {
-        return (java.util.Iterator<Object>) items;
     }
 
     private static SourceSpec repeatable(SourceSpec source, int maxEpochs) {

@@ -16,7 +16,8 @@ public final class PipelineFailedException extends RuntimeException {
         this(message, failingStages, List.of(), cause);
     }
 
-    PipelineFailedException(String message, List<String> failingStages, List<Failure> firstFailures, Throwable cause) {
+    /** With the first failures of each failing stage, which become suppressed exceptions of this one. */
+    public PipelineFailedException(String message, List<String> failingStages, List<Failure> firstFailures, Throwable cause) {
         super(message, cause);
         this.failingStages = List.copyOf(failingStages);
         this.firstFailures = List.copyOf(firstFailures);

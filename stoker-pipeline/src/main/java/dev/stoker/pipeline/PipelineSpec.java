@@ -40,17 +40,17 @@ public record PipelineSpec(List<Stage> stages, PipelineConfig config) {
      * One stage.
      *
      * @param name          stage name (unique in the pipeline)
-     * @param kind          {@code map}, {@code flatMap}, {@code filter} or {@code batch}
+     * @param kind          what the stage does (in JSON {@code map}, {@code flatMap}, {@code filter} or {@code batch})
      * @param factory       the {@link StageFactory} class name; {@code null} for a stage given as code (a lambda),
      *                      which can run only in the process that built it, and for {@code batch}
      * @param factoryConfig the factory's config string; for {@code batch}, {@code {"size":N,"dropLast":B}}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Stage(String name, String kind, String factory, String factoryConfig) {
+    public record Stage(String name, StageKind kind, String factory, String factoryConfig) {
 
         /** Whether another process can rebuild this stage from its description alone. */
         public boolean reconstructible() {
-            return factory != null || kind.equals("batch");
+            return factory != null || kind.builtIn();
         }
 
         /**

@@ -55,7 +55,7 @@ public record StageConfig(Integer concurrency, Integer queueCapacity, Order orde
         if (concurrency == null || queueCapacity == null) {
             throw new IllegalStateException("inputOrderWindow of " + this + " (expected: concurrency and queueCapacity set)");
         }
-        return ReorderBuffer.windowFor(concurrency, queueCapacity);
+        return dev.stoker.pipeline.internal.ReorderBuffer.windowFor(concurrency, queueCapacity);
     }
 
     public StageConfig withConcurrency(int n) {

@@ -2,7 +2,7 @@ package dev.stoker.pipeline;
 
 /** A task ran past its stage's timeout and was interrupted; its item was skipped. */
 public final class TaskTimeoutException extends RuntimeException implements Failure.Reasoned {
-    TaskTimeoutException(String stage, long timeoutMillis) {
+    public TaskTimeoutException(String stage, long timeoutMillis) {
         super("stage '" + stage + "': task exceeded its timeout of " + timeoutMillis + " ms and was interrupted");
     }
 

@@ -10,7 +10,7 @@ public final class ChildCrashedException extends RuntimeException implements Fai
     /** The failure reason of a quarantined item. */
     public static final String REASON = "crashed the decoder";
 
-    ChildCrashedException(String message) {
+    public ChildCrashedException(String message) {
         super(message, null, false, false);
     }
 

@@ -7,7 +7,7 @@ public final class ChildStageException extends RuntimeException implements Failu
     private final String reason;
     private final String errorClass;
 
-    ChildStageException(String errorClass, String message, String reason) {
+    public ChildStageException(String errorClass, String message, String reason) {
         super(errorClass + (message == null ? "" : ": " + message), null, false, false);
         this.errorClass = errorClass;
         this.reason = reason;

@@ -101,7 +101,7 @@ public final class ItemCodecs {
                         offset += 8 + length;
                     }
                 } catch (RuntimeException | Error e) {
-                    ChildMain.release(items);   // elements decoded into pooled buffers go back
+                    dev.stoker.pipeline.internal.Resources.release(items);   // elements decoded into pooled buffers go back
                     throw e;
                 }
                 return List.copyOf(items);

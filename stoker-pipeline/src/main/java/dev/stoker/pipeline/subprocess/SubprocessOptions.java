@@ -5,6 +5,8 @@ import dev.stoker.pipeline.HostedStages;
 import dev.stoker.pipeline.PipelineSpec;
 import dev.stoker.pipeline.StageHost;
 import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.pipeline.subprocess.internal.ChildProcessStages;
+import dev.stoker.pipeline.subprocess.internal.ChildSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -195,18 +197,8 @@ public final class SubprocessOptions implements StageHost {
         return c;
     }
 
-    ItemCodec<?> inputCodec() { return inputCodec; }
-    ItemCodec<?> outputCodec() { return outputCodec; }
-    Duration startTimeout() { return startTimeout; }
-    Duration closeGrace() { return closeGrace; }
-    Duration reportInterval() { return reportInterval; }
-    long ringBytes() { return ringBytes; }
-    int crashBudget() { return crashBudget; }
-    LongConsumer onChildStart() { return onChildStart; }
-    Map<String, String> environment() { return environment; }
-
     /** The child's command line: [taskset -c CPUS] java --enable-native-access=ALL-UNNAMED [-Xmx] [flags] -cp CP ChildMain. */
-    List<String> command() {
+    private List<String> command() {
         List<String> cmd = new ArrayList<>();
         if (cpus != null) {
             Path taskset = findOnPath("taskset");
@@ -230,7 +222,7 @@ public final class SubprocessOptions implements StageHost {
     }
 
     /** Where a child that died of a JVM fatal error (a native crash) wrote its hs_err report, if anywhere. */
-    java.util.Optional<Path> fatalErrorReport(long pid) {
+    private java.util.Optional<Path> fatalErrorReport(long pid) {
         List<Path> candidates = new ArrayList<>();
         for (String arg : jvmArgs) {
             if (arg.startsWith("-XX:ErrorFile=")) {
@@ -273,7 +265,8 @@ public final class SubprocessOptions implements StageHost {
         if (inputCodec == null || outputCodec == null) {
             throw new IllegalStateException("SubprocessOptions: no codecs (expected: SubprocessOptions.codecs(in, out) or withCodecs)");
         }
-        return ChildProcessStages.start(this, spec, inputs, trace);
+        return ChildProcessStages.start(new ChildSettings(command(), environment, inputCodec, outputCodec, ringBytes,
+                startTimeout, closeGrace, reportInterval, crashBudget, onChildStart, this::fatalErrorReport), spec, inputs, trace);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.stoker.pipeline.subprocess;
 
+import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.stoker.pipeline.subprocess;
 
+import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -137,7 +138,7 @@ class SubprocessRoundTripTest {
     @Test
     void theSpecListsEveryStageWithItsFactoryAndKnobsAndReadsBack() {
         PipelineSpec spec = stringStages(words(1)).batch(4).spec();
-        assertThat(spec.stages()).extracting(PipelineSpec.Stage::kind).containsExactly("map", "flatMap", "filter", "batch");
+        assertThat(spec.stages()).extracting(s -> s.kind().jsonName()).containsExactly("map", "flatMap", "filter", "batch");
         assertThat(spec.stage("upper").factory()).isEqualTo(TestStages.Upper.class.getName());
         assertThat(spec.stage("upper").factoryConfig()).isEqualTo("!");
         assertThat(spec.stage("batch").factoryConfig()).isEqualTo("{\"size\":4,\"dropLast\":false}");

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.stoker.pipeline.subprocess.SharedMemoryFile;
+import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;

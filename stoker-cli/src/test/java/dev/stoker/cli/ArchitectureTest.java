@@ -1,0 +1,176 @@
+package dev.stoker.cli;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The module boundaries, checked on the compiled main classes of every module on this module's class path
+ * (stoker-cli depends on all the others): no class reaches into another module's {@code .internal} packages,
+ * dependencies point the way the poms say and no other, and the modules that promise no native code use none.
+ * The modules are the rows of {@link #MODULES}; a new module is one more row (its pom is checked against it).
+ */
+class ArchitectureTest {
+
+    /**
+     * One module: its artifact, the package its classes live under, the modules its pom depends on, and
+     * whether it may use native code (bytedeco's FFmpeg and JavaCPP).
+     */
+    record Module(String artifact, String rootPackage, List<String> dependsOn, boolean nativeCode) {
+        String packages() {
+            return rootPackage + "..";
+        }
+
+        String internalPackages() {
+            return rootPackage + "..internal..";
+        }
+    }
+
+    private static final String PIPELINE = "stoker-pipeline";
+    private static final String VIDEO = "stoker-video";
+
+    /** Every module, in build order; a module may depend only on modules above it. */
+    static final List<Module> MODULES = List.of(
+            new Module(PIPELINE, "dev.stoker.pipeline", List.of(), false),
+            new Module(VIDEO, "dev.stoker.video", List.of(PIPELINE), true),
+            new Module("stoker-store", "dev.stoker.store", List.of(PIPELINE, VIDEO), true),
+            new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, VIDEO), true),
+            new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, VIDEO), true),
+            // Not on this class path (stoker train loads it in a class loader of its own, from its
+            // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
+            new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
+            new Module("stoker-cli", "dev.stoker.cli",
+                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu"), true),
+            // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.
+            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true));
+
+    private static final Pattern MODULE_LINE = Pattern.compile("<module>([^<]+)</module>");
+    private static final Pattern STOKER_DEPENDENCY =
+            Pattern.compile("<dependency>\\s*<groupId>dev\\.stoker</groupId>\\s*<artifactId>([^<]+)</artifactId>");
+
+    private static JavaClasses classes;
+    private static Path root;
+
+    @BeforeAll
+    static void importMainClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.stoker");
+        root = projectRoot();
+    }
+
+    @Test
+    void everyModuleOfTheBuildHasARowAndItsPomDependsOnWhatTheRowSays() throws IOException {
+        Set<String> built = new TreeSet<>(matches(MODULE_LINE, Files.readString(root.resolve("pom.xml"))));
+        assertThat(MODULES).extracting(Module::artifact)
+                .as("the modules of the root pom (add a row to ArchitectureTest.MODULES for a new one)")
+                .containsExactlyInAnyOrderElementsOf(built);
+        for (int i = 0; i < MODULES.size(); i++) {
+            Module m = MODULES.get(i);
+            List<String> above = MODULES.subList(0, i).stream().map(Module::artifact).toList();
+            assertThat(above).as("%s depends only on modules above it in MODULES", m.artifact())
+                    .containsAll(m.dependsOn());
+            assertThat(pomDependencies(m)).as("the stoker dependencies in %s/pom.xml", m.artifact())
+                    .containsExactlyInAnyOrderElementsOf(m.dependsOn());
+        }
+    }
+
+    @Test
+    void everyModuleThisOneDependsOnIsImported() {
+        Module cli = module("stoker-cli");
+        for (String artifact : cli.dependsOn()) {
+            String pkg = module(artifact).rootPackage();
+            assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)))
+                    .as("main classes of %s (%s) on the class path, so that the rules below see them", artifact, pkg)
+                    .isTrue();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> noModuleReachesIntoAnotherModulesInternals() {
+        return MODULES.stream().map(m -> DynamicTest.dynamicTest(m.artifact() + ": internals used only inside", () ->
+                noClasses().that().resideOutsideOfPackage(m.packages())
+                        .should().dependOnClassesThat().resideInAPackage(m.internalPackages())
+                        .because(m.artifact() + "'s .internal packages are its engine room, not its API")
+                        .allowEmptyShould(true)
+                        .check(classes)));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> dependenciesPointOneWay() {
+        return MODULES.stream().map(m -> DynamicTest.dynamicTest(m.artifact() + " depends only on " + m.dependsOn(), () -> {
+            String[] forbidden = MODULES.stream()
+                    .filter(other -> !other.equals(m) && !m.dependsOn().contains(other.artifact()))
+                    .map(Module::packages)
+                    .toArray(String[]::new);
+            if (forbidden.length == 0) {
+                return;
+            }
+            noClasses().that().resideInAPackage(m.packages())
+                    .should().dependOnClassesThat().resideInAnyPackage(forbidden)
+                    .because(m.artifact() + "'s pom depends on " + m.dependsOn() + " only")
+                    .allowEmptyShould(true)
+                    .check(classes);
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> modulesWithoutNativeCodeUseNone() {
+        return MODULES.stream().filter(m -> !m.nativeCode()).map(m -> DynamicTest.dynamicTest(m.artifact() + ": no native code", () ->
+                noClasses().that().resideInAPackage(m.packages())
+                        .should().dependOnClassesThat().resideInAPackage("org.bytedeco..")
+                        .because("a reader of " + m.artifact() + " never sees FFmpeg")
+                        .check(classes)));
+    }
+
+    private static Module module(String artifact) {
+        return MODULES.stream().filter(m -> m.artifact().equals(artifact)).findFirst()
+                .orElseThrow(() -> new AssertionError("no row for " + artifact + " in ArchitectureTest.MODULES"));
+    }
+
+    private static List<String> pomDependencies(Module m) throws IOException {
+        String pom = Files.readString(root.resolve(m.artifact()).resolve("pom.xml")).replaceAll("(?s)<!--.*?-->", "");
+        return matches(STOKER_DEPENDENCY, pom).stream().filter(a -> !a.equals(m.artifact())).toList();
+    }
+
+    private static List<String> matches(Pattern pattern, String text) {
+        List<String> found = new ArrayList<>();
+        Matcher matcher = pattern.matcher(text);
+        while (matcher.find()) {
+            found.add(matcher.group(1).trim());
+        }
+        return found;
+    }
+
+    /** The build's root: the nearest folder up from here whose pom lists modules. */
+    private static Path projectRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path pom = dir.resolve("pom.xml");
+            try {
+                if (Files.isRegularFile(pom) && Files.readString(pom).contains("<modules>")) {
+                    return dir;
+                }
+            } catch (IOException e) {
+                throw new AssertionError("cannot read " + pom + ": " + e, e);
+            }
+        }
+        throw new AssertionError("no parent pom with <modules> above " + Path.of("").toAbsolutePath());
+    }
+}

@@ -1,0 +1,26 @@
+package dev.stoker.pipeline.internal;
+
+import dev.stoker.pipeline.HostedStages;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.SinkStats;
+import dev.stoker.pipeline.StageStats;
+import dev.stoker.pipeline.StallReport;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.pipeline.Verdict;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+
+/**
+ * What a {@link PipelineRuntime} runs with besides its source and stages, as the builder resolved it.
+ *
+ * @param config  the effective config, every field set (its failure budget is the pipeline-wide one)
+ * @param onStall where stall reports go
+ * @param trace   the trace recorder, or {@code null}
+ * @param hosted  stages running elsewhere (a child JVM) that feed the source, or {@code null}
+ * @param judge   the bottleneck verdict over the stages' and the sink's stats
+ */
+public record RuntimeSettings(PipelineConfig config, Consumer<StallReport> onStall,
+                              TraceRecorder trace, HostedStages hosted,
+                              BiFunction<List<StageStats>, SinkStats, Verdict> judge) {
+}
