@@ -7,8 +7,9 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.tune.Autotune;
 import dev.stoker.tune.AutotuneBudget;
 import dev.stoker.tune.AutotuneChange;
-import dev.stoker.video.loader.VideoLoader;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
+import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -68,7 +70,11 @@ final class AutotuneOptions {
             throw new ParameterException(spec.commandLine(), "--autotune with --decode nvdec: not supported yet"
                     + " (expected: CPU decoding)");
         }
-        budget = budget(spec, loader.itemBytesByStage());
+        Map<String, Long> itemBytes = loader.itemBytesByStage();
+        long fileBytes = itemBytes.getOrDefault("demux", 0L);
+        MemoryPlan plan = loader.memoryPlan();
+        // The loader's own memory model: what its pools and the files in flight may hold with a config.
+        budget = budget(spec, itemBytes, config -> plan.with(config).heldBytes(fileBytes));
         out.printf(Locale.ROOT, "autotune: on, within %.1f cores and %s of estimated item memory (now %s), %d ms windows%n",
                 budget.cores(), bytes(budget.ramBytes()), bytes(budget.ramBytes(loader.pipeline().config())), windowMillis);
         out.flush();
@@ -76,7 +82,7 @@ final class AutotuneOptions {
         return running;
     }
 
-    AutotuneBudget budget(CommandSpec spec, Map<String, Long> itemBytes) {
+    AutotuneBudget budget(CommandSpec spec, Map<String, Long> itemBytes, ToLongFunction<PipelineConfig> heldBytes) {
         int processors = Runtime.getRuntime().availableProcessors();
         double c = cores > 0 ? cores : processors;
         long ramBytes;
@@ -89,7 +95,7 @@ final class AutotuneOptions {
             throw new ParameterException(spec.commandLine(), "--autotune-cores: " + cores + ", --autotune-window: "
                     + windowMillis + " (expected: cores > 0, window 20+ ms)");
         }
-        return AutotuneBudget.defaults().withCores(c).withRam(ramBytes, itemBytes)
+        return AutotuneBudget.defaults().withCores(c).withRam(ramBytes, itemBytes, heldBytes)
                 .withWindow(Duration.ofMillis(windowMillis), 2);
     }
 

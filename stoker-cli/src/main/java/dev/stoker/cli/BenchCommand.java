@@ -14,6 +14,8 @@ import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
+import dev.stoker.video.loader.ClipLoader;
+import dev.stoker.video.batch.LoadedBatch;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -194,9 +196,9 @@ final class BenchCommand implements Callable<Integer> {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        try (BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
-             BenchDevice.Loading loader = gpu.openLoader(data, options, recorder, () -> VideoLoader.open(data, options, recorder));
-             BenchDevice.Batches batchesOut = gpu.batches(loader, options, recorder)) {
+        BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
+        try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
+                () -> VideoLoader.open(data, options, recorder))) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
                 write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
@@ -204,10 +206,10 @@ final class BenchCommand implements Callable<Integer> {
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
-                 AutoCloseable tuning = autotune.start(spec, loader.cpuLoader(), out)) { // null without --autotune
-                Iterator<BenchDevice.Batch> it = batchesOut.iterator();
+                 AutoCloseable tuning = autotune.start(spec, BenchDevice.cpuLoader(loader), out)) { // null without --autotune
+                Iterator<? extends LoadedBatch> it = loader.iterator();
                 while (batchesDone < batches && it.hasNext()) {
-                    try (BenchDevice.Batch b = it.next()) {
+                    try (LoadedBatch b = it.next()) {
                         if (batchesDone == 0) {
                             firstBatch.addAll(b.clips());
                         }
@@ -235,10 +237,11 @@ final class BenchCommand implements Callable<Integer> {
                 }
             }
             effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
-            stats = loader.pipeline().stats();
-            failures = loader.pipeline().failures();
+            stats = loader.stats();
+            failures = loader.failures();
             decodedFrames = loader.decodedFrames();
             decodedClips = loader.decodedClips();
+            gpu.reportDecoding(loader);
         }
         long endNanos = System.nanoTime();
         BenchResult.Memory memoryReadings = memory.finish();

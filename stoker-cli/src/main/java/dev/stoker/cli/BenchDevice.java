@@ -1,26 +1,20 @@
 package dev.stoker.cli;
 
 import dev.stoker.gpu.Cuda;
-import dev.stoker.gpu.DeviceBatch;
 import dev.stoker.gpu.DeviceSpec;
-import dev.stoker.gpu.DeviceTransfer;
 import dev.stoker.gpu.GpuDecodeOptions;
-import dev.stoker.gpu.GpuDevice;
+import dev.stoker.gpu.GpuLoader;
 import dev.stoker.gpu.GpuUnavailableException;
 import dev.stoker.gpu.NvdecCodecs;
 import dev.stoker.gpu.NvdecLoader;
-import dev.stoker.gpu.PinnedMemory;
 import dev.stoker.gpu.TransferOptions;
-import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,15 +30,13 @@ import picocli.CommandLine.ParameterException;
  * decodes on the GPU's NVDEC engines instead ({@link NvdecLoader}): the batches are assembled on the device
  * and nothing of the pixels crosses PCIe. Both are experimental: the GPU path has not run on hardware yet.
  */
-final class BenchDevice implements AutoCloseable {
+final class BenchDevice {
     private final DeviceSpec spec;
-    private final GpuDevice device;
     private final DecodeOptions decode;
     private final PrintWriter out;
 
-    private BenchDevice(DeviceSpec spec, GpuDevice device, DecodeOptions decode, PrintWriter out) {
+    private BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
         this.spec = spec;
-        this.device = device;
         this.decode = decode;
         this.out = out;
     }
@@ -150,102 +142,53 @@ final class BenchDevice implements AutoCloseable {
         throw new GpuUnavailableException(prefix + reason);
     }
 
-    /** The device for batches ({@code --device}); with {@code --decode nvdec} the NVDEC loader opens its own. */
+    /** Where {@code stoker bench} loads: {@code spec}, decoding as {@code decode} says. */
     static BenchDevice open(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
-        if (!spec.isCuda() || decode.nvdec()) {
-            return new BenchDevice(spec, null, decode, out);
+        return new BenchDevice(spec, decode, out);
+    }
+
+    /**
+     * The loader: {@code cpuLoader}'s on the CPU; on a GPU, the {@link GpuLoader} (batches collated into pinned
+     * memory, each copied to the device while the next is loaded); with {@code --decode nvdec}, the NVDEC
+     * loader. Every one is a {@link ClipLoader}: the bench drives them alike.
+     */
+    ClipLoader<? extends LoadedBatch> openLoader(Dataset data, LoaderOptions options, TraceRecorder trace,
+                                                 Supplier<VideoLoader> cpuLoader) {
+        if (decode.nvdec()) {
+            LoaderOptions withSessions = decode.sessions == null ? options
+                    : options.toBuilder().config(NvdecLoader.sessions(decode.sessions)).build();
+            try {
+                return NvdecLoader.open(data, withSessions, spec,
+                        GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace);
+            } catch (GpuUnavailableException e) {
+                throw new GpuUnavailableException("--decode nvdec on " + spec + ": " + e.getMessage(), e);
+            }
+        }
+        if (!spec.isCuda()) {
+            return cpuLoader.get();
         }
         try {
-            return new BenchDevice(spec, Cuda.open(spec), decode, out);
+            return GpuLoader.open(data, options, spec, TransferOptions.defaults(), trace);
         } catch (GpuUnavailableException e) {
             throw new GpuUnavailableException("--device " + spec + ": " + e.getMessage(), e);
         }
     }
 
-    /** What the bench drives and reads back: the CPU loader, or the NVDEC loader. Close after its batches. */
-    record Loading(ClipLoader<?> loader, PrintWriter out) implements AutoCloseable {
-        Pipeline<?> pipeline() {
-            return loader.pipeline();
-        }
-
-        long decodedFrames() {
-            return loader.decodedFrames();
-        }
-
-        long decodedClips() {
-            return loader.decodedClips();
-        }
-
-        /** The CPU loader, or null for the NVDEC loader. */
-        VideoLoader cpuLoader() {
-            return loader instanceof VideoLoader cpu ? cpu : null;
-        }
-
-        /** Closes the loader; the NVDEC loader prints where the clips were decoded first. */
-        @Override
-        public void close() {
-            if (!(loader instanceof NvdecLoader nvdec)) {
-                loader.close();
-                return;
-            }
-            try {
-                out.println(summary(nvdec.device().id() + " (" + nvdec.device().name() + ")", nvdec.decodedClips(),
-                        nvdec.cpuFallbackReasons()));
-            } finally {
-                nvdec.close();
-            }
-        }
-    }
-
-    /**
-     * The loader: {@code cpuLoader}'s on the CPU; on a GPU one whose batches are in pinned memory; with
-     * {@code --decode nvdec}, the NVDEC loader.
-     */
-    Loading openLoader(Dataset data, LoaderOptions options, TraceRecorder trace, Supplier<VideoLoader> cpuLoader) {
-        if (decode.nvdec()) {
-            LoaderOptions withSessions = decode.sessions == null ? options
-                    : options.toBuilder().config(NvdecLoader.sessions(decode.sessions)).build();
-            try {
-                return new Loading(NvdecLoader.open(data, withSessions, spec,
-                        GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace), out);
-            } catch (GpuUnavailableException e) {
-                throw new GpuUnavailableException("--decode nvdec on " + spec + ": " + e.getMessage(), e);
-            }
-        }
-        VideoLoader loader = device == null ? cpuLoader.get()
-                : VideoLoader.open(data, options, trace, new PinnedMemory(device.hostAllocator()));
-        return new Loading(loader, out);
-    }
-
-    /** The batches as the bench consumes them: the loader's, or their copies on the device. Close before the loader. */
-    Batches batches(Loading loading, LoaderOptions options, TraceRecorder trace) {
-        if (loading.loader() instanceof NvdecLoader nvdec) {
-            Iterator<DeviceBatch> onDevice = nvdec.iterator();
-            return new Batches(null, map(onDevice, b -> new Batch(b.clips(), b.clipCount(), b)));
-        }
-        VideoLoader loader = loading.cpuLoader();
-        if (device == null) {
-            return new Batches(null, map(loader.iterator(), b -> new Batch(b.clips(), b.clipCount(), b)));
-        }
-        BatchShape shape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
-                options.batch().layout());
-        DeviceTransfer transfer = DeviceTransfer.start(loader.iterator(), device, shape.batchBytes(),
-                TransferOptions.defaults(), trace);
-        return new Batches(transfer, map(transfer, b -> new Batch(b.clips(), b.clipCount(), b)));
-    }
-
-    private static <T> Iterator<Batch> map(Iterator<T> source, java.util.function.Function<T, Batch> toBatch) {
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return source.hasNext();
-            }
-
-            @Override
-            public Batch next() {
-                return toBatch.apply(source.next());
-            }
+    /** The CPU loader that decodes for {@code loader} (itself, or the GPU loader's), or null for NVDEC decoding. */
+    static VideoLoader cpuLoader(ClipLoader<?> loader) {
+        return switch (loader) {
+            case VideoLoader cpu -> cpu;
+            case GpuLoader gpu -> gpu.loader();
+            default -> null;
         };
+    }
+
+    /** Prints where the NVDEC loader decoded its clips; other loaders have nothing to add. */
+    void reportDecoding(ClipLoader<?> loader) {
+        if (loader instanceof NvdecLoader nvdec) {
+            out.println(summary(nvdec.device().id() + " (" + nvdec.device().name() + ")", nvdec.decodedClips(),
+                    nvdec.cpuFallbackReasons()));
+        }
     }
 
     /** {@code nvdec: 800 clips decoded, 12 of them on the CPU instead (codec av1: ... 12)}. */
@@ -262,31 +205,6 @@ final class BenchDevice implements AutoCloseable {
             s.append(')');
         }
         return s.toString();
-    }
-
-    /** One delivered batch: host or device, closed the same way. */
-    record Batch(List<ClipInfo> clips, int clipCount, AutoCloseable owner) implements AutoCloseable {
-        @Override
-        public void close() throws Exception {
-            owner.close();
-        }
-    }
-
-    /** The delivered batches; closing stops the transfer (its copies finish first). */
-    record Batches(DeviceTransfer transfer, Iterator<Batch> iterator) implements AutoCloseable {
-        @Override
-        public void close() {
-            if (transfer != null) {
-                transfer.close();
-            }
-        }
-    }
-
-    @Override
-    public void close() {
-        if (device != null) {
-            device.close();
-        }
     }
 
     @Override

@@ -9,7 +9,7 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.sampler.PrefetchStats;
+import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;

@@ -2,6 +2,7 @@ package dev.stoker.gpu;
 
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.batch.LoadedBatch;
 import java.util.List;
 
 /**
@@ -21,9 +22,10 @@ import java.util.List;
  */
 public record DeviceBatch(long sequence, long devicePointer, long byteSize, long[] shape, BatchLayout layout,
                           int[] labels, List<ClipInfo> clips, long stream, GpuEvent ready, AutoCloseable release)
-        implements AutoCloseable {
+        implements LoadedBatch {
 
     /** Clips in the batch (the first dimension). */
+    @Override
     public int clipCount() {
         return clips.size();
     }

@@ -1,13 +1,18 @@
 package dev.stoker.gpu;
 
-import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.Iterator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A {@link VideoLoader} whose batches end up on a GPU: collate writes each batch into pinned host memory
@@ -23,18 +28,33 @@ import java.util.Iterator;
  * }
  * }</pre>
  *
+ * <p>A {@link ClipLoader}: its {@link #state()} is the state after the last device batch handed out (the transfer
+ * runs ahead of the consumer, so the CPU loader's own state would be ahead too); {@link #nextEpoch()} copies one
+ * epoch at a time (close that epoch's batches before asking for the next: a new epoch's transfer replaces the
+ * last one's device buffers).
+ *
  * <p>Experimental: written and unit-tested against a fake device; not yet run on a GPU.
  */
-public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
+public final class GpuLoader implements ClipLoader<DeviceBatch> {
     private final GpuDevice device;
     private final VideoLoader loader;
-    private final DeviceTransfer transfer;
+    private final TransferOptions transferOptions;
+    private final long batchBytes;
+    private final TraceRecorder trace;
+    /** The CPU loader's state after each host batch the transfer took, in order: a device batch's, once delivered. */
+    private final Queue<SamplerState> statesInTransfer = new ConcurrentLinkedQueue<>();
+    private volatile SamplerState state;
+    private DeviceTransfer transfer;
     private boolean iterated;
 
-    private GpuLoader(GpuDevice device, VideoLoader loader, DeviceTransfer transfer) {
+    private GpuLoader(GpuDevice device, VideoLoader loader, TransferOptions transferOptions, long batchBytes,
+                      TraceRecorder trace) {
         this.device = device;
         this.loader = loader;
-        this.transfer = transfer;
+        this.transferOptions = transferOptions;
+        this.batchBytes = batchBytes;
+        this.trace = trace;
+        this.state = loader.state();
     }
 
     /**
@@ -52,10 +72,10 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
                                  TraceRecorder trace) {
         VideoLoader loader = null;
         try {
-            LoaderOptions pinned = options.batch().budgetBytes() > 0 ? options : options.toBuilder().batchBudget(batchBudgetBytes(options)).build();
+            LoaderOptions pinned = options.batch().budgetBytes() > 0 ? options
+                    : options.toBuilder().batchBudget(batchBudgetBytes(options)).build();
             loader = VideoLoader.open(dataset, pinned, trace, new PinnedMemory(device.hostAllocator()));
-            DeviceTransfer t = DeviceTransfer.start(loader.iterator(), device, batchShape(options).batchBytes(), transfer, trace);
-            return new GpuLoader(device, loader, t);
+            return new GpuLoader(device, loader, transfer, options.batchShape().batchBytes(), trace);
         } catch (RuntimeException | Error e) {
             if (loader != null) {
                 loader.close();
@@ -65,21 +85,10 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
         }
     }
 
-    /**
-     * The loader's default batch budget (the sink, the collators, the consumer's and a spare) plus the
-     * host buffers the transfer holds while their copies run.
-     */
+    /** The loader's batch budget ({@link MemoryPlan}) plus the host buffers the transfer holds while their copies run. */
     static long batchBudgetBytes(LoaderOptions options) {
-        PipelineConfig config = VideoLoader.defaultConfig(Runtime.getRuntime().availableProcessors())
-                .overriddenBy(options.config());
-        int sink = config.sinkCapacity() == null ? 4 : config.sinkCapacity();
-        StageConfig collate = config.stage("collate");
-        int collators = collate == null || collate.concurrency() == null ? 1 : collate.concurrency();
-        return (sink + collators + 2L + DeviceTransfer.COPIES_HOLDING_HOST) * batchShape(options).batchBytes();
-    }
-
-    private static BatchShape batchShape(LoaderOptions options) {
-        return new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
+        MemoryPlan plan = MemoryPlan.of(options, VideoLoader.defaultConfig(Runtime.getRuntime().availableProcessors()));
+        return plan.batchPoolBytes() + DeviceTransfer.COPIES_HOLDING_HOST * options.batchShape().batchBytes();
     }
 
     /** Device batches of every epoch, in the loader's order. One iteration per loader. */
@@ -89,15 +98,87 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
             throw new IllegalStateException("GpuLoader iterates once (expected: one iterator() per loader)");
         }
         iterated = true;
-        return transfer;
+        return copying(loader.iterator());
     }
 
-    /** The CPU loader underneath: its pipeline's stats, failures, resume state. */
+    /** Device batches of the next epoch only; close them before asking for the next epoch. */
+    @Override
+    public Iterable<DeviceBatch> nextEpoch() {
+        Iterable<ClipBatch> epoch = loader.nextEpoch();
+        return () -> copying(epoch.iterator());
+    }
+
+    /** A transfer of {@code hostBatches} to the device (replacing the last one), following the resume state. */
+    private synchronized Iterator<DeviceBatch> copying(Iterator<ClipBatch> hostBatches) {
+        if (transfer != null) {
+            transfer.close();
+        }
+        Iterator<ClipBatch> noted = new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return hostBatches.hasNext();
+            }
+
+            @Override
+            public ClipBatch next() {
+                ClipBatch batch = hostBatches.next();
+                statesInTransfer.add(loader.state());
+                return batch;
+            }
+        };
+        DeviceTransfer started = DeviceTransfer.start(noted, device, batchBytes, transferOptions, trace);
+        transfer = started;
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return started.hasNext();
+            }
+
+            @Override
+            public DeviceBatch next() {
+                DeviceBatch batch = started.next();
+                SamplerState after = statesInTransfer.poll();
+                if (after != null) {
+                    state = after;
+                }
+                return batch;
+            }
+        };
+    }
+
+    @Override
+    public SamplerState state() {
+        return state;
+    }
+
+    @Override
+    public EpochSampler sampler() {
+        return loader.sampler();
+    }
+
+    /** The CPU loader's pipeline: stats, failures (path, stage, reason), effective config. */
+    @Override
+    public Pipeline<?> pipeline() {
+        return loader.pipeline();
+    }
+
+    @Override
+    public long decodedClips() {
+        return loader.decodedClips();
+    }
+
+    @Override
+    public long decodedFrames() {
+        return loader.decodedFrames();
+    }
+
+    /** The CPU loader underneath. */
     public VideoLoader loader() {
         return loader;
     }
 
-    public DeviceTransfer transfer() {
+    /** The running transfer (null before the first iteration). */
+    public synchronized DeviceTransfer transfer() {
         return transfer;
     }
 
@@ -109,7 +190,11 @@ public final class GpuLoader implements Iterable<DeviceBatch>, AutoCloseable {
     @Override
     public void close() {
         try {
-            transfer.close();
+            synchronized (this) {
+                if (transfer != null) {
+                    transfer.close();
+                }
+            }
         } finally {
             try {
                 loader.close();

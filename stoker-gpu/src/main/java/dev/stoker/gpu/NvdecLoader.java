@@ -13,6 +13,7 @@ import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.ResumeTracker;
 import java.util.Iterator;
 import java.util.List;
@@ -66,6 +67,7 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
     private final ResumeTracker resume;
     private final TraceRecorder trace;
     private volatile SamplerState state;
+    private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
     private boolean iterated;
 
     private NvdecLoader(GpuDevice device, Pipeline<CollatedBatch> pipeline, NvdecStage nvdec, DeviceCollateStage collate,
@@ -139,14 +141,15 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                             Supplier<? extends DeviceClipDecoder> sessions, AutoCloseable decoderResources,
                             ResumeTracker from, TraceRecorder trace) {
         requireGpuDecodable(options);
-        PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
+        PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
+        PipelineConfig config = defaults.overriddenBy(options.config());
         BatchShape clipShape = clipShape(options);
-        BatchShape batchShape = batchShape(options);
-        PipelineConfig effective = describe(dataset, options, from, null, null).config(config).effectiveConfig();
+        BatchShape batchShape = options.batchShape();
+        MemoryPlan plan = MemoryPlan.of(options, defaults, "nvdec", false);
         DeviceBufferPool clipBuffers = new DeviceBufferPool(device, "clip", clipShape.batchBytes(),
-                clipBuffersNeeded(options, effective));
+                (int) Math.min(Integer.MAX_VALUE, plan.clipsHeld()));
         DeviceBufferPool batchBuffers = new DeviceBufferPool(device, "batch", batchShape.batchBytes(),
-                batchBuffersNeeded(effective));
+                (int) plan.batchesHeld());
         NvdecStage nvdec = new NvdecStage(options, clipBuffers, sessions);
         DeviceCollateStage collate = new DeviceCollateStage(device, batchBuffers, batchShape, from.sampler(), trace);
         try {
@@ -203,32 +206,8 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                 .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
     }
 
-    /**
-     * Clip buffers for every clip the stages between nvdec and collate can hold at once, as the CPU loader
-     * sizes its clip pool: decodes in flight, the batch stage's queue and partial batch, collate's queue and
-     * in-flight batches. Fewer could stall the pipeline on itself.
-     */
-    static int clipBuffersNeeded(LoaderOptions options, PipelineConfig effective) {
-        StageConfig dec = effective.stage("nvdec");
-        StageConfig bat = effective.stage("batch");
-        StageConfig col = effective.stage("collate");
-        long clips = (long) dec.concurrency() * Math.max(options.clip().clipsPerVideo(), 8) + bat.queueCapacity()
-                + options.batch().size() + (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
-        return (int) Math.min(Integer.MAX_VALUE, clips);
-    }
-
-    /** Batch buffers: the sink's, the collators', the consumer's and one spare. */
-    static int batchBuffersNeeded(PipelineConfig effective) {
-        return effective.sinkCapacity() + effective.stage("collate").concurrency() + 2;
-    }
-
     private static BatchShape clipShape(LoaderOptions options) {
         return new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
-    }
-
-    private static BatchShape batchShape(LoaderOptions options) {
-        return new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
-                options.batch().layout());
     }
 
     /** Device batches of every epoch, in the loader's order. One iteration per loader. */
@@ -238,9 +217,19 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
             throw new IllegalStateException("NvdecLoader iterates once (expected: one iterator() per loader)");
         }
         iterated = true;
-        Iterator<CollatedBatch> collated = pipeline.iterator();
+        return delivering(pipeline.iterator());
+    }
+
+    /** Device batches of the next epoch only. */
+    @Override
+    public Iterable<DeviceBatch> nextEpoch() {
+        Iterable<CollatedBatch> epoch = pipeline.nextEpoch();
+        return () -> delivering(epoch.iterator());
+    }
+
+    /** {@code collated}, each handed out as a device batch, moving the resume state forward. */
+    private Iterator<DeviceBatch> delivering(Iterator<CollatedBatch> collated) {
         return new Iterator<>() {
-            private long sequence;
 
             @Override
             public boolean hasNext() {
@@ -254,7 +243,7 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                 }
                 CollatedBatch b = collated.next();
                 state = b.after();
-                return deliver(sequence++, b);
+                return deliver(sequence.getAndIncrement(), b);
             }
         };
     }

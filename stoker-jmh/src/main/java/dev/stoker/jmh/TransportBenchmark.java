@@ -49,7 +49,7 @@ import org.openjdk.jmh.annotations.TearDown;
  *       file, the benchmark thread reads them, both waiting with the transport's idle strategy. What the reader
  *       decodes into ({@code decodeInto}): {@code pooled-batch}, the realistic path of a loader split after
  *       collate: a 1 MiB batch (4 clips with their {@link ClipInfo}s) copied out of the ring into a batch of a
- *       {@link BatchPool}, as {@code LoaderCodecs.CollatedBatchCodec} does (acquire, one copy, metadata; the
+ *       {@link BatchPool}, as {@code CollatedBatchCodec} does (acquire, one copy, metadata; the
  *       consumer holds the last 4 batches, as a sink of 4 would, and closes the oldest); {@code new-array}, a
  *       fresh {@code byte[]} per item ({@code ItemCodecs.BYTES}: allocation and zeroing); {@code reused-array},
  *       one {@code byte[]} for all (the copy alone).</li>
@@ -242,7 +242,7 @@ public class TransportBenchmark {
     }
 
     /**
-     * A batch as {@code LoaderCodecs.CollatedBatchCodec} sends it, less the loader's own fields: the clip count,
+     * A batch as {@code CollatedBatchCodec} sends it, less the loader's own fields: the clip count,
      * each clip's path, label, frames decoded and frame times, then the filled clips' pixels; decoded by
      * acquiring a batch of the receiving pool and filling it with {@link BatchCollator#putAll}.
      */

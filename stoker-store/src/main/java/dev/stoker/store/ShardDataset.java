@@ -1,7 +1,7 @@
 package dev.stoker.store;
 
 import dev.stoker.store.format.ShardFormat;
-import dev.stoker.store.sampler.PageCache;
+import dev.stoker.store.prefetch.PageCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.ShardLayout;

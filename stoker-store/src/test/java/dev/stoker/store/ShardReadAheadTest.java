@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.sampler.PrefetchStats;
+import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.SamplerOptions;

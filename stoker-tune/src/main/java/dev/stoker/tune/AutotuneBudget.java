@@ -5,6 +5,7 @@ import dev.stoker.pipeline.StageConfig;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.ToLongFunction;
 
 /**
  * What the online autotuner may spend, and how it measures.
@@ -14,6 +15,9 @@ import java.util.Objects;
  *                           for no limit
  * @param bytesPerItem       estimated bytes one item holds, by stage name ({@code "sink"} for the sink's items);
  *                           stages not named count 0. A video loader gives its own: {@code loader.itemBytesByStage()}
+ * @param heldBytes          the bytes a config holds, when the pipeline knows better than {@code bytesPerItem}
+ *                           (a loader: what its memory plan lets its pools and stages hold with that config); null:
+ *                           workers and queues times {@code bytesPerItem}
  * @param maxConcurrency     most workers for any stage
  * @param maxQueueCapacity   largest queue or sink capacity
  * @param window             one measurement window; a probe takes a settling window and {@code probeWindows} more
@@ -22,7 +26,8 @@ import java.util.Objects;
  *                           as long), until it has; a pipeline that delivers few large items (batches) needs
  *                           enough of them for a rate that is not mostly rounding
  */
-public record AutotuneBudget(double cores, long ramBytes, Map<String, Long> bytesPerItem, int maxConcurrency,
+public record AutotuneBudget(double cores, long ramBytes, Map<String, Long> bytesPerItem,
+                             ToLongFunction<PipelineConfig> heldBytes, int maxConcurrency,
                              int maxQueueCapacity, Duration window, int probeWindows, int minItems) {
     public AutotuneBudget {
         if (!(cores > 0)) {
@@ -43,7 +48,7 @@ public record AutotuneBudget(double cores, long ramBytes, Map<String, Long> byte
     /** All the machine's cores, no RAM limit, up to 2 x cores workers per stage, 0.5 s windows, 20 items a measurement. */
     public static AutotuneBudget defaults() {
         int n = Runtime.getRuntime().availableProcessors();
-        return new AutotuneBudget(n, Long.MAX_VALUE, Map.of(), Math.max(4, 2 * n), 64, Duration.ofMillis(500), 2, 20);
+        return new AutotuneBudget(n, Long.MAX_VALUE, Map.of(), null, Math.max(4, 2 * n), 64, Duration.ofMillis(500), 2, 20);
     }
 
     /**
@@ -52,6 +57,9 @@ public record AutotuneBudget(double cores, long ramBytes, Map<String, Long> byte
      * parked for ordering, or allocates inside a task, is not counted.
      */
     public long ramBytes(PipelineConfig config) {
+        if (heldBytes != null) {
+            return heldBytes.applyAsLong(config);
+        }
         long total = 0;
         for (Map.Entry<String, StageConfig> s : config.stages().entrySet()) {
             long per = bytesPerItem.getOrDefault(s.getKey(), 0L);
@@ -67,26 +75,34 @@ public record AutotuneBudget(double cores, long ramBytes, Map<String, Long> byte
     }
 
     public AutotuneBudget withCores(double c) {
-        return new AutotuneBudget(c, ramBytes, bytesPerItem, maxConcurrency, maxQueueCapacity, window, probeWindows, minItems);
+        return new AutotuneBudget(c, ramBytes, bytesPerItem, heldBytes, maxConcurrency, maxQueueCapacity, window, probeWindows, minItems);
     }
 
     public AutotuneBudget withRam(long bytes, Map<String, Long> perItem) {
-        return new AutotuneBudget(cores, bytes, perItem, maxConcurrency, maxQueueCapacity, window, probeWindows, minItems);
+        return new AutotuneBudget(cores, bytes, perItem, null, maxConcurrency, maxQueueCapacity, window, probeWindows, minItems);
+    }
+
+    /**
+     * At most {@code bytes} by the pipeline's own memory model {@code held} (a loader's {@code MemoryPlan});
+     * {@code perItem} still tells which queue holds the most when one must shrink.
+     */
+    public AutotuneBudget withRam(long bytes, Map<String, Long> perItem, ToLongFunction<PipelineConfig> held) {
+        return new AutotuneBudget(cores, bytes, perItem, held, maxConcurrency, maxQueueCapacity, window, probeWindows, minItems);
     }
 
     public AutotuneBudget withMaxConcurrency(int n) {
-        return new AutotuneBudget(cores, ramBytes, bytesPerItem, n, maxQueueCapacity, window, probeWindows, minItems);
+        return new AutotuneBudget(cores, ramBytes, bytesPerItem, heldBytes, n, maxQueueCapacity, window, probeWindows, minItems);
     }
 
     public AutotuneBudget withMaxQueueCapacity(int n) {
-        return new AutotuneBudget(cores, ramBytes, bytesPerItem, maxConcurrency, n, window, probeWindows, minItems);
+        return new AutotuneBudget(cores, ramBytes, bytesPerItem, heldBytes, maxConcurrency, n, window, probeWindows, minItems);
     }
 
     public AutotuneBudget withWindow(Duration w, int windowsPerProbe) {
-        return new AutotuneBudget(cores, ramBytes, bytesPerItem, maxConcurrency, maxQueueCapacity, w, windowsPerProbe, minItems);
+        return new AutotuneBudget(cores, ramBytes, bytesPerItem, heldBytes, maxConcurrency, maxQueueCapacity, w, windowsPerProbe, minItems);
     }
 
     public AutotuneBudget withMinItems(int n) {
-        return new AutotuneBudget(cores, ramBytes, bytesPerItem, maxConcurrency, maxQueueCapacity, window, probeWindows, n);
+        return new AutotuneBudget(cores, ramBytes, bytesPerItem, heldBytes, maxConcurrency, maxQueueCapacity, window, probeWindows, n);
     }
 }

@@ -51,7 +51,7 @@ public final class Video implements AutoCloseable {
     private AVCodecParameters parameters;
     private final double secondsPerTick;
 
-    private Video(VideoInfo info, PacketStore packets, FrameTimeline timeline, AVCodecParameters parameters,
+    Video(VideoInfo info, PacketStore packets, FrameTimeline timeline, AVCodecParameters parameters,
                   DecoderKey decoderKey, double secondsPerTick) {
         this.info = info;
         this.packets = packets;
@@ -171,7 +171,7 @@ public final class Video implements AutoCloseable {
      *                        empty or unusable timeline
      */
     public static Video fromPackets(String name, VideoPackets packets) {
-        return fromPackets(name, packets, false);
+        return VideoPacketsConversion.fromPackets(name, packets, false);
     }
 
     /**
@@ -180,92 +180,7 @@ public final class Video implements AutoCloseable {
      * ring); {@link #close()} frees the copy.
      */
     public static Video copyFromPackets(String name, VideoPackets packets) {
-        return fromPackets(name, packets, true);
-    }
-
-    private static Video fromPackets(String name, VideoPackets packets, boolean copy) {
-        int codecId = decoderCodecId(name, packets.codecName());
-        boolean knownFormat = !packets.pixelFormat().isEmpty() && !packets.pixelFormat().equals("unknown");
-        int pixelFormat = knownFormat ? av_get_pix_fmt(packets.pixelFormat()) : -1;
-        if (knownFormat && pixelFormat < 0) {
-            throw new VideoException(name, "open", VideoException.Reason.UNSUPPORTED_CODEC,
-                    "unknown pixel format " + packets.pixelFormat());
-        }
-        if (packets.packetCount() == 0) {
-            throw new VideoException(name, "index", VideoException.Reason.CORRUPT, "no packets");
-        }
-        VideoPackets.Demuxed demuxed = packets.demuxed();
-        int n = packets.packetCount();
-        int[] flags;
-        if (demuxed != null) {
-            flags = demuxed.flags();
-        } else {
-            flags = new int[n];
-            for (int i = 0; i < n; i++) {
-                flags[i] = packets.keyframes()[i] ? FrameTimeline.FLAG_KEY : 0;
-            }
-        }
-        long[] dts = demuxed != null ? demuxed.dts() : packets.pts();
-        PacketStore store = copy
-                ? PacketStore.copy(packets.data(), packets.pts(), dts, packets.durations(), flags, packets.offsets(), packets.sizes())
-                : PacketStore.view(packets.data(), packets.pts(), dts, packets.durations(), flags, packets.offsets(), packets.sizes());
-        AVCodecParameters parameters = avcodec_parameters_alloc();
-        try {
-            parameters.codec_type(AVMEDIA_TYPE_VIDEO);
-            parameters.codec_id(codecId);
-            parameters.width(packets.width());
-            parameters.height(packets.height());
-            parameters.format(pixelFormat);
-            byte[] extradata = packets.extradata();
-            if (extradata.length > 0) {
-                BytePointer headers = new BytePointer(av_mallocz(extradata.length + PacketStore.PADDING_BYTES));
-                headers.put(extradata, 0, extradata.length);
-                parameters.extradata(headers);
-                parameters.extradata_size(extradata.length);
-            }
-            if (demuxed != null) {
-                setDetails(parameters, demuxed.codec());
-            }
-            int num = packets.timeBaseNumerator();
-            int den = packets.timeBaseDenominator();
-            DecoderKey key = new DecoderKey(codecId, packets.width(), packets.height(), pixelFormat, num, den,
-                    ByteBuffer.wrap(extradata.clone()));
-            double secondsPerTick = (double) num / den;
-            FrameTimeline timeline = demuxed != null && demuxed.frameTimestamps() != null
-                    ? FrameTimeline.fromDecodedTimestamps(demuxed.frameTimestamps(), demuxed.frameTimestamps().length, store)
-                    : FrameTimeline.fromPacketPts(store);
-            if (timeline.frameCount() == 0 || (demuxed == null && timeline.keyframeCount() == 0)) {
-                throw new VideoException(name, "index", VideoException.Reason.CORRUPT,
-                        timeline.frameCount() == 0 ? "no frames" : "no keyframe to start decoding at");
-            }
-            VideoInfo info = demuxed == null
-                    ? info(name, "stoker-packets", parameters, 0, 0, num, den, 0, packets.framesPerSecond(),
-                            true, timeline, store, secondsPerTick)
-                    : info(name, demuxed.container(), parameters, demuxed.streamIndex(), demuxed.rotationDegrees(), num,
-                            den, demuxed.startTimeSeconds(), packets.framesPerSecond(), demuxed.indexComplete(), timeline,
-                            store, secondsPerTick);
-            return new Video(info, store, timeline, parameters, key, secondsPerTick);
-        } catch (RuntimeException | Error e) {
-            avcodec_parameters_free(parameters);
-            store.close();
-            throw e;
-        }
-    }
-
-    /** The codec id of the decoder named {@code codecName}, or of the codec of that name (e.g. "flv1", decoded by "flv"). */
-    private static int decoderCodecId(String name, String codecName) {
-        AVCodec codec = avcodec_find_decoder_by_name(codecName);
-        if (codec != null && !codec.isNull()) {
-            return codec.id();
-        }
-        AVCodecDescriptor descriptor = avcodec_descriptor_get_by_name(codecName);
-        if (descriptor != null && !descriptor.isNull()) {
-            AVCodec decoder = avcodec_find_decoder(descriptor.id());
-            if (decoder != null && !decoder.isNull()) {
-                return descriptor.id();
-            }
-        }
-        throw new VideoException(name, "open", VideoException.Reason.UNSUPPORTED_CODEC, "no decoder named " + codecName);
+        return VideoPacketsConversion.fromPackets(name, packets, true);
     }
 
     /**
@@ -274,57 +189,7 @@ public final class Video implements AutoCloseable {
      * For sending a demuxed video elsewhere (a parent JVM) without demuxing it again.
      */
     public VideoPackets asPackets() {
-        AVCodecParameters p = codecParameters();
-        int n = packets.count();
-        long[] pts = new long[n];
-        long[] dts = new long[n];
-        long[] durations = new long[n];
-        boolean[] keyframes = new boolean[n];
-        int[] flags = new int[n];
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        for (int i = 0; i < n; i++) {
-            pts[i] = packets.pts(i);
-            dts[i] = packets.dts(i);
-            durations[i] = packets.duration(i);
-            flags[i] = packets.flags(i);
-            keyframes[i] = (flags[i] & FrameTimeline.FLAG_KEY) != 0;
-            offsets[i] = packets.offset(i);
-            sizes[i] = packets.sizeBytes(i);
-        }
-        VideoPackets.CodecDetails details;
-        try (AVRational aspect = p.sample_aspect_ratio(); AVRational rate = p.framerate()) {
-            details = new VideoPackets.CodecDetails(p.codec_tag(), p.bit_rate(), p.bits_per_coded_sample(),
-                    p.bits_per_raw_sample(), p.profile(), p.level(), p.field_order(), p.color_range(), p.color_primaries(),
-                    p.color_trc(), p.color_space(), p.chroma_location(), aspect.num(), aspect.den(), rate.num(), rate.den(),
-                    p.video_delay());
-        }
-        VideoPackets.Demuxed demuxed = new VideoPackets.Demuxed(info.container(), info.streamIndex(),
-                info.rotationDegrees(), info.startTimeSeconds(), info.indexComplete(), dts, flags,
-                timeline.packetPtsIdentifyFrames() ? null : timeline.frameTimestamps(), details);
-        return new VideoPackets(info.codec(), p.width(), p.height(), info.pixelFormat(), info.timeBaseNumerator(),
-                info.timeBaseDenominator(), info.framesPerSecond(), extradata(p), packets.payloads(), pts, durations,
-                keyframes, offsets, sizes, demuxed);
-    }
-
-    private static void setDetails(AVCodecParameters p, VideoPackets.CodecDetails d) {
-        p.codec_tag(d.codecTag());
-        p.bit_rate(d.bitRate());
-        p.bits_per_coded_sample(d.bitsPerCodedSample());
-        p.bits_per_raw_sample(d.bitsPerRawSample());
-        p.profile(d.profile());
-        p.level(d.level());
-        p.field_order(d.fieldOrder());
-        p.color_range(d.colorRange());
-        p.color_primaries(d.colorPrimaries());
-        p.color_trc(d.colorTransfer());
-        p.color_space(d.colorSpace());
-        p.chroma_location(d.chromaLocation());
-        try (AVRational aspect = new AVRational(); AVRational rate = new AVRational()) {
-            p.sample_aspect_ratio(aspect.num(d.sampleAspectNumerator()).den(d.sampleAspectDenominator()));
-            p.framerate(rate.num(d.frameRateNumerator()).den(d.frameRateDenominator()));
-        }
-        p.video_delay(d.videoDelay());
+        return VideoPacketsConversion.asPackets(this, packets, timeline);
     }
 
     /**
@@ -364,7 +229,7 @@ public final class Video implements AutoCloseable {
         return new Video(updated, packets, decoded, parameters, decoderKey, secondsPerTick);
     }
 
-    private static VideoInfo info(String path, String container, AVCodecParameters parameters, int streamIndex,
+    static VideoInfo info(String path, String container, AVCodecParameters parameters, int streamIndex,
                                   int rotation, int timeBaseNum, int timeBaseDen, double startTime, double declaredFps,
                                   boolean complete, FrameTimeline timeline, PacketStore packets, double secondsPerTick) {
         int width = parameters.width();
@@ -404,7 +269,7 @@ public final class Video implements AutoCloseable {
         }
     }
 
-    private static byte[] extradata(AVCodecParameters parameters) {
+    static byte[] extradata(AVCodecParameters parameters) {
         int size = parameters.extradata_size();
         if (size <= 0 || parameters.extradata() == null || parameters.extradata().isNull()) {
             return new byte[0];

@@ -1,9 +1,10 @@
 package dev.stoker.store.loader;
 
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.sampler.KnownOrder;
-import dev.stoker.store.sampler.PrefetchStats;
-import dev.stoker.store.sampler.Prefetcher;
+import dev.stoker.store.prefetch.KnownOrder;
+import dev.stoker.store.prefetch.PrefetchStats;
+import dev.stoker.store.prefetch.PrefetchReader;
+import dev.stoker.store.prefetch.Prefetcher;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
@@ -48,7 +49,7 @@ final class RecordReadAhead implements AutoCloseable {
         }
         RecordReadAhead ahead = new RecordReadAhead(dataset, clips, options.coldCache(), null);
         Prefetcher<SampleDraw, MemorySegment> prefetcher = Prefetcher.start(KnownOrder.draws(sampler, start, endEpoch),
-                new Prefetcher.Reader<>() {
+                new PrefetchReader<>() {
                     @Override
                     public long sizeBytes(SampleDraw draw) {
                         return ahead.span(draw).byteSize();

@@ -12,7 +12,7 @@ import dev.stoker.store.ClipReader;
 import dev.stoker.store.MappedClip;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.sampler.PrefetchStats;
+import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.DecodedClip;
@@ -31,6 +31,7 @@ import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.ResumeTracker;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -138,20 +139,12 @@ public final class ShardLoader extends HostBatchLoader {
                                     EpochSampler sampler, SamplerState start) {
         ResumeTracker resume = new ResumeTracker(sampler, start);
         ClipPlanner planner = new ClipPlanner(dataset, options);
-        PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
-        BatchShape clipShape = new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, BatchLayout.NTHWC);
-        BatchShape batchShape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(), 3,
-                options.batch().layout());
+        PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
+        PipelineConfig config = defaults.overriddenBy(options.config());
+        MemoryPlan plan = MemoryPlan.of(options, defaults, "decode", false);   // decode reads converted clips
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();
         LongAdder frames = new LongAdder();
-        PipelineConfig effective = describe(dataset, options, planner, null, null, null, resume, readers, clips, frames)
-                .config(config).effectiveConfig();
-        StageConfig dec = effective.stage("decode");
-        StageConfig bat = effective.stage("batch");
-        StageConfig col = effective.stage("collate");
-        long clipsHeld = (long) dec.concurrency() * Math.max(options.clip().clipsPerVideo(), 8) + bat.queueCapacity()
-                + options.batch().size() + (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
         int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
                 ((long) readAhead.batchesAhead() * options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo()));
         RecordReadAhead ahead = RecordReadAhead.start(dataset, readAhead, sampler, start, options.sampling().epochs(), itemsAhead,
@@ -159,10 +152,8 @@ public final class ShardLoader extends HostBatchLoader {
         BatchPool clipBuffers = null;
         BatchPool batches = null;
         try {
-            clipBuffers = new BatchPool(clipShape, clipsHeld * clipShape.batchBytes());
-            long batchBudget = options.batch().budgetBytes() > 0 ? options.batch().budgetBytes()
-                    : (effective.sinkCapacity() + col.concurrency() + 2L) * batchShape.batchBytes();
-            batches = new BatchPool(batchShape, batchBudget);
+            clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
+            batches = new BatchPool(options.batchShape(), plan.batchPoolBytes());
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
                     readers, clips, frames).config(config);
             if (trace != null) {
@@ -178,84 +169,6 @@ public final class ShardLoader extends HostBatchLoader {
                 batches.close();
             }
             throw e;
-        }
-    }
-
-    /** A sample to load: the sampler's draw; {@code firstClip} clips of it were delivered before a resume. */
-    record SampleTask(SampleInfo sample, SampleDraw draw, int firstClip) {
-        int epoch() {
-            return draw.epoch();
-        }
-
-        /** Prints as its source path, shard and record, which failure reports show. */
-        @Override
-        public String toString() {
-            return sample.sourcePath() + " (" + sample.shard() + " record " + sample.record() + ")";
-        }
-    }
-
-    /** A sample with its clip starts chosen (those after {@code firstClip}). */
-    record PlannedSample(SampleTask task, double[] clipStarts) {
-        @Override
-        public String toString() {
-            return task.toString();
-        }
-    }
-
-    /** One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample} this epoch. */
-    record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
-            implements AutoCloseable {
-        @Override
-        public void close() {
-            pixels.close();
-        }
-
-        @Override
-        public String toString() {
-            return task.toString();
-        }
-    }
-
-    /**
-     * Where a sample's clips start and how they are cropped: VideoLoader's functions of (seed, epoch, source
-     * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch.
-     */
-    static final class ClipPlanner {
-        private final ShardDataset dataset;
-        private final LoaderOptions options;
-        private final ClipSampler sampler;
-
-        ClipPlanner(ShardDataset dataset, LoaderOptions options) {
-            this.dataset = dataset;
-            this.options = options;
-            this.sampler = switch (options.clip().starts()) {
-                case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
-                case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
-                case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
-            };
-        }
-
-        /** Every clip start of the sample in {@code epoch}, ascending. */
-        double[] starts(SampleInfo s, int epoch) {
-            VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
-            return sampler.clipStarts(entry, s.durationSeconds(), options.clip().seconds(s.framesPerSecond()), epoch,
-                    s.sourceIndex());
-        }
-
-        /** The clips a draw reads (for reading ahead). */
-        List<ClipSpec> clipsOf(SampleDraw draw) {
-            double[] starts = starts(dataset.sample(draw.sampleIndex()), draw.epoch());
-            List<ClipSpec> specs = new ArrayList<>(starts.length);
-            for (double start : starts) {
-                specs.add(options.clip().at(start));
-            }
-            return specs;
-        }
-
-        /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch). */
-        long cropSeed(SampleTask task, int clip) {
-            return options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
-                    + clip;
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * segment obtained from {@link #data()}, throws {@link IllegalStateException}. A batch that becomes
  * unreachable without {@code close()} is reported as a leak and its buffer reclaimed.
  */
-public final class ClipBatch implements AutoCloseable {
+public final class ClipBatch implements LoadedBatch {
 
     private final BatchShape shape;
     private final MemorySegment buffer;

@@ -8,20 +8,16 @@ import java.util.function.Function;
 /**
  * The collate stage as a {@link StageFactory}, for a child JVM ({@code stoker bench --split-after collate}):
  * it collates into a batch pool of its own and tags each batch with where it ends in the epoch
- * ({@link CollatedBatch}), which the parent's resume state needs. Config ({@link #config}): the loader's
- * options (for the batch geometry) and the pool's budget.
+ * ({@link CollatedBatch}), which the parent's resume state needs. Config: the loader's options
+ * ({@link LoaderOptions#toJson()}); the pool is sized by their {@link MemoryPlan}.
  */
 public final class CollateFactory implements StageFactory<List<LoadedClip>, CollatedBatch> {
 
-    /** The config string for batches of {@code options} and a pool of {@code poolBytes}. */
-    static String config(LoaderOptions options, long poolBytes) {
-        return PooledStageConfig.write(options, poolBytes);
-    }
-
     @Override
     public Function<List<LoadedClip>, CollatedBatch> create(String config) {
-        PooledStageConfig c = PooledStageConfig.read(config);
-        BatchPool pool = new BatchPool(c.options().batchShape(), c.poolBytes());
+        LoaderOptions options = LoaderOptions.fromJson(config);
+        MemoryPlan plan = MemoryPlan.of(options, VideoLoader.defaultConfig(Runtime.getRuntime().availableProcessors()));
+        BatchPool pool = new BatchPool(options.batchShape(), plan.childBatchPoolBytes());
         CollateStage collate = new CollateStage(pool, (batch, last) -> { });
         return clips -> {
             LoadedClip last = clips.getLast();   // its fields stay readable after collate closed it

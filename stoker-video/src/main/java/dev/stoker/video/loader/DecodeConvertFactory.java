@@ -6,7 +6,7 @@ import java.util.function.Function;
 
 /**
  * The decode stage with convert fused into it ({@link LoaderOptions.Decode#fusedConvert()}) as a
- * {@link StageFactory}, for a child JVM: each video into its converted clips. Config: {@link DecodeFactory#config}.
+ * {@link StageFactory}, for a child JVM: each video into its converted clips. Config: the loader's options, as {@link DecodeFactory}'s.
  */
 public final class DecodeConvertFactory implements StageFactory<OpenedVideo, List<LoadedClip>> {
     @Override

@@ -6,21 +6,18 @@ import java.util.function.Function;
 
 /**
  * The decode stage as a {@link StageFactory}, so that it can run in a child JVM ({@code stoker bench
- * --split-after convert}, or later); {@link DecodeConvertFactory} is the fused form. Its config
- * ({@link #config}) is the loader's options and the bytes of the clip buffer pool the stage makes for itself
- * (its one-clip buffers live in the child: the child's exit frees them, with the decoders).
+ * --split-after convert}, or later); {@link DecodeConvertFactory} is the fused form. Its config is the
+ * loader's options ({@link LoaderOptions#toJson()}); it makes a clip buffer pool of its own, sized by the same
+ * {@link MemoryPlan} as the parent's (its one-clip buffers live in the child: the child's exit frees them,
+ * with the decoders).
  */
 public final class DecodeFactory implements StageFactory<OpenedVideo, DecodedVideo> {
 
-    /** The config string for {@code options} and a clip pool of {@code clipPoolBytes}. */
-    static String config(LoaderOptions options, long clipPoolBytes) {
-        return PooledStageConfig.write(options, clipPoolBytes);
-    }
-
     /** A decode stage with a clip pool of its own. */
     static DecodeStage stage(String config) {
-        PooledStageConfig c = PooledStageConfig.read(config);
-        return new DecodeStage(c.options(), new BatchPool(c.options().clipShape(), c.poolBytes()));
+        LoaderOptions options = LoaderOptions.fromJson(config);
+        MemoryPlan plan = MemoryPlan.of(options, VideoLoader.defaultConfig(Runtime.getRuntime().availableProcessors()));
+        return new DecodeStage(options, new BatchPool(options.clipShape(), plan.childClipPoolBytes()));
     }
 
     @Override

@@ -27,6 +27,7 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     }
 
     /** Batches of the next epoch only. */
+    @Override
     public final Iterable<ClipBatch> nextEpoch() {
         Iterable<ClipBatch> epoch = pipeline.nextEpoch();
         return () -> resume.tracking(epoch.iterator());

@@ -58,10 +58,12 @@ public final class VideoLoader extends HostBatchLoader {
     private final BatchPool batches;
     private final Dataset dataset;
     private final LoaderOptions options;
+    private final MemoryPlan plan;
 
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
-                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options) {
+                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan) {
         super(pipeline, resume);
+        this.plan = plan;
         this.dataset = dataset;
         this.options = options;
         this.decode = decode;
@@ -125,28 +127,20 @@ public final class VideoLoader extends HostBatchLoader {
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
                                     BatchMemory batchMemory) {
-        LoaderStage split = options.placement().splitAfter();
-        boolean fused = options.decode().fusedConvert();
-        PipelineConfig config = defaultConfig(Runtime.getRuntime().availableProcessors()).overriddenBy(options.config());
-        BatchShape clipShape = new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, BatchLayout.NTHWC);
-        BatchShape batchShape = new BatchShape(options.batch().size(), options.clip().frames(), options.size().height(), options.size().width(),
-                3, options.batch().layout());
-
-        if (fused) {
+        PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
+        PipelineConfig config = defaults.overriddenBy(options.config());
+        if (options.decode().fusedConvert()) {
             config = withoutStage(config, "convert");
         }
-        PipelineBuilder<ClipBatch> probe = describe(dataset, options, Parts.PROBE, resume);
-        PipelineConfig effective = probe.config(config).effectiveConfig();
-        // Split, the child sizes its pools for the stages it runs, and this process for the rest and for
-        // the outputs the transport decodes ahead.
-        long childClipPoolBytes = clipsHeld(effective, options, fused) * clipShape.batchBytes();
-        long childBatchPoolBytes = (effective.stage("collate").concurrency() + 2L) * batchShape.batchBytes();
-        BatchPool clipBuffers = new BatchPool(clipShape, clipsHere(effective, options, split, fused) * clipShape.batchBytes());
-        BatchPool batches = new BatchPool(batchShape, batchBudgetBytes(effective, options, split, batchShape), batchMemory);
+        // Split, the child sizes its pools for the stages it runs (the same plan, from the same options), and
+        // this process for the rest and for the outputs the transport decodes ahead.
+        MemoryPlan plan = MemoryPlan.of(options, defaults);
+        BatchPool clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
+        BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         try {
-            Parts parts = new Parts(decode, convert, clipBuffers, batches, childClipPoolBytes, childBatchPoolBytes);
+            Parts parts = new Parts(decode, convert, clipBuffers, batches);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
@@ -155,10 +149,11 @@ public final class VideoLoader extends HostBatchLoader {
             // Reconfigured while running (an autotuner, say), the stages may hold more clips and batches at
             // once: the pools grow first, so that a full pipeline still never waits on itself.
             pipeline.beforeReconfigure(next -> {
-                clipBuffers.raiseBudget(clipsHere(next, options, split, fused) * clipShape.batchBytes());
-                batches.raiseBudget(batchBudgetBytes(next, options, split, batchShape));
+                MemoryPlan grown = plan.with(next);
+                clipBuffers.raiseBudget(grown.clipPoolBytes());
+                batches.raiseBudget(grown.batchPoolBytes());
             });
-            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options);
+            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options, plan);
         } catch (RuntimeException e) {
             decode.close();
             convert.close();
@@ -168,71 +163,14 @@ public final class VideoLoader extends HostBatchLoader {
         }
     }
 
-    /**
-     * Clips the stages between decode and collate can hold at once with {@code config}, so that the clip pool
-     * sized for them never makes a full pipeline wait on itself: decode in flight, convert's queue and
-     * workers, the batch stage's queue and partial batch, collate's queue and in-flight batches.
-     */
-    private static long clipsHeld(PipelineConfig config, LoaderOptions options, boolean fused) {
-        return decodingClips(config, options, fused) + batchingClips(config, options) + collatingClips(config, options);
-    }
-
-    /** {@link #clipsHeld} for the stages this process runs, plus the decoded outputs the transport reads ahead. */
-    private static long clipsHere(PipelineConfig config, LoaderOptions options, LoaderStage split, boolean fused) {
-        if (!options.placement().inChild(LoaderStage.DECODE)) {
-            return clipsHeld(config, options, fused);
-        }
-        int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
-        return switch (split) {
-            case DECODE, CONVERT -> ahead + batchingClips(config, options) + collatingClips(config, options);
-            case BATCH -> (long) ahead * options.batch().size() + collatingClips(config, options);
-            default -> 0;   // collate runs in the child: no clips here (the pool allocates nothing unused)
-        };
-    }
-
-    private static long decodingClips(PipelineConfig config, LoaderOptions options, boolean fused) {
-        int convertHolds = fused ? 0 : config.stage("convert").concurrency() + config.stage("convert").queueCapacity();
-        // The decode window, not just its workers: results done behind a straggler wait parked (with
-        // fused convert, in clip buffers of this pool).
-        return (long) (config.stage("decode").inputOrderWindow() + convertHolds) * Math.max(options.clip().clipsPerVideo(), 8);
-    }
-
-    private static long batchingClips(PipelineConfig config, LoaderOptions options) {
-        return config.stage("batch").queueCapacity() + options.batch().size();
-    }
-
-    private static long collatingClips(PipelineConfig config, LoaderOptions options) {
-        StageConfig col = config.stage("collate");
-        return (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
-    }
-
-    /**
-     * The batch pool's budget: as the options say, else enough for the sink, the consumer's batch and the
-     * collators (split after collate: the deliver stage that decodes the child's batches into this pool).
-     */
-    private static long batchBudgetBytes(PipelineConfig config, LoaderOptions options, LoaderStage split, BatchShape batchShape) {
-        if (options.batch().budgetBytes() > 0) {
-            return options.batch().budgetBytes();
-        }
-        long batches = split == LoaderStage.COLLATE
-                ? config.sinkCapacity() + config.stage("deliver").concurrency() + config.stage("deliver").queueCapacity() + 2L
-                : config.sinkCapacity() + config.stage("collate").concurrency() + 2L;
-        return batches * batchShape.batchBytes();
-    }
-
     private static PipelineConfig withoutStage(PipelineConfig config, String stage) {
         Map<String, StageConfig> stages = new java.util.LinkedHashMap<>(config.stages());
         stages.remove(stage);
         return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
     }
 
-    /**
-     * What the stages run with: this process's decode, convert and pools, and the pool budgets of the child's
-     * stages when they run in a child JVM. {@link #PROBE}: none of it, to learn the effective config.
-     */
-    private record Parts(DecodeStage decode, ConvertStage convert, BatchPool clipBuffers, BatchPool batches,
-                         long childClipPoolBytes, long childBatchPoolBytes) {
-        static final Parts PROBE = new Parts(null, null, null, null, 0, 0);
+    /** What the stages of this process run with: its decode, convert and pools. */
+    private record Parts(DecodeStage decode, ConvertStage convert, BatchPool clipBuffers, BatchPool batches) {
     }
 
     private static PipelineBuilder<ClipBatch> describe(Dataset dataset, LoaderOptions options, Parts parts,
@@ -249,9 +187,9 @@ public final class VideoLoader extends HostBatchLoader {
         }
         PipelineBuilder<OpenedVideo> demuxed = LoaderFront.demux(fetched, options);
         if (split == LoaderStage.DEMUX) {
-            demuxed = demuxed.isolate(childJvm(new LoaderCodecs.OpenedVideoCodec(), 0));
+            demuxed = demuxed.isolate(childJvm(new OpenedVideoCodec(), 0));
         }
-        String decodeConfig = DecodeFactory.config(options, parts.childClipPoolBytes());
+        String decodeConfig = options.toJson();
         PipelineBuilder<LoadedClip> clips;
         if (fused) {
             clips = placement.inChild(LoaderStage.DECODE)
@@ -266,23 +204,20 @@ public final class VideoLoader extends HostBatchLoader {
                     : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));
         }
         if (split == LoaderStage.DECODE || split == LoaderStage.CONVERT) {
-            clips = clips.isolate(childJvm(parts.clipBuffers() == null ? new LoaderCodecs.LoadedClipCodec()
-                    : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers()), 0));
+            clips = clips.isolate(childJvm(new LoadedClipCodec(parts.clipBuffers()), 0));
         }
         long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
         PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batch().size(), options.batch().dropLast());
         if (split == LoaderStage.BATCH) {
-            batched = batched.isolate(childJvm(ItemCodecs.list(parts.clipBuffers() == null
-                    ? new LoaderCodecs.LoadedClipCodec() : new LoaderCodecs.LoadedClipCodec(parts.clipBuffers())),
+            batched = batched.isolate(childJvm(ItemCodecs.list(new LoadedClipCodec(parts.clipBuffers())),
                     options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)));
         }
         if (split == LoaderStage.COLLATE) {
             // Only finished batches cross; this process copies each into a batch of its own pool and notes
             // where it ends for the resume state ("deliver"), in order.
-            return batched.map("collate", CollateFactory.class, CollateFactory.config(options, parts.childBatchPoolBytes()),
+            return batched.map("collate", CollateFactory.class, options.toJson(),
                             s -> s.failureBudget(budget))
-                    .isolate(childJvm(parts.batches() == null ? new LoaderCodecs.CollatedBatchCodec()
-                            : new LoaderCodecs.CollatedBatchCodec(parts.batches()),
+                    .isolate(childJvm(new CollatedBatchCodec(parts.batches()),
                             options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)))
                     .map("deliver", collated -> {
                         decode.countDelivered(collated.batch());
@@ -326,27 +261,16 @@ public final class VideoLoader extends HostBatchLoader {
     }
 
     /**
-     * Estimated bytes one item holds at each stage's input, and at the sink, for a RAM budget over the
-     * stages' workers and queues (an autotuner's: {@code AutotuneBudget.withRam(bytes, loader.itemBytesByStage())}):
-     * a video file read into memory (the mean size of up to 64 of the dataset's files) for demux and decode,
-     * a video's clip buffers for convert, a clip for batch, a batch's clips for collate, a batch for the
-     * sink. FFmpeg's decoded pictures are not counted.
+     * Estimated bytes one item holds at each stage's input, and at the sink ({@link MemoryPlan#itemBytesByStage},
+     * with the mean size of up to 64 of the dataset's files), for a RAM budget over the stages' workers and queues.
      */
     public Map<String, Long> itemBytesByStage() {
-        long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
-        long batchBytes = clipBytes * options.batch().size();
-        long fileBytes = meanFileBytes();
-        Map<String, Long> bytes = new java.util.LinkedHashMap<>();
-        bytes.put("fetch", 0L);
-        bytes.put("demux", fileBytes);
-        bytes.put("decode", fileBytes);
-        if (!options.decode().fusedConvert()) {
-            bytes.put("convert", clipBytes * options.clip().clipsPerVideo());
-        }
-        bytes.put("batch", clipBytes);
-        bytes.put("collate", batchBytes);
-        bytes.put("sink", batchBytes);
-        return bytes;
+        return plan.itemBytesByStage(meanFileBytes());
+    }
+
+    /** The memory plan the pools were sized by, for the stage settings the loader started with. */
+    public MemoryPlan memoryPlan() {
+        return plan;
     }
 
     private long meanFileBytes() {

@@ -70,11 +70,11 @@ class LoaderCodecsTest {
             DecodedClip decoded = new DecodedClip("/data/k400/abseiling/ç 1.mp4", 8, 6, List.of(10, 12, 14, 14),
                     List.of(0.4, 0.48, 0.56, 0.56), 23, true, 1);
             LoadedClip sent = new LoadedClip(TASK, 2, 3, 0.4, pixels, decoded);
-            ItemCodec<LoadedClip> child = ItemCodecs.named(LoaderCodecs.LoadedClipCodec.class.getName());
+            ItemCodec<LoadedClip> child = ItemCodecs.named(LoadedClipCodec.class.getName());
             MemorySegment ring = arena.allocate(child.encodedBytes(sent));
             child.encode(sent, ring);
 
-            try (LoadedClip got = new LoaderCodecs.LoadedClipCodec(parentPool).decode(ring)) {
+            try (LoadedClip got = new LoadedClipCodec(parentPool).decode(ring)) {
                 assertThat(got.task()).isEqualTo(TASK);
                 assertThat(got.clip()).isEqualTo(2);
                 assertThat(got.clipsOfVideo()).isEqualTo(3);
@@ -106,11 +106,11 @@ class LoaderCodecsTest {
                             new double[] {0.1 * i, 0.1 * i + 0.04, 0.1 * i + 0.08}, 10 + i));
                 }
                 CollatedBatch sent = new CollatedBatch(batch, 1, 57, 0, 2);
-                ItemCodec<CollatedBatch> child = ItemCodecs.named(LoaderCodecs.CollatedBatchCodec.class.getName());
+                ItemCodec<CollatedBatch> child = ItemCodecs.named(CollatedBatchCodec.class.getName());
                 MemorySegment ring = arena.allocate(child.encodedBytes(sent));
                 child.encode(sent, ring);
 
-                try (CollatedBatch got = new LoaderCodecs.CollatedBatchCodec(parentPool).decode(ring)) {
+                try (CollatedBatch got = new CollatedBatchCodec(parentPool).decode(ring)) {
                     assertThat(got.batch().shape()).containsExactly(batch.shape());
                     assertThat(got.batch().data().mismatch(batch.data())).as(layout + " pixels").isEqualTo(-1);
                     assertThat(got.batch().labels()).containsExactly(5, 6, 7);
@@ -123,7 +123,7 @@ class LoaderCodecsTest {
 
                 BatchShape other = new BatchShape(4, 3, 6, 8, 3, layout == BatchLayout.NTHWC ? BatchLayout.NCTHW : BatchLayout.NTHWC);
                 try (BatchPool wrong = new BatchPool(other, other.batchBytes())) {
-                    assertThatThrownBy(() -> new LoaderCodecs.CollatedBatchCodec(wrong).decode(ring))
+                    assertThatThrownBy(() -> new CollatedBatchCodec(wrong).decode(ring))
                             .isInstanceOf(IllegalStateException.class)
                             .hasMessageContaining("from the child (expected: " + other);
                     assertThat(wrong.buffersInUse()).isZero();

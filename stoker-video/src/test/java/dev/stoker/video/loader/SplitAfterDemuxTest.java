@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Demux in a child JVM ({@link LoaderOptions#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt
- * here from its packets ({@link LoaderCodecs.OpenedVideoCodec}) decodes byte-identical clips to one demuxed in
+ * here from its packets ({@link OpenedVideoCodec}) decodes byte-identical clips to one demuxed in
  * this process, and the loader split after demux delivers the same batches as the loader in one process.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -54,7 +54,7 @@ class SplitAfterDemuxTest {
 
     /** A quick child: C1 only, serial GC, small heap. */
     private static SubprocessOptions child() {
-        return SubprocessOptions.codecs(new LoaderCodecs.VideoTaskCodec(), new LoaderCodecs.OpenedVideoCodec())
+        return SubprocessOptions.codecs(new LoaderCodecs.VideoTaskCodec(), new OpenedVideoCodec())
                 .jvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").maxHeap("256m");
     }
 

@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 class PrefetchBudgetTest {
 
     /** Items of known, varied sizes; counts the bytes alive between read and take, independently of the prefetcher. */
-    static final class SizedReader implements Prefetcher.Reader<Integer, byte[]> {
+    static final class SizedReader implements PrefetchReader<Integer, byte[]> {
         final int[] sizes;
         final AtomicLong aliveBytes = new AtomicLong();
         final AtomicLong peakAliveBytes = new AtomicLong();
@@ -179,7 +179,7 @@ class PrefetchBudgetTest {
 
     @Test
     void aReadLargerThanAnnouncedFailsInsteadOfOverrunningTheBudget() throws Exception {
-        Prefetcher.Reader<Integer, byte[]> liar = new Prefetcher.Reader<>() {
+        PrefetchReader<Integer, byte[]> liar = new PrefetchReader<>() {
             @Override
             public long sizeBytes(Integer key) {
                 return 10;
@@ -204,7 +204,7 @@ class PrefetchBudgetTest {
     @Test
     void closeInterruptsReadsInFlightAndWakesWaitingTakers() throws Exception {
         CountDownLatch reading = new CountDownLatch(1);
-        Prefetcher.Reader<Integer, byte[]> stuck = new Prefetcher.Reader<>() {
+        PrefetchReader<Integer, byte[]> stuck = new PrefetchReader<>() {
             @Override
             public long sizeBytes(Integer key) {
                 return 1;

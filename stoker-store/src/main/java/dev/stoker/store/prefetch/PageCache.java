@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;

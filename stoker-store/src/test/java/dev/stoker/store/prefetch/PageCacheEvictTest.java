@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -64,7 +64,7 @@ class PageCacheEvictTest {
     @Test
     void coldFileReaderEvictsThenReads(@TempDir Path dir) throws Exception {
         Path file = Files.write(dir.resolve("v.mp4"), new byte[10_000]);
-        try (Prefetcher<Path, byte[]> ahead = Prefetcher.start(java.util.List.of(file).iterator(), Prefetcher.files(true), 2, 1 << 20)) {
+        try (Prefetcher<Path, byte[]> ahead = Prefetcher.start(java.util.List.of(file).iterator(), PrefetchReader.files(true), 2, 1 << 20)) {
             assertThat(ahead.take(file)).hasSize(10_000);
             assertThat(ahead.stats().bytesRead()).isEqualTo(10_000);
             assertThat(ahead.stats().hits()).isEqualTo(1);

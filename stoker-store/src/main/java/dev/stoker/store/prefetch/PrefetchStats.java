@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 /**
  * A snapshot of a {@link Prefetcher}.

@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;

@@ -1,4 +1,4 @@
-package dev.stoker.store.sampler;
+package dev.stoker.store.prefetch;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Reads ahead along a known order (a sampler's upcoming sequence): up to {@code aheadItems} items are
  * read or being read before the consumer asks, each read on a virtual thread, under a byte budget that
- * is never exceeded — an item's announced size ({@link Reader#sizeBytes}) is reserved before its read
+ * is never exceeded — an item's announced size ({@link PrefetchReader#sizeBytes}) is reserved before its read
  * starts and freed when the consumer takes it.
  *
  * <p>The consumer asks by key ({@link #take}), from any number of threads: a prefetched item is handed
@@ -40,48 +40,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Prefetcher<K, V> implements AutoCloseable {
 
-    /** Reads one item. Both methods may be called from many threads at once. */
-    public interface Reader<K, V> {
-        /**
-         * An upper bound of the bytes {@link #read} will hold for {@code key}; cheap (an index entry, a
-         * stat). A read holding more fails rather than overrun the budget.
-         */
-        long sizeBytes(K key) throws IOException;
-
-        /** Reads the item; should stop promptly when interrupted. */
-        V read(K key) throws IOException;
-
-        /** Bytes {@code value} holds. */
-        long byteSize(V value);
-
-        /** Frees an item nobody will take (read ahead, then dropped or closed). */
-        default void release(V value) {
-        }
-    }
-
-    /** Whole files into heap arrays; with {@code cold}, each file's cached pages are evicted before it is read. */
-    public static Reader<Path, byte[]> files(boolean cold) {
-        return new Reader<>() {
-            @Override
-            public long sizeBytes(Path file) throws IOException {
-                return Files.size(file);
-            }
-
-            @Override
-            public byte[] read(Path file) throws IOException {
-                if (cold) {
-                    PageCache.evict(file);
-                }
-                return Files.readAllBytes(file);
-            }
-
-            @Override
-            public long byteSize(byte[] value) {
-                return value.length;
-            }
-        };
-    }
-
     /** min(1 GiB, 5% of physical memory). */
     public static long defaultBudgetBytes() {
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
@@ -90,13 +48,13 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     }
 
     private final Iterator<? extends K> upcoming;
-    private final Reader<K, V> reader;
+    private final PrefetchReader<K, V> reader;
     private final int aheadItems;
     private final long budgetBytes;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final Map<K, ArrayDeque<Entry<K, V>>> held = new HashMap<>();
-    private final ArrayDeque<Entry<K, V>> heldInOrder = new ArrayDeque<>();
+    private final Map<K, ArrayDeque<PrefetchEntry<K, V>>> held = new HashMap<>();
+    private final ArrayDeque<PrefetchEntry<K, V>> heldInOrder = new ArrayDeque<>();
     private K next;               // the next upcoming key not yet scheduled, or null
     private long nextSizeBytes = -1;
     private long scheduled;       // sequence number of the next item scheduled
@@ -115,25 +73,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     private long tooLarge;
     private boolean closed;
 
-    private static final class Entry<K, V> {
-        final K key;
-        final long sequence;
-        final long reservedBytes;
-        Thread thread;
-        boolean claimed;
-        boolean abandoned;
-        V value;
-        Throwable failure;
-        boolean done;
-
-        Entry(K key, long sequence, long reservedBytes) {
-            this.key = key;
-            this.sequence = sequence;
-            this.reservedBytes = reservedBytes;
-        }
-    }
-
-    private Prefetcher(Iterator<? extends K> upcoming, Reader<K, V> reader, int aheadItems, long budgetBytes) {
+    private Prefetcher(Iterator<? extends K> upcoming, PrefetchReader<K, V> reader, int aheadItems, long budgetBytes) {
         this.upcoming = Objects.requireNonNull(upcoming, "upcoming");
         this.reader = Objects.requireNonNull(reader, "reader");
         if (aheadItems < 1) {
@@ -147,7 +87,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     }
 
     /** Starts reading ahead along {@code upcoming}. */
-    public static <K, V> Prefetcher<K, V> start(Iterator<? extends K> upcoming, Reader<K, V> reader, int aheadItems,
+    public static <K, V> Prefetcher<K, V> start(Iterator<? extends K> upcoming, PrefetchReader<K, V> reader, int aheadItems,
                                                 long budgetBytes) {
         Prefetcher<K, V> p = new Prefetcher<>(upcoming, reader, aheadItems, budgetBytes);
         p.lock.lock();
@@ -160,7 +100,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     }
 
     /** Starts with 16 items ahead and the {@linkplain #defaultBudgetBytes() default budget}. */
-    public static <K, V> Prefetcher<K, V> start(Iterator<? extends K> upcoming, Reader<K, V> reader) {
+    public static <K, V> Prefetcher<K, V> start(Iterator<? extends K> upcoming, PrefetchReader<K, V> reader) {
         return start(upcoming, reader, 16, defaultBudgetBytes());
     }
 
@@ -173,12 +113,12 @@ public final class Prefetcher<K, V> implements AutoCloseable {
      * @throws IllegalStateException if the prefetcher is closed
      */
     public V take(K key) throws IOException, InterruptedException {
-        Entry<K, V> entry;
+        PrefetchEntry<K, V> entry;
         lock.lockInterruptibly();
         try {
             ensureOpen();
             requests++;
-            ArrayDeque<Entry<K, V>> same = held.get(key);
+            ArrayDeque<PrefetchEntry<K, V>> same = held.get(key);
             entry = same == null ? null : same.pollFirst();
             if (same != null && same.isEmpty()) {
                 held.remove(key);
@@ -260,7 +200,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                 return;
             }
             closed = true;
-            for (Entry<K, V> e : heldInOrder) {
+            for (PrefetchEntry<K, V> e : heldInOrder) {
                 if (!e.done && e.thread != null) {
                     e.thread.interrupt();
                     readers.add(e.thread);
@@ -282,7 +222,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
         }
         lock.lock();
         try {
-            for (Entry<K, V> e : heldInOrder) {
+            for (PrefetchEntry<K, V> e : heldInOrder) {
                 if (e.done) {
                     release(e);
                 }
@@ -316,8 +256,8 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     private void dropPassedOver() {
         while (!heldInOrder.isEmpty() && heldInOrder.peekFirst().sequence < furthestTaken - aheadItems
                 && heldInOrder.peekFirst().done && !heldInOrder.peekFirst().claimed) {
-            Entry<K, V> e = heldInOrder.pollFirst();
-            ArrayDeque<Entry<K, V>> same = held.get(e.key);
+            PrefetchEntry<K, V> e = heldInOrder.pollFirst();
+            ArrayDeque<PrefetchEntry<K, V>> same = held.get(e.key);
             same.remove(e);
             if (same.isEmpty()) {
                 held.remove(e.key);
@@ -329,7 +269,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     }
 
     /** A claimed item whose taker gave up waiting: freed now, or by its reader when done. */
-    private void abandon(Entry<K, V> e) {
+    private void abandon(PrefetchEntry<K, V> e) {
         heldInOrder.remove(e);
         changeHeld(-e.reservedBytes);
         dropped++;
@@ -338,7 +278,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
         fill();
     }
 
-    private void release(Entry<K, V> e) {
+    private void release(PrefetchEntry<K, V> e) {
         if (e.value != null) {
             try {
                 reader.release(e.value);
@@ -370,7 +310,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
             if (heldBytes + nextSizeBytes > budgetBytes) {
                 return; // wait for the consumer to take something
             }
-            Entry<K, V> e = new Entry<>(next, scheduled++, nextSizeBytes);
+            PrefetchEntry<K, V> e = new PrefetchEntry<>(next, scheduled++, nextSizeBytes);
             changeHeld(e.reservedBytes);
             peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
             heldInOrder.addLast(e);
@@ -387,7 +327,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
         return next != null;
     }
 
-    private void read(Entry<K, V> e) {
+    private void read(PrefetchEntry<K, V> e) {
         V value = null;
         Throwable failure = null;
         try {

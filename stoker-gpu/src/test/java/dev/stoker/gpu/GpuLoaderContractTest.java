@@ -1,0 +1,96 @@
+package dev.stoker.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.batch.LoadedBatch;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.ClipLoader;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The GPU loader (against a fake device) keeps the loader contract: the CPU loader's batches in its order, a
+ * resume state that follows the batches handed out rather than the transfer running ahead, and epochs one at
+ * a time.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class GpuLoaderContractTest {
+    @TempDir
+    static Path dir;
+    static Dataset dataset;
+
+    @BeforeAll
+    static void makeDataset() throws Exception {
+        dataset = Dataset.open(DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 3, 1.0)));
+    }
+
+    private static LoaderOptions options(int epochs) {
+        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(2, false, BatchLayout.NTHWC).order(7, true, epochs).build();
+    }
+
+    private static String describe(List<ClipInfo> clips) {
+        return clips.stream().map(c -> c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]).toList().toString();
+    }
+
+    @Test
+    void itDeliversTheCpuLoadersBatchesAndItsStateFollowsTheConsumer() {
+        List<String> cpuBatches = new ArrayList<>();
+        List<SamplerState> cpuStates = new ArrayList<>();
+        try (VideoLoader cpu = VideoLoader.open(dataset, options(2))) {
+            for (ClipBatch b : cpu) {
+                try (b) {
+                    cpuBatches.add(describe(b.clips()));
+                    cpuStates.add(cpu.state());
+                }
+            }
+        }
+        List<String> gpuBatches = new ArrayList<>();
+        try (ClipLoader<DeviceBatch> gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true),
+                TransferOptions.defaults(), null)) {
+            assertThat(gpu.state()).as("before the first batch: the start").isEqualTo(gpu.sampler().state(0, 0, 0));
+            Iterator<DeviceBatch> it = gpu.iterator();
+            while (it.hasNext()) {
+                try (LoadedBatch b = it.next()) {
+                    gpuBatches.add(describe(b.clips()));
+                    assertThat(gpu.state()).as("after batch " + gpuBatches.size())
+                            .isEqualTo(cpuStates.get(gpuBatches.size() - 1));
+                }
+            }
+            assertThat(gpu.decodedClips()).isEqualTo(cpuBatches.size() * 2L);
+            assertThat(gpu.failures()).isEmpty();
+        }
+        assertThat(gpuBatches).isEqualTo(cpuBatches).hasSize(6);
+    }
+
+    @Test
+    void epochsComeOneAtATime() {
+        try (GpuLoader gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true), TransferOptions.defaults(), null)) {
+            for (int epoch = 0; epoch < 2; epoch++) {
+                int batches = 0;
+                for (DeviceBatch b : gpu.nextEpoch()) {
+                    try (b) {
+                        batches++;
+                    }
+                }
+                assertThat(batches).as("epoch " + epoch).isEqualTo(3);
+                assertThat(gpu.state().epoch()).isEqualTo(epoch + 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.stoker.store.loader;
+
+import dev.stoker.pipeline.EpochSource;
+import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.Order;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineBuilder;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.StageConfig;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.store.ClipReader;
+import dev.stoker.store.MappedClip;
+import dev.stoker.store.SampleInfo;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.prefetch.PrefetchStats;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.ClipSpec;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchCollator;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.dataset.EpochSampler;
+import dev.stoker.video.dataset.SampleDraw;
+import dev.stoker.video.dataset.SampleGroups;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.HostBatchLoader;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
+import dev.stoker.video.loader.ResumeTracker;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Where a sample's clips start and how they are cropped: VideoLoader's functions of (seed, epoch, source
+ * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch.
+ */
+final class ClipPlanner {
+    private final ShardDataset dataset;
+    private final LoaderOptions options;
+    private final ClipSampler sampler;
+
+    ClipPlanner(ShardDataset dataset, LoaderOptions options) {
+        this.dataset = dataset;
+        this.options = options;
+        this.sampler = switch (options.clip().starts()) {
+            case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
+            case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
+            case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
+        };
+    }
+
+    /** Every clip start of the sample in {@code epoch}, ascending. */
+    double[] starts(SampleInfo s, int epoch) {
+        VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
+        return sampler.clipStarts(entry, s.durationSeconds(), options.clip().seconds(s.framesPerSecond()), epoch,
+                s.sourceIndex());
+    }
+
+    /** The clips a draw reads (for reading ahead). */
+    List<ClipSpec> clipsOf(SampleDraw draw) {
+        double[] starts = starts(dataset.sample(draw.sampleIndex()), draw.epoch());
+        List<ClipSpec> specs = new ArrayList<>(starts.length);
+        for (double start : starts) {
+            specs.add(options.clip().at(start));
+        }
+        return specs;
+    }
+
+    /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch). */
+    long cropSeed(SampleTask task, int clip) {
+        return options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
+                + clip;
+    }
+}

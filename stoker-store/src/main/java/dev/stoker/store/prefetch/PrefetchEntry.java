@@ -1,0 +1,20 @@
+package dev.stoker.store.prefetch;
+
+/** One item a {@link Prefetcher} scheduled: its read, its result, who claimed it. Guarded by the prefetcher's lock. */
+final class PrefetchEntry<K, V> {
+    final K key;
+    final long sequence;
+    final long reservedBytes;
+    Thread thread;
+    boolean claimed;
+    boolean abandoned;
+    V value;
+    Throwable failure;
+    boolean done;
+
+    PrefetchEntry(K key, long sequence, long reservedBytes) {
+        this.key = key;
+        this.sequence = sequence;
+        this.reservedBytes = reservedBytes;
+    }
+}

@@ -1,0 +1,99 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.pipeline.subprocess.ItemCodec;
+import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoPackets;
+import dev.stoker.video.dataset.VideoEntry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.BatchCollator;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * {@link CollatedBatch}: geometry, where the batch ends in the epoch, each clip's {@link ClipInfo} (path,
+ * label, frame times, frames decoded), then the pixels of the filled clips as they lie in the batch. The
+ * receiving side ({@link #CollatedBatchCodec(BatchPool)}) copies them into a batch of its own pool (one
+ * copy, no allocation for the pixels), which the consumer closes as any other: back to that pool, leaks
+ * reported as any other.
+ */
+public final class CollatedBatchCodec implements ItemCodec<CollatedBatch> {
+    private final BatchPool batches;
+
+    /** Encodes only (the child's side). */
+    public CollatedBatchCodec() {
+        this.batches = null;
+    }
+
+    /** Decodes into batches of {@code batches} (waiting for a free one: the consumer's backpressure). */
+    public CollatedBatchCodec(BatchPool batches) {
+        this.batches = Objects.requireNonNull(batches, "batches");
+    }
+
+    @Override
+    public long encodedBytes(CollatedBatch collated) {
+        CodecCursor count = new CodecCursor(null);
+        write(collated, collated.batch().clips(), count);
+        return count.at;
+    }
+
+    @Override
+    public void encode(CollatedBatch collated, MemorySegment target) {
+        write(collated, collated.batch().clips(), new CodecCursor(target));
+    }
+
+    private static void write(CollatedBatch collated, List<ClipInfo> clips, CodecCursor out) {
+        BatchShape shape = collated.batch().batchShape();
+        out.putInts(new int[] {shape.clipsPerBatch(), shape.frames(), shape.height(), shape.width(), shape.channels(),
+                shape.layout().ordinal(), collated.epoch(), collated.position(), collated.clip(), collated.clipsOfVideo()});
+        out.putInt(clips.size());
+        for (ClipInfo c : clips) {
+            out.putString(c.path().toString());
+            out.putInt(c.label());
+            out.putInt(c.framesDecoded());
+            out.putDoubles(c.frameTimestampsSeconds());
+        }
+        out.putSegment(collated.batch().data());
+    }
+
+    @Override
+    public CollatedBatch decode(MemorySegment source) {
+        BatchPool pool = LoaderCodecs.requirePool(batches, this);
+        CodecCursor in = new CodecCursor(source);
+        int[] g = in.getInts();
+        BatchShape sent = new BatchShape(g[0], g[1], g[2], g[3], g[4], BatchLayout.values()[g[5]]);
+        if (!sent.equals(pool.shape())) {
+            throw new IllegalStateException("a batch of " + sent + " from the child (expected: " + pool.shape()
+                    + ", this loader's batches)");
+        }
+        int n = in.getInt();
+        List<ClipInfo> clips = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Path path = Path.of(in.getString());
+            int label = in.getInt();
+            int framesDecoded = in.getInt();
+            clips.add(new ClipInfo(path, label, in.getDoubles(), framesDecoded));
+        }
+        MemorySegment pixels = in.getSegment();
+        ClipBatch batch = LoaderCodecs.acquire(pool);
+        try {
+            BatchCollator.putAll(batch, pixels, clips);
+            return new CollatedBatch(batch, g[6], g[7], g[8], g[9]);
+        } catch (RuntimeException | Error e) {
+            batch.close();
+            throw e;
+        }
+    }
+}

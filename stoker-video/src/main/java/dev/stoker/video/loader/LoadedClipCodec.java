@@ -1,0 +1,111 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.pipeline.subprocess.ItemCodec;
+import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoPackets;
+import dev.stoker.video.dataset.VideoEntry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.BatchCollator;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * {@link LoadedClip}: task, place among its video's clips, start, the decoder's account of it
+ * ({@link DecodedClip}) and its pixels. The receiving side ({@link #LoadedClipCodec(BatchPool)}) copies the
+ * pixels into a one-clip buffer of its own pool, closed with the clip as any other: one copy out of the
+ * ring, no allocation per clip for the pixels.
+ */
+public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
+    private final LoaderCodecs.VideoTaskCodec tasks = new LoaderCodecs.VideoTaskCodec();
+    private final BatchPool clipBuffers;
+
+    /** Encodes only (the child's side). */
+    public LoadedClipCodec() {
+        this.clipBuffers = null;
+    }
+
+    /** Decodes into buffers of {@code clipBuffers} (waiting for a free one: the consumer's backpressure). */
+    public LoadedClipCodec(BatchPool clipBuffers) {
+        this.clipBuffers = Objects.requireNonNull(clipBuffers, "clipBuffers");
+    }
+
+    @Override
+    public long encodedBytes(LoadedClip clip) {
+        CodecCursor count = new CodecCursor(null);
+        write(clip, count);
+        return count.at;
+    }
+
+    @Override
+    public void encode(LoadedClip clip, MemorySegment target) {
+        write(clip, new CodecCursor(target));
+    }
+
+    private void write(LoadedClip clip, CodecCursor out) {
+        long taskBytes = tasks.encodedBytes(clip.task());
+        out.putInt((int) taskBytes);
+        if (out.target != null) {
+            tasks.encode(clip.task(), out.target.asSlice(out.at, taskBytes));
+        }
+        out.at += taskBytes;
+        out.putInt(clip.clip());
+        out.putInt(clip.clipsOfVideo());
+        out.putDouble(clip.startSeconds());
+        DecodedClip d = clip.decoded();
+        out.putString(d.path());
+        out.putInt(d.width());
+        out.putInt(d.height());
+        out.putInts(d.frameIndices().stream().mapToInt(Integer::intValue).toArray());
+        out.putDoubles(d.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray());
+        out.putInt(d.decodedFrames());
+        out.putInt(d.shifted() ? 1 : 0);
+        out.putInt(d.repeatedFrames());
+        out.putSegment(BatchCollator.slot(clip.pixels(), 0));
+    }
+
+    @Override
+    public LoadedClip decode(MemorySegment source) {
+        BatchPool pool = LoaderCodecs.requirePool(clipBuffers, this);
+        CodecCursor in = new CodecCursor(source);
+        int taskBytes = in.getInt();
+        VideoTask task = tasks.decode(source.asSlice(in.at, taskBytes));
+        in.at += taskBytes;
+        int clip = in.getInt();
+        int clipsOfVideo = in.getInt();
+        double start = in.getDouble();
+        String path = in.getString();
+        int width = in.getInt();
+        int height = in.getInt();
+        List<Integer> frameIndices = Arrays.stream(in.getInts()).boxed().toList();
+        List<Double> pts = Arrays.stream(in.getDoubles()).boxed().toList();
+        DecodedClip decoded = new DecodedClip(path, width, height, frameIndices, pts, in.getInt(), in.getInt() != 0,
+                in.getInt());
+        MemorySegment pixels = in.getSegment();
+        ClipBatch buffer = LoaderCodecs.acquire(pool);
+        try {
+            MemorySegment slot = BatchCollator.slot(buffer, 0);
+            if (pixels.byteSize() != slot.byteSize()) {
+                throw new IllegalStateException("clip of '" + path + "': " + pixels.byteSize() + " bytes from the child"
+                        + " (expected: " + slot.byteSize() + ", a clip of " + pool.shape() + ")");
+            }
+            MemorySegment.copy(pixels, 0, slot, 0, pixels.byteSize());
+            return new LoadedClip(task, clip, clipsOfVideo, start, buffer, decoded);
+        } catch (RuntimeException | Error e) {
+            buffer.close();
+            throw e;
+        }
+    }
+}
