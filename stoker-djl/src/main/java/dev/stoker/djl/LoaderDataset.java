@@ -6,12 +6,12 @@ import ai.djl.training.dataset.Dataset;
 import ai.djl.util.Progress;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
@@ -23,8 +23,7 @@ import java.util.Objects;
  * {@link Converter}.
  *
  * <p>Each DJL batch owns its loader batch: closing it (EasyTrain does after the step) returns the buffer
- * to the loader's pool. An epoch ends after the batch that moves {@link ClipLoader#state()} into the next
- * epoch; it is short when the loader skipped failed samples at its end. Resume as in Java: save
+ * to the loader's pool. Each {@link #getData} is one {@link ClipLoader#nextEpoch()}. Resume as in Java: save
  * {@link #state()} with a checkpoint, reopen the loader with {@code resume(dataset, options, state)}, wrap
  * it again. {@link #failures()} lists the samples skipped so far (path, stage, reason).
  *
@@ -32,18 +31,17 @@ import java.util.Objects;
  *
  * @param <B> the loader's batch type
  */
-public final class LoaderDataset<B> implements Dataset {
+public final class LoaderDataset<B extends LoadedBatch> implements Dataset {
 
     /** A loader batch as DJL arrays in a sub-manager of {@code parent}; the arrays own the batch from then on. */
     @FunctionalInterface
-    public interface Converter<B> {
+    public interface Converter<B extends LoadedBatch> {
         BatchArrays convert(B batch, NDManager parent);
     }
 
     private final ClipLoader<B> loader;
     private final Converter<? super B> converter;
     private final long batchesPerEpoch;
-    private final Iterator<B> batches;
 
     private LoaderDataset(ClipLoader<B> loader, Converter<? super B> converter, LoaderOptions options) {
         this.loader = Objects.requireNonNull(loader, "loader");
@@ -51,7 +49,6 @@ public final class LoaderDataset<B> implements Dataset {
         // For DJL's progress bars: clips of a full epoch over the batch size (the last batch may be short).
         long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
         this.batchesPerEpoch = (clips + options.batch().size() - 1) / options.batch().size();
-        this.batches = loader.iterator();
     }
 
     /** A loader of host batches opened with {@code options}, converted zero-copy on the CPU ({@link ClipArrays#of}). */
@@ -60,33 +57,25 @@ public final class LoaderDataset<B> implements Dataset {
     }
 
     /** Any loader opened with {@code options}, with the conversion of its batch type. */
-    public static <B> LoaderDataset<B> of(ClipLoader<B> loader, LoaderOptions options, Converter<? super B> converter) {
+    public static <B extends LoadedBatch> LoaderDataset<B> of(ClipLoader<B> loader, LoaderOptions options, Converter<? super B> converter) {
         return new LoaderDataset<>(loader, converter, options);
     }
 
     /** The loader's next epoch; each batch's arrays are made in a sub-manager of {@code manager}. */
     @Override
     public Iterable<Batch> getData(NDManager manager) {
-        int epoch = loader.state().epoch();
+        Iterator<B> epoch = loader.nextEpoch().iterator();
         return () -> new Iterator<>() {
             private long index;
-            private boolean ended;
 
             @Override
             public boolean hasNext() {
-                if (ended || loader.state().epoch() > epoch || !batches.hasNext()) {
-                    ended = true;
-                }
-                return !ended;
+                return epoch.hasNext();
             }
 
             @Override
             public Batch next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException("epoch " + epoch + " has ended");
-                }
-                BatchArrays arrays = converter.convert(batches.next(), manager);
-                return arrays.toBatch(index++, batchesPerEpoch);
+                return converter.convert(epoch.next(), manager).toBatch(index++, batchesPerEpoch);
             }
         };
     }
@@ -103,7 +92,7 @@ public final class LoaderDataset<B> implements Dataset {
 
     /** Samples skipped so far, each with its path, stage and reason. */
     public List<Failure> failures() {
-        return loader.pipeline().failures();
+        return loader.failures();
     }
 
     public ClipLoader<B> loader() {
