@@ -345,7 +345,8 @@ final class BenchCommand implements Callable<Integer> {
                 instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
-    private static void write(String option, Path file, String text) {
+    /** Writes an output file; a failure names the option and the file. */
+    static void write(String option, Path file, String text) {
         try {
             Files.writeString(file, text);
         } catch (IOException e) {

@@ -46,7 +46,7 @@ final class BenchReportWriter {
     }
 
     /** JavaScript made safe inside a script element: a literal "</script" would end it early. */
-    private static String inlineScript(String js) {
+    static String inlineScript(String js) {
         return SCRIPT_END.matcher(js).replaceAll(Matcher.quoteReplacement("<\\/") + "$1")
                 .replaceAll("//# sourceMappingURL=\\S+", "");
     }

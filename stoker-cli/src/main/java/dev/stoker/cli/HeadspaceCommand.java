@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
+import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
 import dev.stoker.video.batch.ClipBatch;
@@ -46,7 +47,8 @@ import picocli.CommandLine.Spec;
                 "  with a loader fast enough (and samples/s now and at that ceiling).",
                 "",
                 "The step is a synthetic one (--step-ms: fixed CPU work, calibrated to about",
-                "MS ms on an idle core) or your own class (--step-class). A CPU-bound step",
+                "MS ms on an idle core), your own class (--step-class), or a real model's training",
+                "step (--model r3d: R3D-18 in DJL, as 'stoker train' runs it). A CPU-bound step",
                 "competes with decoding for the cores (on 2 cores, noticeably): that is real,",
                 "and shows as a step that runs slower with the loader than on cached data.",
                 "",
@@ -57,6 +59,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExamples:%n",
         footer = {
                 "  stoker headspace                                the demo dataset, a 50 ms step",
+                "  stoker headspace DATA --model r3d --width 0.25  R3D-18 (DJL) as the step, as 'stoker train' trains it",
                 "  stoker headspace DATA --step-ms 120 --batch 16 --json headspace.json",
                 "  stoker headspace DATA --step-class my.Step --step-classpath step.jar",
                 "  stoker headspace DATA --concurrency decode=3    do more decoders help?",
@@ -68,6 +71,9 @@ final class HeadspaceCommand implements Callable<Integer> {
 
     @Mixin
     LoaderOptionsMixin loader;
+
+    @Mixin
+    ModelOptions model; // --model r3d: a real model's training step (DJL), --width, --lr, --model-seed, --device
 
 
     @Option(names = "--steps", defaultValue = "30", description = "Measured steps in each phase (default: ${DEFAULT-VALUE}).")
@@ -104,10 +110,25 @@ final class HeadspaceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Headspace<ClipBatch, TensorBatch> headspace = headspace();
+        if (model.model != null && (stepMillis != null || stepClass != null)) {
+            throw new ParameterException(spec.commandLine(), "--model with " + (stepClass != null ? "--step-class" : "--step-ms")
+                    + " (expected: one step: a model, a class or a synthetic step)");
+        }
         LoaderOptions options = loader.loaderOptions(spec);
+        Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
         Path root = loader.datasetRoot(out);
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
+        if (synthetic != null) {
+            return run(out, synthetic, options, root, data);
+        }
+        try (ModelStep step = model.open(spec, data.classNames().size(), options)) {
+            out.println("step: " + step.description());
+            return run(out, headspace(step), options, root, data);
+        }
+    }
+
+    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, Path root, Dataset data)
+            throws IOException {
         out.printf(Locale.ROOT, "%s: %d videos; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
                         + " then %d steps on the cached copies%n",
                 root, data.size(), headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
@@ -129,14 +150,14 @@ final class HeadspaceCommand implements Callable<Integer> {
         return ExitCode.OK;
     }
 
-    private Headspace<ClipBatch, TensorBatch> headspace() {
+    private Headspace<ClipBatch, TensorBatch> headspace(ModelStep modelStep) {
         if (stepMillis != null && stepClass != null) {
             throw new ParameterException(spec.commandLine(), "--step-ms and --step-class: both given (expected: one of them)");
         }
         if (stepMillis != null && !(stepMillis > 0)) {
             throw new ParameterException(spec.commandLine(), "--step-ms: " + stepMillis + " (expected: > 0)");
         }
-        TrainingStep<TensorBatch> step = stepClass != null ? loadStep(stepClass)
+        TrainingStep<TensorBatch> step = modelStep != null ? modelStep : stepClass != null ? loadStep(stepClass)
                 : new SyntheticStep(stepMillis != null ? stepMillis : 50);   // calibrated now, before decoding starts
         try {
             return Headspace.of(step, new ClipBatchCache())

@@ -42,6 +42,7 @@ import picocli.CommandLine.Spec;
                 DemoDataCommand.class,
                 MonitorCommand.class,
                 HeadspaceCommand.class,
+                TrainCommand.class,
                 TuneCommand.class,
                 IngestCommand.class,
                 InspectCommand.class,

@@ -1,0 +1,50 @@
+package dev.stoker.cli;
+
+import dev.stoker.tune.ModelSpec;
+import dev.stoker.tune.ModelStep;
+import dev.stoker.video.loader.LoaderOptions;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** The model a command trains ({@code train}, {@code headspace --model}): built by the DJL module on demand. */
+final class ModelOptions {
+    @Option(names = "--model", paramLabel = "NAME",
+            description = "A video model trained with DJL (PyTorch engine): r3d (R3D-18, torchvision's layout).")
+    String model;
+
+    @Option(names = "--width", defaultValue = "0.125", paramLabel = "W",
+            description = "The model's channel multiplier; 1 is the published R3D-18 (default: ${DEFAULT-VALUE}).")
+    double width;
+
+    @Option(names = "--lr", defaultValue = "0.001", paramLabel = "X", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
+    double learningRate;
+
+    @Option(names = "--model-seed", defaultValue = "42", paramLabel = "N", description = "Seeds the initial weights (default: ${DEFAULT-VALUE}).")
+    long modelSeed;
+
+    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N",
+            description = "Where the model runs (default: ${DEFAULT-VALUE}); batches are decoded on the CPU and copied there.")
+    String device;
+
+    /** The model, built for {@code classes} and the loader's layout; usage errors name the option. */
+    ModelStep open(CommandSpec spec, int classes, LoaderOptions options) {
+        if (!device.matches("cpu|cuda:\\d+")) {
+            throw new ParameterException(spec.commandLine(), "--device: " + device + " (expected: cpu or cuda:N)");
+        }
+        ModelSpec modelSpec;
+        try {
+            modelSpec = new ModelSpec(model, width, Math.max(2, classes), device, learningRate, modelSeed,
+                    options.batch().layout().name());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage()
+                    .replace("width:", "--width:").replace("learningRate:", "--lr:"));
+        }
+        try {
+            return DjlModule.open(modelSpec);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            throw new ParameterException(spec.commandLine(), message.startsWith("device:") ? "--" + message : message);
+        }
+    }
+}

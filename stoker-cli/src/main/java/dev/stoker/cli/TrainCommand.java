@@ -1,0 +1,202 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.tune.HeadspaceResult;
+import dev.stoker.tune.ModelStep;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.HostBatchLoader;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker train}: trains a video model in Java (DJL) on the loader's batches, and says what held it back. */
+@Command(name = "train",
+        header = "Train a video model (DJL, PyTorch engine) on the loader's batches: loss, step time, data wait.",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Trains R3D-18 (--model r3d, torchvision's layout, channels times --width) on batches",
+                "from the video loader (or the shard loader for a folder written by 'stoker ingest'),",
+                "with every loader option of 'stoker bench'. A live line shows step, loss, samples/s",
+                "and the share of time the loop waited for data; at the end: step time p50/p99,",
+                "samples/s, the data-wait share, the first and last loss, and the headspace verdict:",
+                "the same model stepped on cached batches (the compute floor) against the steps",
+                "with the loader.",
+                "",
+                "DJL and libtorch (the 'stoker-djl' module, 112 MB) load only for this command and",
+                "'stoker headspace --model'; ./stoker builds that module on first use.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker train                                    the demo dataset, R3D at width 0.125, 100 steps",
+                "  stoker train DATA --width 0.25 --steps 500 --lr 0.0005 --json train.json",
+                "  stoker train DATA --trace train.trace.json      train/wait slices beside the loader's tasks",
+                "  stoker train DATA --report train.html           loss and step time over the steps",
+                "  stoker train shards/demo --concurrency decode=2 from shards written by stoker ingest",
+                "  stoker train DATA --width 1 --device cuda:0     full R3D-18 on a GPU (needs a CUDA libtorch)",
+        })
+final class TrainCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LoaderOptionsMixin loader;
+
+    @Mixin
+    ModelOptions model;
+
+    @Option(names = "--steps", defaultValue = "100", description = "Training steps (default: ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "First steps left out of times and rates (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--cache", defaultValue = "4", paramLabel = "N",
+            description = "Batches copied for the headspace verdict, replayed after training (default: ${DEFAULT-VALUE}).")
+    int cache;
+
+    @Option(names = "--floor-steps", defaultValue = "20", paramLabel = "N",
+            description = "Steps on the cached batches for the compute floor; 0 skips the verdict (default: ${DEFAULT-VALUE}).")
+    int floorSteps;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON (every step's loss and times too).")
+    Path json;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace: the loader's tasks and each step's wait and train.")
+    Path trace;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "Write a self-contained HTML report: loss and step time over the steps.")
+    Path report;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (steps < 1) {
+            throw new ParameterException(spec.commandLine(), "--steps: " + steps + " (expected: 1+)");
+        }
+        if (warmup < 0 || cache < 1 || floorSteps < 0) {
+            throw new ParameterException(spec.commandLine(), "--warmup " + warmup + ", --cache " + cache + ", --floor-steps "
+                    + floorSteps + " (expected: 0+, 1+, 0+)");
+        }
+        if (model.model == null) {
+            model.model = "r3d";
+        }
+        LoaderOptions options = loader.loaderOptions(spec);
+        Path root = loader.datasetRoot(out);
+        boolean shards = ShardDataset.isShardDataset(root);
+        if (shards && options.placement().splitAfter() != null) {
+            throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
+                    + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
+        }
+        TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
+        TrainLoop loop;
+        TrainResult result;
+        try (Source source = Source.open(spec, root, shards);
+             ModelStep step = model.open(spec, source.classes(), options)) {
+            out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
+                    root, source.samples(), source.classes(), step.description(), steps, options.batch().size());
+            out.flush();
+            loop = new TrainLoop(step, recorder);
+            PipelineStats stats;
+            PipelineConfig config;
+            try (HostBatchLoader batches = source.start(options, recorder)) { // stopped before the floor is measured
+                loop.train(batches.iterator(), steps, cache, out, LiveStatsView.stdoutIsTerminal());
+                stats = batches.pipeline().stats();
+                config = batches.pipeline().config();
+            }
+            if (loop.stepsDone() == 0) {
+                out.println("no batch came from the loader: nothing trained");
+                out.flush();
+                return 1;
+            }
+            HeadspaceResult headspace = null;
+            if (floorSteps > 0) {
+                out.printf(Locale.ROOT, "the compute floor: %d steps on %d cached batches...%n", floorSteps, Math.min(cache, loop.stepsDone()));
+                out.flush();
+                long[] floor = loop.floor(floorSteps);
+                headspace = loop.headspace(warmup, floor, stats.verdict() == null ? null : stats.verdict().line());
+            } else {
+                loop.floor(0);
+            }
+            result = new TrainResult(root.toString(), step.description(), options.batch().size(), loop.steps(warmup), headspace,
+                    stats.failures(), stats.failuresByReason(),
+                    config);
+        }
+        out.print(result.summary());
+        if (json != null) {
+            BenchCommand.write("--json", json, JSON.writeValueAsString(result));
+            out.println("wrote results to " + json);
+        }
+        if (recorder != null) {
+            recorder.write(trace);
+            out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
+        }
+        if (report != null) {
+            BenchCommand.write("--report", report, TrainReportWriter.html(result));
+            out.println("wrote report to " + report);
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    /** The dataset (videos or shards), then its running loader; closed together. */
+    private static final class Source implements AutoCloseable {
+        private final Dataset videos;
+        private final ShardDataset shards;
+        private HostBatchLoader loader;
+
+        private Source(Dataset videos, ShardDataset shards) {
+            this.videos = videos;
+            this.shards = shards;
+        }
+
+        static Source open(CommandSpec spec, Path root, boolean shards) throws IOException {
+            return shards ? new Source(null, ShardDataset.open(root)) : new Source(LoaderOptionsMixin.openDataset(spec, root), null);
+        }
+
+        HostBatchLoader start(LoaderOptions options, TraceRecorder recorder) {
+            loader = shards != null ? ShardLoader.open(shards, options, recorder) : VideoLoader.open(videos, options, recorder);
+            return loader;
+        }
+
+        int classes() {
+            return shards != null ? shards.classNames().size() : videos.classNames().size();
+        }
+
+        int samples() {
+            return shards != null ? shards.size() : videos.size();
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (loader != null) {
+                    loader.close();
+                }
+            } finally {
+                if (shards != null) {
+                    shards.close();
+                }
+            }
+        }
+    }
+}
