@@ -122,7 +122,13 @@ public final class VideoLoader extends HostBatchLoader {
 
     /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
-        return open(dataset, options, trace, LoaderFront.resume(dataset, options, state), BatchMemory.offHeap());
+        return resume(dataset, options, state, trace, BatchMemory.offHeap());
+    }
+
+    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with batch buffers from {@code batchMemory}, which it owns. */
+    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
+                                     BatchMemory batchMemory) {
+        return open(dataset, options, trace, LoaderFront.resume(dataset, options, state), batchMemory);
     }
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
