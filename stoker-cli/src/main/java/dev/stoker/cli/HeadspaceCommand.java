@@ -1,5 +1,7 @@
 package dev.stoker.cli;
 
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
@@ -7,6 +9,7 @@ import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.File;
@@ -52,8 +55,8 @@ import picocli.CommandLine.Spec;
                 "competes with decoding for the cores (on 2 cores, noticeably): that is real,",
                 "and shows as a step that runs slower with the loader than on cached data.",
                 "",
-                "DATASET is a folder ROOT/<class>/<video> or a CSV manifest, as for",
-                "'stoker bench'; without one, the demo dataset in $STOKER_CACHE (made once).",
+                "DATASET is a folder ROOT/<class>/<video>, a CSV manifest or a shard folder written by",
+                "'stoker ingest', as for 'stoker bench'; without one, the demo dataset in $STOKER_CACHE (made once).",
                 "",
         },
         footerHeading = "%nExamples:%n",
@@ -74,7 +77,6 @@ final class HeadspaceCommand implements Callable<Integer> {
 
     @Mixin
     ModelOptions model; // --model r3d: a real model's training step (DJL), --width, --lr, --model-seed, --device
-
 
     @Option(names = "--steps", defaultValue = "30", description = "Measured steps in each phase (default: ${DEFAULT-VALUE}).")
     int steps;
@@ -98,12 +100,6 @@ final class HeadspaceCommand implements Callable<Integer> {
             description = "Jars or folders to load --step-class from, separated by ':' (';' on Windows).")
     String stepClasspath;
 
-
-
-
-
-
-
     @Option(names = "--json", paramLabel = "FILE", description = "Write the result as JSON.")
     Path json;
 
@@ -117,25 +113,32 @@ final class HeadspaceCommand implements Callable<Integer> {
         LoaderOptions options = loader.loaderOptions(spec);
         Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
         Path root = loader.datasetRoot(out);
-        Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         if (synthetic != null) {
-            return run(out, synthetic, options, root, data);
+            return run(out, synthetic, options, root);
         }
-        try (ModelStep step = model.open(spec, data.classNames().size(), options)) {
+        try (ModelStep step = model.open(spec, classCount(root), options)) {
             out.println("step: " + step.description());
-            return run(out, headspace(step), options, root, data);
+            return run(out, headspace(step), options, root);
         }
     }
 
-    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, Path root, Dataset data)
+    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, Path root)
             throws IOException {
-        out.printf(Locale.ROOT, "%s: %d videos; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
-                        + " then %d steps on the cached copies%n",
-                root, data.size(), headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
-        out.flush();
         HeadspaceResult result;
-        try (VideoLoader loader = VideoLoader.open(data, options)) {
-            result = headspace.run(loader.pipeline());
+        // Any loader of host batches: video files, or shards written by stoker ingest.
+        if (ShardDataset.isShardDataset(root)) {
+            try (ShardDataset shards = ShardDataset.open(root)) {
+                announce(out, root, shards.size() + " samples", headspace, options);
+                try (ShardLoader shardLoader = ShardLoader.open(shards, options)) {
+                    result = measure(headspace, shardLoader);
+                }
+            }
+        } else {
+            Dataset data = LoaderOptionsMixin.openDataset(spec, root);
+            announce(out, root, data.size() + " videos", headspace, options);
+            try (VideoLoader videoLoader = VideoLoader.open(data, options)) {
+                result = measure(headspace, videoLoader);
+            }
         }
         out.println(result.summary());
         if (json != null) {
@@ -148,6 +151,29 @@ final class HeadspaceCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCode.OK;
+    }
+
+    private void announce(PrintWriter out, Path root, String size, Headspace<ClipBatch, TensorBatch> headspace,
+                          LoaderOptions options) {
+        out.printf(Locale.ROOT, "%s: %s; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
+                        + " then %d steps on the cached copies%n",
+                root, size, headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
+        out.flush();
+    }
+
+    /** The headspace of any loader of host batches, over its pipeline (which it waits on to go quiet). */
+    private static HeadspaceResult measure(Headspace<ClipBatch, TensorBatch> headspace, HostBatchLoader loader) {
+        return headspace.run(loader.pipeline());
+    }
+
+    /** The classes a model is built for: those of the shard dataset or of the video dataset at {@code root}. */
+    private int classCount(Path root) throws IOException {
+        if (ShardDataset.isShardDataset(root)) {
+            try (ShardDataset shards = ShardDataset.open(root)) {
+                return shards.classNames().size();
+            }
+        }
+        return LoaderOptionsMixin.openDataset(spec, root).classNames().size();
     }
 
     private Headspace<ClipBatch, TensorBatch> headspace(ModelStep modelStep) {

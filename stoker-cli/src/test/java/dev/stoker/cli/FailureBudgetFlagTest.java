@@ -98,6 +98,10 @@ class FailureBudgetFlagTest {
             assertThat(line).as(command).contains(missing);
             assertThat(line.indexOf(missing)).as(command + ": " + line).isEqualTo(line.lastIndexOf(missing));
         }
+        String missingConfig = dir.resolve("no-such-config.json").toString();
+        CliRun config = CliRun.stoker("bench", mixed.toString(), "--config", missingConfig);
+        assertThat(config.errLines()).singleElement().asString()
+                .isEqualTo("stoker bench: --config: " + missingConfig + ": does not exist; see 'stoker bench --help'");
         CliRun ingest = CliRun.stoker("ingest", missing, dir.resolve("out").toString());
         assertThat(ingest.errLines().getFirst()).satisfies(line ->
                 assertThat(line.indexOf(missing)).as(line).isEqualTo(line.lastIndexOf(missing)));

@@ -52,6 +52,11 @@ class StoreCommandsTest {
         assertThat(bench.exitCode()).as(bench.err()).isZero();
         assertThat(bench.out()).contains("samples/s").contains("jpeg shards");
 
+        CliRun headspace = CliRun.stoker("headspace", dest.toString(), "--steps", "2", "--warmup", "0", "--cache", "1",
+                "--step-ms", "2", "--batch", "2", "--frames", "4");
+        assertThat(headspace.exitCode()).as(headspace.err()).isZero();
+        assertThat(headspace.out()).contains(dest + ": 4 samples").contains("ms with the loader");
+
         CliRun again = CliRun.stoker("ingest", source.toString(), dest.toString(), "--format", "jpeg", "--size", "112",
                 "--shard-size", "300k", "--workers", "2");
         assertThat(again.exitCode()).isZero();

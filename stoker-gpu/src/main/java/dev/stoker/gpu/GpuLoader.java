@@ -70,11 +70,29 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
     /** Opens the loader on {@code device}, which it then owns (closes). */
     public static GpuLoader open(Dataset dataset, LoaderOptions options, GpuDevice device, TransferOptions transfer,
                                  TraceRecorder trace) {
+        return open(dataset, options, null, device, transfer, trace);
+    }
+
+    /**
+     * Continues where the loader that gave {@code state} ({@link #state()}) stood, as
+     * {@link VideoLoader#resume} does: the same clips, times, crops and batches next.
+     *
+     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from the state's
+     */
+    public static GpuLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, GpuDevice device,
+                                   TransferOptions transfer, TraceRecorder trace) {
+        return open(dataset, options, java.util.Objects.requireNonNull(state, "state"), device, transfer, trace);
+    }
+
+    private static GpuLoader open(Dataset dataset, LoaderOptions options, SamplerState from, GpuDevice device,
+                                  TransferOptions transfer, TraceRecorder trace) {
         VideoLoader loader = null;
         try {
             LoaderOptions pinned = options.batch().budgetBytes() > 0 ? options
                     : options.toBuilder().batchBudget(batchBudgetBytes(options)).build();
-            loader = VideoLoader.open(dataset, pinned, trace, new PinnedMemory(device.hostAllocator()));
+            PinnedMemory memory = new PinnedMemory(device.hostAllocator());
+            loader = from == null ? VideoLoader.open(dataset, pinned, trace, memory)
+                    : VideoLoader.resume(dataset, pinned, from, trace, memory);
             return new GpuLoader(device, loader, transfer, options.batchShape().batchBytes(), trace);
         } catch (RuntimeException | Error e) {
             if (loader != null) {

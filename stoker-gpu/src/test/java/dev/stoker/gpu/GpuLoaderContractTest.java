@@ -79,6 +79,32 @@ class GpuLoaderContractTest {
     }
 
     @Test
+    void aResumedLoaderDeliversWhatTheUninterruptedOneWouldHave() {
+        List<String> all = new ArrayList<>();
+        SamplerState afterTwo = null;
+        try (GpuLoader gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true), TransferOptions.defaults(), null)) {
+            for (DeviceBatch b : gpu) {
+                try (b) {
+                    all.add(describe(b.clips()));
+                    if (all.size() == 2) {
+                        afterTwo = gpu.state();
+                    }
+                }
+            }
+        }
+        List<String> rest = new ArrayList<>();
+        try (GpuLoader resumed = GpuLoader.resume(dataset, options(2), afterTwo, new FakeDevice(true),
+                TransferOptions.defaults(), null)) {
+            for (DeviceBatch b : resumed) {
+                try (b) {
+                    rest.add(describe(b.clips()));
+                }
+            }
+        }
+        assertThat(rest).isEqualTo(all.subList(2, all.size()));
+    }
+
+    @Test
     void epochsComeOneAtATime() {
         try (GpuLoader gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true), TransferOptions.defaults(), null)) {
             for (int epoch = 0; epoch < 2; epoch++) {

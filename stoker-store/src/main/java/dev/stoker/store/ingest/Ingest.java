@@ -139,7 +139,7 @@ public final class Ingest {
         });
         // Read, decode and encode note a failure on the item (it is listed in its shard, so that a resumed ingest
         // knows it); the write stage, which sees every item in order, holds the budget.
-        WriteStage write = new WriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener, budget);
+        IngestWriteStage write = new IngestWriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener, budget);
         List<ShardFile.Summary> written = new ArrayList<>();
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
                 .map("read", Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
@@ -210,90 +210,6 @@ public final class Ingest {
             item.close();
         }
         return item;
-    }
-
-    /** Appends samples to the current shard; closes it at the size limit, before a kept shard, or at the end. */
-    private static final class WriteStage implements Function<IngestItem, ShardFile.Summary> {
-        private final Path dest;
-        private final String header;
-        private final long shardSizeBytes;
-        private final Set<Integer> keptStarts;
-        private final int sourceCount;
-        private final IngestListener listener;
-        private final FailureBudget budget;
-        private final List<String> firstFailures = new ArrayList<>();
-        private long seen;
-        private long failed;
-        private ShardWriter current;
-        volatile PipelineFailedException budgetExceeded;
-
-        WriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
-                   IngestListener listener, FailureBudget budget) {
-            this.budget = budget;
-            this.dest = dest;
-            this.header = header;
-            this.shardSizeBytes = shardSizeBytes;
-            this.keptStarts = keptStarts;
-            this.sourceCount = sourceCount;
-            this.listener = listener;
-        }
-
-        private void countFailure(IngestItem item) {
-            failed++;
-            if (firstFailures.size() < 3) {
-                String path = item.source.path();
-                String message = String.valueOf(item.failureMessage);
-                firstFailures.add((message.contains(path) ? message : path + ": " + message) + " (" + item.failureReason + ")");
-            }
-            if (budget.isExceeded(failed, seen)) {
-                budgetExceeded = new PipelineFailedException("failure budget exceeded in ingest: " + failed + " of " + seen
-                        + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
-                        List.of("ingest"), null);
-                throw budgetExceeded;
-            }
-        }
-
-        @Override
-        public ShardFile.Summary apply(IngestItem item) {
-            try (item) {
-                int index = item.source.index();
-                if (current == null) {
-                    current = new ShardWriter(dest, index, header);
-                }
-                seen++;
-                if (item.failed()) {
-                    current.addFailure(item.source, item.failureReason, item.failureMessage);
-                    listener.sourceDone(index, true, 0);
-                    countFailure(item);
-                } else {
-                    current.add(item.source, item.encoded);
-                    listener.sourceDone(index, false, item.encoded.payload().length);
-                    item.encoded = null;
-                }
-                int next = index + 1;
-                if (current.payloadBytes() >= shardSizeBytes || next == sourceCount || keptStarts.contains(next)) {
-                    ShardFile.Summary summary = current.finish(next);
-                    current = null;
-                    listener.shardWritten(summary);
-                    return summary;
-                }
-                return null;
-            } catch (IOException e) {
-                throw new UncheckedIOException("writing shard in " + dest + ": " + e.getMessage(), e);
-            }
-        }
-
-        /** Deletes the temporary file of a shard left unfinished (the run stopped early). */
-        void abandon() {
-            if (current != null) {
-                try {
-                    current.close();
-                } catch (IOException e) {
-                    // the next run deletes leftover temporary files anyway
-                }
-                current = null;
-            }
-        }
     }
 
     static RecordEntry.Source fingerprint(int index, VideoEntry entry) {

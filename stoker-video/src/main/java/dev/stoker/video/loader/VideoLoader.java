@@ -127,6 +127,12 @@ public final class VideoLoader extends HostBatchLoader {
 
     /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
     public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
+        return resume(dataset, options, state, trace, BatchMemory.offHeap());
+    }
+
+    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with batch buffers from {@code batchMemory}, which it owns. */
+    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
+                                     BatchMemory batchMemory) {
         Quarantine quarantine = Quarantine.of(options);
         // The run that gave the state left out the files its quarantine file listed then: a prefix of the file,
         // which only grows. The files listed since are skipped before fetch instead (the same clips arrive).
@@ -134,7 +140,7 @@ public final class VideoLoader extends HostBatchLoader {
             Dataset kept = quarantine.withoutFirst(dataset, listed);
             try {
                 ResumeTracker at = LoaderFront.resume(kept, options, state);
-                return open(kept, options, trace, at, BatchMemory.offHeap(), quarantine);
+                return open(kept, options, trace, at, batchMemory, quarantine);
             } catch (IllegalArgumentException e) {
                 if (listed == 0 || !e.getMessage().startsWith("dataset fingerprint")) {
                     throw e;
