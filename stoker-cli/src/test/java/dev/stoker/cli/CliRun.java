@@ -26,6 +26,13 @@ record CliRun(int exitCode, String out, String err) {
         return run;
     }
 
+    /** The first class folder of a dataset {@link #demoData} made: where a test puts its broken files. */
+    static Path firstClass(Path root) throws java.io.IOException {
+        try (var classes = java.nio.file.Files.list(root)) {
+            return classes.filter(java.nio.file.Files::isDirectory).sorted().findFirst().orElseThrow();
+        }
+    }
+
     static CliRun run(CommandLine commandLine, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -25,10 +25,7 @@ class FailureBudgetFlagTest {
     static void makeDataset() throws Exception {
         mixed = dir.resolve("mixed");
         CliRun.demoData(mixed, 1, 3, 1);
-        Path cls;
-        try (var classes = Files.list(mixed)) {
-            cls = classes.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
+        Path cls = CliRun.firstClass(mixed);
         Files.writeString(cls.resolve("notes.mp4"), "this is not a video\n");
         Files.writeString(cls.resolve("readme.mp4"), "nor is this\n");
     }

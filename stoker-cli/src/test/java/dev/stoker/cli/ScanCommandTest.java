@@ -26,10 +26,7 @@ class ScanCommandTest {
     static void makeDataset() throws Exception {
         data = dir.resolve("data");
         CliRun.demoData(data, 1, 3, 1);
-        Path cls;
-        try (var classes = Files.list(data)) {
-            cls = classes.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
+        Path cls = CliRun.firstClass(data);
         empty = Files.createFile(cls.resolve("empty.mp4"));
         notes = Files.writeString(cls.resolve("notes.mp4"), "this is not a video\n");
     }

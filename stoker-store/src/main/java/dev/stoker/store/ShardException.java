@@ -23,8 +23,8 @@ public final class ShardException extends RuntimeException implements Failure.Re
         VERSION("version"),
         /** The manifest and the shard disagree, or a file is missing. */
         INCONSISTENT("inconsistent"),
-        /** Reading the file failed. */
-        IO("io");
+        /** Reading the file failed (the same code as a video's: {@code FailureReason.IO_ERROR}). */
+        IO("io-error");
 
         private final String code;
 

@@ -22,7 +22,7 @@ public final class VideoProbe {
     private VideoProbe() {
     }
 
-    /** Probes {@code file}; never throws for a bad file (the result says why), only for a bug. */
+    /** Probes {@code file}; never throws: a bad file's result says why, an unexpected error is {@code internal}. */
     public static ProbeResult probe(Path file) {
         long start = System.nanoTime();
         String path = file.toString();
@@ -48,6 +48,11 @@ public final class VideoProbe {
         } catch (VideoException e) {
             return new ProbeResult(path, size, e.reason(), e.operation(), String.valueOf(e.detail()), "", "", 0, 0, 0,
                     0, 0, System.nanoTime() - start);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Not the file's fault as far as anyone knows (a huge file's packets, a bug): said, not quarantined, and
+            // the scan of the other files goes on.
+            return new ProbeResult(path, size, FailureReason.INTERNAL, "probe", String.valueOf(e), "", "", 0, 0, 0, 0, 0,
+                    System.nanoTime() - start);
         }
     }
 

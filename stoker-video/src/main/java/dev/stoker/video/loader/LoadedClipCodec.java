@@ -31,15 +31,23 @@ import java.util.OptionalDouble;
 public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
     private final LoaderCodecs.VideoTaskCodec tasks = new LoaderCodecs.VideoTaskCodec();
     private final BatchPool clipBuffers;
+    private final java.util.function.Consumer<LoadedClip> arrived;
 
     /** Encodes only (the child's side). */
     public LoadedClipCodec() {
         this.clipBuffers = null;
+        this.arrived = c -> { };
     }
 
     /** Decodes into buffers of {@code clipBuffers} (waiting for a free one: the consumer's backpressure). */
     public LoadedClipCodec(BatchPool clipBuffers) {
+        this(clipBuffers, c -> { });
+    }
+
+    /** {@link #LoadedClipCodec(BatchPool)}, telling {@code arrived} of each clip as it comes out of the child. */
+    LoadedClipCodec(BatchPool clipBuffers, java.util.function.Consumer<LoadedClip> arrived) {
         this.clipBuffers = Objects.requireNonNull(clipBuffers, "clipBuffers");
+        this.arrived = Objects.requireNonNull(arrived, "arrived");
     }
 
     @Override
@@ -102,7 +110,9 @@ public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
                         + " (expected: " + slot.byteSize() + ", a clip of " + pool.shape() + ")");
             }
             MemorySegment.copy(pixels, 0, slot, 0, pixels.byteSize());
-            return new LoadedClip(task, clip, clipsOfVideo, start, buffer, decoded);
+            LoadedClip loaded = new LoadedClip(task, clip, clipsOfVideo, start, buffer, decoded);
+            arrived.accept(loaded);
+            return loaded;
         } catch (RuntimeException | Error e) {
             buffer.close();
             throw e;

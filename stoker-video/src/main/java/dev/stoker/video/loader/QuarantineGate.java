@@ -18,9 +18,12 @@ import java.util.function.Supplier;
  *
  * <p>So that a file is counted once even when the dataset is small enough to have one file in flight twice
  * (the end of one epoch and the start of the next), the source waits, before handing on a video of a later
- * epoch, until the earlier one of the same file has settled: decoded ({@link #settled}) or failed. That needs
- * decode to run in this process, where it reports back; otherwise ({@code tracking} false) quarantine takes
- * effect from the first video handed on after the failure was reported.
+ * epoch, until the earlier one of the same file has settled: decoded or failed. Decoding in this process, decode
+ * reports each video's end ({@link #settled}); decoding in a child JVM whose clips come back one by one
+ * ({@code --split-after decode} or {@code convert}), the last clip of a video arriving settles it
+ * ({@link #clipArrived}), and a failure in any stage does once its report is polled. When batches are made in the
+ * child ({@link Tracking#NONE}), a settled video's clips may wait there for the next epoch's, so nothing waits:
+ * quarantine takes effect from the first video handed on after the failure was reported.
  */
 final class QuarantineGate {
     private static final long POLL_MILLIS = 50;
@@ -34,8 +37,20 @@ final class QuarantineGate {
     /** The pipeline keeps its first 10,000 failures; beyond that a failure may never show, so nothing waits on one. */
     private static final int FAILURE_LIST_CAP = 10_000;
 
+    /** How the gate learns that a video in flight settled. */
+    enum Tracking {
+        /** Decode runs in this process and reports each video's end. */
+        LOCAL_DECODE,
+        /** Decode runs in a child; its clips come back one by one, the last one of a video settling it. */
+        CHILD_CLIPS,
+        /** Batches are made in a child: not tracked. */
+        NONE
+    }
+
     private final Quarantine quarantine;
     private final boolean tracking;
+    /** Decode runs in a child: a failure of any stage (decode, convert included) ends a video's time in flight. */
+    private final boolean decodeInChild;
     private volatile Supplier<List<Failure>> failures = List::of;
     /** Per file in flight: the latest epoch handed on, and how many of its videos have not settled. */
     private final Map<String, long[]> inFlight = new HashMap<>();
@@ -49,9 +64,10 @@ final class QuarantineGate {
     private long lastPollNanos;
     private long skipped;
 
-    QuarantineGate(Quarantine quarantine, boolean tracking) {
+    QuarantineGate(Quarantine quarantine, Tracking tracking) {
         this.quarantine = quarantine;
-        this.tracking = tracking;
+        this.tracking = tracking != Tracking.NONE;
+        this.decodeInChild = tracking == Tracking.CHILD_CLIPS;
     }
 
     Quarantine quarantine() {
@@ -106,6 +122,14 @@ final class QuarantineGate {
         notifyAll();
     }
 
+    /** A clip came out of the child JVM that decodes: the last of its video settles the video. */
+    synchronized void clipArrived(LoadedClip clip) {
+        if (clip.clip() == clip.clipsOfVideo() - 1) {
+            release(clip.task().entry().path().toString());
+            notifyAll();
+        }
+    }
+
     /** Videos skipped because their file was quarantined. */
     synchronized long skipped() {
         return skipped;
@@ -127,10 +151,11 @@ final class QuarantineGate {
             String stage = f.stage().startsWith("child:") ? f.stage().substring("child:".length()) : f.stage();
             String path = resolve(f.item());
             failed(Path.of(path), stage, f.reason());
-            // A failure before decode ends its video's time in flight (decode reports its own, settled); once per
-            // failure, which item id, time and stage name, since the list is read whole on every poll.
-            boolean beforeDecode = stage.contains("fetch") || stage.contains("demux");
-            if (beforeDecode && seen.add(f.itemId() + "@" + f.timestampMillis() + "@" + f.stage())) {
+            // A failure before decode ends its video's time in flight (decode here reports its own, settled; decode
+            // in a child does not); once per failure, which item id, time and stage name, since the list is read
+            // whole on every poll.
+            boolean ends = decodeInChild || stage.contains("fetch") || stage.contains("demux");
+            if (ends && seen.add(f.itemId() + "@" + f.timestampMillis() + "@" + f.stage())) {
                 release(path);
             }
         }

@@ -177,9 +177,14 @@ public final class VideoLoader extends HostBatchLoader {
         BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
-        // Decode here reports each video's end to the gate, which then holds a file's next video until its last
-        // one settled; decoding in a child, quarantine acts on failures as they are reported.
-        QuarantineGate gate = new QuarantineGate(quarantine, !options.placement().inChild(LoaderStage.DECODE));
+        // The gate holds a file's next video until its last one settled: decode here reports each video's end;
+        // decoding in a child, the clips that come back do, unless batches are made there (then quarantine acts
+        // on failures as they are reported).
+        LoaderStage split = options.placement().splitAfter();
+        QuarantineGate gate = new QuarantineGate(quarantine, !options.placement().inChild(LoaderStage.DECODE)
+                ? QuarantineGate.Tracking.LOCAL_DECODE
+                : split == LoaderStage.DECODE || split == LoaderStage.CONVERT ? QuarantineGate.Tracking.CHILD_CLIPS
+                : QuarantineGate.Tracking.NONE);
         try {
             Parts parts = new Parts(decode, convert, clipBuffers, batches, gate);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
@@ -262,7 +267,7 @@ public final class VideoLoader extends HostBatchLoader {
                     : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));
         }
         if (split == LoaderStage.DECODE || split == LoaderStage.CONVERT) {
-            clips = clips.isolate(childJvm(new LoadedClipCodec(parts.clipBuffers()), 0));
+            clips = clips.isolate(childJvm(new LoadedClipCodec(parts.clipBuffers(), gate::clipArrived), 0));
         }
         long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
         PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batch().size(), options.batch().dropLast());

@@ -196,6 +196,22 @@ class QuarantineTest {
         assertThat(run.clips).hasSize(good.size() * EPOCHS);
     }
 
+    /**
+     * Decoding in a child JVM, on a dataset small enough that a file of one epoch and the same file of the next are
+     * in flight together: each broken file still fails, and is counted, once (the clips coming back settle a
+     * video, as decode does in this process; fetch runs in the child, so its fetches are not counted here).
+     */
+    @Test
+    void aTinyDatasetDecodedInAChildCountsEachFailureOnce() throws IOException {
+        for (LoaderStage split : new LoaderStage[] {LoaderStage.DECODE, LoaderStage.CONVERT}) {
+            List<Path> tiny = List.of(good.get(0), broken.get(1), good.get(1), broken.get(2));
+            Run run = run(manifest("tiny-" + split, tiny), null, split);
+            assertThat(run.failures).as("failures with %s in a child: %s", split, run.failures).hasSize(2);
+            assertThat(run.quarantined).hasSize(2);
+            assertThat(run.clips).hasSize(2 * EPOCHS);
+        }
+    }
+
     @Test
     void transientReasonsAreNotFileFaults() {
         assertThat(Stream.of("empty-file", "unknown-format", "no-video-stream", "corrupt", "truncated", "unsupported-codec"))

@@ -68,6 +68,13 @@ class DatasetScanTest {
             assertThat(r.firstGopFrames()).as(r.path()).isPositive();
             assertThat(r.durationSeconds()).as(r.path()).isPositive();
         });
+        // The frame count comes from the index: what the ffmpeg CLI decodes (MANIFEST.txt), for every single-stream file.
+        Map<String, Integer> decodedFrames = manifestFrames();
+        assertThat(report.results()).filteredOn(ProbeResult::ok)
+                .filteredOn(r -> decodedFrames.containsKey(Path.of(r.path()).getFileName().toString()))
+                .hasSizeGreaterThan(healthy.size() / 2)
+                .allSatisfy(r -> assertThat(r.frameCount()).as(r.path())
+                        .isEqualTo(decodedFrames.get(Path.of(r.path()).getFileName().toString())));
         Map<FailureReason, List<ProbeResult>> by = report.failuresByReason();
         assertThat(by.get(FailureReason.TRUNCATED)).extracting(ProbeResult::path).containsExactlyInAnyOrder(
                 damaged("DERIVED_flower_truncated_at_50pct_moov_front.mp4"),
@@ -106,6 +113,23 @@ class DatasetScanTest {
                 org.assertj.core.groups.Tuple.tuple(text.toString(), "unknown-format", ScanReport.STAGE));
         assertThat(Quarantine.open(file).without(dataset(List.of(good, empty, text, missing))).entries())
                 .extracting(VideoEntry::path).containsExactly(good, missing);
+    }
+
+    /** MANIFEST.txt's decoded frames per healthy file, multi-stream files left out (which stream is "the" video differs). */
+    private static Map<String, Integer> manifestFrames() {
+        Map<String, Integer> frames = new java.util.HashMap<>();
+        try {
+            for (String line : Files.readAllLines(healthy.getFirst().getParent().resolve("MANIFEST.txt"))) {
+                String[] c = line.split("\\|");
+                if (line.startsWith("#") || c.length < 15 || line.startsWith("damaged/") || c[14].contains("multi-stream")) {
+                    continue;
+                }
+                frames.put(c[0].strip(), Integer.parseInt(c[12].strip()));
+            }
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("MANIFEST.txt of the sample videos: " + e, e);
+        }
+        return frames;
     }
 
     private static String damaged(String name) {
