@@ -65,6 +65,17 @@ class ServeProcess:
         for raw in self._proc.stderr:
             self._stderr.append(raw.decode("utf-8", "replace").rstrip())
 
+    def returncode(self) -> Optional[int]:
+        """The exit status once the process ended (waiting briefly for it), else None."""
+        try:
+            return self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_lines(self) -> List[str]:
+        time.sleep(0.05)  # the stderr reader's last lines
+        return list(self._stderr)
+
     def send(self, message: dict) -> None:
         data = (json.dumps(message) + "\n").encode("utf-8")
         with self._write_lock:

@@ -135,7 +135,7 @@ public final class ServeSession {
                 SamplerState after = loader.state();
                 outstanding.put(++id, batch);
                 int slot = memory.slotOf(batch.data());
-                if (!channel.send(Messages.batch(id, slot, slot * memory.slotBytes(), batch, after))) {
+                if (!channel.send(Messages.batch(id, epoch, slot, slot * memory.slotBytes(), batch, after))) {
                     consumerGone();
                 }
             }

@@ -59,10 +59,11 @@ public record SharedMemoryDir(Path dir) {
         long needed = slots * slotBytes;
         long free = Files.getFileStore(dir).getUsableSpace();
         if (free < needed) {
+            // The suggested size leaves a quarter on top: the training process and its libraries use /dev/shm too.
             throw new IOException(String.format(Locale.ROOT,
-                    "%s has %s free, the batches need %s (%d slots of %s): give it more (Docker: --shm-size=%dm), or"
-                            + " lower batch_size or prefetch", dir, mib(free), mib(needed), slots, mib(slotBytes),
-                    Math.max(256, 2 * ((needed >> 20) + 1))));
+                    "%s has %s free; the batches need %d bytes (%s: %d slots of %s): give it more (Docker:"
+                            + " --shm-size=%dm), or lower batch_size or prefetch", dir, mib(free), needed, mib(needed),
+                    slots, mib(slotBytes), Math.max(256, (needed + needed / 4 >> 20) + 1)));
         }
     }
 

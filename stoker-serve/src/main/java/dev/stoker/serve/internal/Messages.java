@@ -16,11 +16,11 @@ public final class Messages {
     private Messages() {
     }
 
-    /** One batch: where it lies in the file, its tensor shape, labels and per-clip metadata, and the state after it. */
-    public static ObjectNode batch(long id, int slot, long offset, ClipBatch batch, SamplerState after) {
+    /** One batch of {@code epoch}: where it lies in the file, its tensor shape, labels and per-clip metadata, and the state after it. */
+    public static ObjectNode batch(long id, int epoch, int slot, long offset, ClipBatch batch, SamplerState after) {
         ObjectNode m = ControlChannel.message("batch");
         m.put("id", id).put("slot", slot).put("offset", offset).put("nbytes", batch.data().byteSize())
-                .put("layout", batch.layout().name()).put("epoch", after.epoch());
+                .put("layout", batch.layout().name()).put("epoch", epoch);
         ArrayNode shape = m.putArray("shape");
         for (long d : batch.shape()) {
             shape.add(d);
