@@ -1,5 +1,6 @@
 """Where the ``stoker`` command is: ``stoker_home=``, else ``STOKER_HOME``, else ``stoker`` on ``PATH``,
-else the checkout this package sits in (``pip install -e ./python`` or ``PYTHONPATH=python``)."""
+else the checkout this package was installed from (``pip install ./python``, ``pip install -e ./python``) or
+sits in (``PYTHONPATH=python``)."""
 import os
 import shutil
 from pathlib import Path
@@ -27,9 +28,11 @@ def stoker_command(stoker_home: Optional[str] = None) -> str:
     on_path = shutil.which("stoker")
     if on_path:
         return on_path
-    checkout = Path(__file__).resolve().parents[2]
-    found = _launcher_in(checkout)
-    if found is not None:
-        return str(found)
+    # Installed from a checkout (setup.py records it) or imported from one (python/stoker/ in the checkout).
+    recorded = Path(__file__).with_name("_checkout.txt")
+    for checkout in ([Path(recorded.read_text().strip())] if recorded.is_file() else []) + [Path(__file__).resolve().parents[2]]:
+        found = _launcher_in(checkout)
+        if found is not None:
+            return str(found)
     raise StokerError("cannot find the stoker command: pass stoker_home=, set STOKER_HOME to a Stoker checkout or "
                       "bundle, or put stoker on PATH")
