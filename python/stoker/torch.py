@@ -94,6 +94,7 @@ class VideoLoader:
         self._clips = 0
         self._first_batch_at: Optional[float] = None
         self._waited = 0.0
+        self._handover: Deque[int] = deque(maxlen=10_000)
         self._closed = False
         self._finalizer = weakref.finalize(self, VideoLoader._stop, [None])
 
@@ -244,12 +245,17 @@ class VideoLoader:
     def _take_host(self) -> Optional[Batch]:
         """The next batch of this epoch, or None at its end."""
         started = time.perf_counter()
+        waiting_since_us = time.time_ns() // 1000
         try:
             while True:
                 m = self._process.take()
                 kind = m.get("type")
                 if kind == "batch":
-                    return self._batch(m)
+                    batch = self._batch(m)
+                    sent = m.get("sent_us")
+                    if sent is not None:   # from "slot ready" (or from when this wait began) to the tensor in hand
+                        self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
+                    return batch
                 if kind == "epoch_end":
                     self._position = m["state"]
                     self._failures = m.get("failures", [])
@@ -303,8 +309,16 @@ class VideoLoader:
         stats["samples_per_second"] = self._clips / elapsed if elapsed > 0 else 0.0
         stats["data_wait_share"] = min(1.0, self._waited / elapsed) if elapsed > 0 else 0.0
         stats["clips"] = self._clips
+        hand = sorted(self._handover)
+        stats["handover_us_p50"] = hand[len(hand) // 2] if hand else None
         self._failures = reply.get("failures", self._failures)
         return stats
+
+    def handover_micros(self) -> List[int]:
+        """Per batch (the last 10,000): microseconds from the JVM announcing it to its tensor in this process,
+        counted from when this process began waiting if that was later (a batch queued behind a slow consumer
+        is not hand-over time)."""
+        return list(self._handover)
 
     @property
     def failures(self) -> List[dict]:

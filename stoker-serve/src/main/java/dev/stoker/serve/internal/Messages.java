@@ -9,6 +9,7 @@ import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.SamplerState;
+import java.time.Instant;
 import java.util.List;
 
 /** The messages a session sends (see docs/torch.md for the protocol). */
@@ -40,6 +41,9 @@ public final class Messages {
             }
         }
         m.set("state", state(after));
+        // Wall-clock micros (comparable across processes): the consumer's hand-over time starts here.
+        Instant now = Instant.now();
+        m.put("sent_us", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
         return m;
     }
 
