@@ -10,7 +10,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
@@ -91,7 +90,7 @@ final class IngestCommand implements Callable<Integer> {
         }
         FailureBudget budget = failureBudget == null ? FailureBudget.UNLIMITED
                 : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
-        Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
+        Dataset dataset = LoaderOptionsMixin.openDataset(spec, "SRC", source);
         Progress progress = new Progress(out, LiveStatsView.stdoutIsTerminal());
         Ingest.Result result;
         try (progress) {
@@ -132,111 +131,43 @@ final class IngestCommand implements Callable<Integer> {
         }
     }
 
-    /** A progress bar with rate and ETA on a terminal; a plain line every few seconds otherwise. */
+    /** Ingest's events drawn as a {@link ProgressBar}: sources done and failed, payload written. */
     static final class Progress implements IngestListener, AutoCloseable {
-        private final PrintWriter out;
-        private final boolean terminal;
-        private final long startNanos = System.nanoTime();
-        private final AtomicInteger done = new AtomicInteger();
-        private final AtomicInteger failed = new AtomicInteger();
         private final AtomicLong bytes = new AtomicLong();
-        private volatile int total;
-        private volatile int reused;
-        private final Thread printer;
-        private volatile boolean closed;
+        private final ProgressBar bar;
 
         Progress(PrintWriter out, boolean terminal) {
-            this.out = out;
-            this.terminal = terminal;
-            this.printer = Thread.ofPlatform().daemon().name("stoker-ingest-progress").start(this::print);
+            this.bar = new ProgressBar(out, terminal, "ingest", "sources",
+                    () -> InspectCommand.bytes(bytes.get()) + " written");
         }
 
         @Override
         public void planned(int sources, int reusedSources, int reusedShards) {
-            total = sources;
-            reused = reusedSources;
+            bar.total(Math.max(0, sources - reusedSources));
             if (reusedShards > 0) {
-                synchronized (out) {
-                    out.printf(Locale.ROOT, "resuming: %d finished shards cover %d of %d sources%n", reusedShards,
-                            reusedSources, sources);
-                    out.flush();
-                }
+                bar.message(String.format(Locale.ROOT, "resuming: %d finished shards cover %d of %d sources", reusedShards,
+                        reusedSources, sources));
             }
         }
 
         @Override
         public void discarded(String shard, String reason) {
-            synchronized (out) {
-                out.printf("redoing %s: %s%n", shard, reason);
-                out.flush();
-            }
+            bar.message("redoing " + shard + ": " + reason);
         }
 
         @Override
         public void sourceDone(int sourceIndex, boolean sourceFailed, long payloadBytes) {
-            done.incrementAndGet();
-            if (sourceFailed) {
-                failed.incrementAndGet();
-            }
             bytes.addAndGet(payloadBytes);
+            bar.done(sourceFailed);
         }
 
         @Override
         public void shardWritten(ShardFile.Summary shard) {
         }
 
-        private void print() {
-            long period = terminal ? 500 : 5_000;
-            while (!closed) {
-                try {
-                    Thread.sleep(period);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                if (!closed) {
-                    line(false);
-                }
-            }
-        }
-
-        private void line(boolean last) {
-            int todo = Math.max(0, total - reused);
-            int n = done.get();
-            double seconds = (System.nanoTime() - startNanos) / 1e9;
-            double rate = seconds > 0 ? n / seconds : 0;
-            String eta = rate > 0 && n < todo ? String.format(Locale.ROOT, "ETA %s", duration((todo - n) / rate)) : "";
-            String text = String.format(Locale.ROOT, "%d/%d sources  %.1f/s  %s written  %d failed  %s", n, todo, rate,
-                    InspectCommand.bytes(bytes.get()), failed.get(), eta);
-            synchronized (out) {
-                if (terminal) {
-                    int width = 30;
-                    int filled = todo == 0 ? width : (int) Math.min(width, (long) width * n / todo);
-                    out.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + text + "   " + (last ? "\n" : ""));
-                } else {
-                    out.println("ingest: " + text);
-                }
-                out.flush();
-            }
-        }
-
-        private static String duration(double seconds) {
-            long s = Math.round(seconds);
-            return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, s / 60 % 60)
-                    : String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
-        }
-
         @Override
         public void close() {
-            closed = true;
-            printer.interrupt();
-            try {
-                printer.join(2_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (terminal || done.get() > 0) {
-                line(true);
-            }
+            bar.close();
         }
     }
 }

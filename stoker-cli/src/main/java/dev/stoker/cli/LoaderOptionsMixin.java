@@ -199,10 +199,15 @@ final class LoaderOptionsMixin {
 
     /** Opens {@code root} as a dataset; a missing or malformed one is a usage error naming it. */
     static Dataset openDataset(CommandSpec spec, Path root) {
+        return openDataset(spec, "DATASET", root);
+    }
+
+    /** {@link #openDataset(CommandSpec, Path)} for a parameter labelled {@code label} ({@code SRC}). */
+    static Dataset openDataset(CommandSpec spec, String label, Path root) {
         try {
             return Dataset.open(root);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DATASET: " + CliErrors.describePath(root, e));
+            throw new ParameterException(spec.commandLine(), label + ": " + CliErrors.describePath(root, e));
         }
     }
 

@@ -46,6 +46,7 @@ import picocli.CommandLine.Spec;
                 IngestCommand.class,
                 InspectCommand.class,
                 VerifyCommand.class,
+                ScanCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec

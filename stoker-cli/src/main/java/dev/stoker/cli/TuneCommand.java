@@ -185,6 +185,9 @@ final class TuneCommand implements Callable<Integer> {
         LoaderOptionsMixin data = new LoaderOptionsMixin();
         data.dataset = dataset;
         Path root = data.datasetRoot(w);
+        if (!dev.stoker.store.ShardDataset.isShardDataset(root)) {
+            LoaderOptionsMixin.openDataset(spec, root);   // a bad DATASET is a usage error now, not in every trial
+        }
         Files.createDirectories(out);
         List<String> extra = new ArrayList<>();
         for (String a : benchArgs) {

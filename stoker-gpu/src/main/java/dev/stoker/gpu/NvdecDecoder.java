@@ -20,6 +20,7 @@ import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.FrameWriter;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.MemorySegment;
@@ -182,7 +183,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
         if (fallbackFactory == null) {
-            throw new VideoException(video.info().path(), "nvdec", VideoException.Reason.UNSUPPORTED_CODEC,
+            throw new VideoException(video.info().path(), "nvdec", FailureReason.UNSUPPORTED_CODEC,
                     reason + "; CPU fallback is off");
         }
         if (fallback == null) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchShape;
@@ -112,7 +113,7 @@ class NvdecDecoderFallbackTest {
              DeviceBufferPool.Buffer b = buffers.acquire()) {
             assertThatThrownBy(() -> nvdec.decode(video, List.of(target(b, ClipSpec.frames(0, 2, 1)))))
                     .isInstanceOfSatisfying(VideoException.class, e -> {
-                        assertThat(e.reason()).isEqualTo(VideoException.Reason.UNSUPPORTED_CODEC);
+                        assertThat(e.reason()).isEqualTo(FailureReason.UNSUPPORTED_CODEC);
                         assertThat(e.operation()).isEqualTo("nvdec");
                         assertThat(e.path()).endsWith("decord_rot90.mov");
                     })

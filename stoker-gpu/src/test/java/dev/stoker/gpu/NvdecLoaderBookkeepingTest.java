@@ -11,6 +11,7 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.ClipSelection;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipInfo;
@@ -162,9 +163,9 @@ class NvdecLoaderBookkeepingTest {
         String corrupt = videos.get(4).getFileName().toString();
         String fellBack = videos.get(2).getFileName().toString();
         Run run = open(options(), Map.of(
-                        unsupported, path -> new VideoException(path, "nvdec", VideoException.Reason.UNSUPPORTED_CODEC,
+                        unsupported, path -> new VideoException(path, "nvdec", FailureReason.UNSUPPORTED_CODEC,
                                 "codec prores: no NVDEC hwaccel; CPU fallback is off"),
-                        corrupt, path -> new VideoException(path, "decode", VideoException.Reason.CORRUPT,
+                        corrupt, path -> new VideoException(path, "decode", FailureReason.CORRUPT,
                                 "2 wanted frame(s) not produced by the decoder")),
                 Map.of(fellBack, "display rotation 90 degrees (the GPU kernel does not rotate)"));
         List<Path> delivered = new ArrayList<>();
@@ -197,9 +198,9 @@ class NvdecLoaderBookkeepingTest {
     void failuresBeyondTheBudgetEndIterationNamingTheStage() throws IOException {
         Map<String, Function<String, RuntimeException>> failures = Map.of(
                 videos.get(0).getFileName().toString(), path -> new VideoException(path, "decode",
-                        VideoException.Reason.CORRUPT, "bad"),
+                        FailureReason.CORRUPT, "bad"),
                 videos.get(3).getFileName().toString(), path -> new VideoException(path, "decode",
-                        VideoException.Reason.CORRUPT, "bad"));
+                        FailureReason.CORRUPT, "bad"));
         Run run = open(options().toBuilder().failureBudget(FailureBudget.count(1)).build(), failures, Map.of());
         try (NvdecLoader loader = run.loader()) {
             assertThatThrownBy(() -> {

@@ -86,7 +86,8 @@ public final class ShardDataset implements AutoCloseable {
         Objects.requireNonNull(verification, "verification");
         Path file = dest.resolve(MANIFEST);
         if (!Files.isRegularFile(file)) {
-            throw new NoSuchFileException(file.toString(), null,
+            // Named by the folder the caller gave (the manifest's name is in the reason): each input once.
+            throw new NoSuchFileException(dest.toString(), null,
                     "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
         }
         Manifest manifest;

@@ -78,15 +78,15 @@ final class DecoderContext implements AutoCloseable {
         String path = video.info().path();
         AVCodec codec = avcodec_find_decoder(video.codecParameters().codec_id());
         if (codec == null || codec.isNull()) {
-            throw new VideoException(path, "open-decoder", VideoException.Reason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, "open-decoder", FailureReason.UNSUPPORTED_CODEC,
                     "no decoder for codec " + video.info().codec());
         }
         context = avcodec_alloc_context3(codec);
         if (context == null || context.isNull()) {
-            throw new VideoException(path, "open-decoder", VideoException.Reason.INTERNAL, "avcodec_alloc_context3 failed");
+            throw new VideoException(path, "open-decoder", FailureReason.INTERNAL, "avcodec_alloc_context3 failed");
         }
         Ffmpeg.check(avcodec_parameters_to_context(context, video.codecParameters()), path, "open-decoder",
-                VideoException.Reason.CORRUPT);
+                FailureReason.CORRUPT);
         try (AVRational timeBase = new AVRational()) {
             context.pkt_timebase(timeBase.num(key.timeBaseNum()).den(key.timeBaseDen()));
         }
@@ -99,13 +99,13 @@ final class DecoderContext implements AutoCloseable {
         }
         int opened = avcodec_open2(context, codec, (AVDictionary) null);
         if (opened < 0) {
-            throw new VideoException(path, "open-decoder", VideoException.Reason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, "open-decoder", FailureReason.UNSUPPORTED_CODEC,
                     "avcodec_open2 for " + video.info().codec() + ": " + Ffmpeg.describe(opened));
         }
         packet = av_packet_alloc();
         frame = av_frame_alloc();
         if (packet == null || frame == null || packet.isNull() || frame.isNull()) {
-            throw new VideoException(path, "open-decoder", VideoException.Reason.INTERNAL, "packet/frame alloc failed");
+            throw new VideoException(path, "open-decoder", FailureReason.INTERNAL, "packet/frame alloc failed");
         }
     }
 

@@ -63,18 +63,18 @@ final class Demuxer implements AutoCloseable {
         AVInputFormat probed = new AVInputFormat(null);
         int probe = av_probe_input_buffer2(input.context(), probed, (String) null, null, 0, 0);
         if (probe < 0 || probed.isNull()) {
-            throw new VideoException(path, "open", VideoException.Reason.UNKNOWN_FORMAT,
+            throw new VideoException(path, "open", FailureReason.UNKNOWN_FORMAT,
                     "no container format recognised: " + Ffmpeg.describe(probe));
         }
         String formatName = probed.name().getString();
         if (formatName.equals("tty") || formatName.startsWith("image2") || formatName.endsWith("_pipe")) {
-            throw new VideoException(path, "open", VideoException.Reason.UNKNOWN_FORMAT,
+            throw new VideoException(path, "open", FailureReason.UNKNOWN_FORMAT,
                     "not a video container (detected " + formatName + ")");
         }
 
         AVFormatContext allocated = avformat_alloc_context();
         if (allocated == null || allocated.isNull()) {
-            throw new VideoException(path, "open", VideoException.Reason.INTERNAL, "avformat_alloc_context failed");
+            throw new VideoException(path, "open", FailureReason.INTERNAL, "avformat_alloc_context failed");
         }
         allocated.pb(input.context());
         // On failure avformat_open_input frees the context itself; the custom AVIOContext stays ours.
@@ -87,19 +87,19 @@ final class Demuxer implements AutoCloseable {
         if (!headersSuffice(formatName)) {
             int info = avformat_find_stream_info(format, (PointerPointer<?>) null);
             if (info < 0 && format.nb_streams() == 0) {
-                throw new VideoException(path, "open", VideoException.Reason.CORRUPT,
+                throw new VideoException(path, "open", FailureReason.CORRUPT,
                         "stream info: " + Ffmpeg.describe(info));
             }
         }
         int best = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, (PointerPointer<?>) null, 0);
         if (best < 0 || (format.streams(best).disposition() & AV_DISPOSITION_ATTACHED_PIC) != 0) {
-            throw new VideoException(path, "open", VideoException.Reason.NO_VIDEO_STREAM,
+            throw new VideoException(path, "open", FailureReason.NO_VIDEO_STREAM,
                     "no video stream among " + format.nb_streams() + " stream(s) in " + formatName);
         }
         videoStream = best;
         AVCodec decoder = avcodec_find_decoder(stream().codecpar().codec_id());
         if (decoder == null || decoder.isNull()) {
-            throw new VideoException(path, "open", VideoException.Reason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, "open", FailureReason.UNSUPPORTED_CODEC,
                     "no decoder for codec id " + stream().codecpar().codec_id());
         }
         for (int i = 0; i < format.nb_streams(); i++) {
@@ -130,13 +130,13 @@ final class Demuxer implements AutoCloseable {
 
     private VideoException openFailure(int code) {
         String log = FfmpegLog.lastError();
-        VideoException.Reason reason;
+        FailureReason reason;
         if (code == AVERROR_EOF || (log != null && log.contains("moov atom not found"))) {
-            reason = VideoException.Reason.TRUNCATED;
+            reason = FailureReason.TRUNCATED;
         } else if (code == AVERROR_INVALIDDATA) {
-            reason = VideoException.Reason.CORRUPT;
+            reason = FailureReason.CORRUPT;
         } else {
-            reason = VideoException.Reason.CORRUPT;
+            reason = FailureReason.CORRUPT;
         }
         return new VideoException(path, "open", reason, Ffmpeg.describe(code));
     }
@@ -160,7 +160,7 @@ final class Demuxer implements AutoCloseable {
     boolean readAll(PacketStore packets) {
         AVPacket packet = av_packet_alloc();
         if (packet == null || packet.isNull()) {
-            throw new VideoException(path, "index", VideoException.Reason.INTERNAL, "av_packet_alloc failed");
+            throw new VideoException(path, "index", FailureReason.INTERNAL, "av_packet_alloc failed");
         }
         try {
             while (true) {

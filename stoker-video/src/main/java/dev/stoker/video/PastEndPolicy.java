@@ -9,6 +9,6 @@ public enum PastEndPolicy {
     SHIFT,
     /** Keep the start; slots past the end get the last frame again. */
     REPEAT_LAST,
-    /** Fail the clip with {@link VideoException.Reason#OUT_OF_RANGE}. */
+    /** Fail the clip with {@link FailureReason#OUT_OF_RANGE}. */
     SKIP
 }

@@ -67,15 +67,16 @@ public final class Video implements AutoCloseable {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
             long size = channel.size();
             if (size == 0) {
-                throw new VideoException(path, "open", VideoException.Reason.EMPTY_FILE, "file has 0 bytes");
+                throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
             }
             return open(path, channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
         } catch (NoSuchFileException e) {
-            throw new VideoException(path, "open", VideoException.Reason.NOT_FOUND, "no such file", e);
+            throw new VideoException(path, "open", FailureReason.NOT_FOUND, "no such file", e);
         } catch (IOException e) {
-            VideoException.Reason reason = Files.isDirectory(file) ? VideoException.Reason.NOT_FOUND
-                    : VideoException.Reason.IO;
-            throw new VideoException(path, "open", reason, String.valueOf(e), e);
+            if (Files.isDirectory(file)) {
+                throw new VideoException(path, "open", FailureReason.NOT_FOUND, "a folder, not a video file", e);
+            }
+            throw new VideoException(path, "open", FailureReason.IO_ERROR, String.valueOf(e), e);
         }
     }
 
@@ -88,7 +89,7 @@ public final class Video implements AutoCloseable {
     public static Video open(String path, MemorySegment bytes) {
         FfmpegNatives.ready();
         if (bytes.byteSize() == 0) {
-            throw new VideoException(path, "open", VideoException.Reason.EMPTY_FILE, "file has 0 bytes");
+            throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
         }
         PacketStore packets = new PacketStore(bytes.byteSize() + 64L * 1024);
         AVCodecParameters parameters = null;
@@ -106,7 +107,7 @@ public final class Video implements AutoCloseable {
                 AVStream stream = demuxer.stream();
                 parameters = avcodec_parameters_alloc();
                 Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, "open",
-                        VideoException.Reason.INTERNAL);
+                        FailureReason.INTERNAL);
                 container = demuxer.format().iformat().name().getString();
                 streamIndex = demuxer.streamIndex();
                 // By-value structs come back as fresh native copies: close them now, not at GC.
@@ -124,15 +125,15 @@ public final class Video implements AutoCloseable {
             }
             packets.trim();
             if (packets.count() == 0) {
-                throw new VideoException(path, "index", complete ? VideoException.Reason.CORRUPT
-                        : VideoException.Reason.TRUNCATED, "the video stream has no packets");
+                throw new VideoException(path, "index", complete ? FailureReason.CORRUPT
+                        : FailureReason.TRUNCATED, "the video stream has no packets");
             }
             if (timeBaseNum <= 0 || timeBaseDen <= 0) {
-                throw new VideoException(path, "index", VideoException.Reason.CORRUPT,
+                throw new VideoException(path, "index", FailureReason.CORRUPT,
                         "invalid time base " + timeBaseNum + "/" + timeBaseDen);
             }
             if ((long) parameters.width() * parameters.height() > DecoderContext.MAX_PIXELS) {
-                throw new VideoException(path, "open", VideoException.Reason.UNSUPPORTED_CODEC, "frame size "
+                throw new VideoException(path, "open", FailureReason.UNSUPPORTED_CODEC, "frame size "
                         + parameters.width() + "x" + parameters.height() + " exceeds the 8192x8192 decoder limit");
             }
             DecoderKey key = new DecoderKey(parameters.codec_id(), parameters.width(), parameters.height(),
@@ -148,7 +149,7 @@ public final class Video implements AutoCloseable {
                 video = video.withDecodedTimeline();
             }
             if (video.timeline.frameCount() == 0) {
-                throw new VideoException(path, "index", VideoException.Reason.CORRUPT, "no decodable frames");
+                throw new VideoException(path, "index", FailureReason.CORRUPT, "no decodable frames");
             }
             return video;
         } catch (RuntimeException | Error e) {

@@ -23,26 +23,26 @@ class BadInputTest {
     @Test
     void missingFileIsNotFound() {
         Path missing = directory.resolve("nope.mp4");
-        assertFailure(() -> Video.open(missing), missing.toString(), VideoException.Reason.NOT_FOUND);
+        assertFailure(() -> Video.open(missing), missing.toString(), FailureReason.NOT_FOUND);
     }
 
     @Test
     void directoryIsNotAVideo() {
         assertThatThrownBy(() -> Video.open(directory)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isIn(VideoException.Reason.NOT_FOUND, VideoException.Reason.IO));
+                e -> assertThat(e.reason()).isIn(FailureReason.NOT_FOUND, FailureReason.IO_ERROR));
     }
 
     @Test
     void zeroByteFileIsEmpty() throws IOException {
         Path empty = Files.createFile(directory.resolve("empty.mp4"));
-        assertFailure(() -> Video.open(empty), empty.toString(), VideoException.Reason.EMPTY_FILE);
-        assertFailure(() -> Video.open("bytes.mp4", new byte[0]), "bytes.mp4", VideoException.Reason.EMPTY_FILE);
+        assertFailure(() -> Video.open(empty), empty.toString(), FailureReason.EMPTY_FILE);
+        assertFailure(() -> Video.open("bytes.mp4", new byte[0]), "bytes.mp4", FailureReason.EMPTY_FILE);
     }
 
     @Test
     void textFileIsAnUnknownFormat() throws IOException {
         Path text = Files.writeString(directory.resolve("notes.txt"), "hello\nthis is not a video\n".repeat(50));
-        assertFailure(() -> Video.open(text), text.toString(), VideoException.Reason.UNKNOWN_FORMAT);
+        assertFailure(() -> Video.open(text), text.toString(), FailureReason.UNKNOWN_FORMAT);
     }
 
     @Test
@@ -50,7 +50,7 @@ class BadInputTest {
         byte[] noise = new byte[100_000];
         new Random(42).nextBytes(noise);
         assertThatThrownBy(() -> Video.open("noise.mp4", noise)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isIn(VideoException.Reason.UNKNOWN_FORMAT, VideoException.Reason.CORRUPT));
+                e -> assertThat(e.reason()).isIn(FailureReason.UNKNOWN_FORMAT, FailureReason.CORRUPT));
     }
 
     @Test
@@ -58,7 +58,7 @@ class BadInputTest {
         IndexedVideos.requireFfmpeg();
         Path audio = directory.resolve("tone.m4a");
         ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", audio.toString());
-        assertFailure(() -> Video.open(audio), audio.toString(), VideoException.Reason.NO_VIDEO_STREAM);
+        assertFailure(() -> Video.open(audio), audio.toString(), FailureReason.NO_VIDEO_STREAM);
     }
 
     @Test
@@ -77,7 +77,7 @@ class BadInputTest {
             }
         }
         assertThatThrownBy(() -> Video.open("renamed.mp4", bytes)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isIn(VideoException.Reason.UNSUPPORTED_CODEC, VideoException.Reason.NO_VIDEO_STREAM));
+                e -> assertThat(e.reason()).isIn(FailureReason.UNSUPPORTED_CODEC, FailureReason.NO_VIDEO_STREAM));
     }
 
     @Test
@@ -88,7 +88,7 @@ class BadInputTest {
             MemorySegment out = arena.allocate(8L * 32 * 32 * 3);
             ClipSpec spec = ClipSpec.frames(0.5, 8, 4).withPastEnd(PastEndPolicy.SKIP);
             assertFailure(() -> decoder.decode(video, new ClipRequest(spec, Resize.stretch(32, 32), out)),
-                    path.toString(), VideoException.Reason.OUT_OF_RANGE);
+                    path.toString(), FailureReason.OUT_OF_RANGE);
         }
     }
 
@@ -104,7 +104,7 @@ class BadInputTest {
     }
 
     private static void assertFailure(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String path,
-                                      VideoException.Reason reason) {
+                                      FailureReason reason) {
         assertThatThrownBy(call).isInstanceOfSatisfying(VideoException.class, e -> {
             assertThat(e.reason()).isEqualTo(reason);
             assertThat(e.path()).isEqualTo(path);

@@ -32,8 +32,8 @@ class DamagedVideosTest {
                 video = Video.open(file);
             } catch (VideoException e) {
                 assertThat(e.path()).isEqualTo(file.toString());
-                assertThat(e.reason()).isIn(VideoException.Reason.CORRUPT, VideoException.Reason.TRUNCATED,
-                        VideoException.Reason.UNSUPPORTED_CODEC, VideoException.Reason.UNKNOWN_FORMAT);
+                assertThat(e.reason()).isIn(FailureReason.CORRUPT, FailureReason.TRUNCATED,
+                        FailureReason.UNSUPPORTED_CODEC, FailureReason.UNKNOWN_FORMAT);
                 return;
             }
             try (video; Arena arena = Arena.ofConfined()) {
@@ -46,7 +46,7 @@ class DamagedVideosTest {
                         assertThat(clip.frameCount()).isEqualTo(4);
                     } catch (VideoException e) {
                         assertThat(e.path()).isEqualTo(file.toString());
-                        assertThat(e.reason()).isIn(VideoException.Reason.CORRUPT, VideoException.Reason.UNSUPPORTED_CODEC);
+                        assertThat(e.reason()).isIn(FailureReason.CORRUPT, FailureReason.UNSUPPORTED_CODEC);
                     }
                 }
             }
@@ -79,20 +79,20 @@ class DamagedVideosTest {
     void absurdFrameSizeIsRefusedBeforeAllocating() {
         Path file = SampleVideos.file("damaged/libwebm_invalid_vp9_bug1416.webm");
         assertThatThrownBy(() -> Video.open(file)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isEqualTo(VideoException.Reason.UNSUPPORTED_CODEC));
+                e -> assertThat(e.reason()).isEqualTo(FailureReason.UNSUPPORTED_CODEC));
     }
 
     @Test
     void streamWithNoReadablePacketsIsCorrupt() {
         Path file = SampleVideos.file("damaged/libwebm_invalid_fixed_lacing_bad_lace_size.mkv");
         assertThatThrownBy(() -> Video.open(file)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isIn(VideoException.Reason.CORRUPT, VideoException.Reason.TRUNCATED));
+                e -> assertThat(e.reason()).isIn(FailureReason.CORRUPT, FailureReason.TRUNCATED));
     }
 
     @Test
     void missingMoovIsReportedAsTruncated() {
         Path file = SampleVideos.file("damaged/DERIVED_mmaction2_test_truncated_moov_missing.mp4");
         assertThatThrownBy(() -> Video.open(file)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isEqualTo(VideoException.Reason.TRUNCATED));
+                e -> assertThat(e.reason()).isEqualTo(FailureReason.TRUNCATED));
     }
 }

@@ -72,7 +72,7 @@ class PastEndPolicyTest {
     void skipFailsWithOutOfRange() {
         assertThatThrownBy(() -> decode(ClipSpec.frames(0.8, 4, 3).withPastEnd(PastEndPolicy.SKIP)))
                 .isInstanceOfSatisfying(VideoException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(VideoException.Reason.OUT_OF_RANGE);
+                    assertThat(e.reason()).isEqualTo(FailureReason.OUT_OF_RANGE);
                     assertThat(e.getMessage()).contains("30 frames");
                 });
     }

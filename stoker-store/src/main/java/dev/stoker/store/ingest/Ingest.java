@@ -14,9 +14,11 @@ import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.ShardLayout;
 import dev.stoker.store.shard.ShardWriter;
 import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.FileStamp;
 import dev.stoker.video.dataset.VideoEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -170,12 +172,12 @@ public final class Ingest {
         try {
             item.bytes = Files.readAllBytes(Path.of(item.source.path()));
             if (item.bytes.length == 0) {
-                item.fail("empty-file", "the file has 0 bytes");
+                item.fail(FailureReason.EMPTY_FILE.code(), "the file has 0 bytes");
             }
         } catch (NoSuchFileException e) {
-            item.fail("not-found", "no such file");
+            item.fail(FailureReason.NOT_FOUND.code(), "no such file");
         } catch (IOException e) {
-            item.fail("io", "cannot read: " + e);
+            item.fail(FailureReason.IO_ERROR.code(), "cannot read: " + e);
         }
         return item;
     }
@@ -191,7 +193,7 @@ public final class Ingest {
         } catch (VideoException e) {
             item.fail(e.reason().code(), e.getMessage());
         } catch (RuntimeException e) {
-            item.fail("decode-error", String.valueOf(e));
+            item.fail(FailureReason.INTERNAL.code(), "decode: " + e);
         }
         return item;
     }
@@ -203,7 +205,7 @@ public final class Ingest {
         try {
             item.encoded = format.encode(item.decoded, options);
         } catch (RuntimeException e) {
-            item.fail("encode-error", String.valueOf(e));
+            item.fail(FailureReason.INTERNAL.code(), "encode: " + e);
         } finally {
             item.close();
         }
@@ -296,15 +298,9 @@ public final class Ingest {
 
     static RecordEntry.Source fingerprint(int index, VideoEntry entry) {
         Path path = entry.path().toAbsolutePath().normalize();
-        long size = -1;
-        long mtime = -1;
-        try {
-            size = Files.size(path);
-            mtime = Files.getLastModifiedTime(path).toMillis();
-        } catch (IOException e) {
-            // missing or unreadable: the read stage reports it
-        }
-        return new RecordEntry.Source(index, path.toString(), size, mtime, entry.label(), entry.className());
+        FileStamp stamp = FileStamp.of(path); // missing or unreadable: the read stage reports it
+        return new RecordEntry.Source(index, path.toString(), stamp.sizeBytes(), stamp.mtimeMillis(), entry.label(),
+                entry.className());
     }
 
     private static void deleteTemporaryFiles(Path dest) throws IOException {

@@ -8,6 +8,7 @@ import dev.stoker.video.ClipSpec;
 import dev.stoker.video.PastEndPolicy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.VideoInfo;
 import java.lang.foreign.Arena;
@@ -68,7 +69,7 @@ final class SampleDecoder {
             last--;
         }
         if (first >= n || last < first) {
-            throw new VideoException(info.path(), "select-range", VideoException.Reason.OUT_OF_RANGE,
+            throw new VideoException(info.path(), "select-range", FailureReason.OUT_OF_RANGE,
                     "no frame in [" + start + ", " + end + ") s; the video has " + n + " frames over "
                             + String.format("%.3f", info.durationSeconds()) + " s");
         }

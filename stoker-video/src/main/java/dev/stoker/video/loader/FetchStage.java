@@ -1,5 +1,6 @@
 package dev.stoker.video.loader;
 
+import dev.stoker.video.FailureReason;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -22,7 +23,7 @@ final class FetchStage implements Function<VideoTask, FetchedVideo> {
             try {
                 hook.beforeRead(path);
             } catch (IOException e) {
-                throw new LoaderException("io-error", path + ": before reading it, " + hook.getClass().getSimpleName()
+                throw new LoaderException(FailureReason.IO_ERROR, path + ": before reading it, " + hook.getClass().getSimpleName()
                         + " failed: " + e.getMessage(), e);
             }
         }
@@ -30,14 +31,14 @@ final class FetchStage implements Function<VideoTask, FetchedVideo> {
         try {
             bytes = Files.readAllBytes(path);
         } catch (NoSuchFileException e) {
-            throw new LoaderException("not-found", path + ": no such file", e);
+            throw new LoaderException(FailureReason.NOT_FOUND, path + ": no such file", e);
         } catch (AccessDeniedException e) {
-            throw new LoaderException("io-error", path + ": permission denied", e);
+            throw new LoaderException(FailureReason.IO_ERROR, path + ": permission denied", e);
         } catch (IOException e) {
-            throw new LoaderException("io-error", path + ": cannot read: " + e.getMessage(), e);
+            throw new LoaderException(FailureReason.IO_ERROR, path + ": cannot read: " + e.getMessage(), e);
         }
         if (bytes.length == 0) {
-            throw new LoaderException("empty-file", path + ": empty file (0 bytes)", null);
+            throw new LoaderException(FailureReason.EMPTY_FILE, path + ": empty file (0 bytes)", null);
         }
         return new FetchedVideo(task, bytes);
     }

@@ -2,7 +2,9 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.FileStamp;
 import dev.stoker.video.dataset.VideoEntry;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -19,7 +21,7 @@ import java.util.Set;
 
 /**
  * Videos whose failure is a property of the file (empty, not a container, no video stream, corrupt or truncated,
- * an unsupported codec: {@link #isFileFault}), so that a loader skips them before fetching them again instead of
+ * an unsupported codec: {@link FailureReason#fileFault()}), so that a loader skips them before fetching them again instead of
  * failing on them in every epoch. Each entry records the file's size and modification time when it failed: a file
  * changed since (replaced by a good download, say) is tried again.
  *
@@ -29,14 +31,11 @@ import java.util.Set;
  */
 public final class Quarantine {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Failure reasons that say something about the file itself (VideoException and LoaderException codes). */
-    private static final Set<String> FILE_FAULTS = Set.of("empty-file", "unknown-format", "no-video-stream", "corrupt",
-            "truncated", "unsupported-codec");
 
     /**
      * One quarantined file, as a line of the JSONL file.
      *
-     * @param path        the file as the dataset names it
+     * @param path        the file, absolute
      * @param sizeBytes   its size when it failed
      * @param mtimeMillis its modification time when it failed
      * @param stage       the stage it failed in ({@code demux}, {@code decode}, ...)
@@ -57,10 +56,10 @@ public final class Quarantine {
         int changed = 0;
         for (Entry e : loaded) {
             if (unchanged(e)) {
-                entries.put(e.path(), e);
+                entries.put(key(Path.of(e.path())), e);
             } else {
                 changed++;
-                entries.remove(e.path()); // a later line for the same path replaces an earlier one
+                entries.remove(key(Path.of(e.path()))); // a later line for the same path replaces an earlier one
             }
         }
         this.fromFile = entries.size();
@@ -92,6 +91,11 @@ public final class Quarantine {
                     Entry e = JSON.readValue(line, Entry.class);
                     if (e.path() == null) {
                         throw new IOException("no path");
+                    }
+                    try {
+                        Path.of(e.path());
+                    } catch (java.nio.file.InvalidPathException bad) {
+                        throw new IOException(bad.getMessage(), bad);
                     }
                     loaded.add(e);
                 } catch (IOException e) {
@@ -136,20 +140,15 @@ public final class Quarantine {
     Dataset withoutFirst(Dataset dataset, int count) {
         Set<String> out = new java.util.HashSet<>();
         for (Entry e : loaded.subList(0, count)) {
-            out.add(e.path());
+            out.add(key(Path.of(e.path())));
         }
-        List<VideoEntry> kept = dataset.entries().stream().filter(e -> !out.contains(e.path().toString())).toList();
+        List<VideoEntry> kept = dataset.entries().stream().filter(e -> !out.contains(key(e.path()))).toList();
         return kept.size() == dataset.size() ? dataset : new Dataset(kept, dataset.classNames());
-    }
-
-    /** Whether a failure with reason code {@code reason} is a property of the file, so worth quarantining. */
-    public static boolean isFileFault(String reason) {
-        return FILE_FAULTS.contains(reason);
     }
 
     /** Whether {@code path} is quarantined. */
     public synchronized boolean contains(Path path) {
-        return entries.containsKey(path.toString());
+        return entries.containsKey(key(path));
     }
 
     /**
@@ -159,19 +158,13 @@ public final class Quarantine {
      * @throws UncheckedIOException when the file cannot be appended to (naming it)
      */
     public synchronized boolean add(Path path, String stage, String reason) {
-        String key = path.toString();
+        String key = key(path);
         if (entries.containsKey(key)) {
             return false;
         }
-        long size = -1;
-        long mtime = -1;
-        try {
-            size = Files.size(path);
-            mtime = Files.getLastModifiedTime(path).toMillis();
-        } catch (IOException e) {
-            // Gone or unreadable now: recorded as such, so that it is tried again once it is back.
-        }
-        Entry entry = new Entry(key, size, mtime, stage, reason);
+        // Gone or unreadable now: recorded as such (-1), so that it is tried again once it is back.
+        FileStamp stamp = FileStamp.of(path);
+        Entry entry = new Entry(key, stamp.sizeBytes(), stamp.mtimeMillis(), stage, reason);
         entries.put(key, entry);
         if (file != null) {
             append(entry);
@@ -211,12 +204,16 @@ public final class Quarantine {
         }
     }
 
+    /**
+     * A file as the quarantine knows it: absolute and normalised, so that a list written by one command ({@code scan
+     * data/}) applies to another run from elsewhere ({@code bench ./data}).
+     */
+    private static String key(Path path) {
+        return path.toAbsolutePath().normalize().toString();
+    }
+
     private static boolean unchanged(Entry e) {
-        Path path = Path.of(e.path());
-        try {
-            return Files.size(path) == e.sizeBytes() && Files.getLastModifiedTime(path).toMillis() == e.mtimeMillis();
-        } catch (IOException gone) {
-            return false;
-        }
+        FileStamp now = FileStamp.of(Path.of(e.path()));
+        return now.present() && now.equals(new FileStamp(e.sizeBytes(), e.mtimeMillis()));
     }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.video.loader;
 
 import dev.stoker.pipeline.Failure;
+import dev.stoker.video.FailureReason;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -157,7 +158,7 @@ final class QuarantineGate {
     }
 
     private void failed(Path path, String stage, String reason) {
-        if (Quarantine.isFileFault(reason)) {
+        if (FailureReason.isFileFault(reason)) {
             quarantine.add(path, stage, reason);
         }
     }

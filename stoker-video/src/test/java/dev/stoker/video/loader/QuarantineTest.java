@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
@@ -104,7 +105,7 @@ class QuarantineTest {
         assertThat(run.quarantined).extracting(Quarantine.Entry::path)
                 .containsExactlyInAnyOrderElementsOf(broken.stream().map(Path::toString).toList());
         assertThat(run.quarantined).allSatisfy(e -> {
-            assertThat(Quarantine.isFileFault(e.reason())).isTrue();
+            assertThat(FailureReason.isFileFault(e.reason())).isTrue();
             assertThat(e.sizeBytes()).isEqualTo(Files.size(Path.of(e.path())));
         });
         assertThat(run.quarantined).filteredOn(e -> e.path().endsWith("empty.mp4")).singleElement()
@@ -198,9 +199,9 @@ class QuarantineTest {
     @Test
     void transientReasonsAreNotFileFaults() {
         assertThat(Stream.of("empty-file", "unknown-format", "no-video-stream", "corrupt", "truncated", "unsupported-codec"))
-                .allMatch(Quarantine::isFileFault);
+                .allMatch(FailureReason::isFileFault);
         assertThat(Stream.of("io-error", "not-found", "crashed the decoder", "too large for the ring", "internal"))
-                .noneMatch(Quarantine::isFileFault);
+                .noneMatch(FailureReason::isFileFault);
     }
 
     private record Run(List<String> clips, List<Failure> failures, List<Quarantine.Entry> quarantined) {

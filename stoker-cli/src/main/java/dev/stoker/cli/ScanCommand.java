@@ -1,0 +1,100 @@
+package dev.stoker.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.Quarantine;
+import dev.stoker.video.scan.DatasetScan;
+import dev.stoker.video.scan.ScanReport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code stoker scan DATASET}: opens every video once and reports the ones a loader would fail on. */
+@Command(name = "scan",
+        header = "Open every video of a dataset once: which files would fail, and why.",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Opens every video of DATASET (a folder ROOT/<class>/<video> or a CSV manifest) once, as the",
+                "loader does: the container, its video stream, the whole index, and a decode of the first group",
+                "of pictures; duration and frame count come from the index. Prints a table of failure reasons",
+                "with the files under each. Run it once before a long training job, and give the loader the",
+                "quarantine file it writes (--quarantine) so that the broken files are left out from the start.",
+                "Exits 0 whatever it finds (an unreadable DATASET is an error).",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  stoker scan ~/kinetics/train --quarantine bad.jsonl",
+                "  stoker bench ~/kinetics/train --quarantine bad.jsonl   then train without the broken files",
+                "  stoker scan train.csv --workers 4 --json scan.json",
+        })
+final class ScanCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset folder or CSV manifest.")
+    Path source;
+
+    @Option(names = "--quarantine", paramLabel = "FILE",
+            description = "Append the files whose failure is a property of the file (JSONL: path, size, mtime, stage,"
+                    + " reason), as bench and headspace read and append it; files listed already stay once.")
+    Path quarantine;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Files opened at once (default: 2; FFmpeg serialises part of opening a decoder).")
+    Integer workers;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write every file's result and the counts by reason as JSON.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        int threads = workers != null ? workers : DatasetScan.DEFAULT_WORKERS;
+        if (threads < 1) {
+            throw new ParameterException(spec.commandLine(), "--workers: " + threads + " (expected: 1+)");
+        }
+        Quarantine into = null;
+        if (quarantine != null) {
+            try {
+                into = Quarantine.open(quarantine);
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--quarantine: " + CliErrors.describePath(quarantine, e));
+            }
+        }
+        Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
+        DatasetScan scan = DatasetScan.of(dataset).workers(threads);
+        ScanReport report;
+        try (ProgressBar bar = new ProgressBar(out, LiveStatsView.stdoutIsTerminal(), "scan", "videos", () -> "")) {
+            bar.total(scan.files().size());
+            report = scan.onEachFile(r -> bar.done(!r.ok())).run();
+        }
+        out.print(report.toTable(Files.isDirectory(source) ? source : null));
+        if (into != null) {
+            int added = report.quarantineInto(into);
+            out.printf("quarantine: %d files added to %s (%d listed in all)%n", added, quarantine, into.entries().size());
+        }
+        if (json != null) {
+            try {
+                JSON.writeValue(json.toFile(), report.toJson());
+            } catch (IOException e) {
+                throw new IOException("--json: cannot write " + json + " (" + CliErrors.describe(e) + ")", e);
+            }
+            out.println("wrote results to " + json);
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.stoker.video;
+
+import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Opens a video once the way the loader does and decodes its first group of pictures, to tell before a long job
+ * whether the file will load: the container and its video stream are read (every packet of it, as demux does),
+ * the index must reach the end of the file, and the first GOP must decode without an error. Duration and frame
+ * count come from the index, so cost nothing more. Thread-safe (each call has its own demuxer and decoder).
+ */
+public final class VideoProbe {
+    /**
+     * Packets of the first GOP decoded at most: a scan must stay cheap on files that are a single GOP (some
+     * encoders put one keyframe in a whole clip), and damage near the start is what a short decode finds.
+     */
+    static final int MAX_DECODED_PACKETS = 300;
+
+    private VideoProbe() {
+    }
+
+    /** Probes {@code file}; never throws for a bad file (the result says why), only for a bug. */
+    public static ProbeResult probe(Path file) {
+        long start = System.nanoTime();
+        String path = file.toString();
+        long size = sizeOf(file);
+        FfmpegNatives.ready();
+        FfmpegLog.clear();
+        try (Video video = Video.open(file)) {
+            VideoInfo info = video.info();
+            FfmpegLog.clear(); // what the decode logs, not what the demuxer shrugged off
+            if (!info.indexComplete()) {
+                return failed(path, size, FailureReason.TRUNCATED, "index", "reading stopped after "
+                        + info.packetCount() + " packets of the video stream (" + info.frameCount()
+                        + " frames): the file ends early or is damaged there", info, 0, start);
+            }
+            FirstGop gop = decodeFirstGop(video);
+            if (gop.errors() > 0 || gop.frames() == 0) {
+                String detail = (gop.errors() > 0 ? gop.errors() + " decode error(s)" : "no frame") + " in the first "
+                        + gop.packets() + " packets" + (gop.errors() > 0 ? ", first: " + gop.firstError() : "");
+                return failed(path, size, FailureReason.CORRUPT, "decode", detail, info, gop.frames(), start);
+            }
+            return new ProbeResult(path, size, null, "", "", info.container(), info.codec(), info.displayWidth(),
+                    info.displayHeight(), info.durationSeconds(), info.frameCount(), gop.frames(), System.nanoTime() - start);
+        } catch (VideoException e) {
+            return new ProbeResult(path, size, e.reason(), e.operation(), String.valueOf(e.detail()), "", "", 0, 0, 0,
+                    0, 0, System.nanoTime() - start);
+        }
+    }
+
+    /** What decoding the first GOP gave: frames out, packets sent, errors and the first one described. */
+    private record FirstGop(int frames, int packets, int errors, String firstError) {
+    }
+
+    /** Decodes from the first keyframe up to the next one (at most {@link #MAX_DECODED_PACKETS} packets) and drains. */
+    private static FirstGop decodeFirstGop(Video video) {
+        PacketStore packets = video.packets();
+        int first = 0;
+        while (first < packets.count() && (packets.flags(first) & AV_PKT_FLAG_KEY) == 0) {
+            first++;
+        }
+        if (first == packets.count()) {
+            first = 0; // no packet flagged: decode from the start, as the loader would
+        }
+        int[] frames = {0};
+        int errors = 0;
+        String firstError = null;
+        int sent = 0;
+        try (DecoderContext decoder = DecoderContext.open(video, 1)) {
+            for (int i = first; ; i++) {
+                boolean end = i == packets.count() || sent == MAX_DECODED_PACKETS
+                        || i > first && (packets.flags(i) & AV_PKT_FLAG_KEY) != 0;
+                int result = end ? decoder.drain(f -> frames[0]++) : decoder.feed(packets, i, true, f -> frames[0]++);
+                if (result < 0 && result != Ffmpeg.EAGAIN) {
+                    // Described now: FFmpeg's log line of this error, before later packets log others.
+                    firstError = firstError == null ? Ffmpeg.describe(result) : firstError;
+                    errors++;
+                }
+                if (end) {
+                    break;
+                }
+                sent++;
+            }
+        }
+        return new FirstGop(frames[0], sent, errors, firstError);
+    }
+
+    private static ProbeResult failed(String path, long size, FailureReason reason, String operation, String detail,
+                                      VideoInfo info, int frames, long startNanos) {
+        return new ProbeResult(path, size, reason, operation, detail, info.container(), info.codec(), info.displayWidth(),
+                info.displayHeight(), info.durationSeconds(), info.frameCount(), frames, System.nanoTime() - startNanos);
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
