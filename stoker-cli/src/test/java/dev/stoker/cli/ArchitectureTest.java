@@ -60,7 +60,9 @@ class ArchitectureTest {
             new Module("stoker-cli", "dev.stoker.cli",
                     List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu", "stoker-serve"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.
-            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true));
+            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true),
+            // Tests only, not on this class path either: they run the packaged launcher and bundle as processes.
+            new Module("stoker-dist", "dev.stoker.dist", List.of("stoker-cli"), true));
 
     private static final Pattern MODULE_LINE = Pattern.compile("<module>([^<]+)</module>");
     private static final Pattern STOKER_DEPENDENCY =
