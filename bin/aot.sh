@@ -25,7 +25,9 @@ stoker_aot_make() {
   local work
   work="$(mktemp -d "${TMPDIR:-/tmp}/stoker-aot.XXXXXX")" || return 1
   echo "stoker: making a startup cache for the JVM (once per build, about 10 s)..." >&2
-  local java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$cp")
+  # Without the user's JVM variables: their agents and recordings belong to the real run. A cache made
+  # without an option that the real run gets and that the cache depends on (another GC) is ignored there.
+  local java=(stoker_without_jvm_env "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$cp")
   local ok=1
   # Training: make a tiny dataset, then load batches from it as `stoker bench` does.
   "${java[@]}" dev.stoker.cli.StokerCommand demo-data "$work/data" --classes 3 --clips 4 --seconds 3 \

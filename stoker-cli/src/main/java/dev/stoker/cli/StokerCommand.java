@@ -48,6 +48,7 @@ import picocli.CommandLine.Spec;
                 InspectCommand.class,
                 VerifyCommand.class,
                 ScanCommand.class,
+                ServeCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec

@@ -53,13 +53,16 @@ class ArchitectureTest {
             new Module("stoker-store", "dev.stoker.store", List.of(PIPELINE, VIDEO), true),
             new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, VIDEO), true),
             new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, VIDEO), true),
+            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store"), true),
             // Not on this class path (stoker train loads it in a class loader of its own, from its
             // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
             new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
             new Module("stoker-cli", "dev.stoker.cli",
-                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu"), true),
+                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu", "stoker-serve"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.
-            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true));
+            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true),
+            // Tests only, not on this class path either: they run the packaged launcher and bundle as processes.
+            new Module("stoker-dist", "dev.stoker.dist", List.of("stoker-cli"), true));
 
     private static final Pattern MODULE_LINE = Pattern.compile("<module>([^<]+)</module>");
     private static final Pattern STOKER_DEPENDENCY =

@@ -19,6 +19,7 @@ import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
@@ -111,8 +112,17 @@ public final class ShardLoader extends HostBatchLoader {
 
     /** {@link #open(ShardDataset, LoaderOptions, TraceRecorder)} reading the shards ahead as {@code readAhead} says. */
     public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead) {
+        return open(dataset, options, trace, readAhead, BatchMemory.offHeap());
+    }
+
+    /**
+     * {@link #open(ShardDataset, LoaderOptions, TraceRecorder, ReadAhead)} with batch buffers from {@code batchMemory}
+     * (shared memory another process maps, pinned memory), which the loader owns.
+     */
+    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
+                                   BatchMemory batchMemory) {
         EpochSampler sampler = EpochSampler.create(groups(dataset), options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
-        return open(dataset, options, trace, readAhead, sampler, sampler.start());
+        return open(dataset, options, trace, readAhead, sampler, sampler.start(), batchMemory);
     }
 
     /**
@@ -130,13 +140,19 @@ public final class ShardLoader extends HostBatchLoader {
     /** {@link #resume(ShardDataset, LoaderOptions, SamplerState)} with a trace (nullable) and read-ahead options. */
     public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
                                      ReadAhead readAhead) {
+        return resume(dataset, options, state, trace, readAhead, BatchMemory.offHeap());
+    }
+
+    /** {@link #resume(ShardDataset, LoaderOptions, SamplerState, TraceRecorder, ReadAhead)} into {@code batchMemory}. */
+    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
+                                     ReadAhead readAhead, BatchMemory batchMemory) {
         EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
         EpochSampler sampler = EpochSampler.resume(groups(dataset), state);
-        return open(dataset, options, trace, readAhead, sampler, state);
+        return open(dataset, options, trace, readAhead, sampler, state, batchMemory);
     }
 
     private static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
-                                    EpochSampler sampler, SamplerState start) {
+                                    EpochSampler sampler, SamplerState start, BatchMemory batchMemory) {
         ResumeTracker resume = new ResumeTracker(sampler, start);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
@@ -153,7 +169,7 @@ public final class ShardLoader extends HostBatchLoader {
         BatchPool batches = null;
         try {
             clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
-            batches = new BatchPool(options.batchShape(), plan.batchPoolBytes());
+            batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
                     readers, clips, frames).config(config);
             if (trace != null) {

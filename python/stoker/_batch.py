@@ -1,0 +1,63 @@
+"""One batch as the training loop sees it."""
+from typing import List, Optional
+
+import torch
+
+
+class Batch:
+    """``video`` (uint8, ``[N,T,H,W,C]`` or ``[N,C,T,H,W]``), ``label`` (int64 ``[N]``) and per-clip metadata.
+
+    On the host, ``video`` is a view of a shared-memory slot: valid until the loader hands out the batch
+    ``hold + 1`` after it (``hold=0``: until the next one). :meth:`detach` returns a copy to keep.
+    ``batch["video"]`` works as ``batch.video`` does, for code written against dict batches.
+    """
+
+    __slots__ = ("id", "epoch", "video", "label", "paths", "start_seconds", "frame_seconds", "state", "_live")
+
+    def __init__(self, batch_id: int, epoch: int, video: torch.Tensor, label: torch.Tensor, paths: List[str],
+                 start_seconds: List[float], frame_seconds: List[List[float]], state: dict):
+        self.id = batch_id
+        self.epoch = epoch
+        self.video = video
+        self.label = label
+        self.paths = paths
+        self.start_seconds = start_seconds
+        self.frame_seconds = frame_seconds
+        self.state = state
+        self._live = True
+
+    _KEYS = ("video", "label", "paths", "start_seconds", "frame_seconds")
+
+    def __getitem__(self, key: str):
+        if key not in Batch._KEYS:
+            raise KeyError(f"{key!r} (a batch has: {', '.join(Batch._KEYS)})")
+        return getattr(self, key)
+
+    def keys(self):
+        return Batch._KEYS
+
+    def __len__(self) -> int:
+        return int(self.label.shape[0])
+
+    @property
+    def live(self) -> bool:
+        """False once the loader released the batch's slot (its ``video`` may then hold a newer batch)."""
+        return self._live
+
+    def detach(self) -> "Batch":
+        """A copy that owns its memory: keep it as long as you like."""
+        copy = Batch(self.id, self.epoch, self.video.clone(), self.label.clone(), list(self.paths),
+                     list(self.start_seconds), [list(t) for t in self.frame_seconds], dict(self.state))
+        copy._live = True
+        return copy
+
+    def to(self, device, non_blocking: bool = False) -> "Batch":
+        moved = Batch(self.id, self.epoch, self.video.to(device, non_blocking=non_blocking),
+                      self.label.to(device, non_blocking=non_blocking), self.paths, self.start_seconds,
+                      self.frame_seconds, self.state)
+        return moved
+
+    def __repr__(self) -> str:
+        where: Optional[str] = str(self.video.device)
+        return (f"Batch(id={self.id}, epoch={self.epoch}, video={tuple(self.video.shape)} {self.video.dtype} on {where}, "
+                f"labels={self.label.tolist()})")

@@ -1,0 +1,152 @@
+"""The ``stoker serve`` process and its control channel (JSON lines; see docs/torch.md).
+
+Three threads read the process: one its standard output (messages), one its standard error (the last lines are
+kept for the error that says why it ended), and the caller, who takes messages with a poll that also watches the
+process, so that a JVM that dies is an error within a fraction of a second, never a hang.
+"""
+import collections
+import itertools
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from typing import List, Optional
+
+from ._errors import StokerError
+
+PROTOCOL = 1
+_EOF = object()
+_STDERR_LINES = 40
+
+
+class ServeProcess:
+    def __init__(self, args: List[str], env: Optional[dict] = None):
+        self.args = args
+        try:
+            # A session of its own: the terminal's Ctrl-C reaches Python only, which then closes the JVM in order.
+            self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          start_new_session=True, env=env)
+        except OSError as e:
+            raise StokerError(f"cannot start {args[0]}: {e}") from e
+        self._stream = queue.Queue()
+        self._replies = queue.Queue()
+        self._stderr = collections.deque(maxlen=_STDERR_LINES)
+        self._requests = itertools.count(1)
+        self._write_lock = threading.Lock()
+        self._closed = False
+        threading.Thread(target=self._read_messages, name="stoker-serve-stdout", daemon=True).start()
+        threading.Thread(target=self._read_stderr, name="stoker-serve-stderr", daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def _read_messages(self):
+        for raw in self._proc.stdout:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            kind = message.get("type")
+            if kind in ("stats", "failures"):
+                self._replies.put(message)
+            elif kind != "warning":
+                self._stream.put(message)
+        self._stream.put(_EOF)
+        self._replies.put(_EOF)
+
+    def _read_stderr(self):
+        for raw in self._proc.stderr:
+            self._stderr.append(raw.decode("utf-8", "replace").rstrip())
+
+    def returncode(self) -> Optional[int]:
+        """The exit status once the process ended (waiting briefly for it), else None."""
+        try:
+            return self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_lines(self) -> List[str]:
+        time.sleep(0.05)  # the stderr reader's last lines
+        return list(self._stderr)
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode("utf-8")
+        with self._write_lock:
+            try:
+                self._proc.stdin.write(data)
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # the process is gone: the next take says why
+
+    def take(self) -> dict:
+        """The next message of the stream (hello, batch, epoch_end, end, error); StokerError if the JVM is gone."""
+        return self._take(self._stream)
+
+    def request(self, op: str) -> dict:
+        req = next(self._requests)
+        self.send({"op": op, "req": req})
+        while True:
+            reply = self._take(self._replies)
+            if reply.get("req") == req:
+                return reply
+
+    def _take(self, source: queue.Queue) -> dict:
+        while True:
+            try:
+                message = source.get(timeout=0.05)
+            except queue.Empty:
+                if self._proc.poll() is not None:
+                    try:  # the reader may still be handing over the last lines
+                        message = source.get(timeout=0.5)
+                    except queue.Empty:
+                        raise self.died() from None
+                else:
+                    continue
+            if message is _EOF:
+                source.put(_EOF)
+                raise self.died()
+            return message
+
+    def died(self) -> StokerError:
+        try:
+            status = self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            status = None
+        time.sleep(0.05)  # the stderr reader's last lines
+        if status is None:
+            how = "closed its output but is still running"
+        elif status < 0:
+            try:
+                how = f"was killed by signal {-status} ({signal.Signals(-status).name})"
+            except ValueError:
+                how = f"was killed by signal {-status}"
+        else:
+            how = f"exited with status {status}"
+        last = "\n  ".join(self._stderr) if self._stderr else "(nothing on standard error)"
+        return StokerError(f"the Stoker JVM (pid {self._proc.pid}) {how}; its last lines:\n  {last}")
+
+    def close(self, timeout: float = 5.0) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.send({"op": "close"})
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+    def kill(self) -> None:
+        """For tests: SIGKILL the JVM."""
+        os.kill(self._proc.pid, signal.SIGKILL)

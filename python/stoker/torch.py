@@ -1,0 +1,340 @@
+"""Stoker as a PyTorch data loader for video: ``from stoker.torch import VideoLoader``.
+
+A ``stoker serve`` JVM decodes, samples, resizes and collates; each batch lands in a slot of a shared-memory file
+that this process maps once, and reaches the training loop as a tensor over that slot: no copy, no pickling, no
+worker processes holding copies (see docs/torch.md for the protocol and the lifetime rules).
+"""
+import json
+import os
+import tempfile
+import time
+import weakref
+from collections import deque
+from typing import Deque, Dict, List, Optional, Union
+
+import torch
+
+from ._args import (LAYOUTS, STAGES, LoaderArgs, check_concurrency, check_dataset, check_existing_file,
+                    check_failure_budget, parse_size, positive_int)
+from ._batch import Batch
+from ._device import DeviceFeeder, cuda_device
+from ._errors import StokerError
+from ._home import stoker_command
+from ._serve import PROTOCOL, ServeProcess
+from ._slots import SlotMap
+
+__all__ = ["VideoLoader", "Batch", "StokerError"]
+
+_USAGE_STATUS = 2   # picocli's exit status for a usage error
+
+
+def _rank_and_world(rank, world_size):
+    if rank is not None and world_size is not None:
+        return rank, world_size
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return (dist.get_rank() if rank is None else rank), (dist.get_world_size() if world_size is None else world_size)
+    return (0 if rank is None else rank), (1 if world_size is None else world_size)
+
+
+class VideoLoader:
+    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest) or a shard folder.
+
+    Iterating yields the batches of one epoch; ``set_epoch(e)`` places the loader at the start of epoch ``e``
+    (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
+    until the batch ``hold + 1`` after them is taken; ``copy=True`` (or ``batch.detach()``) gives batches to keep.
+    With ``device="cuda:N"`` batches arrive on the GPU, copied one ahead on a side stream.
+    """
+
+    def __init__(self, dataset, frames: int = 16, stride: int = 2, size=112, batch_size: int = 8,
+                 layout: str = "NTHWC", seed: int = 0, rank: Optional[int] = None, world_size: Optional[int] = None,
+                 drop_last: bool = False, device=None, pin_memory: bool = False, config=None,
+                 concurrency: Optional[Dict[str, int]] = None, split_after: Optional[str] = None,
+                 publish: Optional[int] = None, failure_budget: Union[None, float, str] = None, quarantine=None,
+                 clips_per_video: int = 1, prefetch: int = 4, hold: int = 0, copy: bool = False, debug: bool = False,
+                 shm_dir: str = "/dev/shm", stoker_home: Optional[str] = None):
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
+        if split_after is not None and split_after not in STAGES:
+            raise ValueError(f"split_after={split_after!r}: expected one of {', '.join(STAGES)}")
+        rank, world_size = _rank_and_world(rank, world_size)
+        positive_int("world_size", world_size)
+        positive_int("rank", rank, minimum=0)
+        if rank >= world_size:
+            raise ValueError(f"rank={rank}: expected below world_size={world_size}")
+        if publish is not None and not (0 <= positive_int("publish", publish, minimum=0) <= 65535):
+            raise ValueError(f"publish={publish}: expected a port, 0 to 65535 (0: any free port)")
+        if not os.path.isdir(shm_dir):
+            raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder")
+        self._args = LoaderArgs(
+            dataset=check_dataset(dataset), frames=positive_int("frames", frames), stride=positive_int("stride", stride),
+            size=parse_size(size), batch_size=positive_int("batch_size", batch_size), layout=layout,
+            seed=positive_int("seed", seed, minimum=0), rank=rank, world_size=world_size, drop_last=bool(drop_last),
+            config=check_existing_file("config", config), concurrency=check_concurrency(concurrency),
+            split_after=split_after, failure_budget=check_failure_budget(failure_budget),
+            quarantine=None if quarantine is None else os.fspath(quarantine),
+            clips_per_video=positive_int("clips_per_video", clips_per_video), prefetch=positive_int("prefetch", prefetch),
+            hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish)
+        self._device = cuda_device(device)
+        self._pin = bool(pin_memory) or self._device is not None
+        if self._pin and not torch.cuda.is_available():
+            raise ValueError("pin_memory=True: this machine has no usable CUDA device (torch.cuda.is_available() is False)")
+        self._copy = bool(copy)
+        self._debug = bool(debug)
+        self._command = stoker_command(stoker_home)
+        self._process: Optional[ServeProcess] = None
+        self._slots: Optional[SlotMap] = None
+        self._hello: Optional[dict] = None
+        self._held: Deque[Batch] = deque()
+        self._feeder: Optional[DeviceFeeder] = None
+        self._position: Optional[dict] = None     # the state after the last batch or epoch end taken
+        self._resume: Optional[dict] = None       # a state to start the next JVM from
+        self._wanted_epoch: Optional[int] = None
+        self._failures: List[dict] = []
+        self._clips = 0
+        self._first_batch_at: Optional[float] = None
+        self._waited = 0.0
+        self._handover: Deque[int] = deque(maxlen=10_000)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, VideoLoader._stop, [None])
+
+    # ---- lifecycle -------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._closed:
+            raise StokerError("the loader was closed")
+        if self._process is not None:
+            return
+        args = [self._command, "serve"] + self._args.flags()
+        resume_file = None
+        if self._resume is not None:
+            fd, resume_file = tempfile.mkstemp(prefix="stoker-resume-", suffix=".json")
+            with os.fdopen(fd, "w") as f:
+                json.dump(self._resume, f)
+            args += ["--resume", resume_file]
+        try:
+            self._process = ServeProcess(args)
+            self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, VideoLoader._stop, [self._process])
+            try:
+                hello = self._process.take()
+            except StokerError as e:
+                raise self._start_error(e) from None
+        finally:
+            if resume_file is not None:
+                os.unlink(resume_file)
+        if hello.get("type") == "error":
+            self._stop_process()
+            raise StokerError(f"stoker serve: {hello.get('message')}")
+        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
+            self._stop_process()
+            raise StokerError(f"stoker serve spoke another protocol (expected {PROTOCOL}): {hello}")
+        self._hello = hello
+        self._position = hello["state"]
+        self._resume = None
+        self._slots = SlotMap(hello["file"], hello["slot_bytes"], hello["slots"], debug=self._debug)
+        if self._pin:
+            self._slots.pin()
+        if self._device is not None:
+            self._feeder = DeviceFeeder(self._device, self._take_host, self._release)
+
+    def _start_error(self, error: StokerError) -> Exception:
+        """A usage error of the JVM (exit status 2) names an argument: a ValueError, as the checks here raise."""
+        status = self._process.returncode()
+        lines = self._process.stderr_lines()
+        self._process = None
+        if status == _USAGE_STATUS and lines:
+            return ValueError("; ".join(line for line in lines if line and not line.startswith(("Usage:", " ")))[:2000]
+                              or str(error))
+        return error
+
+    def _stop_process(self) -> None:
+        if self._feeder is not None:
+            try:
+                self._feeder.close()
+            except Exception:  # noqa: BLE001 - the JVM may be gone; closing goes on
+                pass
+            self._feeder = None
+        for batch in self._held:
+            batch._live = False
+        self._held.clear()
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+        if self._slots is not None:
+            self._slots.close()
+            self._slots = None
+
+    @staticmethod
+    def _stop(holder):
+        if holder and holder[0] is not None:
+            holder[0].close()
+
+    def close(self) -> None:
+        """Stops the JVM (and every thread and process it started) and unmaps the batches."""
+        if self._closed:
+            return
+        self._stop_process()
+        self._closed = True
+        self._finalizer.detach()
+
+    def __enter__(self) -> "VideoLoader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # ---- epochs and batches ----------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Batches in one epoch of this rank."""
+        self._start()
+        return int(self._hello["batches_per_epoch"])
+
+    @property
+    def classes(self) -> List[str]:
+        self._start()
+        return list(self._hello["classes"])
+
+    def set_epoch(self, epoch: int) -> None:
+        """Starts the next iteration at the beginning of ``epoch`` (restarting the JVM if it is elsewhere)."""
+        self._wanted_epoch = positive_int("epoch", epoch, minimum=0)
+
+    def _place(self) -> None:
+        """Honours set_epoch: the stream must stand at the start of the wanted epoch."""
+        wanted, self._wanted_epoch = self._wanted_epoch, None
+        if wanted is None:
+            return
+        if self._process is None and self._resume is None and wanted == 0:
+            return
+        self._start()
+        p = self._position
+        if (p["epoch"], p["position"], p["clipsDelivered"]) == (wanted, 0, 0):
+            return
+        state = dict(p, epoch=wanted, position=0, clipsDelivered=0)
+        self._stop_process()
+        self._resume = state
+        self._start()
+
+    def __iter__(self):
+        self._place()
+        self._start()
+        if self._feeder is not None:
+            return iter(self._feeder)
+        return self._host_batches()
+
+    def _host_batches(self):
+        while True:
+            batch = self._take_host()
+            if batch is None:
+                return
+            self._held.append(batch)
+            while len(self._held) > self._args.hold + 1:
+                self._release(self._held.popleft())
+            if self._copy:
+                yield batch.detach()
+            else:
+                yield batch
+
+    def _take_host(self) -> Optional[Batch]:
+        """The next batch of this epoch, or None at its end."""
+        started = time.perf_counter()
+        waiting_since_us = time.time_ns() // 1000
+        try:
+            while True:
+                m = self._process.take()
+                kind = m.get("type")
+                if kind == "batch":
+                    batch = self._batch(m)
+                    sent = m.get("sent_us")
+                    if sent is not None:   # from "slot ready" (or from when this wait began) to the tensor in hand
+                        self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
+                    return batch
+                if kind == "epoch_end":
+                    self._position = m["state"]
+                    self._failures = m.get("failures", [])
+                    return None
+                if kind == "end":
+                    return None
+                if kind == "error":
+                    raise StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
+        finally:
+            self._waited += time.perf_counter() - started
+
+    def _batch(self, m: dict) -> Batch:
+        video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
+        batch = Batch(m["id"], m["epoch"], video, torch.tensor(m["labels"], dtype=torch.int64), m["paths"],
+                      m["start_seconds"], m["frame_seconds"], m["state"])
+        self._position = m["state"]
+        self._clips += len(m["labels"])
+        if self._first_batch_at is None:
+            self._first_batch_at = time.perf_counter()
+            self._waited = 0.0   # the first batch's wait is start-up, not steady state
+        return batch
+
+    def _release(self, batch: Batch) -> None:
+        batch._live = False
+        if self._slots is not None:
+            self._slots.released(batch.id)
+        if self._process is not None:
+            self._process.send({"op": "release", "id": batch.id})
+
+    # ---- state, stats, failures ------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """Where this loader stands: the state after the last batch taken (exact, mid-epoch too)."""
+        self._start()
+        return {"stoker_state": dict(self._position)}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continues from a ``state_dict()``: the next batch is the one after the batch the state was taken at."""
+        if not isinstance(state, dict) or "stoker_state" not in state:
+            raise ValueError("load_state_dict: expected a dict from VideoLoader.state_dict() (with 'stoker_state')")
+        self._stop_process()
+        self._resume = dict(state["stoker_state"])
+        self._wanted_epoch = None
+
+    def stats(self) -> dict:
+        """The JVM pipeline's per-stage stats, with this consumer's samples/s and data-wait share."""
+        self._start()
+        reply = self._process.request("stats")
+        stats = dict(reply.get("stats", {}))
+        elapsed = 0.0 if self._first_batch_at is None else time.perf_counter() - self._first_batch_at
+        stats["samples_per_second"] = self._clips / elapsed if elapsed > 0 else 0.0
+        stats["data_wait_share"] = min(1.0, self._waited / elapsed) if elapsed > 0 else 0.0
+        stats["clips"] = self._clips
+        hand = sorted(self._handover)
+        stats["handover_us_p50"] = hand[len(hand) // 2] if hand else None
+        self._failures = reply.get("failures", self._failures)
+        return stats
+
+    def handover_micros(self) -> List[int]:
+        """Per batch (the last 10,000): microseconds from the JVM announcing it to its tensor in this process,
+        counted from when this process began waiting if that was later (a batch queued behind a slow consumer
+        is not hand-over time)."""
+        return list(self._handover)
+
+    @property
+    def failures(self) -> List[dict]:
+        """Every sample that failed so far: ``{path, stage, reason, message}``."""
+        if self._process is not None:
+            try:
+                self._failures = self._process.request("failures").get("failures", self._failures)
+            except StokerError:
+                pass  # the JVM is gone: the last list known stands
+        return list(self._failures)
+
+    @property
+    def file(self) -> Optional[str]:
+        """The shared-memory file of the running JVM (for tests and debugging)."""
+        return None if self._hello is None or self._process is None else self._hello["file"]
+
+    @property
+    def pid(self) -> Optional[int]:
+        return None if self._process is None else self._process.pid

@@ -1,0 +1,123 @@
+"""What the training loop receives: the loader's own clips, byte for byte, in tensors over shared memory."""
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from stoker.torch import VideoLoader
+
+BATCH = 3   # 8 videos: batches of 3, 3 and 2 (the last one short)
+
+
+def take(loader, n=None):
+    """(paths, labels, frame times, video bytes) of the next n batches (the rest of the epoch if None)."""
+    out = []
+    for batch in loader:
+        out.append((list(batch.paths), batch.label.tolist(), batch.frame_seconds, batch.video.numpy().tobytes()))
+        if n is not None and len(out) == n:
+            break
+    return out
+
+
+def test_same_clips_in_the_same_batches_as_stoker_bench(dataset, stoker, tmp_path):
+    clips_out = tmp_path / "clips.tsv"
+    subprocess.run([stoker, "bench", str(dataset), "--batch", str(BATCH), "--seed", "7", "--batches", "3",
+                    "--no-reference", "--clips-out", str(clips_out)], check=True, capture_output=True, timeout=300)
+    expected = {}
+    for line in clips_out.read_text().splitlines():
+        batch, path, label, times = line.split("\t")
+        expected.setdefault(int(batch), []).append((path, int(label), [round(float(t), 6) for t in times.split(",")]))
+    with VideoLoader(dataset, batch_size=BATCH, seed=7) as loader:
+        got = []
+        for batch in loader:
+            got.append([(p, l, [round(t, 6) for t in ts])
+                        for p, l, ts in zip(batch.paths, batch.label.tolist(), batch.frame_seconds)])
+    assert len(got) == 3 == len(expected)
+    assert got == [expected[k] for k in sorted(expected)]
+
+
+def test_pixels_equal_stoker_clip_of_the_same_clip(dataset, stoker, tmp_path):
+    with VideoLoader(dataset, batch_size=2, frames=4, stride=3, size=(96, 64), seed=1) as loader:
+        batch = next(iter(loader))
+        assert batch.video.shape == (2, 4, 64, 96, 3) and batch.video.dtype == torch.uint8
+        video, path, start = batch.video[0].clone(), batch.paths[0], batch.start_seconds[0]
+    out = tmp_path / "clip"
+    subprocess.run([stoker, "clip", path, "--start", repr(start), "--frames", "4", "--stride", "3", "--size", "96x64",
+                    "--out", str(out)], check=True, capture_output=True, timeout=120)
+    frames = np.stack([np.asarray(Image.open(out / f"frame_{i:04d}.png").convert("RGB")) for i in range(4)])
+    assert np.array_equal(frames, video.numpy()), f"{path} at {start}s: mean abs diff " \
+        f"{np.abs(frames.astype(int) - video.numpy().astype(int)).mean():.3f}"
+
+
+def test_batches_are_views_of_a_few_slots_and_len_is_the_epoch(dataset):
+    with VideoLoader(dataset, batch_size=2, frames=4, hold=1) as loader:
+        assert len(loader) == 4
+        slots = loader._hello["slots"]
+        base, size = loader._slots.address, loader._hello["slot_bytes"] * slots
+        pointers, batches = set(), 0
+        for epoch in range(3):
+            loader.set_epoch(epoch)
+            for batch in loader:
+                pointers.add(batch.video.data_ptr())
+                assert base <= batch.video.data_ptr() < base + size   # the tensor is the mapping: no copy
+                assert batch.label.dtype == torch.int64 and batch["video"] is batch.video
+                batches += 1
+        assert batches == 12
+        assert 2 <= len(pointers) <= slots
+
+
+def test_layout_ncthw_and_copy_mode(dataset):
+    with VideoLoader(dataset, batch_size=2, frames=4, layout="NCTHW", copy=True, seed=3) as a, \
+            VideoLoader(dataset, batch_size=2, frames=4, layout="NTHWC", seed=3) as b:
+        kept = [batch for batch in a]
+        thwc = [batch.video.clone() for batch in b]
+    assert kept[0].video.shape == (2, 3, 4, 112, 112)
+    for copied, reference in zip(kept, thwc):   # copies outlive the loader, and hold the same pixels
+        assert torch.equal(copied.video, reference.permute(0, 4, 1, 2, 3))
+
+
+def test_state_dict_resumes_exactly_mid_epoch(dataset):
+    with VideoLoader(dataset, batch_size=BATCH, frames=4, seed=5) as loader:
+        loader.set_epoch(0)
+        whole = take(loader) + take(loader)   # epochs 0 and 1
+    with VideoLoader(dataset, batch_size=BATCH, frames=4, seed=5) as loader:
+        first = take(loader, 2)
+        state = loader.state_dict()
+    with VideoLoader(dataset, batch_size=BATCH, frames=4, seed=5) as loader:
+        loader.load_state_dict(state)
+        rest = take(loader) + take(loader)
+    assert first + rest == whole
+
+
+def test_set_epoch_jumps_to_that_epochs_batches(dataset):
+    with VideoLoader(dataset, batch_size=4, frames=4, seed=2) as loader:
+        epochs = [take(loader) for _ in range(3)]
+    assert epochs[0] != epochs[2]
+    with VideoLoader(dataset, batch_size=4, frames=4, seed=2) as loader:
+        loader.set_epoch(2)
+        assert take(loader) == epochs[2]
+        loader.set_epoch(1)
+        assert take(loader) == epochs[1]
+
+
+def test_ranks_split_each_epoch(dataset):
+    seen = []
+    for rank in range(2):
+        with VideoLoader(dataset, batch_size=2, frames=4, rank=rank, world_size=2, seed=4) as loader:
+            assert len(loader) == 2
+            seen.append([p for batch in loader for p in batch.paths])
+    assert len(seen[0]) == len(seen[1]) == 4
+    assert not set(seen[0]) & set(seen[1])
+
+
+def test_stats_name_the_stages_and_the_consumer(dataset):
+    with VideoLoader(dataset, batch_size=2, frames=4) as loader:
+        for _ in loader:
+            pass
+        stats = loader.stats()
+    assert stats["clips"] == 8
+    assert stats["samples_per_second"] > 0
+    assert 0.0 <= stats["data_wait_share"] <= 1.0
+    assert {"decode", "collate"} <= {s["name"] for s in stats["stages"]}

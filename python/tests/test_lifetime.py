@@ -1,0 +1,106 @@
+"""Never hang, never orphan: the JVM's death is an error within 2 s, Python's death ends the JVM and its file."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import stoker_env
+from stoker import StokerError
+from stoker.torch import VideoLoader
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pid: int, seconds: float) -> float:
+    start = time.monotonic()
+    while alive(pid) and time.monotonic() - start < seconds:
+        time.sleep(0.02)
+    return time.monotonic() - start
+
+
+def test_a_killed_jvm_is_an_error_naming_the_signal_within_two_seconds(dataset):
+    with VideoLoader(dataset, batch_size=2, frames=4) as loader:
+        batches = iter(loader)
+        next(batches)
+        os.kill(loader.pid, signal.SIGKILL)
+        start = time.monotonic()
+        with pytest.raises(StokerError, match="killed by signal 9"):
+            for _ in range(100):   # the few batches already announced may still come; then the error
+                next(batches)
+        assert time.monotonic() - start < 2.0
+
+
+def test_close_stops_the_jvm_and_removes_the_file(dataset):
+    loader = VideoLoader(dataset, batch_size=2, frames=4)
+    next(iter(loader))
+    pid, file = loader.pid, loader.file
+    assert os.path.exists(file)
+    loader.close()
+    assert wait_gone(pid, 5) < 5 and not alive(pid)
+    assert not os.path.exists(file)
+
+
+def test_when_python_dies_the_jvm_exits_within_two_seconds_and_removes_the_file(dataset):
+    script = textwrap.dedent(f"""
+        import os, signal
+        from stoker.torch import VideoLoader
+        loader = VideoLoader({str(dataset)!r}, batch_size=2, frames=4)
+        next(iter(loader))
+        print(loader.pid, loader.file, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=stoker_env(), timeout=120)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    pid, file = run.stdout.split()
+    assert wait_gone(int(pid), 5) < 2.0
+    assert not os.path.exists(file)
+
+
+def test_a_stale_file_of_a_dead_run_is_removed_at_the_next_start(dataset, tmp_path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"stoker-{dead.pid}-0123456789abcdef.shm"
+    stale.write_bytes(b"\0" * 4096)
+    with VideoLoader(dataset, batch_size=2, frames=4, shm_dir=str(tmp_path)) as loader:
+        next(iter(loader))
+        assert not stale.exists()
+        assert os.path.dirname(loader.file) == str(tmp_path)
+
+
+def test_too_little_shared_memory_is_an_error_naming_the_bytes_and_the_fix(dataset):
+    # 64 clips of 64 frames of 2048x2048 RGB: 48 GiB a batch, more than any /dev/shm here.
+    with pytest.raises(StokerError, match=r"(?s)\d+ bytes.*--shm-size"):
+        with VideoLoader(dataset, batch_size=64, frames=64, size=2048) as loader:
+            len(loader)
+
+
+def test_debug_mode_faults_on_a_released_batch_instead_of_reading_new_data(dataset):
+    script = textwrap.dedent(f"""
+        import faulthandler, sys
+        from stoker.torch import VideoLoader
+        loader = VideoLoader({str(dataset)!r}, batch_size=2, frames=4, debug=True)
+        batches = iter(loader)
+        first = next(batches)
+        kept = first.video
+        assert int(kept.sum()) >= 0          # readable while live
+        second = next(batches)               # hold=0: the first batch is released now
+        print("released", first.live, flush=True)
+        total = int(kept.sum())              # reads released memory
+        print("read", total, flush=True)
+    """)
+    run = subprocess.run([sys.executable, "-X", "faulthandler", "-c", script], capture_output=True, text=True,
+                         env=stoker_env(), timeout=120)
+    assert "released False" in run.stdout
+    assert "read" not in run.stdout.replace("released", "")
+    assert run.returncode == -signal.SIGSEGV
+    assert "Segmentation fault" in run.stderr and "line 11" in run.stderr

@@ -1,0 +1,111 @@
+package dev.stoker.cli;
+
+import dev.stoker.serve.ServeSession;
+import dev.stoker.serve.ServeSettings;
+import dev.stoker.serve.SharedMemoryDir;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.LoaderOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code stoker serve}: the JVM side of the PyTorch bridge ({@code python/stoker}), which starts it. Standard
+ * output is the control channel (JSON lines), so everything else this process prints goes to standard error.
+ */
+@Command(name = "serve",
+        header = "Serve a loader's batches to another process through shared memory (the PyTorch bridge's JVM side).",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Runs the loader (video dataset or shard folder) with collate writing each batch into a slot of a",
+                "shared-memory file in --shm-dir, and speaks a JSON-lines protocol on standard input and output:",
+                "which slot holds which batch (labels, clip metadata, resume state), which the consumer released.",
+                "Started by python's stoker.torch.VideoLoader; the protocol is in docs/torch.md. Exits when the",
+                "consumer closes standard input or dies, removing the file.",
+                "",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+                "  python3 -c 'from stoker.torch import VideoLoader; print(len(VideoLoader(\"DATA\")))'",
+                "  stoker serve DATA --batch 8 --rank 0 --world-size 2 < requests.jsonl   (what the bridge runs)",
+        })
+final class ServeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LoaderOptionsMixin loader;
+
+    @Option(names = "--rank", defaultValue = "0", description = "This process's rank (default: ${DEFAULT-VALUE}).")
+    int rank;
+
+    @Option(names = "--world-size", defaultValue = "1", description = "Ranks splitting each epoch (default: ${DEFAULT-VALUE}).")
+    int worldSize;
+
+    @Option(names = "--drop-last", description = "Drop an epoch's last batch when it is short.")
+    boolean dropLast;
+
+    @Option(names = "--epochs", defaultValue = "-1", description = "Epochs to serve (default: no end).")
+    int epochs;
+
+    @Option(names = "--prefetch", defaultValue = "4", description = "Batches ready ahead of the consumer (default: ${DEFAULT-VALUE}).")
+    int prefetch;
+
+    @Option(names = "--hold", defaultValue = "0",
+            description = "Batches the consumer keeps besides the one it works on (default: ${DEFAULT-VALUE}).")
+    int hold;
+
+    @Option(names = "--shm-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
+            description = "Folder of the shared-memory file (default: ${DEFAULT-VALUE}).")
+    Path shmDir;
+
+    @Option(names = "--resume", paramLabel = "FILE", description = "A sampler state (JSON) to continue from.")
+    Path resume;
+
+    @Option(names = "--publish", paramLabel = "PORT", description = "Publish live stats for stoker monitor on this port.")
+    Integer publish;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintStream channel = System.out;
+        System.setOut(System.err);   // stray prints (a library's, the demo dataset's progress) must not corrupt the channel
+        PrintWriter log = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        LoaderOptions options;
+        try {
+            LoaderOptions given = loader.loaderOptions(spec);
+            options = given.toBuilder().rank(rank, worldSize)
+                    .batch(given.batch().size(), dropLast, given.batch().layout())
+                    .order(given.sampling().seed(), given.sampling().shuffle(), epochs)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage().replace("rank:", "--rank:")
+                    .replace("worldSize:", "--world-size:").replace("epochs:", "--epochs:"));
+        }
+        SamplerState state = null;
+        if (resume != null) {
+            try {
+                state = SamplerState.fromJson(Files.readString(resume));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--resume: " + resume + ": " + CliErrors.describe(e));
+            }
+        }
+        ServeSettings settings;
+        try {
+            settings = new ServeSettings(loader.datasetRoot(log), options, prefetch, hold, new SharedMemoryDir(shmDir), state,
+                    publish == null ? -1 : publish);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
+        return ServeSession.run(settings, System.in, channel);
+    }
+}

@@ -1,0 +1,232 @@
+package dev.stoker.serve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.StatsPublisher;
+import dev.stoker.serve.internal.ControlChannel;
+import dev.stoker.serve.internal.Messages;
+import dev.stoker.serve.internal.ServedLoader;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.HostBatchLoader;
+import dev.stoker.video.loader.LoaderOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Serves a loader's batches to a consumer in another process (the PyTorch bridge): collate writes each batch
+ * into a slot of a {@link SharedBatchMemory} file, and a {@link ControlChannel} says which slot holds which batch
+ * (with labels, per-clip metadata and the resume state after it) and hears which the consumer released. The
+ * protocol is in {@code docs/torch.md}.
+ *
+ * <p>The consumer's end of the channel closing (it closed, or died: a killed process closes its pipes) stops the
+ * session: the file is removed at once and the process exits within {@link #EXIT_GRACE} even if a stage is stuck
+ * in native code, so that a dead trainer never leaves a loader behind.
+ */
+public final class ServeSession {
+    /** The protocol version the hello message carries; the consumer refuses another. */
+    public static final int PROTOCOL = 1;
+    /** How long a session whose consumer has gone may take to stop before the process is halted. */
+    public static final Duration EXIT_GRACE = Duration.ofMillis(1500);
+
+    private final ServeSettings settings;
+    private final ControlChannel channel;
+    private final Map<Long, ClipBatch> outstanding = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+    private volatile boolean finished;
+    private boolean loaderClosed;
+    private volatile ServedLoader served;
+    private volatile SharedBatchMemory memory;
+
+    private ServeSession(ServeSettings settings, ControlChannel channel) {
+        this.settings = settings;
+        this.channel = channel;
+    }
+
+    /**
+     * Runs a session until every epoch was served, the consumer closed it or left, or the loader failed.
+     *
+     * @return the exit status: 0 when served or closed, 1 on an error (sent to the consumer first)
+     */
+    public static int run(ServeSettings settings, InputStream requests, OutputStream messages) {
+        return new ServeSession(settings, new ControlChannel(requests, messages)).run();
+    }
+
+    private int run() {
+        StatsPublisher publisher = null;
+        try {
+            start();
+            if (settings.publish() >= 0) {
+                publisher = StatsPublisher.start(served.loader().pipeline(), new InetSocketAddress(settings.publish()),
+                        Duration.ofSeconds(1));
+            }
+            channel.send(hello(publisher));
+            Thread.ofPlatform().daemon().name("stoker-serve-requests").start(this::readRequests);
+            serveEpochs();
+            channel.send(ControlChannel.message("end"));
+            return 0;
+        } catch (Exception e) {
+            if (stopping) {
+                return 0;
+            }
+            channel.send(ControlChannel.message("error").put("message", message(e)).put("kind", e.getClass().getSimpleName()));
+            return 1;
+        } finally {
+            if (publisher != null) {
+                publisher.close();
+            }
+            release();
+            finished = true;
+        }
+    }
+
+    private void start() throws IOException {
+        LoaderOptions given = settings.options();
+        int slots = settings.slots();
+        long batchBytes = given.batchShape().batchBytes();
+        LoaderOptions options = given.toBuilder().batchBudget(slots * batchBytes).build();
+        settings.shm().removeStale();
+        settings.shm().requireSpace(slots, SharedBatchMemory.slotBytes(batchBytes));
+        memory = SharedBatchMemory.create(settings.shm().newFile(), batchBytes, slots);
+        try {
+            served = ServedLoader.open(settings.dataset(), options, settings.resume(), memory);
+        } catch (IOException | RuntimeException e) {
+            memory.freeAll();
+            throw e;
+        }
+    }
+
+    private ObjectNode hello(StatsPublisher publisher) {
+        HostBatchLoader loader = served.loader();
+        LoaderOptions options = settings.options();
+        long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
+        int batch = options.batch().size();
+        long batches = options.batch().dropLast() ? clips / batch : (clips + batch - 1) / batch;
+        ObjectNode m = ControlChannel.message("hello").put("protocol", PROTOCOL).put("pid", ProcessHandle.current().pid())
+                .put("file", memory.file().toString()).put("slot_bytes", memory.slotBytes()).put("slots", memory.slots())
+                .put("batches_per_epoch", batches).put("clips_per_epoch", clips)
+                .put("layout", options.batch().layout().name());
+        if (publisher != null) {
+            m.put("publish_port", publisher.address().getPort());
+        }
+        ArrayNode classes = m.putArray("classes");
+        served.classNames().forEach(classes::add);
+        m.set("state", Messages.state(loader.state()));
+        return m;
+    }
+
+    /** Every epoch's batches, each followed by an epoch end, until the loader's epochs run out or the session stops. */
+    private void serveEpochs() {
+        HostBatchLoader loader = served.loader();
+        long id = 0;
+        while (!stopping) {
+            int epoch = loader.state().epoch();
+            Iterator<ClipBatch> batches = loader.nextEpoch().iterator();
+            while (!stopping && batches.hasNext()) {
+                ClipBatch batch = batches.next();
+                SamplerState after = loader.state();
+                outstanding.put(++id, batch);
+                int slot = memory.slotOf(batch.data());
+                if (!channel.send(Messages.batch(id, epoch, slot, slot * memory.slotBytes(), batch, after))) {
+                    consumerGone();
+                }
+            }
+            if (stopping) {
+                return;
+            }
+            ObjectNode end = ControlChannel.message("epoch_end").put("epoch", epoch);
+            end.set("state", Messages.state(loader.state()));
+            end.set("failures", Messages.failures(loader.failures()));
+            channel.send(end);
+            if (!loader.pipeline().hasMoreEpochs()) {
+                return;
+            }
+        }
+    }
+
+    private void readRequests() {
+        try {
+            for (JsonNode request = channel.nextRequest(); request != null; request = channel.nextRequest()) {
+                String op = request.path("op").asText();
+                switch (op) {
+                    case "release" -> {
+                        ClipBatch batch = outstanding.remove(request.path("id").asLong());
+                        if (batch != null) {
+                            batch.close();
+                        }
+                    }
+                    case "stats", "failures" -> {
+                        ObjectNode reply = ControlChannel.message(op).put("req", request.path("req").asLong());
+                        reply.set("stats", Messages.stats(served.loader().stats()));
+                        reply.set("failures", Messages.failures(served.loader().failures()));
+                        channel.send(reply);
+                    }
+                    case "close" -> {
+                        stop();
+                        return;
+                    }
+                    default -> channel.send(ControlChannel.message("warning").put("message",
+                            "control channel: unknown op '" + op + "' (expected: release, stats, failures or close)"));
+                }
+            }
+            consumerGone();
+        } catch (RuntimeException e) {
+            consumerGone();
+        }
+    }
+
+    /** The consumer closed its end or died: remove the file now, stop, and make sure the process goes soon. */
+    private void consumerGone() {
+        try {
+            Files.deleteIfExists(memory.file());
+        } catch (IOException e) {
+            // the loader's close removes it again below
+        }
+        Thread.ofPlatform().daemon().name("stoker-serve-exit").start(() -> {
+            try {
+                Thread.sleep(EXIT_GRACE);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!finished) {
+                Runtime.getRuntime().halt(3);
+            }
+        });
+        stop();
+    }
+
+    private void stop() {
+        stopping = true;
+        closeLoader();   // unblocks the serving loop, which then ends
+    }
+
+    private synchronized void closeLoader() {
+        if (served != null && !loaderClosed) {
+            loaderClosed = true;
+            served.close();
+        }
+    }
+
+    private void release() {
+        stopping = true;
+        outstanding.values().forEach(ClipBatch::close);
+        outstanding.clear();
+        closeLoader();
+        if (memory != null) {
+            memory.freeAll();
+        }
+    }
+
+    private static String message(Exception e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+}

@@ -1,0 +1,41 @@
+package dev.stoker.serve;
+
+import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.LoaderOptions;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What a {@link ServeSession} serves and how.
+ *
+ * @param dataset  a video dataset ({@code ROOT/<class>/<video>} or a CSV manifest) or a shard folder
+ * @param options  the loader's options; the batch budget is set from the slots
+ * @param prefetch batches the loader may have ready beyond those the consumer holds
+ * @param hold     batches the consumer keeps besides the one it works on (each stays valid until {@code hold + 1}
+ *                 newer ones were taken)
+ * @param shm      where the shared-memory file goes
+ * @param resume   the state to continue from, or null to start at the beginning
+ * @param publish  the port to publish live stats on for {@code stoker monitor} (0: any free port), or -1 for none
+ */
+public record ServeSettings(Path dataset, LoaderOptions options, int prefetch, int hold, SharedMemoryDir shm,
+                            SamplerState resume, int publish) {
+    public ServeSettings {
+        Objects.requireNonNull(dataset, "dataset");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(shm, "shm");
+        if (prefetch < 1) {
+            throw new IllegalArgumentException("prefetch: " + prefetch + " (expected: 1+)");
+        }
+        if (hold < 0) {
+            throw new IllegalArgumentException("hold: " + hold + " (expected: 0+)");
+        }
+    }
+
+    /**
+     * Slots of the shared-memory file: the batches the consumer may hold ({@code hold + 1}), {@code prefetch}
+     * ready ones, and one that collate fills, so that a consumer holding all it may never starves collate.
+     */
+    public int slots() {
+        return hold + 1 + prefetch + 1;
+    }
+}

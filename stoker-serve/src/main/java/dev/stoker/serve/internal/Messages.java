@@ -1,0 +1,74 @@
+package dev.stoker.serve.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.Failure;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.SamplerState;
+import java.time.Instant;
+import java.util.List;
+
+/** The messages a session sends (see docs/torch.md for the protocol). */
+public final class Messages {
+    private Messages() {
+    }
+
+    /** One batch of {@code epoch}: where it lies in the file, its tensor shape, labels and per-clip metadata, and the state after it. */
+    public static ObjectNode batch(long id, int epoch, int slot, long offset, ClipBatch batch, SamplerState after) {
+        ObjectNode m = ControlChannel.message("batch");
+        m.put("id", id).put("slot", slot).put("offset", offset).put("nbytes", batch.data().byteSize())
+                .put("layout", batch.layout().name()).put("epoch", epoch);
+        ArrayNode shape = m.putArray("shape");
+        for (long d : batch.shape()) {
+            shape.add(d);
+        }
+        ArrayNode labels = m.putArray("labels");
+        ArrayNode paths = m.putArray("paths");
+        ArrayNode starts = m.putArray("start_seconds");
+        ArrayNode frames = m.putArray("frame_seconds");
+        for (ClipInfo clip : batch.clips()) {
+            labels.add(clip.label());
+            paths.add(clip.path().toString());
+            double[] times = clip.frameTimestampsSeconds();
+            starts.add(times.length > 0 ? times[0] : Double.NaN);
+            ArrayNode t = frames.addArray();
+            for (double s : times) {
+                t.add(s);
+            }
+        }
+        m.set("state", state(after));
+        // Wall-clock micros (comparable across processes): the consumer's hand-over time starts here.
+        Instant now = Instant.now();
+        m.put("sent_us", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+        return m;
+    }
+
+    public static JsonNode state(SamplerState state) {
+        try {
+            return ControlChannel.JSON.readTree(state.toJson());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("sampler state: cannot re-read its own JSON", e);
+        }
+    }
+
+    public static ArrayNode failures(List<Failure> failures) {
+        ArrayNode list = ControlChannel.JSON.createArrayNode();
+        for (Failure f : failures) {
+            list.addObject().put("path", f.item()).put("stage", f.stage()).put("reason", f.reason())
+                    .put("message", String.valueOf(f.cause().getMessage()));
+        }
+        return list;
+    }
+
+    public static JsonNode stats(PipelineStats stats) {
+        try {
+            return ControlChannel.JSON.readTree(stats.toJson());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("pipeline stats: cannot re-read their own JSON", e);
+        }
+    }
+}

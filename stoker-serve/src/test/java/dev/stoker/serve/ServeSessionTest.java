@@ -1,0 +1,149 @@
+package dev.stoker.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.video.Resize;
+import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.VideoLoader;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A session driven through its two streams as the Python bridge drives it: the bytes it announces in the shared
+ * file are, batch for batch, those an in-process {@link VideoLoader} of the same options collates.
+ */
+class ServeSessionTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path tmp;
+    static Path dataset;
+
+    @BeforeAll
+    static void demo() throws IOException {
+        dataset = DemoDataset.create(tmp.resolve("demo"), DemoSpec.small(2, 3, 2.0));
+    }
+
+    static LoaderOptions options() {
+        return LoaderOptions.builder().clip(4, 2).size(48, 32, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(4, false, BatchLayout.NTHWC).order(11, true, 1).build();
+    }
+
+    @Test
+    void theSlotsHoldExactlyTheBatchesAnInProcessLoaderCollates() throws Exception {
+        List<byte[]> expected = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(dataset), options())) {
+            for (ClipBatch batch : loader.nextEpoch()) {
+                expected.add(batch.data().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                batch.close();
+            }
+        }
+        Path shm = Files.createDirectories(tmp.resolve("shm"));
+        ServeSettings settings = new ServeSettings(dataset, options(), 2, 0, new SharedMemoryDir(shm), null, -1);
+        try (Session session = Session.start(settings)) {
+            JsonNode hello = session.next();
+            assertThat(hello.path("type").asText()).isEqualTo("hello");
+            assertThat(hello.path("batches_per_epoch").asLong()).isEqualTo(expected.size());
+            assertThat(hello.path("slots").asInt()).isEqualTo(settings.slots());
+            Path file = Path.of(hello.path("file").asText());
+            assertThat(file.getParent()).isEqualTo(shm);
+            List<byte[]> served = new ArrayList<>();
+            try (FileChannel channel = FileChannel.open(file)) {
+                for (JsonNode m = session.next(); m.path("type").asText().equals("batch"); m = session.next()) {
+                    ByteBuffer bytes = ByteBuffer.allocate(m.path("nbytes").asInt());
+                    channel.read(bytes, m.path("offset").asLong());
+                    served.add(bytes.array());
+                    assertThat(m.path("offset").asLong() % SharedBatchMemory.SLOT_ALIGNMENT).isZero();
+                    assertThat(m.path("labels").size()).isEqualTo(m.path("shape").get(0).asInt());
+                    session.send("{\"op\":\"release\",\"id\":" + m.path("id").asLong() + "}");
+                }
+            }
+            assertThat(served).hasSameSizeAs(expected);
+            for (int i = 0; i < served.size(); i++) {
+                assertThat(served.get(i)).as("batch %d", i).isEqualTo(expected.get(i));
+            }
+            session.closeRequests();
+            assertThat(session.exitStatus()).isZero();
+            assertThat(file).doesNotExist();
+        }
+    }
+
+    @Test
+    void tooLittleSpaceIsAnErrorNamingTheBytesAndTheFix() {
+        SharedMemoryDir dir = new SharedMemoryDir(tmp);
+        assertThatThrownBy(() -> dir.requireSpace(6, Long.MAX_VALUE / 8))
+                .hasMessageContaining(" bytes (").hasMessageContaining("--shm-size=")
+                .hasMessageContaining("lower batch_size or prefetch");
+    }
+
+    @Test
+    void aStaleFileOfADeadProcessIsRemovedAndALiveOnesIsKept() throws Exception {
+        Path shm = Files.createDirectories(tmp.resolve("stale"));
+        Process dead = new ProcessBuilder("true").start();
+        dead.waitFor(10, TimeUnit.SECONDS);
+        Path stale = Files.writeString(shm.resolve("stoker-" + dead.pid() + "-00ff.shm"), "x");
+        Path live = Files.writeString(shm.resolve("stoker-" + ProcessHandle.current().pid() + "-00ff.shm"), "x");
+        assertThat(new SharedMemoryDir(shm).removeStale()).containsExactly(stale);
+        assertThat(live).exists();
+    }
+
+    /** A session on a thread, with the consumer's ends of its two streams. */
+    private record Session(CompletableFuture<Integer> status, OutputStream requests, BufferedReader messages)
+            implements AutoCloseable {
+        static Session start(ServeSettings settings) throws IOException {
+            PipedOutputStream requests = new PipedOutputStream();
+            PipedInputStream in = new PipedInputStream(requests);
+            PipedInputStream fromSession = new PipedInputStream(1 << 20);
+            PipedOutputStream out = new PipedOutputStream(fromSession);
+            CompletableFuture<Integer> status = CompletableFuture.supplyAsync(() -> ServeSession.run(settings, in, out));
+            return new Session(status, requests,
+                    new BufferedReader(new InputStreamReader(fromSession, StandardCharsets.UTF_8)));
+        }
+
+        JsonNode next() throws IOException {
+            return JSON.readTree(messages.readLine());
+        }
+
+        void send(String line) throws IOException {
+            requests.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            requests.flush();
+        }
+
+        void closeRequests() throws IOException {
+            requests.close();
+        }
+
+        int exitStatus() throws Exception {
+            return status.get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() throws IOException {
+            requests.close();
+        }
+    }
+}
