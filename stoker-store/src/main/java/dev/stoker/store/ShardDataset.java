@@ -74,6 +74,22 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /**
+     * True when {@code location} holds a complete ingest: a local folder as {@link #isShardDataset(Path)}, a remote
+     * one when its manifest object exists (one HEAD).
+     */
+    public static boolean isShardDataset(String location, URI s3Endpoint) throws IOException {
+        if (!BlobStore.isRemote(location)) {
+            return isShardDataset(Path.of(location));
+        }
+        try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
+            store.size(MANIFEST);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    /**
      * Opens an ingested folder whose readers check each packet's checksum the first time they read it
      * ({@link Verification#FIRST_READ}).
      *

@@ -47,9 +47,18 @@ public final class HttpBlobStore implements BlobStore {
         if (base.getPath().endsWith("/")) {
             throw new IOException(base + ": an HTTP folder cannot be listed (expected: a CSV manifest of URLs)");
         }
-        String csv = new String(get(base, null), StandardCharsets.UTF_8);
-        return csv.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
+        return manifest().lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
                 .map(l -> l.split(",", 2)[0].strip()).filter(u -> !u.equalsIgnoreCase("url")).sorted().toList();
+    }
+
+    /** The CSV manifest this store was opened on, as text. */
+    public String manifest() throws IOException {
+        return new String(get(base, null), StandardCharsets.UTF_8);
+    }
+
+    /** Where {@code key} (a name, or a URL of a manifest row: absolute or relative to the manifest) points. */
+    public URI resolve(String key) {
+        return base.resolve(key);
     }
 
     @Override
