@@ -15,14 +15,13 @@ decoding with PyAV (``bench/peer_pyav.py``'s dataset: the same files and clip sp
 would). Both yield uint8 clips; the loop normalises them on the training device.
 
 It prints step time p50/p99, samples/s, the data-wait share (the time the loop waited for its next batch over the
-whole loop's time, after ``--warmup`` steps), the first and last loss, the peak RSS of this process and of its
-worker processes, and writes a Chrome trace (ui.perfetto.dev) with ``wait``, ``h2d`` and ``train`` slices per step.
+whole loop's time, after ``--warmup`` steps), the first and last loss, the peak RSS of this process and the
+peak PSS of it with the processes it started (the JVM, or the DataLoader's workers), and writes a Chrome trace (ui.perfetto.dev) with ``wait``, ``h2d`` and ``train`` slices per step.
 """
 import argparse
 import importlib.util
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -107,11 +106,43 @@ def pytorch_batches(a, device):
     return batches(), classes
 
 
-def peak_rss_mib():
-    """Peak resident set size of this process and, separately, of its largest finished child (the workers)."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return own, children
+def _descendants(pid: int):
+    try:
+        children = [int(c) for t in os.listdir(f"/proc/{pid}/task")
+                    for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
+    except OSError:
+        return []
+    return children + [d for c in children for d in _descendants(c)]
+
+
+def _pss_mib(pid: int) -> float:
+    """Proportional set size: shared pages (the forked workers' copy-on-write pages, the shared-memory batches)
+    are split among the processes that map them, so a sum over processes counts each page once."""
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class MemoryPeaks:
+    """Peak memory of the training process, and of it with every process it started (the JVM, or the workers)."""
+
+    def __init__(self):
+        self.tree_pss_mib = 0.0
+
+    def sample(self) -> None:
+        me = os.getpid()
+        self.tree_pss_mib = max(self.tree_pss_mib, sum(_pss_mib(p) for p in [me] + _descendants(me)))
+
+    @staticmethod
+    def own_peak_rss_mib() -> float:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
 
 
 def main():
@@ -162,6 +193,7 @@ def main():
                        "dur": (end - start) * 1e6, "args": {"step": step}})
 
     model.train()
+    memory = MemoryPeaks()
     loop_start = None
     for step in range(a.steps):
         if step == a.warmup:
@@ -190,6 +222,8 @@ def main():
         if step >= a.warmup:
             waits.append(t1 - t0)
             steps.append(t3 - t0)
+        if step % 5 == 0 or step == a.steps - 1:
+            memory.sample()
         if step % 10 == 0 or step == a.steps - 1:
             print(f"step {step:5d}  loss {losses[-1]:.4f}  wait {1000 * (t1 - t0):7.1f} ms  "
                   f"train {1000 * (t3 - t2):7.1f} ms", flush=True)
@@ -197,7 +231,7 @@ def main():
     batches.close()   # stops the loader: the JVM, or the DataLoader's workers
 
     ordered = sorted(steps)
-    own_rss, worker_rss = peak_rss_mib()
+    own_rss, tree_pss = memory.own_peak_rss_mib(), memory.tree_pss_mib
     summary = {
         "loader": a.loader, "workers": a.workers if a.loader == "pytorch" else 0, "device": str(device),
         "width": a.width, "steps": a.steps, "warmup": a.warmup, "batch_size": a.batch_size,
@@ -206,7 +240,7 @@ def main():
         "samples_per_second": len(steps) * a.batch_size / loop_seconds,
         "data_wait_share": sum(waits) / loop_seconds,
         "loss_first": losses[0], "loss_last": losses[-1],
-        "peak_rss_mib": own_rss, "peak_rss_children_mib": worker_rss,
+        "peak_rss_mib": own_rss, "peak_pss_with_children_mib": tree_pss,
     }
     with open(a.trace, "w") as f:
         json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, f)
@@ -216,7 +250,8 @@ def main():
     print(f"samples/s       {summary['samples_per_second']:.1f}")
     print(f"data-wait share {summary['data_wait_share']:.3f}")
     print(f"loss            {summary['loss_first']:.4f} -> {summary['loss_last']:.4f}")
-    print(f"peak RSS        {own_rss:.0f} MiB (this process), {worker_rss:.0f} MiB (largest child process)")
+    print(f"peak RSS        {own_rss:.0f} MiB (this process); PSS with the processes it started "
+          f"({'the JVM' if a.loader == 'stoker' else 'the workers'}): {tree_pss:.0f} MiB")
     print(f"trace           {a.trace} (ui.perfetto.dev)")
     if a.json:
         with open(a.json, "w") as f:

@@ -16,7 +16,7 @@ def test_the_training_example_trains_and_traces(dataset, tmp_path, loader):
                           "--frames", "4", "--size", "32", "--batch-size", "2", "--trace", str(trace),
                           "--json", str(summary)], capture_output=True, text=True, env=stoker_env(), timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
-    for line in ("step time", "samples/s", "data-wait share", "loss", "peak RSS"):
+    for line in ("step time", "samples/s", "data-wait share", "loss", "peak RSS", "PSS with"):
         assert line in run.stdout
     s = json.loads(summary.read_text())
     assert s["loader"] == loader and s["steps"] == 6
