@@ -69,7 +69,8 @@ def main():
         peers = [peer(a.data, a.batches, w, opts) for w in (0, 1, 2)]
         ratios.append(ours / max(peers))
         print(f"{r:>5} {ours:>12.1f} {peers[0]:>8.1f} {peers[1]:>8.1f} {peers[2]:>8.1f} {ratios[-1]:>6.2f}", flush=True)
-    print(f"median ratio stoker.torch / best peer: {statistics.median(ratios):.2f}")
+    if ratios:
+        print(f"median ratio stoker.torch / best peer: {statistics.median(ratios):.2f}")
     if a.train:
         print(f"\ntraining example, r3d width {a.width}, {a.train_size}^2, {a.train_steps} steps, CPU "
               f"(peer: {a.train_workers} workers)")
