@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * prints the version and loads batches.
  */
 class BundleTest {
-    /** 59 MiB before s3:// sources; the AWS SDK v2 (S3 client over the Apache HTTP client, 46 jars) adds about 9. */
+    /** 58 MiB before s3:// sources; the AWS SDK v2 (S3 client over the Apache HTTP client, 46 jars) adds about 9. */
     private static final long MAX_BYTES = 70L << 20;
 
     @TempDir
