@@ -1,17 +1,13 @@
 package dev.stoker.video;
 
-import java.awt.image.BufferedImage;
-import java.awt.image.DataBufferByte;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import javax.imageio.ImageIO;
 
 /**
  * Writes one clip of one video as images for a person to look at: {@code frame_0000.png}, ... and
@@ -37,19 +33,8 @@ public final class ClipExport {
             MemorySegment pixels = arena.allocate(new ClipRequest(spec, resize, MemorySegment.NULL).requiredBytes(info));
             DecodedClip clip = decoder.decode(opened, new ClipRequest(spec, resize, pixels));
             for (int k = 0; k < clip.frameCount(); k++) {
-                BufferedImage image = new BufferedImage(clip.width(), clip.height(), BufferedImage.TYPE_3BYTE_BGR);
-                byte[] bgr = ((DataBufferByte) image.getRaster().getDataBuffer()).getData();
-                long offset = k * clip.frameBytes();
-                MemorySegment.copy(pixels, ValueLayout.JAVA_BYTE, offset, bgr, 0, bgr.length);
-                for (int p = 0; p < bgr.length; p += 3) {
-                    byte red = bgr[p];
-                    bgr[p] = bgr[p + 2];
-                    bgr[p + 2] = red;
-                }
                 Path file = outputDirectory.resolve(String.format(Locale.ROOT, "frame_%04d.png", k));
-                if (!ImageIO.write(image, "png", file.toFile())) {
-                    throw new IOException("no PNG writer available for " + file);
-                }
+                PngFile.writeRgb(file, pixels, k * clip.frameBytes(), clip.width(), clip.height());
             }
             Files.writeString(outputDirectory.resolve("clip.json"), json(info, spec, clip), StandardCharsets.UTF_8);
             return clip;
