@@ -85,7 +85,9 @@ class ClipDataset(Dataset):
             fps = float(stream.average_rate or stream.guessed_rate)
             tb = float(stream.time_base)
             start_pts = stream.start_time or 0
-            n_frames = stream.frames or int(float(stream.duration * stream.time_base) * fps)
+            # Matroska/WebM streams carry no frame count or duration of their own: the container's then.
+            seconds = float(stream.duration * stream.time_base) if stream.duration else (container.duration or 0) / 1e6
+            n_frames = stream.frames or int(seconds * fps)
             last_start = max(0, n_frames - span)
             first = rng.randint(0, last_start)  # first source frame of the clip
             wanted = [first + k * self.stride for k in range(self.frames)]

@@ -88,6 +88,7 @@ class VideoLoader:
         self._held: Deque[Batch] = deque()
         self._feeder: Optional[DeviceFeeder] = None
         self._position: Optional[dict] = None     # the state after the last batch or epoch end taken
+        self._next_epoch_start: Optional[int] = None   # the epoch whose first batch comes next, if one does
         self._resume: Optional[dict] = None       # a state to start the next JVM from
         self._wanted_epoch: Optional[int] = None
         self._failures: List[dict] = []
@@ -131,6 +132,8 @@ class VideoLoader:
             raise StokerError(f"stoker serve spoke another protocol (expected {PROTOCOL}): {hello}")
         self._hello = hello
         self._position = hello["state"]
+        p = self._position
+        self._next_epoch_start = p["epoch"] if (p["position"], p["clipsDelivered"]) == (0, 0) else None
         self._resume = None
         self._slots = SlotMap(hello["file"], hello["slot_bytes"], hello["slots"], debug=self._debug)
         if self._pin:
@@ -214,10 +217,9 @@ class VideoLoader:
         if self._process is None and self._resume is None and wanted == 0:
             return
         self._start()
-        p = self._position
-        if (p["epoch"], p["position"], p["clipsDelivered"]) == (wanted, 0, 0):
+        if self._next_epoch_start == wanted:
             return
-        state = dict(p, epoch=wanted, position=0, clipsDelivered=0)
+        state = dict(self._position, epoch=wanted, position=0, clipsDelivered=0)
         self._stop_process()
         self._resume = state
         self._start()
@@ -257,6 +259,8 @@ class VideoLoader:
                         self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
                     return batch
                 if kind == "epoch_end":
+                    # With drop_last the state still stands in this epoch (its dropped tail); the stream does not.
+                    self._next_epoch_start = m["epoch"] + 1
                     self._position = m["state"]
                     self._failures = m.get("failures", [])
                     return None
@@ -272,6 +276,7 @@ class VideoLoader:
         batch = Batch(m["id"], m["epoch"], video, torch.tensor(m["labels"], dtype=torch.int64), m["paths"],
                       m["start_seconds"], m["frame_seconds"], m["state"])
         self._position = m["state"]
+        self._next_epoch_start = None
         self._clips += len(m["labels"])
         if self._first_batch_at is None:
             self._first_batch_at = time.perf_counter()

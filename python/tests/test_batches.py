@@ -121,3 +121,16 @@ def test_stats_name_the_stages_and_the_consumer(dataset):
     assert stats["samples_per_second"] > 0
     assert 0.0 <= stats["data_wait_share"] <= 1.0
     assert {"decode", "collate"} <= {s["name"] for s in stats["stages"]}
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_the_usual_epoch_loop_never_restarts_the_jvm(dataset, drop_last):
+    with VideoLoader(dataset, batch_size=3, frames=4, drop_last=drop_last) as loader:
+        pids, epochs = set(), []
+        for epoch in range(3):
+            loader.set_epoch(epoch)
+            epochs.append({batch.epoch for batch in loader})
+            pids.add(loader.pid)
+        assert len(pids) == 1
+        assert epochs == [{0}, {1}, {2}]
+        assert len(loader) == (2 if drop_last else 3)

@@ -104,3 +104,24 @@ def test_debug_mode_faults_on_a_released_batch_instead_of_reading_new_data(datas
     assert "read" not in run.stdout.replace("released", "")
     assert run.returncode == -signal.SIGSEGV
     assert "Segmentation fault" in run.stderr and "line 11" in run.stderr
+
+
+def test_ctrl_c_in_the_training_loop_stops_the_jvm(dataset):
+    script = textwrap.dedent(f"""
+        from stoker.torch import VideoLoader
+        with VideoLoader({str(dataset)!r}, batch_size=2, frames=4) as loader:
+            len(loader)   # starts the JVM
+            print(loader.pid, loader.file, flush=True)
+            while True:
+                for batch in loader:
+                    pass
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=stoker_env())
+    pid, file = proc.stdout.readline().split()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err
+    assert wait_gone(int(pid), 5) < 2.0
+    assert not os.path.exists(file)

@@ -163,9 +163,13 @@ final class BenchCommand implements Callable<Integer> {
         if (batches < 1) {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
-        Path root = loader.datasetRoot(out);
-        autotune.rejectShards(spec, root);
-        if (dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
+        String remote = RemoteLocations.of(loader.dataset);
+        boolean remoteShards = remote != null && dev.stoker.store.ShardDataset.isShardDataset(remote, loader.s3Endpoint);
+        Path root = remoteShards ? null : loader.datasetRoot(out);
+        if (!remoteShards) {
+            autotune.rejectShards(spec, root);
+        }
+        if (remoteShards || dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
             if (options.placement().splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
@@ -174,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(),
                         "--decode nvdec with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
-            return ShardBench.run(out, root, options, batches, json, trace, storage.readAhead(spec), storage);
+            return ShardBench.run(out, remoteShards ? remote : root.toString(), loader.s3Endpoint, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         int cores = Runtime.getRuntime().availableProcessors();

@@ -7,6 +7,9 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.video.dataset.Dataset;
 import java.io.PrintWriter;
+import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.ShardUpload;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -46,11 +49,17 @@ final class IngestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "SRC", description = "Dataset folder or CSV manifest.")
+    @Parameters(index = "0", paramLabel = "SRC",
+            description = "Dataset folder or CSV manifest; s3://bucket/prefix or an https:// CSV manifest of URLs (copied into the cache first).")
     Path source;
 
-    @Parameters(index = "1", paramLabel = "DEST", description = "Folder for the shards (created; resumed if present).")
+    @Parameters(index = "1", paramLabel = "DEST",
+            description = "Folder for the shards (created; resumed if present), or s3://bucket/prefix (written in the cache, then uploaded: shards first, manifest last).")
     Path dest;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for s3:// locations on S3 compatibles; region and credentials come from the usual AWS settings.")
+    URI s3Endpoint;
 
     @Option(names = "--format", defaultValue = "video", description = "video, jpeg or raw (default: ${DEFAULT-VALUE}).")
     String format;
@@ -90,18 +99,31 @@ final class IngestCommand implements Callable<Integer> {
         }
         FailureBudget budget = failureBudget == null ? FailureBudget.UNLIMITED
                 : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
-        Dataset dataset = LoaderOptionsMixin.openDataset(spec, "SRC", source);
+        String remoteSource = RemoteLocations.of(source);
+        Dataset dataset = LoaderOptionsMixin.openDataset(spec, "SRC",
+                remoteSource == null ? source : RemoteLocations.copyVideos(out, remoteSource, s3Endpoint));
+        String remoteDest = RemoteLocations.of(dest);
+        // Shards for object storage are written locally first (a resumable ingest like any), then published.
+        Path folder = remoteDest == null ? dest : LoaderOptionsMixin.cacheDir().resolve("ingest").resolve(RemoteLocations.hash(remoteDest));
         Progress progress = new Progress(out, LiveStatsView.stdoutIsTerminal());
         Ingest.Result result;
         try (progress) {
-            result = Ingest.run(dataset, dest, options, threads, progress, budget);
+            result = Ingest.run(dataset, folder, options, threads, progress, budget);
+        }
+        if (remoteDest != null) {
+            ShardUpload.Result upload;
+            try (BlobStore store = BlobStore.open(remoteDest, s3Endpoint)) {
+                upload = ShardUpload.publish(folder, store);
+            }
+            out.printf(Locale.ROOT, "uploaded to %s: %d shards (%s), %d already there, manifest last%n", remoteDest,
+                    upload.shardsUploaded(), InspectCommand.bytes(upload.bytesUploaded()), upload.shardsKept());
         }
         out.printf(Locale.ROOT, "ingested %d of %d sources into %s: %s, %d shards (%d written, %d kept), %s payload%n",
                 result.samples(), result.sources(), result.dest(), options.format(),
                 result.shardsWritten() + result.shardsReused(), result.shardsWritten(), result.shardsReused(),
                 InspectCommand.bytes(result.payloadBytes()));
         if (result.failed() > 0) {
-            out.printf(Locale.ROOT, "%d sources failed (listed in %s):%n", result.failed(), dest.resolve(Ingest.REPORT));
+            out.printf(Locale.ROOT, "%d sources failed (listed in %s):%n", result.failed(), folder.resolve(Ingest.REPORT));
             result.failures().stream().limit(10).forEach(f -> out.printf("  %s: %s%n", f.source(), f.reason()));
         }
         out.flush();

@@ -15,6 +15,7 @@ import dev.stoker.video.loader.LoaderStage;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -32,8 +33,14 @@ import picocli.CommandLine.Parameters;
  */
 final class LoaderOptionsMixin {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET",
-            description = "Dataset folder ROOT/<class>/<video> or CSV manifest path,label[,start,end] (default: the demo dataset).")
+            description = "Dataset folder ROOT/<class>/<video> or CSV manifest path,label[,start,end] (default: the demo dataset);"
+                    + " s3://bucket/prefix or an https:// CSV manifest url,label[,start,end] is copied into the cache first.")
     Path dataset;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for s3:// locations on S3 compatibles (MinIO, Ceph, s3proxy); region and credentials"
+                    + " come from the usual AWS settings (default: AWS itself).")
+    URI s3Endpoint;
 
     @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
     int frames;
@@ -186,6 +193,10 @@ final class LoaderOptionsMixin {
 
     /** The dataset argument, or the demo dataset (made once in the cache). */
     Path datasetRoot(PrintWriter out) throws IOException {
+        String remote = RemoteLocations.of(dataset);
+        if (remote != null) {
+            return RemoteLocations.copyVideos(out, remote, s3Endpoint);
+        }
         if (dataset != null) {
             return dataset;
         }

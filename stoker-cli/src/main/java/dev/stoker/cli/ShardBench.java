@@ -35,7 +35,7 @@ final class ShardBench {
     private ShardBench() {
     }
 
-    static int run(PrintWriter out, Path root, LoaderOptions options, long batches, Path json, Path trace,
+    static int run(PrintWriter out, String root, java.net.URI s3Endpoint, LoaderOptions options, long batches, Path json, Path trace,
                    ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
@@ -50,7 +50,8 @@ final class ShardBench {
         PipelineStats stats;
         BenchResult result;
         PrefetchStats prefetch;
-        try (ShardDataset shards = ShardDataset.open(root);
+        dev.stoker.store.remote.BlobStore.Stats remote;
+        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ);
              ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");
@@ -78,6 +79,7 @@ final class ShardBench {
             }
             stats = loader.pipeline().stats();
             prefetch = loader.readAheadStats();
+            remote = shards.isRemote() ? shards.remoteStats() : null;
             long endNanos = System.nanoTime();
             double seconds = (endNanos - startNanos) / 1e9;
             double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
@@ -85,7 +87,7 @@ final class ShardBench {
             double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds
                     : samples.get() / seconds;
             long clips = loader.decodedClips();
-            result = new BenchResult(root.toString(), shards.size(), cores, batchesDone, samples.get(), seconds,
+            result = new BenchResult(root, shards.size(), cores, batchesDone, samples.get(), seconds,
                     samplesPerSecond, samplesPerSecond * options.clip().frames(), firstBatchNanos / 1e9,
                     clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
                     loader.pipeline().config(), stats,
@@ -94,6 +96,12 @@ final class ShardBench {
         }
         double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
         out.print(result.summary());
+        if (remote != null) {
+            long clips = Math.max(1, samples.get());
+            out.printf(Locale.ROOT, "remote           %d requests (%.2f a clip, %d retried), %s received (%s a clip)%n",
+                    remote.requests(), (double) remote.requests() / clips, remote.retries(),
+                    InspectCommand.bytes(remote.bytesRead()), InspectCommand.bytes(remote.bytesRead() / clips));
+        }
         if (prefetch != null) {
             out.printf(Locale.ROOT, "prefetch         hit rate %.1f%% (%d of %d waited), occupancy %.1f%% mean, peak %s of %s, %s read%n",
                     100 * prefetch.hitRate(), prefetch.waits(), prefetch.requests(), 100 * prefetch.meanOccupancy(),

@@ -18,10 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The self-contained bundle ({@code bin/make-bundle}) runs where nothing else of the build is: unpacked into an
  * empty folder and started with a bare environment (no JAVA_HOME, PATH of /usr/bin and /bin, whose {@code java}
  * is not a JDK 25 here), it prints its version, makes a dataset with FFmpeg's encoder and benches it, in this
- * JVM and with decoding in a child JVM. One test: making the bundle (jlink, the startup cache) takes a minute.
+ * JVM and with decoding in a child JVM. One test: making the bundle (jlink, gzip) and its startup cache take a minute.
  */
 class BundleTest {
-    static final long MAX_BYTES = 60L << 20;
+    /** 55 MiB before s3:// sources; the AWS SDK v2 (S3 client over the Apache HTTP client) and java.xml add 8. */
+    static final long MAX_BYTES = 70L << 20;
     static final Duration MAKE_TIMEOUT = Duration.ofMinutes(8);
     static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
 
@@ -44,8 +45,9 @@ class BundleTest {
 
         ProcessRun version = bare(home, env -> { }, "bin/stoker", "--version");
         assertThat(version.out()).contains("stoker " + ProcessRun.version(), "Java 25");
+        assertThat(home.resolve("lib/stoker.aot")).as("the startup cache, made by the first run").isRegularFile();
 
-        // The startup cache was made in make-bundle's staging folder: the JVM must still accept it here.
+        // Made by the bundle's runtime from its class path: the JVM must accept it (a rejected one is silent).
         ProcessRun logged = bare(home, env -> env.put("STOKER_JAVA_OPTS", "-Xlog:aot=info"), "bin/stoker", "--version");
         assertThat(logged.out()).contains("Opened AOT cache " + home.resolve("lib/stoker.aot"));
         assertThat(logged.out().lines().filter(l -> l.contains("[error") || l.contains("[warning")))

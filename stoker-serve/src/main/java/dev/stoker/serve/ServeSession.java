@@ -127,8 +127,11 @@ public final class ServeSession {
     private void serveEpochs() {
         HostBatchLoader loader = served.loader();
         long id = 0;
+        // Counted here, not read from the state: after an epoch whose tail drop_last dropped, the state still
+        // stands in that epoch.
+        int epoch = loader.state().epoch() - 1;
         while (!stopping) {
-            int epoch = loader.state().epoch();
+            epoch++;
             Iterator<ClipBatch> batches = loader.nextEpoch().iterator();
             while (!stopping && batches.hasNext()) {
                 ClipBatch batch = batches.next();

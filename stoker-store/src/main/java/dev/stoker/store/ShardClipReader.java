@@ -112,12 +112,16 @@ final class ShardClipReader implements ClipReader {
         return true;
     }
 
-    /** Checks the checksums of the packets decoding {@code selections} reads, as the dataset's verification says. */
+    /**
+     * Fetches the packets decoding {@code selections} reads (a remote shard downloads them; a mapping has them) and
+     * checks their checksums, as the dataset's verification says.
+     */
     private void verify(Stored stored, List<ClipSelection> selections) {
         BitSet read = new BitSet(stored.entry().frameCount());
         for (ClipSelection selection : selections) {
             markPacketsRead(stored.entry(), selection.frames(), read);
         }
+        stored.shard().fetch(stored.info().record(), stored.entry(), stored.payload(), read);
         boolean everyRead = dataset.verification() == Verification.EVERY_READ;
         for (int p = read.nextSetBit(0); p >= 0; p = read.nextSetBit(p + 1)) {
             if (everyRead) {

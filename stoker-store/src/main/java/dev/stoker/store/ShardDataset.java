@@ -2,6 +2,7 @@ package dev.stoker.store;
 
 import dev.stoker.store.format.ShardFormat;
 import dev.stoker.store.prefetch.PageCache;
+import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.ShardLayout;
@@ -9,6 +10,7 @@ import dev.stoker.video.ClipSpec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,7 +35,11 @@ public final class ShardDataset implements AutoCloseable {
     /** The manifest at the folder's root, written last by an ingest: its presence marks a complete ingest. */
     public static final String MANIFEST = "stoker-shards.json";
 
+    /** The folder; null for a remote dataset. */
     private final Path root;
+    private final String location;
+    /** The object store remote shards are read from, owned; null for a local folder. */
+    private final BlobStore store;
     private final Manifest manifest;
     private final ShardFormat format;
     private final Arena arena;
@@ -42,9 +48,11 @@ public final class ShardDataset implements AutoCloseable {
     private final SampleInfo[] samples;
     private final Verification verification;
 
-    private ShardDataset(Path root, Manifest manifest, Arena arena, ShardFile[] shards, String[] missing,
-                         Verification verification) {
+    private ShardDataset(Path root, String location, BlobStore store, Manifest manifest, Arena arena, ShardFile[] shards,
+                         String[] missing, Verification verification) {
         this.root = root;
+        this.location = location;
+        this.store = store;
         this.verification = verification;
         this.manifest = manifest;
         this.format = ShardFormat.named(manifest.format());
@@ -63,6 +71,22 @@ public final class ShardDataset implements AutoCloseable {
     /** True when {@code path} is a folder holding a complete ingest (its manifest). */
     public static boolean isShardDataset(Path path) {
         return path != null && Files.isRegularFile(path.resolve(MANIFEST));
+    }
+
+    /**
+     * True when {@code location} holds a complete ingest: a local folder as {@link #isShardDataset(Path)}, a remote
+     * one when its manifest object exists (one HEAD).
+     */
+    public static boolean isShardDataset(String location, URI s3Endpoint) throws IOException {
+        if (!BlobStore.isRemote(location)) {
+            return isShardDataset(Path.of(location));
+        }
+        try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
+            store.size(MANIFEST);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
     }
 
     /**
@@ -113,11 +137,63 @@ public final class ShardDataset implements AutoCloseable {
                     missing[s] = e instanceof NoSuchFileException ? "the file is missing" : String.valueOf(e);
                 }
             }
-            return new ShardDataset(dest, manifest, arena, shards, missing, verification);
+            return new ShardDataset(dest, dest.toString(), null, manifest, arena, shards, missing, verification);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * Opens an ingested dataset at {@code location}: a local folder, {@code s3://bucket/prefix} ({@code s3Endpoint}
+     * for S3 compatibles, null for AWS) or an {@code http(s)://} folder URL ending in {@code /}. A remote dataset
+     * reads its manifest once and each clip's packets with ranged GETs (one request per run of adjacent GOPs); its
+     * packets are checked on every read, since every read downloads them anew.
+     *
+     * @throws IOException when the manifest is missing or unreadable, or from another format version
+     */
+    public static ShardDataset open(String location, URI s3Endpoint, Verification verification) throws IOException {
+        if (!BlobStore.isRemote(location)) {
+            return open(Path.of(location), verification);
+        }
+        BlobStore store = BlobStore.open(location, s3Endpoint);
+        try {
+            return open(store, verification);
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** {@link #open(String, URI, Verification)} on an opened store, which the dataset then owns and closes. */
+    public static ShardDataset open(BlobStore store, Verification verification) throws IOException {
+        Objects.requireNonNull(verification, "verification");
+        String file = store.location() + "/" + MANIFEST;
+        byte[] json;
+        try {
+            json = store.readAll(MANIFEST);
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(store.location(), null,
+                    "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
+        }
+        Manifest manifest;
+        try {
+            manifest = Manifest.parse(json);
+        } catch (IOException e) {
+            throw new IOException(file + ": unreadable manifest: " + e.getMessage(), e);
+        }
+        if (manifest.formatVersion() != ShardLayout.FORMAT_VERSION) {
+            throw new IOException(file + ": format version " + manifest.formatVersion() + " (expected: "
+                    + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
+        }
+        checkRows(Path.of(MANIFEST), manifest);
+        ShardFile[] shards = new ShardFile[manifest.shards().size()];
+        for (int s = 0; s < shards.length; s++) {
+            ShardFile.Summary summary = manifest.shards().get(s);
+            shards[s] = ShardFile.remote(store, summary.file(), summary.fileBytes());
+        }
+        return new ShardDataset(null, store.location(), store, manifest, Arena.ofShared(), shards, new String[shards.length],
+                verification);
     }
 
     /** Every sample row points at a listed shard, a record and a class, or the open fails naming the row. */
@@ -169,9 +245,24 @@ public final class ShardDataset implements AutoCloseable {
         return verification;
     }
 
-    /** The folder. */
+    /** The folder; null for a remote dataset ({@link #location()}). */
     public Path root() {
         return root;
+    }
+
+    /** Where the dataset lives: the folder, or its {@code s3://} or {@code http(s)://} location. */
+    public String location() {
+        return location;
+    }
+
+    /** Whether the shards are read with ranged GETs from object storage or HTTP rather than mapped. */
+    public boolean isRemote() {
+        return store != null;
+    }
+
+    /** Requests, retries and bytes received so far (a remote dataset's; zeros for a local one). */
+    public BlobStore.Stats remoteStats() {
+        return store == null ? new BlobStore.Stats(0, 0, 0) : store.stats();
     }
 
     /** The manifest as read (shards, sample rows, failed sources). */
@@ -226,5 +317,8 @@ public final class ShardDataset implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
+        if (store != null) {
+            store.close();
+        }
     }
 }

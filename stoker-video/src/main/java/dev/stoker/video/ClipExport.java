@@ -34,7 +34,7 @@ public final class ClipExport {
             DecodedClip clip = decoder.decode(opened, new ClipRequest(spec, resize, pixels));
             for (int k = 0; k < clip.frameCount(); k++) {
                 Path file = outputDirectory.resolve(String.format(Locale.ROOT, "frame_%04d.png", k));
-                PngFile.writeRgb(file, pixels, k * clip.frameBytes(), clip.width(), clip.height());
+                PngWriter.writeRgb(file, pixels, k * clip.frameBytes(), clip.width(), clip.height());
             }
             Files.writeString(outputDirectory.resolve("clip.json"), json(info, spec, clip), StandardCharsets.UTF_8);
             return clip;

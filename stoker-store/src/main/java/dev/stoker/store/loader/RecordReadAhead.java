@@ -44,6 +44,10 @@ final class RecordReadAhead implements AutoCloseable {
      */
     static RecordReadAhead start(ShardDataset dataset, ReadAhead options, EpochSampler sampler, SamplerState start,
                                  int endEpoch, int itemsAhead, Function<SampleDraw, List<ClipSpec>> clips) {
+        if (dataset.isRemote()) {
+            // Remote shards are fetched by ranges as each clip is read: no mapping to load ahead or evict.
+            return new RecordReadAhead(dataset, clips, false, null);
+        }
         if (!options.enabled()) {
             return new RecordReadAhead(dataset, clips, options.coldCache(), null);
         }

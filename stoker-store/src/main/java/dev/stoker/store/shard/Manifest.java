@@ -53,6 +53,16 @@ public record Manifest(int formatVersion, String format, IngestOptions options, 
         return JSON.readValue(Files.readString(file, StandardCharsets.UTF_8), Manifest.class);
     }
 
+    /** A manifest from its bytes (one downloaded from object storage). */
+    public static Manifest parse(byte[] json) throws IOException {
+        return JSON.readValue(json, Manifest.class);
+    }
+
+    /** The bytes {@link #write} writes. */
+    public byte[] toBytes() throws IOException {
+        return (JSON.writeValueAsString(this) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
     /** Writes atomically (temporary file, then rename). */
     public void write(Path file) throws IOException {
         Path temp = file.resolveSibling("." + file.getFileName() + ".tmp");

@@ -2,6 +2,7 @@ package dev.stoker.store.shard;
 
 import dev.stoker.store.ShardException;
 import dev.stoker.store.ShardException.Reason;
+import dev.stoker.store.remote.BlobStore;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,18 +14,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32C;
 
 /**
- * One shard file, memory-mapped ({@code FileChannel.map(..., arena)}): header, footer and index are
- * parsed and checked on first use, each index entry against its own CRC32C, so damage is pinned to a
- * record. Thread-safe.
+ * One shard file, memory-mapped ({@code FileChannel.map(..., arena)}) or in object storage ({@link #remote}, read
+ * with ranged GETs): header, footer and index are parsed and checked on first use, each index entry against its
+ * own CRC32C, so damage is pinned to a record. Thread-safe.
  */
 public final class ShardFile {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** The first bytes read to parse a header: headers are a few hundred bytes of JSON. */
+    private static final long HEAD_BYTES = 16 << 10;
 
     /** What a finished shard holds, as the manifest lists it. */
     public record Summary(String file, int firstSource, int endSource, int records, int samples, int failed,
@@ -32,7 +36,10 @@ public final class ShardFile {
     }
 
     private final String name;
+    /** The mapping; null for a remote shard. */
     private final MemorySegment bytes;
+    /** The object; null for a mapped shard. */
+    private final RemoteShardBytes remote;
     private volatile Parsed parsed;
 
     /**
@@ -45,9 +52,10 @@ public final class ShardFile {
                           AtomicReferenceArray<AtomicLongArray> checked) {
     }
 
-    private ShardFile(String name, MemorySegment bytes) {
+    private ShardFile(String name, MemorySegment bytes, RemoteShardBytes remote) {
         this.name = name;
         this.bytes = bytes;
+        this.remote = remote;
     }
 
     /** Maps {@code file} read-only into {@code arena}; nothing is parsed yet. */
@@ -55,8 +63,21 @@ public final class ShardFile {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();
             MemorySegment segment = size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            return new ShardFile(file.getFileName().toString(), segment);
+            return new ShardFile(file.getFileName().toString(), segment, null);
         }
+    }
+
+    /**
+     * Object {@code key} of {@code store}, {@code sizeBytes} long (as the manifest lists it): nothing is read yet;
+     * header, footer and index on first use, packets as clips need them ({@link #fetch}).
+     */
+    public static ShardFile remote(BlobStore store, String key, long sizeBytes) {
+        return new ShardFile(key.substring(key.lastIndexOf('/') + 1), null, new RemoteShardBytes(store, key, sizeBytes));
+    }
+
+    /** Whether the shard is read with ranged GETs rather than mapped. */
+    public boolean isRemote() {
+        return remote != null;
     }
 
     public String name() {
@@ -64,7 +85,7 @@ public final class ShardFile {
     }
 
     public long fileBytes() {
-        return bytes.byteSize();
+        return remote != null ? remote.size() : bytes.byteSize();
     }
 
     /** The header's JSON ({format, options}); throws when header or footer is unusable. */
@@ -121,7 +142,8 @@ public final class ShardFile {
                     + entry.payloadBytes() + " bytes (expected: within the records area, before byte "
                     + parsed().indexOffset + ")");
         }
-        MemorySegment payload = bytes.asSlice(entry.payloadOffset(), entry.payloadBytes());
+        MemorySegment payload = remote != null ? remote.payload(entry.payloadBytes())
+                : bytes.asSlice(entry.payloadOffset(), entry.payloadBytes());
         for (int i = 0; i < entry.frameCount(); i++) {
             if (entry.offsets()[i] < 0 || entry.sizes()[i] < 0
                     || entry.offsets()[i] > entry.payloadBytes() - VideoPackets.PADDING_BYTES - entry.sizes()[i]) {
@@ -132,8 +154,21 @@ public final class ShardFile {
         return payload;
     }
 
+    /**
+     * Makes packets {@code packets} of {@code payload} (from {@link #payload}) readable: nothing to do for a mapped
+     * shard; a remote one downloads their byte ranges, adjacent ones merged into one request.
+     */
+    public void fetch(int record, RecordEntry entry, MemorySegment payload, BitSet packets) {
+        if (remote != null) {
+            remote.fetch(name, record, entry, entry.payloadOffset(), payload, packets);
+        }
+    }
+
     /** Where {@code slice} (a slice of this shard's mapping) starts in the file. */
     public long fileOffset(MemorySegment slice) {
+        if (remote != null) {
+            throw new IllegalStateException(name + " is read with ranged GETs, not mapped");
+        }
         long offset = slice.address() - bytes.address();
         if (offset < 0 || offset + slice.byteSize() > bytes.byteSize()) {
             throw new IllegalArgumentException("slice at address " + slice.address() + ", " + slice.byteSize()
@@ -154,9 +189,13 @@ public final class ShardFile {
     /**
      * {@link #checkPacket} the first time it passes for this packet of this mapping; afterwards a no-op. A failed
      * check is not remembered, so a damaged packet fails every time. Any thread; two threads checking the same
-     * packet at once both check it.
+     * packet at once both check it. A remote shard's packets are downloaded anew for each read: checked each time.
      */
     public void checkPacketOnce(int record, RecordEntry entry, MemorySegment payload, int packet) {
+        if (remote != null) {
+            checkPacket(record, entry, payload, packet);
+            return;
+        }
         AtomicReferenceArray<AtomicLongArray> checked = parsed().checked;
         AtomicLongArray bits = checked.get(record);
         if (bits == null) {
@@ -211,6 +250,9 @@ public final class ShardFile {
         try {
             return parseOrThrow();
         } catch (ShardException e) {
+            if (e.reason() == Reason.IO) {
+                throw e; // a failed download is not the shard's fault: the next read tries again
+            }
             return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0], e, null);
         } catch (IndexOutOfBoundsException e) {
             return new Parsed(null, 0, 0, 0, 0, 0, false, new Object[0],
@@ -220,44 +262,49 @@ public final class ShardFile {
     }
 
     private Parsed parseOrThrow() {
-        long size = bytes.byteSize();
+        long size = fileBytes();
         if (size < 20 + ShardLayout.FOOTER_BYTES) {
             throw new ShardException(name, -1, Reason.TRUNCATED, size + " bytes (expected: at least a header and a "
                     + ShardLayout.FOOTER_BYTES + "-byte footer)");
         }
-        byte[] magic = bytes.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE);
+        // A remote shard's header is one GET of its first bytes (a second only for a header longer than that).
+        MemorySegment head = region(0, Math.min(size, HEAD_BYTES));
+        byte[] magic = head.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(magic, ShardLayout.HEADER_MAGIC)) {
             throw new ShardException(name, -1, Reason.VERSION, "not a Stoker shard (expected: magic STKSHARD)");
         }
-        int version = bytes.get(INT, 8);
+        int version = head.get(INT, 8);
         if (version != ShardLayout.FORMAT_VERSION) {
             throw new ShardException(name, -1, Reason.VERSION, "format version " + version + " (expected: "
                     + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
         }
-        int headerLength = bytes.get(INT, 12);
+        int headerLength = head.get(INT, 12);
         if (headerLength < 0 || 16L + headerLength + 4 > size) {
             throw new ShardException(name, -1, Reason.TRUNCATED, "header of " + headerLength + " bytes");
         }
-        byte[] header = bytes.asSlice(16, headerLength).toArray(ValueLayout.JAVA_BYTE);
-        int headerCrc = bytes.get(INT, 16L + headerLength);
+        MemorySegment headerBytes = 16L + headerLength + 4 <= head.byteSize() ? head.asSlice(16, headerLength + 4L)
+                : region(16, headerLength + 4L);
+        byte[] header = headerBytes.asSlice(0, headerLength).toArray(ValueLayout.JAVA_BYTE);
+        int headerCrc = headerBytes.get(INT, headerLength);
         if (ShardLayout.crc32c(header, 0, header.length) != headerCrc) {
             throw new ShardException(name, -1, Reason.CHECKSUM, "header checksum mismatch");
         }
         long footerAt = size - ShardLayout.FOOTER_BYTES;
-        byte[] footerMagic = bytes.asSlice(footerAt + 40, 8).toArray(ValueLayout.JAVA_BYTE);
+        MemorySegment tail = region(footerAt, ShardLayout.FOOTER_BYTES);
+        byte[] footerMagic = tail.asSlice(40, 8).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(footerMagic, ShardLayout.FOOTER_MAGIC)) {
             throw new ShardException(name, -1, Reason.TRUNCATED, "no footer at the end (expected: magic STKSEND1)");
         }
-        byte[] footer = bytes.asSlice(footerAt, 32).toArray(ValueLayout.JAVA_BYTE);
-        if (ShardLayout.crc32c(footer, 0, 32) != bytes.get(INT, footerAt + 32)) {
+        byte[] footer = tail.asSlice(0, 32).toArray(ValueLayout.JAVA_BYTE);
+        if (ShardLayout.crc32c(footer, 0, 32) != tail.get(INT, 32)) {
             throw new ShardException(name, -1, Reason.CHECKSUM, "footer checksum mismatch");
         }
-        int firstSource = bytes.get(INT, footerAt);
-        int endSource = bytes.get(INT, footerAt + 4);
-        long indexOffset = bytes.get(LONG, footerAt + 8);
-        long indexBytes = bytes.get(LONG, footerAt + 16);
-        int entries = bytes.get(INT, footerAt + 24);
-        int indexCrc = bytes.get(INT, footerAt + 28);
+        int firstSource = tail.get(INT, 0);
+        int endSource = tail.get(INT, 4);
+        long indexOffset = tail.get(LONG, 8);
+        long indexBytes = tail.get(LONG, 16);
+        int entries = tail.get(INT, 24);
+        int indexCrc = tail.get(INT, 28);
         if (indexOffset < 16 + headerLength || indexBytes < 0 || indexOffset + indexBytes != footerAt || entries < 0) {
             throw new ShardException(name, -1, Reason.BAD_OFFSET, "index at " + indexOffset + ", " + indexBytes
                     + " bytes (expected: ending at the footer, byte " + footerAt + ")");
@@ -267,7 +314,7 @@ public final class ShardFile {
             throw new ShardException(name, -1, Reason.BAD_OFFSET, entries + " index entries in " + indexBytes
                     + " bytes (expected: at most " + indexBytes / 8 + ", 8+ bytes each)");
         }
-        MemorySegment index = bytes.asSlice(indexOffset, indexBytes);
+        MemorySegment index = region(indexOffset, indexBytes);
         boolean indexMatches = crc(index) == indexCrc;
         Object[] parsedEntries = new Object[entries];
         long at = 0;
@@ -299,6 +346,11 @@ public final class ShardFile {
         }
         return new Parsed(new String(header, StandardCharsets.UTF_8), firstSource, endSource, indexOffset, indexBytes,
                 indexCrc, indexMatches, parsedEntries, null, new AtomicReferenceArray<>(entries));
+    }
+
+    /** Bytes of the file: a slice of the mapping, or a ranged GET. */
+    private MemorySegment region(long offset, long length) {
+        return remote != null ? remote.region(name, offset, length) : bytes.asSlice(offset, length);
     }
 
     private static void fill(Object[] entries, int from, ShardException failure) {

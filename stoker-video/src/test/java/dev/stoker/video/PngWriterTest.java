@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The PNG writer's files read back, pixel for pixel, through an independent decoder (ImageIO's). */
-class PngFileTest {
+class PngWriterTest {
     @TempDir
     Path dir;
 
@@ -30,7 +30,7 @@ class PngFileTest {
             MemorySegment.copy(random, 0, pixels, ValueLayout.JAVA_BYTE, 0, random.length);
             Path file = dir.resolve("frame.png");
 
-            PngFile.writeRgb(file, pixels, frameBytes, width, height);
+            PngWriter.writeRgb(file, pixels, frameBytes, width, height);
 
             BufferedImage image = ImageIO.read(file.toFile());
             assertThat(image.getWidth()).isEqualTo(width);

@@ -1,0 +1,63 @@
+package dev.stoker.cli;
+
+import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.RemoteVideos;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * {@code s3://bucket/prefix} and {@code http(s)://…} arguments. Picocli hands dataset arguments over as paths, which
+ * fold the {@code //} after the scheme into one {@code /}; a path that starts with such a scheme is taken back as
+ * the location it was typed as (no local path starts with {@code s3:/}).
+ */
+final class RemoteLocations {
+    private static final Pattern REMOTE = Pattern.compile("^(s3|https?):/+(.*)$");
+
+    private RemoteLocations() {
+    }
+
+    /** The location {@code argument} names, or null for a local path. */
+    static String of(Path argument) {
+        if (argument == null) {
+            return null;
+        }
+        var m = REMOTE.matcher(argument.toString());
+        return m.matches() ? m.group(1) + "://" + m.group(2) : null;
+    }
+
+    /** Whether {@code argument} names object storage or HTTP. */
+    static boolean isRemote(Path argument) {
+        return of(argument) != null && BlobStore.isRemote(of(argument));
+    }
+
+    /**
+     * Copies the videos at {@code location} into the cache ({@code $STOKER_CACHE/remote/<hash of the location>}),
+     * once: a second run finds them there. Returns what to open as the dataset.
+     */
+    static Path copyVideos(PrintWriter out, String location, URI s3Endpoint) throws IOException {
+        Path folder = LoaderOptionsMixin.cacheDir().resolve("remote").resolve(hash(location));
+        out.println("copying the videos of " + location + " into " + folder + " (files already there are kept)...");
+        out.flush();
+        RemoteVideos.Result copy = RemoteVideos.copy(location, s3Endpoint, folder);
+        out.printf(Locale.ROOT, "%d videos: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
+                InspectCommand.bytes(copy.bytesDownloaded()), copy.files() - copy.downloaded());
+        return copy.source();
+    }
+
+    static String hash(String location) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(location.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

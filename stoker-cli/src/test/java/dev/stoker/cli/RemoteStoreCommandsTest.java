@@ -1,0 +1,102 @@
+package dev.stoker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.gaul.s3proxy.junit.S3ProxyExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * {@code stoker ingest} and {@code bench} on {@code s3://} locations of a real S3 server in this JVM (s3proxy),
+ * credentials from the usual AWS settings (here system properties), {@code --s3-endpoint} naming the server: videos
+ * in a bucket are ingested into shards in a bucket, and bench reads those shards with ranged GETs.
+ */
+class RemoteStoreCommandsTest {
+    @RegisterExtension
+    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
+            .withCredentials("stoker", "stoker-secret").build();
+
+    @TempDir
+    Path source;
+
+    /** Unique per run: the cache folders are named by location, and a test must not find an earlier run's. */
+    private final String bucket = "stoker-" + UUID.randomUUID().toString().substring(0, 8);
+
+    @BeforeEach
+    void credentials() {
+        System.setProperty("aws.accessKeyId", s3.getAccessKey());
+        System.setProperty("aws.secretAccessKey", s3.getSecretKey());
+        System.setProperty("aws.region", "us-east-1");
+    }
+
+    @AfterEach
+    void clear() throws IOException {
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
+        System.clearProperty("aws.region");
+        for (String location : List.of("s3://" + bucket + "/videos", "s3://" + bucket + "/shards")) {
+            for (String kind : List.of("remote", "ingest")) {
+                Path copy = LoaderOptionsMixin.cacheDir().resolve(kind).resolve(RemoteLocations.hash(location));
+                if (Files.isDirectory(copy)) {
+                    try (Stream<Path> files = Files.walk(copy)) {
+                        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void ingestFromAndToS3ThenBenchTheShardsInS3() throws IOException {
+        DemoDataset.create(source, DemoSpec.small(2, 2, 2.0));
+        List<Path> videos;
+        try (Stream<Path> files = Files.walk(source)) {
+            videos = files.filter(Files::isRegularFile).filter(p -> p.getParent() != null && !p.getParent().equals(source)).toList();
+        }
+        try (S3Client client = S3Client.builder().endpointOverride(s3.getUri()).forcePathStyle(true).region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey()))
+                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
+            client.createBucket(b -> b.bucket(bucket));
+            for (Path video : videos) {
+                String key = "videos/" + source.relativize(video).toString().replace('\\', '/');
+                client.putObject(r -> r.bucket(bucket).key(key), RequestBody.fromFile(video));
+            }
+        }
+        String endpoint = s3.getUri().toString();
+        String shards = "s3://" + bucket + "/shards";
+
+        CliRun ingest = CliRun.stoker("ingest", "s3://" + bucket + "/videos", shards, "--s3-endpoint", endpoint,
+                "--format", "video", "--size", "112", "--shard-size", "64k", "--workers", "2");
+        assertThat(ingest.exitCode()).as(ingest.err() + ingest.out()).isZero();
+        assertThat(ingest.out()).contains("4 videos: 4 downloaded").contains("ingested 4 of 4 sources")
+                .contains("uploaded to " + shards).contains("manifest last");
+
+        CliRun bench = CliRun.stoker("bench", shards, "--s3-endpoint", endpoint, "--batches", "2", "--batch", "2",
+                "--frames", "4");
+        assertThat(bench.exitCode()).as(bench.err() + bench.out()).isZero();
+        assertThat(bench.out()).contains("video shards in " + shards).contains("samples/s").containsPattern("remote +\\d+ requests");
+
+        CliRun again = CliRun.stoker("ingest", "s3://" + bucket + "/videos", shards, "--s3-endpoint", endpoint,
+                "--format", "video", "--size", "112", "--shard-size", "64k", "--workers", "2");
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        assertThat(again.out()).contains("4 already there").contains("0 written").contains("uploaded to " + shards + ": 0 shards");
+    }
+}

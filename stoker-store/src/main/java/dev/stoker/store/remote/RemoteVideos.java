@@ -1,0 +1,122 @@
+package dev.stoker.store.remote;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Video files in object storage or behind HTTP, copied into a local folder that {@code Dataset.open} reads:
+ * {@code s3://bucket/prefix} holding {@code <class>/<video>} (the Kinetics layout) becomes that folder; an
+ * {@code https://…} CSV manifest {@code url,label[,start,end]} (URLs absolute or relative to the manifest) becomes a
+ * local manifest of the copies. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
+ * into a {@code .part} file renamed when complete, so a copy under its own name is always whole; a copy already there
+ * with the object's size is kept, so an interrupted copy resumes file by file.
+ */
+public final class RemoteVideos {
+    static final long BLOCK_BYTES = 8L << 20;
+    /** The local manifest an HTTP source becomes. */
+    public static final String MANIFEST = "videos.csv";
+
+    /** What a copy did. */
+    public record Result(Path source, int files, int downloaded, long bytesDownloaded) {
+    }
+
+    private RemoteVideos() {
+    }
+
+    /** Copies the videos at {@code location} into {@code folder}; the result's source is what to open as the dataset. */
+    public static Result copy(String location, URI s3Endpoint, Path folder) throws IOException {
+        try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
+            return copy(store, folder);
+        }
+    }
+
+    public static Result copy(BlobStore store, Path folder) throws IOException {
+        Files.createDirectories(folder);
+        if (store instanceof HttpBlobStore http) {
+            return copyManifest(http, folder);
+        }
+        List<String> keys = new ArrayList<>();
+        for (String key : store.list()) {
+            // ROOT/<class>/<video>: files directly under the prefix (a README) are not videos, as in a local folder.
+            if (key.indexOf('/') > 0 && !key.endsWith("/")) {
+                keys.add(key);
+            }
+        }
+        if (keys.isEmpty()) {
+            throw new IOException(store.location() + ": no videos (expected: objects named <class>/<video> under it)");
+        }
+        int downloaded = 0;
+        long bytes = 0;
+        for (String key : keys) {
+            long got = fetch(store, key, folder.resolve(key));
+            downloaded += got >= 0 ? 1 : 0;
+            bytes += Math.max(0, got);
+        }
+        return new Result(folder, keys.size(), downloaded, bytes);
+    }
+
+    private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {
+        StringBuilder local = new StringBuilder();
+        int files = 0;
+        int downloaded = 0;
+        long bytes = 0;
+        for (String line : store.manifest().lines().toList()) {
+            String row = line.strip();
+            if (row.isEmpty() || row.startsWith("#")) {
+                continue;
+            }
+            String[] fields = row.split(",", 2);
+            String url = fields[0].strip();
+            if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
+                continue; // a header row
+            }
+            URI uri = store.resolve(url);
+            Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort()).resolve(uri.getPath().replaceFirst("^/+", ""))
+                    .normalize();
+            if (!copy.startsWith(folder)) {
+                throw new IOException(store.location() + ": URL " + url + " leaves the copy folder (expected: a plain path)");
+            }
+            long got = fetch(store, uri.toString(), copy);
+            files++;
+            downloaded += got >= 0 ? 1 : 0;
+            bytes += Math.max(0, got);
+            local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
+                    .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
+        }
+        if (files == 0) {
+            throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end])");
+        }
+        Path manifest = folder.resolve(MANIFEST);
+        Files.writeString(manifest, local, StandardCharsets.UTF_8);
+        return new Result(manifest, files, downloaded, bytes);
+    }
+
+    /** Downloads {@code key} into {@code target} unless a copy of its size is there: the bytes sent, or -1 if kept. */
+    private static long fetch(BlobStore store, String key, Path target) throws IOException {
+        long size = store.size(key);
+        if (Files.isRegularFile(target) && Files.size(target) == size) {
+            return -1;
+        }
+        Files.createDirectories(target.getParent());
+        Path part = target.resolveSibling(target.getFileName() + ".part");
+        try (OutputStream out = Files.newOutputStream(part)) {
+            for (long at = 0; at < size; at += BLOCK_BYTES) {
+                out.write(store.read(key, new ByteRange(at, Math.min(BLOCK_BYTES, size - at))));
+            }
+        }
+        try {
+            Files.move(part, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(part, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return size;
+    }
+}
