@@ -2,8 +2,9 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.cli.FormatsReport.Measurement;
+import dev.stoker.cli.FormatsReport.Row;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
@@ -24,8 +25,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,18 +126,6 @@ final class BenchFormatsCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write the table as JSON.")
     Path json;
 
-    /** One row: a storage format's figures. */
-    record Row(String format, long diskBytes, int samples, Measurement warm, Measurement cold) {
-        double diskBytesPerClip() {
-            return (double) diskBytes / samples;
-        }
-    }
-
-    /** One measured run. */
-    record Measurement(double samplesPerSecond, double cpuSecondsPerClip, long clips, double seconds,
-                       PrefetchStats prefetch) {
-    }
-
     /** {@code --failure-budget}, or {@code otherwise} without it. */
     private dev.stoker.pipeline.FailureBudget budget(dev.stoker.pipeline.FailureBudget otherwise) {
         return failureBudget == null ? otherwise : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
@@ -190,14 +177,14 @@ final class BenchFormatsCommand implements Callable<Integer> {
                     budget(dev.stoker.pipeline.FailureBudget.UNLIMITED));
             rows.add(measureShards(out, format, dest, shardOptions, budget));
         }
-        double memcpy = memcpyBytesPerSecond();
+        double memcpy = FormatsReport.memcpyBytesPerSecond();
         RawReadBench.Result rawRead = RawReadBench.measure(work.resolve(IngestOptions.RAW), shardOptions);
         double rawLoaderBytesPerSecond = rows.getLast().warm().samplesPerSecond() * rawRead.clipBytes();
 
         out.println();
-        out.print(table(rows));
+        out.print(FormatsReport.table(rows));
         out.println();
-        out.print(rawReadTable(rawRead, rawLoaderBytesPerSecond, memcpy, cores));
+        out.print(FormatsReport.rawReadTable(rawRead, rawLoaderBytesPerSecond, memcpy, cores));
         out.printf(Locale.ROOT, "%d cores; %d batches of %d clips (%d frames, stride %d, %dx%d) per measurement; steady state after warm-up%n",
                 cores, batches, batch, frames, stride, crop, crop);
         if (json != null) {
@@ -333,56 +320,6 @@ final class BenchFormatsCommand implements Callable<Integer> {
         }
     }
 
-    /** One thread copying 256 MiB between off-heap buffers: the best of 5, in bytes per second. */
-    static double memcpyBytesPerSecond() {
-        long bytes = 256L << 20;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment from = arena.allocate(bytes, 4096);
-            MemorySegment to = arena.allocate(bytes, 4096);
-            from.fill((byte) 1);
-            to.fill((byte) 0);
-            double best = 0;
-            for (int i = 0; i < 5; i++) {
-                long t = System.nanoTime();
-                MemorySegment.copy(from, 0, to, 0, bytes);
-                best = Math.max(best, bytes / ((System.nanoTime() - t) / 1e9));
-            }
-            return best;
-        }
-    }
-
-    /** Raw's read bandwidth against a memcpy of the same bytes (all in this run), and the loader's. */
-    static String rawReadTable(RawReadBench.Result r, double loaderBytesPerSecond, double bigMemcpy, int cores) {
-        StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "raw read bandwidth, warm, %d clips of %s (best of 9 rounds, one thread unless said):%n",
-                r.clips(), InspectCommand.bytes(r.clipBytes())));
-        String line = "  %-52s %10s/s  %5.2fx memcpy%n";
-        s.append(String.format(Locale.ROOT, line, "memcpy of the same bytes per clip",
-                InspectCommand.bytes((long) r.memcpyBytesPerSecond()), 1.0));
-        s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on first read (default)",
-                InspectCommand.bytes((long) r.firstReadBytesPerSecond()), r.firstReadBytesPerSecond() / r.memcpyBytesPerSecond()));
-        s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on every read",
-                InspectCommand.bytes((long) r.everyReadBytesPerSecond()), r.everyReadBytesPerSecond() / r.memcpyBytesPerSecond()));
-        s.append(String.format(Locale.ROOT, line, "ShardLoader raw warm row, batches, " + cores + " cores (*)",
-                InspectCommand.bytes((long) loaderBytesPerSecond), loaderBytesPerSecond / r.memcpyBytesPerSecond()));
-        s.append(String.format(Locale.ROOT, "  (*) measured earlier in this run, not interleaved with the memcpy; one 256 MiB"
-                + " memcpy: %s/s%n", InspectCommand.bytes((long) bigMemcpy)));
-        return s.toString();
-    }
-
-    static String table(List<Row> rows) {
-        StringBuilder s = new StringBuilder();
-        double filesWarm = rows.getFirst().warm().samplesPerSecond();
-        s.append(String.format(Locale.ROOT, "%-7s %12s %13s %13s %12s %9s%n", "format", "disk/clip", "warm samp/s",
-                "cold samp/s", "CPU s/clip", "vs files"));
-        for (Row r : rows) {
-            s.append(String.format(Locale.ROOT, "%-7s %12s %13.1f %13.1f %12.4f %8.2fx%n", r.format(),
-                    InspectCommand.bytes((long) r.diskBytesPerClip()), r.warm().samplesPerSecond(),
-                    r.cold().samplesPerSecond(), r.warm().cpuSecondsPerClip(), r.warm().samplesPerSecond() / filesWarm));
-        }
-        return s.toString();
-    }
-
     private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, RawReadBench.Result rawRead,
                        double rawLoaderBytesPerSecond) {
         ObjectNode node = JSON.createObjectNode();
@@ -397,30 +334,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         settings.put("crop", crop);
         settings.put("batch", batch);
         settings.put("batches", batches);
-        ArrayNode array = node.putArray("rows");
-        for (Row r : rows) {
-            ObjectNode row = array.addObject();
-            row.put("format", r.format());
-            row.put("disk_bytes", r.diskBytes());
-            row.put("disk_bytes_per_clip", r.diskBytesPerClip());
-            row.put("samples_per_second_warm", r.warm().samplesPerSecond());
-            row.put("samples_per_second_cold", r.cold().samplesPerSecond());
-            row.put("cpu_seconds_per_clip", r.warm().cpuSecondsPerClip());
-            row.put("cpu_seconds_per_clip_cold", r.cold().cpuSecondsPerClip());
-            row.put("speedup_vs_files_warm", r.warm().samplesPerSecond() / rows.getFirst().warm().samplesPerSecond());
-            if (r.warm().prefetch() != null) {
-                row.set("prefetch_warm", ShardBench.prefetchJson(r.warm().prefetch()));
-                row.set("prefetch_cold", ShardBench.prefetchJson(r.cold().prefetch()));
-            }
-        }
-        node.put("memcpy_bytes_per_second", memcpy);
-        ObjectNode raw = node.putObject("raw_read");
-        raw.put("clips", rawRead.clips());
-        raw.put("clip_bytes", rawRead.clipBytes());
-        raw.put("memcpy_same_bytes_per_second", rawRead.memcpyBytesPerSecond());
-        raw.put("reader_first_read_bytes_per_second", rawRead.firstReadBytesPerSecond());
-        raw.put("reader_every_read_bytes_per_second", rawRead.everyReadBytesPerSecond());
-        raw.put("loader_warm_bytes_per_second", rawLoaderBytesPerSecond);
+        FormatsReport.addJson(node, rows, memcpy, rawRead, rawLoaderBytesPerSecond);
         try {
             Files.writeString(file, JSON.writeValueAsString(node));
         } catch (IOException e) {

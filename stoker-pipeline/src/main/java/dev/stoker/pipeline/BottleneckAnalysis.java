@@ -6,8 +6,8 @@ import java.util.Locale;
 /**
  * Names the stage that limits throughput from the Flink-style time split. Rules, in order:
  * <ol>
- *   <li>the consumer finds data ready on almost every call → the consumer is the bottleneck;</li>
- *   <li>the busiest stage (source included) is busy most of its worker-time → it is saturated;</li>
+ *   <li>the consumer hardly waits for data ({@link Bottleneck#consumerBound}) → the consumer is the bottleneck;</li>
+ *   <li>the busiest stage (source included) is {@link Bottleneck#saturated} → it limits throughput;</li>
  *   <li>the first stage idles on an empty input queue → the source starves the pipeline;</li>
  *   <li>otherwise the busiest stage is named as the likeliest, with its numbers.</li>
  * </ol>
@@ -15,19 +15,16 @@ import java.util.Locale;
  * what users see first and misread as the problem.
  */
 final class BottleneckAnalysis {
-    static final double SATURATED_BUSY = 0.70;
-    static final double CONSUMER_BOUND_READINESS = 0.90;
-
     private BottleneckAnalysis() { }
 
     static Verdict judge(List<StageStats> stages, SinkStats sink) {
         if (sink.delivered() < 2) {
             return new Verdict("", "warming-up", "bottleneck: not known yet (warming up)");
         }
-        if (sink.dataReadiness() >= CONSUMER_BOUND_READINESS) {
+        if (Bottleneck.consumerBound(sink.consumerWaitShare())) {
             return new Verdict("consumer", "consumer-bound", String.format(Locale.ROOT,
-                    "bottleneck: consumer (data was ready for %.0f%% of next() calls; the loader is ahead)",
-                    sink.dataReadiness() * 100));
+                    "bottleneck: consumer (it waited for data %.0f%% of its time, data was ready for %.0f%% of next()"
+                            + " calls; the loader is ahead)", sink.consumerWaitShare() * 100, sink.dataReadiness() * 100));
         }
         StageStats busiest = stages.getFirst();
         int busiestIndex = 0;
@@ -37,7 +34,7 @@ final class BottleneckAnalysis {
                 busiestIndex = i;
             }
         }
-        if (busiest.busyFraction() >= SATURATED_BUSY) {
+        if (Bottleneck.saturated(busiest.busyFraction())) {
             String line = String.format(Locale.ROOT, "bottleneck: %s (saturated: busy %.0f%% of %d worker%s%s)%s",
                     busiest.name(), busiest.busyFraction() * 100, busiest.concurrency(),
                     busiest.concurrency() == 1 ? "" : "s", queueNote(busiest), upstreamNote(stages, busiestIndex));

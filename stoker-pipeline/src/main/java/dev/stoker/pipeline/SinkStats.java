@@ -8,7 +8,9 @@ package dev.stoker.pipeline;
  * @param delivered          results handed to the consumer
  * @param dataReadiness      share of the consumer's {@code next()} calls served without waiting
  * @param consumerWaitMillis total time the consumer waited for data
+ * @param consumerWaitShare  share of the consumer's time since its first result spent waiting for the next one
+ *                           (what {@link Bottleneck#consumerBound} judges; start-up left out)
  * @param meanFill           time-weighted mean fill of the sink buffer, in [0, 1]
  */
 public record SinkStats(int capacity, int size, long delivered, double dataReadiness, double consumerWaitMillis,
-                        double meanFill) { }
+                        double consumerWaitShare, double meanFill) { }

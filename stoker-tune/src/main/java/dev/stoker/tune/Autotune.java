@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.pipeline.Bottleneck;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
@@ -38,7 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  * concurrency (contention), or when more do not pay and its task time at one fewer (where the tuner stood) is
  * not known to be as short; a deeper input queue for a bottleneck that keeps finding it empty; a larger sink
  * when the consumer waits although the sink fills at times; one fewer for a stage that mostly idles. A consumer
- * that hardly waits for data ({@link #consumerBound}) sets the pace: then no stage is a bottleneck, and only
+ * that hardly waits for data ({@link Bottleneck#consumerBound}) sets the pace: then no stage is a bottleneck, and only
  * idle workers are given back (a stage kept busy 80% by a consumer it stays ahead of is not saturated). After a
  * settling window it measures again: an increase is kept only when it raised throughput by more than max(5%, 2 x
  * the noise), a decrease when it lost less than max(3%, 1.25 x the noise) and at most 15% (hysteresis: fewer
@@ -55,7 +56,7 @@ import java.util.concurrent.locks.LockSupport;
  * stats ({@link PipelineStats#reconfigurations()}), config and trace.
  */
 public final class Autotune implements AutoCloseable {
-    static final double KEEP_INCREASE = 0.05;
+    static final double KEEP_INCREASE = Bottleneck.MIN_GAIN;
     static final double KEEP_DECREASE = 0.03;
     static final double MAX_KEPT_LOSS = 0.15;
     /** Off the baseline by more than this share (or 4 x the noise), an unchanged pipeline is measured again. */
@@ -618,15 +619,6 @@ public final class Autotune implements AutoCloseable {
                 : ramReason);
     }
 
-    /**
-     * Whether the consumer sets the pace: it waited for data so little that no change to the pipeline could
-     * raise throughput by the {@link #KEEP_INCREASE} an increase needs. A consumer that waits a share s of its
-     * time can go at most 1 / (1 - s) times as fast; its own time per item does not shrink.
-     */
-    static boolean consumerBound(double consumerWaitShare) {
-        return consumerWaitShare < KEEP_INCREASE / (1 + KEEP_INCREASE);
-    }
-
     /** The next probe, from the signals of {@code w} (a window of the state the tuner stands at), or null to sit still. */
     private Probe choose(Window w) {
         PipelineConfig config = pipeline.config();
@@ -641,7 +633,7 @@ public final class Autotune implements AutoCloseable {
         // A consumer-bound pipeline has no bottleneck stage: its busiest stage is busy because it keeps ahead of
         // the consumer (busy 80% of 3 workers where 2 fall behind), not because it limits; a worker more cannot
         // pay, and a worker fewer can only fall behind.
-        if (!consumerBound(w.consumerWaitShare())) {
+        if (!Bottleneck.consumerBound(w.consumerWaitShare())) {
             for (Map.Entry<String, Double> b : w.busy().entrySet()) {
                 if (b.getValue() > most) {
                     most = b.getValue();
@@ -650,7 +642,7 @@ public final class Autotune implements AutoCloseable {
             }
         }
         List<Probe> options = new ArrayList<>();
-        if (bottleneck != null && most >= 0.7) {
+        if (bottleneck != null && Bottleneck.saturated(most)) {
             int c = w.concurrency().get(bottleneck);
             // A bottleneck that keeps finding its input queue empty, while not busy all the time, is fed in
             // bursts: a deeper queue lets the stage before it run ahead.

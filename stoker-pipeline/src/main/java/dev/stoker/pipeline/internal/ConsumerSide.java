@@ -16,6 +16,9 @@ public final class ConsumerSide {
     private final LongAdder waitedCalls = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private volatile boolean waiting;
+    // The first result's arrival and its wait: the wait share is measured from there, start-up left out.
+    private volatile long firstDeliveryNanos;
+    private volatile long firstWaitNanos;
     private volatile boolean finished;
     private volatile int epoch;
 
@@ -36,6 +39,7 @@ public final class ConsumerSide {
             if (next != null && next != BoundedQueue.FINISHED) {
                 if (next instanceof Envelope) {
                     readyCalls.increment();
+                    delivered(0);
                 }
                 if (next instanceof Marker) {
                     sink.resume();
@@ -50,8 +54,10 @@ public final class ConsumerSide {
                 waiting = false;
             }
             if (next instanceof Envelope) {
+                long waited = System.nanoTime() - start;
                 waitedCalls.increment();
-                waitNanos.add(System.nanoTime() - start);
+                waitNanos.add(waited);
+                delivered(waited);
             }
             if (next instanceof Marker) {
                 sink.resume();
@@ -66,6 +72,13 @@ public final class ConsumerSide {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the pipeline", e);
+        }
+    }
+
+    private void delivered(long waitedNanos) {
+        if (firstDeliveryNanos == 0) {   // one consuming thread: no race
+            firstWaitNanos = waitedNanos;
+            firstDeliveryNanos = System.nanoTime();
         }
     }
 
@@ -100,7 +113,10 @@ public final class ConsumerSide {
         var queue = sink.snapshot();
         long ready = readyCalls.sum();
         long waited = waitedCalls.sum();
+        long total = waitNanos.sum();
+        long since = firstDeliveryNanos == 0 ? 0 : System.nanoTime() - firstDeliveryNanos;
+        double waitShare = since <= 0 ? 0 : Math.min(1, Math.max(0, (total - firstWaitNanos) / (double) since));
         return new SinkStats(queue.capacity(), queue.size(), ready + waited,
-                ready + waited == 0 ? 0 : (double) ready / (ready + waited), waitNanos.sum() / 1e6, queue.meanFill());
+                ready + waited == 0 ? 0 : (double) ready / (ready + waited), total / 1e6, waitShare, queue.meanFill());
     }
 }
