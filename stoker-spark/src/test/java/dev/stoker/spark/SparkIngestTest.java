@@ -8,6 +8,7 @@ import dev.stoker.store.ClipReader;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
+import dev.stoker.store.Verification;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.shard.Manifest;
@@ -25,25 +26,36 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
+import org.gaul.s3proxy.junit.S3ProxyExtension;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The ingest as a Spark job ({@code local[2]}, two attempts a task) over the real sample videos, the damaged ones
  * included, against the in-process ingest of the same list: the same samples and failures, and every clip equal byte
  * for byte; a task killed mid-partition is retried and the result is still exact; a rerun after completion runs no
- * partition and leaves the manifest as it was.
+ * partition and leaves the manifest as it was. Into {@code s3://} (s3proxy in this JVM) each partition commits by a
+ * conditional {@code _DONE} object and the result, read back by ranged GETs, is the same.
  */
 class SparkIngestTest {
     private static final IngestOptions OPTIONS = IngestOptions.defaults().withFormat(IngestOptions.VIDEO).withShortSide(96)
             .withShardSize(256L << 10);
     private static final List<ClipSpec> SPECS = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.6, 4, 3));
     private static final Resize RESIZE = Resize.centerCrop(96, 64, 64);
+
+    @RegisterExtension
+    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
+            .withCredentials("stoker", "stoker-secret").build();
 
     @TempDir
     static Path dir;
@@ -123,9 +135,44 @@ class SparkIngestTest {
         assertSameDataset(dest);
     }
 
-    /** Same samples (source, label, frames, size), same failures, and every clip of every sample equal byte for byte. */
+    @Test
+    void sparkIngestIntoS3CommitsEachPartitionByAConditionalDoneObject() throws IOException {
+        String bucket = "spark-" + Long.toHexString(System.nanoTime());
+        System.setProperty("aws.accessKeyId", s3.getAccessKey());
+        System.setProperty("aws.secretAccessKey", s3.getSecretKey());
+        System.setProperty("aws.region", "us-east-1");
+        try (S3Client client = S3Client.builder().endpointOverride(s3.getUri()).forcePathStyle(true).region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey()))
+                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
+            client.createBucket(b -> b.bucket(bucket));
+            String dest = "s3://" + bucket + "/shards";
+            IngestPlan plan = SparkIngest.plan(csv.toString(), dest, s3.getUri(), OPTIONS, 10, 1);
+            SparkIngest.Result first = SparkIngest.run(spark, plan);
+            assertThat(first.partitionsRun()).isEqualTo(3);
+            List<String> keys = client.listObjectsV2Paginator(r -> r.bucket(bucket)).contents().stream()
+                    .map(o -> o.key()).toList();
+            assertThat(keys).contains("shards/parts/part-00000/_DONE", "shards/parts/part-00002/_DONE",
+                    "shards/" + ShardDataset.MANIFEST);
+            try (ShardDataset remote = ShardDataset.open(dest, s3.getUri(), Verification.FIRST_READ)) {
+                assertSameDataset(remote);
+            }
+            assertThat(SparkIngest.run(spark, plan).partitionsRun()).isZero();
+        } finally {
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+            System.clearProperty("aws.region");
+        }
+    }
+
     private static void assertSameDataset(Path dest) throws IOException {
-        try (ShardDataset want = ShardDataset.open(local); ShardDataset got = ShardDataset.open(dest);
+        try (ShardDataset got = ShardDataset.open(dest)) {
+            assertSameDataset(got);
+        }
+    }
+
+    /** Same samples (source, label, frames, size), same failures, and every clip of every sample equal byte for byte. */
+    private static void assertSameDataset(ShardDataset got) throws IOException {
+        try (ShardDataset want = ShardDataset.open(local);
              ClipReader a = want.newReader(); ClipReader b = got.newReader(); Arena arena = Arena.ofConfined()) {
             Manifest expected = want.manifest();
             Manifest actual = got.manifest();
