@@ -1,16 +1,20 @@
 package dev.stoker.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.dataset.Dataset;
-import java.io.PrintWriter;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.ShardUpload;
+import dev.stoker.store.shard.ShardFile;
+import dev.stoker.video.dataset.Dataset;
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
@@ -89,10 +93,22 @@ final class IngestCommand implements Callable<Integer> {
                     + " failed sources are listed in the report); 0 stops at the first failure.")
     String failureBudget;
 
+    @Option(names = "--spark", paramLabel = "MASTER",
+            description = "Run the ingest as an Apache Spark job on MASTER (local[N]: N cores of this machine, in a JVM of its own);"
+                    + " on a cluster use spark-submit with stoker-spark.jar (README).")
+    String sparkMaster;
+
+    @Option(names = "--partition-sources", defaultValue = "64", paramLabel = "N",
+            description = "With --spark: sources per partition, the unit a task ingests and commits (default: ${DEFAULT-VALUE}).")
+    int partitionSources;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         IngestOptions options = options();
+        if (sparkMaster != null) {
+            return spark(out, options);
+        }
         int threads = workers != null ? workers : Runtime.getRuntime().availableProcessors();
         if (threads < 1) {
             throw new ParameterException(spec.commandLine(), "--workers: " + threads + " (expected: 1+)");
@@ -128,6 +144,27 @@ final class IngestCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCode.OK;
+    }
+
+    /** The same ingest as a Spark job; the in-process flags it does not take are refused rather than ignored. */
+    private int spark(PrintWriter out, IngestOptions options) throws IOException, InterruptedException {
+        if (failureBudget != null) {
+            throw new ParameterException(spec.commandLine(), "--failure-budget with --spark (expected: none; a Spark"
+                    + " ingest lists every failed source and never stops for them)");
+        }
+        if (partitionSources < 1) {
+            throw new ParameterException(spec.commandLine(), "--partition-sources: " + partitionSources + " (expected: 1+)");
+        }
+        List<String> args = new ArrayList<>(List.of(
+                RemoteLocations.of(source) != null ? RemoteLocations.of(source) : source.toAbsolutePath().toString(),
+                RemoteLocations.of(dest) != null ? RemoteLocations.of(dest) : dest.toAbsolutePath().toString(),
+                "--master", sparkMaster, "--partition-sources", Integer.toString(partitionSources),
+                "--workers", Integer.toString(workers != null ? workers : 1),
+                "--options", new ObjectMapper().writeValueAsString(options)));
+        if (s3Endpoint != null) {
+            args.addAll(List.of("--s3-endpoint", s3Endpoint.toString()));
+        }
+        return SparkRunner.run(out, args) == 0 ? ExitCode.OK : ExitCode.SOFTWARE;
     }
 
     private IngestOptions options() {

@@ -59,6 +59,8 @@ class ArchitectureTest {
             new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
             new Module("stoker-cli", "dev.stoker.cli",
                     List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu", "stoker-serve"), true),
+            // Not on this class path (nothing depends on it; Spark is provided by the cluster): only its pom is checked.
+            new Module("stoker-spark", "dev.stoker.spark", List.of(PIPELINE, VIDEO, "stoker-store"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.
             new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true),
             // Tests only, not on this class path either: they run the packaged launcher and bundle as processes.

@@ -114,17 +114,13 @@ public final class ShardDataset implements AutoCloseable {
             throw new NoSuchFileException(dest.toString(), null,
                     "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
         }
-        Manifest manifest;
+        byte[] json;
         try {
-            manifest = Manifest.read(file);
+            json = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new IOException(file + ": unreadable manifest: " + e.getMessage(), e);
         }
-        if (manifest.formatVersion() != ShardLayout.FORMAT_VERSION) {
-            throw new IOException(file + ": format version " + manifest.formatVersion() + " (expected: "
-                    + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
-        }
-        checkRows(file, manifest);
+        Manifest manifest = checkedManifest(file.toString(), json);
         Arena arena = Arena.ofShared();
         ShardFile[] shards = new ShardFile[manifest.shards().size()];
         String[] missing = new String[shards.length];
@@ -176,6 +172,18 @@ public final class ShardDataset implements AutoCloseable {
             throw new NoSuchFileException(store.location(), null,
                     "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
         }
+        Manifest manifest = checkedManifest(file, json);
+        ShardFile[] shards = new ShardFile[manifest.shards().size()];
+        for (int s = 0; s < shards.length; s++) {
+            ShardFile.Summary summary = manifest.shards().get(s);
+            shards[s] = ShardFile.remote(store, summary.file(), summary.fileBytes());
+        }
+        return new ShardDataset(null, store.location(), store, manifest, Arena.ofShared(), shards, new String[shards.length],
+                verification);
+    }
+
+    /** The manifest {@code json} of {@code file}, parsed and checked: this format version, every row pointing somewhere. */
+    private static Manifest checkedManifest(String file, byte[] json) throws IOException {
         Manifest manifest;
         try {
             manifest = Manifest.parse(json);
@@ -186,18 +194,12 @@ public final class ShardDataset implements AutoCloseable {
             throw new IOException(file + ": format version " + manifest.formatVersion() + " (expected: "
                     + ShardLayout.FORMAT_VERSION + "; ingest again with this Stoker)");
         }
-        checkRows(Path.of(MANIFEST), manifest);
-        ShardFile[] shards = new ShardFile[manifest.shards().size()];
-        for (int s = 0; s < shards.length; s++) {
-            ShardFile.Summary summary = manifest.shards().get(s);
-            shards[s] = ShardFile.remote(store, summary.file(), summary.fileBytes());
-        }
-        return new ShardDataset(null, store.location(), store, manifest, Arena.ofShared(), shards, new String[shards.length],
-                verification);
+        checkRows(file, manifest);
+        return manifest;
     }
 
     /** Every sample row points at a listed shard, a record and a class, or the open fails naming the row. */
-    private static void checkRows(Path file, Manifest manifest) throws IOException {
+    private static void checkRows(String file, Manifest manifest) throws IOException {
         if (manifest.samples() == null || manifest.shards() == null || manifest.classNames() == null) {
             throw new IOException(file + ": unreadable manifest: no samples, shards or classNames");
         }

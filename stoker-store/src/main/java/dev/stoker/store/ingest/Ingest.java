@@ -78,7 +78,21 @@ public final class Ingest {
      */
     public static Result run(Dataset dataset, Path dest, IngestOptions options, int workers, IngestListener listener,
                              FailureBudget budget) throws IOException {
+        return run(dataset, 0, dataset.size(), dest, options, workers, listener, budget);
+    }
+
+    /**
+     * Ingests sources {@code from..to-1} of {@code dataset} into {@code dest}: one partition of a distributed ingest.
+     * The sources keep their indices in the whole dataset (in the shards' names, their records and the manifest's
+     * rows, which seed the loaders' clip choices), so partitions merged give the samples one whole ingest gives; the
+     * last shard ends at {@code to}. The manifest lists this range's sources only.
+     */
+    public static Result run(Dataset dataset, int from, int to, Path dest, IngestOptions options, int workers,
+                             IngestListener listener, FailureBudget budget) throws IOException {
         Objects.requireNonNull(listener, "listener");
+        if (from < 0 || to < from || to > dataset.size()) {
+            throw new IllegalArgumentException("sources " + from + ".." + to + " (expected: within 0.." + dataset.size() + ")");
+        }
         Objects.requireNonNull(budget, "budget");
         if (workers < 1) {
             throw new IllegalArgumentException("workers: " + workers + " (expected: 1+)");
@@ -90,11 +104,13 @@ public final class Ingest {
         int sourceCount = dataset.size();
         List<RecordEntry.Source> sources = new ArrayList<>(sourceCount);
         for (int i = 0; i < sourceCount; i++) {
-            sources.add(fingerprint(i, dataset.get(i)));
+            sources.add(i >= from && i < to ? fingerprint(i, dataset.get(i)) : null); // null: another partition's
         }
         String header = new Manifest.Header(ShardLayout.FORMAT_VERSION, options.format(), options).toJson();
         List<ShardFile.Summary> kept = keepFinishedShards(dest, header, sources, listener);
         boolean[] covered = new boolean[sourceCount];
+        java.util.Arrays.fill(covered, 0, from, true);
+        java.util.Arrays.fill(covered, to, sourceCount, true);
         Set<Integer> keptStarts = new HashSet<>();
         int reusedSources = 0;
         for (ShardFile.Summary s : kept) {
@@ -104,7 +120,7 @@ public final class Ingest {
                 reusedSources++;
             }
         }
-        listener.planned(sourceCount, reusedSources, kept.size());
+        listener.planned(to - from, reusedSources, kept.size());
         List<IngestItem> todo = new ArrayList<>();
         for (int i = 0; i < sourceCount; i++) {
             if (!covered[i]) {
@@ -114,21 +130,21 @@ public final class Ingest {
 
         List<ShardFile.Summary> written = new ArrayList<>();
         if (!todo.isEmpty()) {
-            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, sourceCount, header, budget);
+            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, to, header, budget);
         }
         List<ShardFile.Summary> all = new ArrayList<>(kept);
         all.addAll(written);
         all.sort(Comparator.comparingInt(ShardFile.Summary::firstSource));
-        Manifest manifest = manifest(dest, options, dataset.classNames(), sourceCount, all);
+        Manifest manifest = manifest(dest, options, dataset.classNames(), to - from, all);
         writeReport(dest, manifest);
         manifest.write(dest.resolve(ShardDataset.MANIFEST));
-        return new Result(dest, sourceCount, manifest.sampleCount(), manifest.failedCount(), written.size(), kept.size(),
+        return new Result(dest, to - from, manifest.sampleCount(), manifest.failedCount(), written.size(), kept.size(),
                 manifest.payloadBytes(), manifest.failed());
     }
 
     private static List<ShardFile.Summary> runPipeline(Dataset dataset, Path dest, IngestOptions options,
                                                        ShardFormat format, int workers, IngestListener listener,
-                                                       List<IngestItem> todo, Set<Integer> keptStarts, int sourceCount,
+                                                       List<IngestItem> todo, Set<Integer> keptStarts, int endSource,
                                                        String header, FailureBudget budget) {
         SampleDecoder sampleDecoder = new SampleDecoder(options, format.needsEvenSize());
         Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
@@ -139,7 +155,7 @@ public final class Ingest {
         });
         // Read, decode and encode note a failure on the item (it is listed in its shard, so that a resumed ingest
         // knows it); the write stage, which sees every item in order, holds the budget.
-        IngestWriteStage write = new IngestWriteStage(dest, header, options.shardSizeBytes(), keptStarts, sourceCount, listener, budget);
+        IngestWriteStage write = new IngestWriteStage(dest, header, options.shardSizeBytes(), keptStarts, endSource, listener, budget);
         List<ShardFile.Summary> written = new ArrayList<>();
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
                 .map("read", Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
@@ -279,6 +295,9 @@ public final class Ingest {
         for (int r = 0; r < shard.entryCount(); r++) {
             RecordEntry entry = shard.entry(r);
             RecordEntry.Source now = sources.get(shard.firstSource() + r);
+            if (now == null) {
+                return "covers source " + (shard.firstSource() + r) + ", outside the sources this ingest covers";
+            }
             if (!entry.source().equals(now)) {
                 return "source " + now.index() + " changed since (" + now.path() + ")";
             }
