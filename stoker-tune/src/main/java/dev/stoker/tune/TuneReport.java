@@ -38,7 +38,7 @@ public final class TuneReport {
     }
 
     public static String html(TuneResult r, List<Ceiling> ceilings, SideBySide sideBySide, String chartJs) {
-        ObjectNode data = Tuner.JSON.createObjectNode();
+        ObjectNode data = TunerJournal.JSON.createObjectNode();
         ArrayNode trials = data.putArray("trials");
         for (Experiment e : r.experiments()) {
             ObjectNode t = trials.addObject();
@@ -55,7 +55,7 @@ public final class TuneReport {
         }
         String embedded;
         try {
-            embedded = Tuner.JSON.writeValueAsString(data).replace("<", "\\u003c");
+            embedded = TunerJournal.JSON.writeValueAsString(data).replace("<", "\\u003c");
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }

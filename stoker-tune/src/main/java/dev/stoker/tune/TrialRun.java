@@ -1,0 +1,62 @@
+package dev.stoker.tune;
+
+import java.util.concurrent.TimeoutException;
+
+/**
+ * How a trial's run ended, before the search decides what it means.
+ *
+ * @param status   {@code ok}, {@code failed} or {@code timeout}
+ * @param message  why it failed (null when ok)
+ * @param metrics  what it measured (null unless ok)
+ * @param started  seconds since the search started
+ * @param duration seconds it took
+ */
+record TrialRun(String status, String message, TrialMetrics metrics, double started, double duration) {
+
+    double samplesPerSecond() {
+        return metrics != null ? metrics.samplesPerSecond() : 0;
+    }
+
+    /**
+     * Runs one trial. One that fails (not one that hangs) runs once more: on a shared machine a run can die for
+     * reasons of its own. One that delivered nothing failed.
+     */
+    static TrialRun execute(TrialRunner runner, TrialSpec spec, double started) {
+        long t0 = System.nanoTime();
+        String status = "ok";
+        String message = null;
+        TrialMetrics metrics = null;
+        try {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                try {
+                    metrics = runner.run(spec);
+                    if (metrics == null || !(metrics.samplesPerSecond() > 0)) {
+                        status = "failed";
+                        message = "no samples delivered";
+                        metrics = null;
+                    } else {
+                        status = "ok";
+                        message = null;
+                        break;
+                    }
+                } catch (TimeoutException | InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    if (attempt == 1) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (TimeoutException e) {
+            status = "timeout";
+            message = e.getMessage() != null ? e.getMessage() : "ran past " + spec.timeoutMillis() / 1000 + " s";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("tuning interrupted", e);
+        } catch (Exception e) {
+            status = "failed";
+            message = e.getMessage() != null ? e.getMessage() : e.toString();
+        }
+        return new TrialRun(status, message, metrics, started, (System.nanoTime() - t0) / 1e9);
+    }
+}

@@ -1,0 +1,122 @@
+package dev.stoker.tune;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.pipeline.PipelineConfig;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The offline tuner's files in its folder: {@code experiments.jsonl}, one trial a line, appended as each ends (a
+ * line cut short by a crash ends the journal, and the search continues from there), and {@code best.json}, the
+ * best config so far. Without a folder it keeps nothing.
+ */
+final class TunerJournal {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String EXPERIMENTS = "experiments.jsonl";
+
+    private final Path dir;   // null: no journal
+
+    TunerJournal(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Reads the trials of an earlier search; empty when there is none. */
+    static List<Experiment> read(Path dir) {
+        Path file = dir.resolve(EXPERIMENTS);
+        List<Experiment> list = new ArrayList<>();
+        if (!Files.exists(file)) {
+            return list;
+        }
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    try {
+                        list.add(JSON.readValue(line, Experiment.class));
+                    } catch (IOException e) {
+                        break;   // a line cut short by a crash ends the journal
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        return list;
+    }
+
+    /** The trials so far (none without a folder), the folder made if it was not there. */
+    List<Experiment> open() {
+        if (dir == null) {
+            return new ArrayList<>();
+        }
+        List<Experiment> history = read(dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+        }
+        return history;
+    }
+
+    void append(Experiment e) {
+        if (dir == null) {
+            return;
+        }
+        Path file = dir.resolve(EXPERIMENTS);
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND)) {
+            w.write(JSON.writeValueAsString(e));
+            w.newLine();
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot append to " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Writes the whole history again (a trial already written was corrected). */
+    void rewrite(List<Experiment> history) {
+        if (dir == null) {
+            return;
+        }
+        Path file = dir.resolve(EXPERIMENTS);
+        StringBuilder text = new StringBuilder();
+        try {
+            for (Experiment e : history) {
+                text.append(JSON.writeValueAsString(e)).append('\n');
+            }
+            Files.writeString(file, text);
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot write " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    void writeBest(PipelineConfig config) {
+        if (dir != null) {
+            config.write(dir.resolve("best.json"));
+        }
+    }
+
+    /** {@code value} as indented JSON. */
+    static String toJson(Object value) {
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A PipelineConfig as a JSON tree, in its own field names (what {@code stoker bench --config} reads). */
+    static JsonNode tree(PipelineConfig config) {
+        try {
+            return JSON.readTree(config.toJson());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+package dev.stoker.tune;
+
+import dev.stoker.pipeline.PipelineConfig;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** One run of the offline tuner's search (a new one, or one continued from its journal): the loop {@link Tuner} describes. */
+final class TunerSearch {
+    /** Candidate trials after which the best config runs again. */
+    static final int REFERENCE_EVERY = 4;
+
+    private final Tuner.Settings settings;
+    private final TunerJournal journal;
+    private final List<Experiment> history;
+    private final TrialScores scores;
+    private final Set<Map<String, Integer>> tried = new HashSet<>();
+    private SearchSpace space;
+    private Hypotheses rules;
+    private final long startNanos = System.nanoTime();
+    private final double timeOffset;
+    private Experiment incumbent;
+    private Experiment lastKept;
+    private int sinceKept;        // candidate trials since the last kept one (references and confirmations not counted)
+    private int sinceReference;   // candidate trials since the incumbent last ran
+
+    TunerSearch(Tuner.Settings settings, TunerJournal journal) {
+        this.settings = settings;
+        this.journal = journal;
+        this.history = journal.open();
+        this.scores = new TrialScores(history);
+        widen(settings.space().valuesOf(settings.startConfig(), settings.startOptions()));
+        if (!history.isEmpty()) {
+            widen(history.getFirst().point());
+        }
+        double offset = 0;
+        for (Experiment e : history) {
+            tried.add(e.point());
+            offset = Math.max(offset, e.startedSeconds() + e.durationSeconds());
+            if (e.kept()) {
+                lastKept = e;
+                sinceKept = 0;
+                sinceReference = 0;
+            } else if (Tuner.isCandidate(e.phase())) {
+                sinceKept++;
+                sinceReference++;
+            } else {
+                sinceReference = 0;
+            }
+        }
+        this.timeOffset = offset;
+    }
+
+    private void widen(Map<String, Integer> values) {
+        space = (space == null ? settings.space() : space).widenedTo(values);
+        rules = new Hypotheses(space, settings.cores());
+    }
+
+    private double elapsedSeconds() {
+        return timeOffset + (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private double incumbentScore() {
+        return incumbent == null ? 0 : scores.recentScore(incumbent.point());
+    }
+
+    /** Re-derives the incumbent from the history: the start trial, then each kept trial. */
+    private void settleIncumbent() {
+        incumbent = null;
+        for (Experiment e : history) {
+            if (e.kept()) {
+                incumbent = e;
+            }
+        }
+    }
+
+    TuneResult run() {
+        String stop = null;
+        if (history.isEmpty()) {
+            runStart();
+        }
+        Experiment start = history.getFirst();
+        while (scores.baseline().size() < settings.repeats() && history.size() < settings.maxTrials()
+                && elapsedSeconds() < settings.totalTime().toSeconds()) {
+            PipelineConfig config = configFor(start.point());
+            Map<String, String> options = space.optionsOf(settings.startOptions(), start.point());
+            TrialRun r = execute(config, options);
+            record(start.trial(), "repeat", "none", "the start config again: the spread of its runs is the noise",
+                    config, options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));
+        }
+        settleIncumbent();
+        if (incumbent == null) {
+            incumbent = start;
+        }
+        while (stop == null) {
+            stop = stopReason();
+            if (stop != null) {
+                break;
+            }
+            if (sinceReference >= REFERENCE_EVERY) {
+                reference("the best config again, after " + sinceReference + " trials of others: it is what they are"
+                        + " measured against, on the machine as it is now");
+                continue;
+            }
+            List<Move> moves = rules.propose(incumbent, lastKept, history, tried);
+            if (moves.isEmpty()) {
+                moves = secondLooks();
+            }
+            if (moves.isEmpty()) {
+                moves = rules.sweep(incumbent, history, tried);
+            }
+            if (moves.isEmpty()) {
+                stop = "nothing left to try around the best config";
+                break;
+            }
+            evaluate(moves.getFirst());
+        }
+        settleIncumbent();
+        Experiment best = incumbent != null ? incumbent : start;
+        return new TuneResult(best, configFor(best.point()), space.optionsOf(settings.startOptions(), best.point()), start,
+                scores.startMean(), scores.meanOf(best.point()), scores.noise(), List.copyOf(history), stop);
+    }
+
+    /** Runs the start config; its effective config fills in what the start config left to the code (queue capacities...). */
+    private void runStart() {
+        PipelineConfig config = space.configOf(settings.startConfig(), Map.of());
+        Map<String, Integer> startPoint = space.pointOf(settings.startConfig(), settings.startOptions());
+        TrialRun r = execute(config, settings.startOptions());
+        Experiment first = record(-1, "start", null, "the start config, as given", config, settings.startOptions(),
+                startPoint, r, true, 0, r.samplesPerSecond());
+        if (first.ok() && first.metrics().effectiveConfig() != null) {
+            widen(space.valuesOf(first.metrics().effectiveConfig(), settings.startOptions()));
+            Map<String, Integer> effective = space.pointOf(first.metrics().effectiveConfig(), settings.startOptions());
+            if (!effective.equals(first.point())) {
+                first = withPoint(first, effective);
+                history.set(history.size() - 1, first);
+                journal.rewrite(history);
+            }
+        }
+        tried.add(first.point());
+        journal.writeBest(configFor(first.point()));
+    }
+
+    /** Why the search stops now, or null to go on. */
+    private String stopReason() {
+        if (history.size() >= settings.maxTrials()) {
+            return "trial budget spent (" + settings.maxTrials() + " trials)";
+        }
+        if (sinceKept >= settings.patience() && lastKept != null) {
+            return "patience: " + sinceKept + " trials in a row without an improvement above the noise";
+        }
+        if (elapsedSeconds() >= settings.totalTime().toSeconds()) {
+            return "time budget spent (" + settings.totalTime().toMinutes() + " min)";
+        }
+        return null;
+    }
+
+    /**
+     * The rules' strong proposals ({@link Hypotheses#STRONG}: the bottleneck's own signals) whose point ran once,
+     * as a candidate that was not kept: one run, on a shared machine, can be the one a stall hit, and a
+     * direction the stats still point to should not be closed by it. Each point gets one second look.
+     */
+    private List<Move> secondLooks() {
+        Map<Map<String, Integer>, List<Experiment>> runs = new LinkedHashMap<>();
+        for (Experiment e : history) {
+            runs.computeIfAbsent(e.point(), k -> new ArrayList<>()).add(e);
+        }
+        Set<Map<String, Integer>> closed = new HashSet<>(tried);
+        Map<Map<String, Integer>, Experiment> once = new LinkedHashMap<>();
+        for (Map.Entry<Map<String, Integer>, List<Experiment>> r : runs.entrySet()) {
+            Experiment e = r.getValue().getFirst();
+            if (r.getValue().size() == 1 && Tuner.isCandidate(e.phase()) && e.ok() && !e.kept()) {
+                closed.remove(r.getKey());
+                once.put(r.getKey(), e);
+            }
+        }
+        List<Move> moves = new ArrayList<>();
+        for (Move m : rules.propose(incumbent, lastKept, history, closed)) {
+            Experiment first = once.get(m.point());
+            if (first != null && m.priority() >= Hypotheses.STRONG) {
+                moves.add(new Move(m.point(), m.knob(), m.delta(), m.change(), String.format(Locale.ROOT,
+                        "a second look: trial %d ran this once, at %s/s, not kept; the stats still say: %s",
+                        first.trial(), Tuner.rate(first.samplesPerSecond()), m.hypothesis()), "second-look", m.priority()));
+            }
+        }
+        return moves;
+    }
+
+    /**
+     * Runs a candidate and decides. A gain far above the noise is kept at once ({@link TrialScores#clearGain}); a
+     * smaller one that still beats {@code minGain} is confirmed: the best config runs again, then the candidate, so
+     * that the two are compared side by side in time (a machine that got busier or quieter meanwhile moves both),
+     * and the candidate is kept when the mean of its two runs beats the best config's recent mean by more than twice
+     * the noise of that difference ({@link TrialScores#confirmedGain}).
+     */
+    private void evaluate(Move move) {
+        PipelineConfig config = configFor(move.point());
+        Map<String, String> options = space.optionsOf(settings.startOptions(), move.point());
+        double score = incumbentScore();
+        double clearGain = TrialScores.clearGain(settings.minGain(), scores.noiseOrZero(), scores.recentCount(incumbent.point()));
+        TrialRun r = execute(config, options);
+        double sps = r.samplesPerSecond();
+        boolean clear = r.metrics() != null && sps > score * (1 + clearGain);
+        Experiment first = record(incumbent.trial(), move.phase(), move.change(), move.hypothesis(), config, options,
+                move.point(), r, clear, score * clearGain, clear ? sps : score);
+        sinceReference++;
+        if (clear) {
+            becomeIncumbent(first);
+            return;
+        }
+        boolean promising = r.metrics() != null && sps > score * (1 + settings.minGain());
+        if (!promising || history.size() + 2 > settings.maxTrials()) {
+            sinceKept++;
+            return;
+        }
+        reference(String.format(Locale.ROOT, "the best config again, next to trial %d (%+.0f%% in one run, short of the"
+                + " %.0f%% a single run needs): a side-by-side comparison", first.trial(), (sps / score - 1) * 100,
+                clearGain * 100));
+        double again = incumbentScore();
+        double needGain = TrialScores.confirmedGain(settings.minGain(), scores.noiseOrZero(),
+                scores.recentCount(incumbent.point()));
+        TrialRun r2 = execute(config, options);
+        double mean = r2.metrics() == null ? 0 : (sps + r2.samplesPerSecond()) / 2;
+        boolean keep = r2.metrics() != null && mean > again * (1 + needGain);
+        Experiment second = record(first.parent(), "confirm", move.change(), String.format(Locale.ROOT,
+                "trial %d again, after the best config's run: kept when the mean of the two beats the best config's recent"
+                        + " mean by more than %.0f%%", first.trial(), needGain * 100), config, options, move.point(), r2, keep,
+                again * needGain, keep ? mean : again);
+        if (keep) {
+            becomeIncumbent(second);
+        } else {
+            sinceKept++;
+        }
+    }
+
+    private void becomeIncumbent(Experiment e) {
+        incumbent = e;
+        lastKept = e;
+        sinceKept = 0;
+        sinceReference = 0;
+        journal.writeBest(configFor(e.point()));
+    }
+
+    /** Runs the incumbent again (drift, noise, a fresh score to compare with). */
+    private void reference(String why) {
+        PipelineConfig config = configFor(incumbent.point());
+        Map<String, String> options = space.optionsOf(settings.startOptions(), incumbent.point());
+        TrialRun r = execute(config, options);
+        record(incumbent.trial(), "reference", "none", why, config, options, incumbent.point(), r, false, 0,
+                scores.recentScoreWith(incumbent.point(), r));
+        sinceReference = 0;
+    }
+
+    private PipelineConfig configFor(Map<String, Integer> point) {
+        return space.configOf(settings.startConfig(), point);
+    }
+
+    private TrialRun execute(PipelineConfig config, Map<String, String> options) {
+        TrialSpec spec = new TrialSpec(history.size(), config, options, settings.trialTimeout().toMillis());
+        return TrialRun.execute(settings.runner(), spec, elapsedSeconds());
+    }
+
+    /** Appends a trial to the history and the journal, and tells the listener. */
+    private Experiment record(int parent, String phase, String change, String hypothesis, PipelineConfig config,
+                              Map<String, String> options, Map<String, Integer> point, TrialRun r, boolean kept,
+                              double threshold, double bestSoFar) {
+        Experiment e = new Experiment(history.size(), parent, phase, change, hypothesis, new TreeMap<>(point),
+                r.status(), r.message(), r.metrics(), kept && r.metrics() != null, round(bestSoFar), round(threshold),
+                round(r.started()), round(r.duration()), TunerJournal.tree(config), new LinkedHashMap<>(options));
+        history.add(e);
+        tried.add(e.point());
+        if (phase.equals("start")) {
+            lastKept = e;
+            sinceKept = 0;
+        }
+        journal.append(e);
+        settings.onTrial().accept(e);
+        return e;
+    }
+
+    private Experiment withPoint(Experiment e, Map<String, Integer> point) {
+        return new Experiment(e.trial(), e.parent(), e.phase(), e.change(), e.hypothesis(), new TreeMap<>(point),
+                e.status(), e.message(), e.metrics(), e.kept(), e.bestSoFar(), e.threshold(), e.startedSeconds(),
+                e.durationSeconds(), TunerJournal.tree(configFor(point)), e.options());
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+}
