@@ -11,6 +11,7 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -53,6 +54,10 @@ final class ShardClipReader implements ClipReader {
             }
             verify(stored, selections);
             return decoder.decode(video, requests);
+        } finally {
+            // The video holds the payload's address only: a remote shard's payload (freed by the GC) must outlive
+            // the decode, or FFmpeg reads freed memory.
+            Reference.reachabilityFence(stored.payload());
         }
     }
 
@@ -171,6 +176,8 @@ final class ShardClipReader implements ClipReader {
             for (ClipSpec clip : clips) {
                 markPacketsRead(entry, video.selectClip(clip).frames(), read);
             }
+        } finally {
+            Reference.reachabilityFence(payload); // the video holds its address only
         }
         return new ClipPackets(info, shard, entry, read);
     }
