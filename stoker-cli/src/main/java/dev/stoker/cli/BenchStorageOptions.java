@@ -75,14 +75,6 @@ final class BenchStorageOptions {
         return text.strip().equals("0") ? 0 : IngestOptions.parseBytes(text);
     }
 
-    /** The synthetic step after a batch, if any. */
-    void consume() throws InterruptedException {
-        if (consumerMillis > 0) {
-            long nanos = (long) (consumerMillis * 1e6);
-            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-        }
-    }
-
     /**
      * With {@code --cold}: {@code options} whose fetch stage evicts each video file's pages just before it reads
      * the file ({@link EvictBeforeRead}), so every read, in every epoch, comes from the device; else {@code options}.
