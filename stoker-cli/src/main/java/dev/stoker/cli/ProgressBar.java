@@ -52,6 +52,12 @@ final class ProgressBar implements AutoCloseable {
         }
     }
 
+    /** Done and failed so far, counted elsewhere (a Spark job's driver). Any thread. */
+    void set(int itemsDone, int itemsFailed) {
+        done.set(itemsDone);
+        failed.set(itemsFailed);
+    }
+
     /** Prints a line of its own without breaking the bar. */
     void message(String line) {
         synchronized (out) {

@@ -16,7 +16,8 @@ import java.util.zip.ZipFile;
  * {@code stoker ingest --spark MASTER}: the {@code stoker-spark} module's job in a JVM of its own, so the CLI never
  * carries Spark (230 MB). Its class path is {@code stoker-spark/target/stoker-spark.jar} plus the
  * {@code target/classpath.txt} the build writes (Spark included), its flags the {@code --add-opens} list
- * {@code spark-submit} would add (kept in the jar, written from the module's pom); its output is this command's.
+ * {@code spark-submit} would add (kept in the jar, written from the module's pom); its output is this command's, its
+ * progress drawn as the local ingest's bar ({@link SparkProgressLines}).
  */
 final class SparkRunner {
     private SparkRunner() {
@@ -44,14 +45,15 @@ final class SparkRunner {
         command.add(jar + java.io.File.pathSeparator + Files.readString(classpath).strip());
         command.add("dev.stoker.spark.SparkIngestMain");
         command.addAll(jobArgs);
+        command.add("--progress-lines");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
         Process process = builder.start();
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+             SparkProgressLines shown = new SparkProgressLines(out, LiveStatsView.stdoutIsTerminal())) {
             String line;
             while ((line = lines.readLine()) != null) {
-                out.println(line);
-                out.flush();
+                shown.line(line);
             }
         } finally {
             if (process.isAlive()) {

@@ -51,14 +51,15 @@ final class PartitionTask {
         }
     }
 
-    static PartitionOutcome run(IngestPlan plan, int partition, long attempt, int attemptNumber) throws IOException {
+    static PartitionOutcome run(IngestPlan plan, int partition, long attempt, int attemptNumber,
+                                SparkProgress.Counters counters) throws IOException {
         try (BlobStore dest = SparkIngest.openStore(plan.dest(), plan.s3Endpoint())) {
             if (committed(dest, partition)) {
                 return PartitionOutcome.skipped(partition);
             }
             Dataset dataset = SparkIngest.openDataset(plan);
             IngestOptions options = SparkIngest.options(plan.optionsJson());
-            IngestListener listener = faultInjection(partition, attemptNumber);
+            IngestListener listener = counters.listener(faultInjection(partition, attemptNumber));
             if (dest instanceof LocalBlobStore local) {
                 return commitByRename(plan, partition, attempt, dataset, options, listener, local.root());
             }

@@ -17,6 +17,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 
@@ -47,6 +48,15 @@ public final class SparkIngest {
     }
 
     public static Result run(JavaSparkContext spark, IngestPlan plan) throws IOException {
+        return run(spark, plan, snapshot -> { });
+    }
+
+    /**
+     * {@link #run(JavaSparkContext, IngestPlan)}, handing {@code progress} where the ingest stands each time it moves
+     * (from Spark's listener thread): sources done and failed, payload written, the last snapshot once it is done.
+     */
+    public static Result run(JavaSparkContext spark, IngestPlan plan, Consumer<SparkProgress.Snapshot> progress)
+            throws IOException {
         List<Integer> todo = new ArrayList<>();
         try (BlobStore dest = openStore(plan.dest(), plan.s3Endpoint())) {
             for (int p = 0; p < plan.partitions(); p++) {
@@ -61,9 +71,23 @@ public final class SparkIngest {
             }
             dest.delete(ShardDataset.MANIFEST); // what follows changes the dataset: no reader may take the old list
         }
-        List<PartitionOutcome> outcomes = todo.isEmpty() ? List.of() : spark.parallelize(todo, todo.size())
-                .map(p -> PartitionTask.run(plan, p, TaskContext.get().taskAttemptId(), TaskContext.get().attemptNumber()))
-                .collect();
+        int alreadyDone = plan.sourceCount();
+        for (int p : todo) {
+            alreadyDone -= plan.to(p) - plan.from(p);
+        }
+        SparkProgress listener = new SparkProgress(spark.sc(), plan.sourceCount(), alreadyDone, progress);
+        SparkProgress.Counters counters = listener.counters();
+        List<PartitionOutcome> outcomes;
+        spark.sc().addSparkListener(listener);
+        try {
+            outcomes = todo.isEmpty() ? List.of() : spark.parallelize(todo, todo.size())
+                    .map(p -> PartitionTask.run(plan, p, TaskContext.get().taskAttemptId(),
+                            TaskContext.get().attemptNumber(), counters))
+                    .collect();
+        } finally {
+            spark.sc().removeSparkListener(listener);
+        }
+        progress.accept(listener.snapshot());
         try (BlobStore dest = openStore(plan.dest(), plan.s3Endpoint())) {
             List<Manifest> parts = new ArrayList<>(plan.partitions());
             for (int p = 0; p < plan.partitions(); p++) {

@@ -22,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -96,14 +97,28 @@ class SparkIngestTest {
     void sparkIngestEqualsTheInProcessIngestAndARerunDoesNoWork() throws IOException {
         Path dest = dir.resolve("spark");
         IngestPlan plan = SparkIngest.plan(csv.toString(), dest.toString(), null, OPTIONS, 6, 1);
-        SparkIngest.Result first = SparkIngest.run(spark, plan);
+        List<SparkProgress.Snapshot> progress = new CopyOnWriteArrayList<>();
+        SparkIngest.Result first = SparkIngest.run(spark, plan, progress::add);
         assertThat(first.partitions()).isEqualTo(5);
         assertThat(first.partitionsRun()).isEqualTo(5);
         assertSameDataset(dest);
+        // The progress the bar draws: moving as tasks finish, ending at every source, the damaged ones failed.
+        assertThat(progress).hasSizeGreaterThanOrEqualTo(5);
+        assertThat(progress.getLast()).satisfies(last -> {
+            assertThat(last.sources()).isEqualTo(first.sources());
+            assertThat(last.done()).isEqualTo(first.sources());
+            assertThat(last.failed()).isEqualTo(first.failed()).isPositive();
+            assertThat(last.bytesWritten()).isPositive();
+        });
+        for (int i = 1; i < progress.size(); i++) {
+            assertThat(progress.get(i).done()).as("progress %s", progress).isGreaterThanOrEqualTo(progress.get(i - 1).done());
+        }
 
         byte[] manifest = Files.readAllBytes(dest.resolve(ShardDataset.MANIFEST));
-        SparkIngest.Result again = SparkIngest.run(spark, plan);
+        List<SparkProgress.Snapshot> rerun = new CopyOnWriteArrayList<>();
+        SparkIngest.Result again = SparkIngest.run(spark, plan, rerun::add);
         assertThat(again.partitionsRun()).isZero();
+        assertThat(rerun).isEmpty(); // committed partitions: no job, nothing to draw
         assertThat(again.partitionsSkipped()).isEqualTo(5);
         assertThat(Files.readAllBytes(dest.resolve(ShardDataset.MANIFEST))).isEqualTo(manifest);
     }
@@ -123,9 +138,13 @@ class SparkIngestTest {
         spark.sc().addSparkListener(listener);
         System.setProperty(PartitionTask.KILL_ONCE_PROPERTY, "2");
         try {
+            List<SparkProgress.Snapshot> progress = new CopyOnWriteArrayList<>();
             SparkIngest.Result result = SparkIngest.run(spark, SparkIngest.plan(csv.toString(), dest.toString(), null,
-                    OPTIONS, 6, 1));
+                    OPTIONS, 6, 1), progress::add);
             assertThat(result.partitionsRun()).isEqualTo(5);
+            assertThat(progress.getLast().done()).as("the killed attempt counted once, by its retry")
+                    .isEqualTo(result.sources());
+            assertThat(progress.getLast().failed()).isEqualTo(result.failed());
         } finally {
             System.clearProperty(PartitionTask.KILL_ONCE_PROPERTY);
             spark.sc().removeSparkListener(listener);
