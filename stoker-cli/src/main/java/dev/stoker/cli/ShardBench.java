@@ -47,7 +47,9 @@ final class ShardBench {
         BenchResult result;
         PrefetchStats prefetch;
         dev.stoker.store.remote.BlobStore.Stats remote;
-        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ);
+        dev.stoker.store.remote.BlockCache.Stats cache;
+        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ,
+                storage.blockCache());
              ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");
@@ -58,6 +60,7 @@ final class ShardBench {
             stats = loader.pipeline().stats();
             prefetch = loader.readAheadStats();
             remote = shards.isRemote() ? shards.remoteStats() : null;
+            cache = shards.blockCache() == null ? null : shards.blockCache().stats();
             result = BenchResult.of(root, shards.size(), cores, run.finish(), loader.decodedFrames(), loader.decodedClips(),
                     options, loader.pipeline().config(), stats, loader.pipeline().failures(), memory.finish(), Yardsticks.NONE,
                     null, null);
@@ -69,6 +72,11 @@ final class ShardBench {
             out.printf(Locale.ROOT, "remote           %d requests (%.2f a clip, %d retried), %s received (%s a clip)%n",
                     remote.requests(), (double) remote.requests() / clips, remote.retries(),
                     Bytes.human(remote.bytesRead()), Bytes.human(remote.bytesRead() / clips));
+        }
+        if (cache != null) {
+            out.printf(Locale.ROOT, "cache            hit rate %.1f%% (%d of %d blocks), %d fetched ahead, %d corrupt, %d evicted, %s of %s on disk%n",
+                    100 * cache.hitRate(), cache.hits(), cache.hits() + cache.misses(), cache.fetchedAhead(), cache.corrupt(),
+                    cache.evicted(), Bytes.human(cache.storedBytes()), Bytes.human(cache.budgetBytes()));
         }
         if (prefetch != null) {
             out.printf(Locale.ROOT, "prefetch         hit rate %.1f%% (%d of %d waited), occupancy %.1f%% mean, peak %s of %s, %s read%n",
@@ -86,6 +94,25 @@ final class ShardBench {
             node.put("consumer_ms", storage.consumerMillis);
             node.put("data_readiness_after_warmup", readiness);
             node.set("prefetch", prefetch == null ? null : FormatsReport.prefetchJson(prefetch));
+            if (remote != null) {
+                ObjectNode r = node.putObject("remote");
+                r.put("requests", remote.requests());
+                r.put("retries", remote.retries());
+                r.put("bytes_read", remote.bytesRead());
+            }
+            if (cache != null) {
+                ObjectNode c = node.putObject("cache");
+                c.put("hit_rate", cache.hitRate());
+                c.put("hits", cache.hits());
+                c.put("misses", cache.misses());
+                c.put("fetched_ahead", cache.fetchedAhead());
+                c.put("bytes_fetched", cache.bytesFetched());
+                c.put("corrupt", cache.corrupt());
+                c.put("evicted", cache.evicted());
+                c.put("uncached", cache.uncached());
+                c.put("stored_bytes", cache.storedBytes());
+                c.put("budget_bytes", cache.budgetBytes());
+            }
             Files.writeString(json, JSON.writeValueAsString(node));
             out.println("wrote results to " + json);
         }
