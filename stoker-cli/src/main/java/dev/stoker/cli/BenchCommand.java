@@ -2,6 +2,12 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.bench.BenchResult;
+import dev.stoker.bench.DecodeCeiling;
+import dev.stoker.bench.FirstBatchBound;
+import dev.stoker.bench.MemoryTimeline;
+import dev.stoker.bench.SingleThreadReference;
+import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
@@ -11,11 +17,11 @@ import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.batch.LoadedBatch;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -23,15 +29,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -189,15 +193,9 @@ final class BenchCommand implements Callable<Integer> {
         // random handful of clips was not (the reference swung by a third between runs).
         java.util.Map<java.nio.file.Path, ClipInfo> onePerVideo = new java.util.LinkedHashMap<>();
         List<ClipInfo> firstBatch = new ArrayList<>();
-        AtomicLong samples = new AtomicLong();
-        long batchesDone = 0;
-        long startNanos = System.nanoTime();
-        long firstBatchNanos = -1;
-        long steadyStartNanos = -1;
-        long steadyStartCpuNanos = -1;
         double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        long steadyStartSamples = 0;
         MemoryTimeline memory = new MemoryTimeline(batches);
+        SteadyStateRun run = SteadyStateRun.settings(batches).memory(memory).consumerStep(storage.consumerMillis).start();
         PipelineStats stats;
         List<Failure> failures;
         long decodedFrames;
@@ -212,39 +210,21 @@ final class BenchCommand implements Callable<Integer> {
             if (saveConfig != null) {
                 write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
             }
-            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), samples::get);
-                 LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
+            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), run::samples);
+                 LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
                  AutoCloseable tuning = autotune.start(spec, BenchDevice.cpuLoader(loader), out)) { // null without --autotune
-                Iterator<? extends LoadedBatch> it = loader.iterator();
-                while (batchesDone < batches && it.hasNext()) {
-                    try (LoadedBatch b = it.next()) {
-                        if (batchesDone == 0) {
-                            firstBatch.addAll(b.clips());
+                run.drive(loader, (index, b) -> {
+                    if (index == 0) {
+                        firstBatch.addAll(b.clips());
+                    }
+                    for (ClipInfo clip : b.clips()) {
+                        if (onePerVideo.size() < REFERENCE_CLIPS) {
+                            onePerVideo.putIfAbsent(clip.path(), clip);
                         }
-                        for (ClipInfo clip : b.clips()) {
-                            if (onePerVideo.size() < REFERENCE_CLIPS) {
-                                onePerVideo.putIfAbsent(clip.path(), clip);
-                            }
-                        }
-                        clipLog.batch(batchesDone, b.clips());
-                        samples.addAndGet(b.clipCount());
                     }
-                    storage.consume();
-                    batchesDone++;
-                    long now = System.nanoTime();
-                    if (firstBatchNanos < 0) {
-                        firstBatchNanos = now - startNanos;
-                    }
-                    // Steady state starts after a warm-up of a tenth of the run (at least 2 batches).
-                    if (steadyStartNanos < 0 && batchesDone >= Math.max(2, batches / 10)) {
-                        steadyStartNanos = now;
-                        steadyStartCpuNanos = processCpuNanos();
-                        steadyStartSamples = samples.get();
-                        memory.warmupEnded();
-                    }
-                    memory.afterBatch(batchesDone);
-                }
+                    clipLog.batch(index, b.clips());
+                });
             }
             effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
             stats = loader.stats();
@@ -254,13 +234,9 @@ final class BenchCommand implements Callable<Integer> {
             decodedClips = loader.decodedClips();
             gpu.reportDecoding(loader);
         }
-        long endNanos = System.nanoTime();
+        SteadyStateRun.Figures figures = run.finish();
         BenchResult.Memory memoryReadings = memory.finish();
-        double seconds = (endNanos - startNanos) / 1e9;
-        long endCpuNanos = processCpuNanos();
-        double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
-        long steadySamples = steadyStartNanos > 0 ? samples.get() - steadyStartSamples : samples.get();
-        double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds : samples.get() / seconds;
+        double samplesPerSecond = figures.samplesPerSecond();
 
         SingleThreadReference reference = null;
         List<ClipInfo> delivered = new ArrayList<>(onePerVideo.values());
@@ -269,7 +245,7 @@ final class BenchCommand implements Callable<Integer> {
             out.flush();
             reference = SingleThreadReference.measure(delivered, options);
         }
-        SingleThreadReference.Ceiling machineCeiling = null;
+        DecodeCeiling machineCeiling = null;
         if (ceiling && !noReference && !delivered.isEmpty()) {
             out.printf(Locale.ROOT, "measuring the machine's ceiling: %d threads decoding the same clips at once...%n", cores);
             out.flush();
@@ -277,14 +253,13 @@ final class BenchCommand implements Callable<Integer> {
         }
         FirstBatchBound firstBatchBound = null;
         if (reference != null && !firstBatch.isEmpty()) {
-            firstBatchBound = FirstBatchBound.of(firstBatchNanos / 1e9, firstBatch,
+            firstBatchBound = FirstBatchBound.of(figures.firstBatchSeconds(), firstBatch,
                     SingleThreadReference.eachAlone(firstBatch, options), cores);
         }
         double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
         // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work
         // the pipeline adds around decoding, whatever else the machine runs.
-        double cpuPerSample = steadyStartCpuNanos >= 0 && steadySamples > 0
-                ? (endCpuNanos - steadyStartCpuNanos) / 1e9 / steadySamples : Double.NaN;
+        double cpuPerSample = figures.cpuSecondsPerSample();
         double cpuEfficiency = reference == null || Double.isNaN(cpuPerSample) ? Double.NaN
                 : reference.cpuSecondsPerClip() / cpuPerSample;
         double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -302,8 +277,8 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
 
-        BenchResult result = new BenchResult(root.toString(), data.size(), cores, batchesDone, samples.get(), seconds,
-                samplesPerSecond, samplesPerSecond * options.clip().frames(), firstBatchNanos / 1e9,
+        BenchResult result = new BenchResult(root.toString(), data.size(), cores, figures.batches(), figures.samples(),
+                figures.seconds(), samplesPerSecond, samplesPerSecond * options.clip().frames(), figures.firstBatchSeconds(),
                 decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
                 reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
                 stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
@@ -328,7 +303,7 @@ final class BenchCommand implements Callable<Integer> {
             out.println("wrote report to " + report);
         }
         out.flush();
-        return batchesDone == 0 ? 1 : ExitCode.OK;
+        return figures.batches() == 0 ? 1 : ExitCode.OK;
     }
 
     /** What the quarantine held and spared, when it held anything. */
@@ -341,12 +316,6 @@ final class BenchCommand implements Callable<Integer> {
                 : q.fromFile() + " read from " + q.file();
         out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos skipped before fetch%n", q.entries().size(), from,
                 loader.quarantineSkips());
-    }
-
-    /** CPU time of the whole process (all threads, GC and JIT included), -1 where unavailable. */
-    static long processCpuNanos() {
-        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     /** Writes an output file; a failure names the option and the file. */

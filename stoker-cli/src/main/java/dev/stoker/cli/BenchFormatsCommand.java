@@ -3,39 +3,24 @@ package dev.stoker.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.cli.FormatsReport.Measurement;
-import dev.stoker.cli.FormatsReport.Row;
-import dev.stoker.pipeline.Pipeline;
+import dev.stoker.bench.FormatsBench;
+import dev.stoker.bench.FormatsReport.Row;
+import dev.stoker.bench.FormatsReport;
+import dev.stoker.bench.RawReadBench;
 import dev.stoker.store.IngestOptions;
-import dev.stoker.store.ShardDataset;
-import dev.stoker.store.ingest.Ingest;
-import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.store.loader.ReadAhead;
-import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.prefetch.EvictBeforeRead;
-import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.function.Supplier;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,7 +60,6 @@ import picocli.CommandLine.Spec;
         })
 final class BenchFormatsCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    static final List<String> FORMATS = List.of(IngestOptions.VIDEO, IngestOptions.JPEG, IngestOptions.RAW);
 
     @Spec
     CommandSpec spec;
@@ -148,7 +132,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         }
         Path root = source != null ? source : new LoaderOptionsMixin().datasetRoot(out);
         Dataset all = LoaderOptionsMixin.openDataset(spec, root);
-        Dataset sampled = sample(all, sample);
+        Dataset sampled = FormatsBench.sample(all, sample);
         Path work = dir != null ? dir : LoaderOptionsMixin.cacheDir().resolve("bench-formats").resolve(key(root, sampled));
         int cores = Runtime.getRuntime().availableProcessors();
         out.printf(Locale.ROOT, "%d of %d videos of %s; shards at short side %d, %s, in %s%n", sampled.size(), all.size(),
@@ -160,23 +144,12 @@ final class BenchFormatsCommand implements Callable<Integer> {
                 .failureBudget(budget(LoaderOptions.defaults().failureBudget())).build();
         LoaderOptions fileOptions = fps > 0 ? shardOptions.toBuilder().resampledClip(frames, fps / stride).build() : shardOptions;
 
-        List<Row> rows = new ArrayList<>();
-        List<Path> files = sampled.entries().stream().map(VideoEntry::path).distinct().toList();
-        rows.add(measureFiles(out, sampled, files, fileOptions));
-        for (String format : FORMATS) {
-            Path dest = work.resolve(format);
-            if (!ShardDataset.isShardDataset(dest)) {
-                out.printf(Locale.ROOT, "ingesting %d videos as %s shards...%n", sampled.size(), format);
-                out.flush();
-            }
-            IngestOptions ingest = IngestOptions.defaults().withFormat(format).withShortSide(size);
-            if (fps > 0) {
-                ingest = ingest.withFramesPerSecond(fps);
-            }
-            Ingest.run(sampled, dest, ingest, workers != null ? workers : cores, IngestListener.NONE,
-                    budget(dev.stoker.pipeline.FailureBudget.UNLIMITED));
-            rows.add(measureShards(out, format, dest, shardOptions, budget));
+        IngestOptions ingest = IngestOptions.defaults().withShortSide(size);
+        if (fps > 0) {
+            ingest = ingest.withFramesPerSecond(fps);
         }
+        List<Row> rows = new FormatsBench(out, batches, budget).measure(sampled, fileOptions, work, ingest,
+                workers != null ? workers : cores, budget(dev.stoker.pipeline.FailureBudget.UNLIMITED), shardOptions);
         double memcpy = FormatsReport.memcpyBytesPerSecond();
         RawReadBench.Result rawRead = RawReadBench.measure(work.resolve(IngestOptions.RAW), shardOptions);
         double rawLoaderBytesPerSecond = rows.getLast().warm().samplesPerSecond() * rawRead.clipBytes();
@@ -195,129 +168,10 @@ final class BenchFormatsCommand implements Callable<Integer> {
         return ExitCode.OK;
     }
 
-    /** {@code n} entries of {@code all}, evenly spaced over its sorted order (so every class is likely in). */
-    static Dataset sample(Dataset all, int n) {
-        if (n >= all.size()) {
-            return all;
-        }
-        List<VideoEntry> picked = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            picked.add(all.get((int) ((long) i * all.size() / n)));
-        }
-        return new Dataset(picked, all.classNames());
-    }
-
     private String key(Path root, Dataset sampled) {
         String text = root.toAbsolutePath().normalize() + "|" + sampled.size() + "|" + size + "|" + fps;
         return "s" + sampled.size() + "-" + size + "px-" + fmt(fps) + "fps-"
                 + HexFormat.of().toHexDigits(text.hashCode());
-    }
-
-    private Row measureFiles(PrintWriter out, Dataset data, List<Path> files, LoaderOptions options) throws IOException {
-        long disk = 0;
-        for (Path f : files) {
-            disk += Files.size(f);
-        }
-        warm(files);
-        Measurement warm = run(out, "files", "warm", () -> {
-            VideoLoader loader = VideoLoader.open(data, options);
-            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);
-        });
-        LoaderOptions cold = options.toBuilder().fetchHook(EvictBeforeRead.class).build(); // each file evicted just before its read
-        Measurement coldRun = run(out, "files", "cold", () -> {
-            VideoLoader loader = VideoLoader.open(data, cold);
-            return new Opened(loader.pipeline(), loader.iterator(), () -> null, loader);
-        });
-        return new Row("files", disk, data.size(), warm, coldRun);
-    }
-
-    private Row measureShards(PrintWriter out, String format, Path dest, LoaderOptions options, long budget)
-            throws IOException {
-        List<Path> shardFiles;
-        try (Stream<Path> list = Files.list(dest)) {
-            shardFiles = list.filter(p -> p.getFileName().toString().endsWith(".stk")).sorted().toList();
-        }
-        long disk = 0;
-        for (Path f : shardFiles) {
-            disk += Files.size(f);
-        }
-        try (ShardDataset shards = ShardDataset.open(dest)) {
-            ReadAhead readAhead = new ReadAhead(budget, 4, false);
-            warm(shardFiles);
-            Measurement warm = run(out, format, "warm", () -> {
-                ShardLoader loader = ShardLoader.open(shards, options, null, readAhead);
-                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader);
-            });
-            Measurement cold = run(out, format, "cold", () -> {
-                ShardLoader loader = ShardLoader.open(shards, options, null, readAhead.withColdCache(true));
-                return new Opened(loader.pipeline(), loader.iterator(), loader::readAheadStats, loader);
-            });
-            return new Row(format, disk, shards.size(), warm, cold);
-        }
-    }
-
-    /** A loader opened for one measurement. */
-    private record Opened(Pipeline<?> pipeline, Iterator<ClipBatch> batches, Supplier<PrefetchStats> prefetch,
-                          AutoCloseable loader) implements AutoCloseable {
-        @Override
-        public void close() throws Exception {
-            loader.close();
-        }
-    }
-
-    /** Loads {@code batches} batches: samples/s and CPU time per clip after a warm-up of a tenth (2+ batches). */
-    private Measurement run(PrintWriter out, String format, String cache, Supplier<Opened> open) {
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long warmup = Math.min(batches - 1, Math.max(2, batches / 10));
-        long done = 0;
-        long clips = 0;
-        long steadyClips = 0;
-        long steadyNanos = System.nanoTime();
-        long steadyCpu = os.getProcessCpuTime();
-        PrefetchStats prefetch;
-        try (Opened opened = open.get()) {
-            Iterator<ClipBatch> it = opened.batches();
-            while (done < batches && it.hasNext()) {
-                try (ClipBatch b = it.next()) {
-                    clips += b.clipCount();
-                }
-                done++;
-                if (done == warmup) {
-                    steadyNanos = System.nanoTime();
-                    steadyCpu = os.getProcessCpuTime();
-                    steadyClips = clips;
-                }
-            }
-            prefetch = opened.prefetch().get();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(format + " " + cache + ": " + e.getMessage(), e);
-        }
-        double seconds = (System.nanoTime() - steadyNanos) / 1e9;
-        double cpu = (os.getProcessCpuTime() - steadyCpu) / 1e9;
-        long measured = clips - steadyClips;
-        Measurement m = new Measurement(measured / seconds, measured == 0 ? Double.NaN : cpu / measured, measured, seconds,
-                prefetch);
-        out.printf(Locale.ROOT, "  %-6s %s  %8.1f samples/s  %.4f CPU s/clip%s%n", format, cache, m.samplesPerSecond(),
-                m.cpuSecondsPerClip(), prefetch == null ? ""
-                        : String.format(Locale.ROOT, "  (prefetch hit rate %.1f%%, occupancy %.1f%%)",
-                        100 * prefetch.hitRate(), 100 * prefetch.meanOccupancy()));
-        out.flush();
-        return m;
-    }
-
-    /** Reads every file once, so the warm measurement starts with them in the page cache. */
-    private static void warm(List<Path> files) throws IOException {
-        byte[] buffer = new byte[1 << 20];
-        for (Path f : files) {
-            try (InputStream in = Files.newInputStream(f)) {
-                while (in.read(buffer) >= 0) {
-                    // read through
-                }
-            }
-        }
     }
 
     private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, RawReadBench.Result rawRead,

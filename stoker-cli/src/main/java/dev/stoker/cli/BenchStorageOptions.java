@@ -3,6 +3,8 @@ package dev.stoker.cli;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.prefetch.EvictBeforeRead;
+import dev.stoker.store.remote.BlockCache;
+import java.nio.file.Path;
 import dev.stoker.video.loader.LoaderOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -10,8 +12,8 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * {@code stoker bench}'s storage options: a cold page cache ({@code --cold}), the shard read-ahead's budget
- * ({@code --prefetch-bytes}, {@code --prefetch-batches}) and a synthetic consumer slower than the loader
- * ({@code --consumer-ms}).
+ * ({@code --prefetch-bytes}, {@code --prefetch-batches}), the local block cache of remote shards
+ * ({@code --cache-dir}, {@code --cache-bytes}) and a synthetic consumer slower than the loader ({@code --consumer-ms}).
  */
 final class BenchStorageOptions {
     @Option(names = "--cold",
@@ -29,6 +31,17 @@ final class BenchStorageOptions {
             description = "Shards: how far to read ahead, in batches (default: ${DEFAULT-VALUE}).")
     int prefetchBatches;
 
+    @Option(names = "--cache-dir", paramLabel = "DIR",
+            description = "Remote shards (s3://, https://): keep the blocks downloaded in DIR, so that a second epoch or a"
+                    + " rerun reads them from local disk, and read ahead into it in the epoch's order (default: no cache,"
+                    + " no read-ahead for remote shards).")
+    Path cacheDir;
+
+    @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES",
+            description = "The most disk --cache-dir may take, in blocks of 256 KiB (default: ${DEFAULT-VALUE}); a budget"
+                    + " below one batch's working set is refused.")
+    String cacheBytes;
+
     @Option(names = "--consumer-ms", defaultValue = "0", paramLabel = "MS",
             description = "A synthetic training step: wait MS ms after each batch (a consumer slower than the loader:"
                     + " is the next batch ready?).")
@@ -45,17 +58,21 @@ final class BenchStorageOptions {
         }
     }
 
+    /** The block cache {@code --cache-dir} and {@code --cache-bytes} describe; null without {@code --cache-dir}. */
+    BlockCache.Settings blockCache() {
+        if (cacheDir == null) {
+            return null;
+        }
+        try {
+            return BlockCache.Settings.of(cacheDir, IngestOptions.parseBytes(cacheBytes));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--cache-bytes: " + e.getMessage(), e);
+        }
+    }
+
     /** A byte count with optional k, M or G; {@code 0} turns reading ahead off. */
     static long parseBudget(String text) {
         return text.strip().equals("0") ? 0 : IngestOptions.parseBytes(text);
-    }
-
-    /** The synthetic step after a batch, if any. */
-    void consume() throws InterruptedException {
-        if (consumerMillis > 0) {
-            long nanos = (long) (consumerMillis * 1e6);
-            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-        }
     }
 
     /**

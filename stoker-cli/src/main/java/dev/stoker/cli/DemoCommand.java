@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.bench.CpuBurn;
 import dev.stoker.cli.DemoWorkload.Batch;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;

@@ -1,6 +1,7 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.bench.Bytes;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
@@ -22,8 +23,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code stoker ingest SRC DEST}: decodes a video dataset once into training shards. */
@@ -132,12 +133,12 @@ final class IngestCommand implements Callable<Integer> {
                 upload = ShardUpload.publish(folder, store);
             }
             out.printf(Locale.ROOT, "uploaded to %s: %d shards (%s), %d already there, manifest last%n", remoteDest,
-                    upload.shardsUploaded(), InspectCommand.bytes(upload.bytesUploaded()), upload.shardsKept());
+                    upload.shardsUploaded(), Bytes.human(upload.bytesUploaded()), upload.shardsKept());
         }
         out.printf(Locale.ROOT, "ingested %d of %d sources into %s: %s, %d shards (%d written, %d kept), %s payload%n",
                 result.samples(), result.sources(), result.dest(), options.format(),
                 result.shardsWritten() + result.shardsReused(), result.shardsWritten(), result.shardsReused(),
-                InspectCommand.bytes(result.payloadBytes()));
+                Bytes.human(result.payloadBytes()));
         if (result.failed() > 0) {
             out.printf(Locale.ROOT, "%d sources failed (listed in %s):%n", result.failed(), folder.resolve(Ingest.REPORT));
             result.failures().stream().limit(10).forEach(f -> out.printf("  %s: %s%n", f.source(), f.reason()));
@@ -197,7 +198,7 @@ final class IngestCommand implements Callable<Integer> {
 
         Progress(PrintWriter out, boolean terminal) {
             this.bar = new ProgressBar(out, terminal, "ingest", "sources",
-                    () -> InspectCommand.bytes(bytes.get()) + " written");
+                    () -> Bytes.human(bytes.get()) + " written");
         }
 
         @Override

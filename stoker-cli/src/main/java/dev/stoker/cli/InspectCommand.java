@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.bench.Bytes;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
@@ -13,8 +14,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code stoker inspect DEST}: what an ingested folder holds. */
@@ -57,7 +58,7 @@ final class InspectCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "options      size %s, fps %s, gop %d, shard size %s%s%n",
                     o.width() > 0 ? o.width() + "x" + o.height() : o.shortSide() > 0 ? "short side " + o.shortSide() : "source",
                     o.framesPerSecond() > 0 ? String.valueOf(o.framesPerSecond()) : "source", o.gopFrames(),
-                    bytes(o.shardSizeBytes()), o.format().equals(IngestOptions.JPEG) ? ", jpeg quality " + o.jpegQuality() : "");
+                    Bytes.human(o.shardSizeBytes()), o.format().equals(IngestOptions.JPEG) ? ", jpeg quality " + o.jpegQuality() : "");
             out.printf(Locale.ROOT, "samples      %d of %d sources (%d failed)%n", m.sampleCount(), m.sourceCount(), m.failedCount());
             out.printf(Locale.ROOT, "classes      %d:", perClass.length);
             for (int c = 0; c < perClass.length; c++) {
@@ -69,10 +70,10 @@ final class InspectCommand implements Callable<Integer> {
                 SampleInfo first = shards.sample(0);
                 out.printf(Locale.ROOT, "frame size   %dx%d (first sample)%n", first.width(), first.height());
             }
-            out.printf(Locale.ROOT, "shards       %d, %s on disk%n", m.shards().size(), bytes(fileBytes));
-            out.printf(Locale.ROOT, "payload      %s: %s per sample, %s per frame%n", bytes(m.payloadBytes()),
-                    bytes(m.sampleCount() == 0 ? 0 : m.payloadBytes() / m.sampleCount()),
-                    bytes(frames == 0 ? 0 : m.payloadBytes() / frames));
+            out.printf(Locale.ROOT, "shards       %d, %s on disk%n", m.shards().size(), Bytes.human(fileBytes));
+            out.printf(Locale.ROOT, "payload      %s: %s per sample, %s per frame%n", Bytes.human(m.payloadBytes()),
+                    Bytes.human(m.sampleCount() == 0 ? 0 : m.payloadBytes() / m.sampleCount()),
+                    Bytes.human(frames == 0 ? 0 : m.payloadBytes() / frames));
             for (Manifest.FailedSource f : m.failed()) {
                 out.printf(Locale.ROOT, "failed       %s: %s: %s%n", f.source(), f.reason(), f.message());
             }
@@ -81,20 +82,5 @@ final class InspectCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "DEST: " + CliErrors.describePath(dest, e));
         }
-    }
-
-    /** 1536 → "1.5 KiB". */
-    static String bytes(long n) {
-        if (n < 1024) {
-            return n + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        double v = n;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }

@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.bench.MemoryProbe;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.pipeline.StatsMessage;

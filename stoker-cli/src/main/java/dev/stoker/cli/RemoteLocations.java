@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.bench.Bytes;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.RemoteVideos;
 import java.io.IOException;
@@ -48,7 +49,7 @@ final class RemoteLocations {
         out.flush();
         RemoteVideos.Result copy = RemoteVideos.copy(location, s3Endpoint, folder);
         out.printf(Locale.ROOT, "%d videos: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
-                InspectCommand.bytes(copy.bytesDownloaded()), copy.files() - copy.downloaded());
+                Bytes.human(copy.bytesDownloaded()), copy.files() - copy.downloaded());
         return copy.source();
     }
 

@@ -3,23 +3,24 @@ package dev.stoker.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.bench.BenchResult;
+import dev.stoker.bench.Bytes;
+import dev.stoker.bench.FormatsReport;
+import dev.stoker.bench.MemoryTimeline;
+import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.pipeline.PipelineStats;
-import dev.stoker.pipeline.SinkStats;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.ExitCode;
 
 /**
@@ -39,74 +40,54 @@ final class ShardBench {
                    ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
-        AtomicLong samples = new AtomicLong();
-        long batchesDone = 0;
-        long startNanos = System.nanoTime();
-        long firstBatchNanos = -1;
-        long steadyStartNanos = -1;
-        long steadyStartSamples = 0;
         MemoryTimeline memory = new MemoryTimeline(batches);
-        SinkStats sinkAfterWarmup = null;
+        SteadyStateRun run = SteadyStateRun.settings(batches).memory(memory).consumerStep(storage.consumerMillis).start();
         PipelineStats stats;
         BenchResult result;
         PrefetchStats prefetch;
         dev.stoker.store.remote.BlobStore.Stats remote;
-        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ);
+        dev.stoker.store.remote.BlockCache.Stats cache;
+        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ,
+                storage.blockCache());
              ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");
-            try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), samples::get, 0, out,
+            try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1))) {
-                Iterator<ClipBatch> it = loader.iterator();
-                while (batchesDone < batches && it.hasNext()) {
-                    try (ClipBatch b = it.next()) {
-                        samples.addAndGet(b.clipCount());
-                    }
-                    storage.consume();
-                    batchesDone++;
-                    memory.afterBatch(batchesDone);
-                    long now = System.nanoTime();
-                    if (firstBatchNanos < 0) {
-                        firstBatchNanos = now - startNanos;
-                    }
-                    if (steadyStartNanos < 0 && batchesDone >= Math.max(2, batches / 10)) {
-                        steadyStartNanos = now;
-                        steadyStartSamples = samples.get();
-                        memory.warmupEnded();
-                        sinkAfterWarmup = loader.pipeline().stats().sink();
-                    }
-                }
+                run.drive(loader, null);
             }
             stats = loader.pipeline().stats();
             prefetch = loader.readAheadStats();
             remote = shards.isRemote() ? shards.remoteStats() : null;
-            long endNanos = System.nanoTime();
-            double seconds = (endNanos - startNanos) / 1e9;
-            double steadySeconds = steadyStartNanos > 0 ? (endNanos - steadyStartNanos) / 1e9 : seconds;
-            long steadySamples = steadyStartNanos > 0 ? samples.get() - steadyStartSamples : samples.get();
-            double samplesPerSecond = steadySeconds > 0 && steadySamples > 0 ? steadySamples / steadySeconds
-                    : samples.get() / seconds;
+            cache = shards.blockCache() == null ? null : shards.blockCache().stats();
+            SteadyStateRun.Figures figures = run.finish();
+            double samplesPerSecond = figures.samplesPerSecond();
             long clips = loader.decodedClips();
-            result = new BenchResult(root, shards.size(), cores, batchesDone, samples.get(), seconds,
-                    samplesPerSecond, samplesPerSecond * options.clip().frames(), firstBatchNanos / 1e9,
+            result = new BenchResult(root, shards.size(), cores, figures.batches(), figures.samples(), figures.seconds(),
+                    samplesPerSecond, samplesPerSecond * options.clip().frames(), figures.firstBatchSeconds(),
                     clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
                     loader.pipeline().config(), stats,
                     loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),
                     stats.failuresByReason(), memory.finish(), null, Double.NaN, Double.NaN, null, null, null);
         }
-        double readiness = readinessAfter(sinkAfterWarmup, stats.sink());
+        double readiness = stats.sink().dataReadinessSince(run.sinkAfterWarmup());
         out.print(result.summary());
         if (remote != null) {
-            long clips = Math.max(1, samples.get());
+            long clips = Math.max(1, result.samples());
             out.printf(Locale.ROOT, "remote           %d requests (%.2f a clip, %d retried), %s received (%s a clip)%n",
                     remote.requests(), (double) remote.requests() / clips, remote.retries(),
-                    InspectCommand.bytes(remote.bytesRead()), InspectCommand.bytes(remote.bytesRead() / clips));
+                    Bytes.human(remote.bytesRead()), Bytes.human(remote.bytesRead() / clips));
+        }
+        if (cache != null) {
+            out.printf(Locale.ROOT, "cache            hit rate %.1f%% (%d of %d blocks), %d fetched ahead, %d corrupt, %d evicted, %s of %s on disk%n",
+                    100 * cache.hitRate(), cache.hits(), cache.hits() + cache.misses(), cache.fetchedAhead(), cache.corrupt(),
+                    cache.evicted(), Bytes.human(cache.storedBytes()), Bytes.human(cache.budgetBytes()));
         }
         if (prefetch != null) {
             out.printf(Locale.ROOT, "prefetch         hit rate %.1f%% (%d of %d waited), occupancy %.1f%% mean, peak %s of %s, %s read%n",
                     100 * prefetch.hitRate(), prefetch.waits(), prefetch.requests(), 100 * prefetch.meanOccupancy(),
-                    InspectCommand.bytes(prefetch.peakHeldBytes()), InspectCommand.bytes(prefetch.budgetBytes()),
-                    InspectCommand.bytes(prefetch.bytesRead()));
+                    Bytes.human(prefetch.peakHeldBytes()), Bytes.human(prefetch.budgetBytes()),
+                    Bytes.human(prefetch.bytesRead()));
         } else {
             out.println("prefetch         off");
         }
@@ -117,7 +98,26 @@ final class ShardBench {
             node.put("cold", readAhead.coldCache());
             node.put("consumer_ms", storage.consumerMillis);
             node.put("data_readiness_after_warmup", readiness);
-            node.set("prefetch", prefetch == null ? null : prefetchJson(prefetch));
+            node.set("prefetch", prefetch == null ? null : FormatsReport.prefetchJson(prefetch));
+            if (remote != null) {
+                ObjectNode r = node.putObject("remote");
+                r.put("requests", remote.requests());
+                r.put("retries", remote.retries());
+                r.put("bytes_read", remote.bytesRead());
+            }
+            if (cache != null) {
+                ObjectNode c = node.putObject("cache");
+                c.put("hit_rate", cache.hitRate());
+                c.put("hits", cache.hits());
+                c.put("misses", cache.misses());
+                c.put("fetched_ahead", cache.fetchedAhead());
+                c.put("bytes_fetched", cache.bytesFetched());
+                c.put("corrupt", cache.corrupt());
+                c.put("evicted", cache.evicted());
+                c.put("uncached", cache.uncached());
+                c.put("stored_bytes", cache.storedBytes());
+                c.put("budget_bytes", cache.budgetBytes());
+            }
             Files.writeString(json, JSON.writeValueAsString(node));
             out.println("wrote results to " + json);
         }
@@ -126,32 +126,6 @@ final class ShardBench {
             out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
         }
         out.flush();
-        return batchesDone == 0 ? 1 : ExitCode.OK;
-    }
-
-    /** Share of the consumer's requests served without waiting between two sink snapshots (all, without the first). */
-    static double readinessAfter(SinkStats from, SinkStats to) {
-        if (from == null || to.delivered() <= from.delivered()) {
-            return to.dataReadiness();
-        }
-        double ready = to.dataReadiness() * to.delivered() - from.dataReadiness() * from.delivered();
-        return Math.max(0, Math.min(1, ready / (to.delivered() - from.delivered())));
-    }
-
-    /** The read-ahead's counters as {@code --json} writes them. */
-    static ObjectNode prefetchJson(PrefetchStats p) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("hit_rate", p.hitRate());
-        n.put("mean_occupancy", p.meanOccupancy());
-        n.put("requests", p.requests());
-        n.put("hits", p.hits());
-        n.put("waits", p.waits());
-        n.put("misses", p.misses());
-        n.put("bytes_read", p.bytesRead());
-        n.put("peak_held_bytes", p.peakHeldBytes());
-        n.put("budget_bytes", p.budgetBytes());
-        n.put("dropped", p.dropped());
-        n.put("too_large", p.tooLarge());
-        return n;
+        return result.batches() == 0 ? 1 : ExitCode.OK;
     }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stoker.bench.DecodeCeiling;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.Ceiling;
 import dev.stoker.tune.Experiment;
@@ -214,7 +215,10 @@ final class TuneCommand implements Callable<Integer> {
         w.flush();
         List<Ceiling> ceilings = new ArrayList<>();
         if (decodeCeiling) {
-            DecodeCeiling.measureOrRead(runner, out, start, trialSeconds, w).ifPresent(ceilings::add);
+            // Three times a trial's time: the run, the single-thread reference and the alternated ceiling passes.
+            TrialSpec ceilingRun = new TrialSpec(-3, start, Map.of(), trialSeconds * 1000 * 3);
+            DecodeCeiling.measureOrRead(() -> runner.run(ceilingRun, List.of("--ceiling")).bench(), out, w)
+                    .ifPresent(ceilings::add);
         }
         TuneResult result = Tuner.of(space, runner)
                 .startFrom(start, Map.of())

@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.bench.Bytes;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.ShardVerifier;
 import java.io.IOException;
@@ -10,8 +11,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code stoker verify DEST}: checks every checksum of an ingested folder. */
@@ -53,7 +54,7 @@ final class VerifyCommand implements Callable<Integer> {
             out.println("damaged: " + damage);
         }
         out.printf(Locale.ROOT, "%s: %d shards, %d records, %s checked: %s%n", dest, report.shards(), report.records(),
-                InspectCommand.bytes(report.bytes()),
+                Bytes.human(report.bytes()),
                 report.intact() ? "all checksums match" : report.damages().size() + " damaged");
         out.flush();
         return report.intact() ? ExitCode.OK : ExitCode.SOFTWARE;

@@ -53,12 +53,15 @@ class ArchitectureTest {
             new Module("stoker-store", "dev.stoker.store", List.of(PIPELINE, VIDEO), true),
             new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, VIDEO), true),
             new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, VIDEO), true),
+            // Measurement over any ClipLoader: below the commands (only stoker-cli and the outer modules use it),
+            // above what it measures. Decoding it times goes through stoker-video's API, never FFmpeg itself.
+            new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), false),
             new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store"), true),
             // Not on this class path (stoker train loads it in a class loader of its own, from its
             // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
             new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
             new Module("stoker-cli", "dev.stoker.cli",
-                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-gpu", "stoker-serve"), true),
+                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-bench", "stoker-gpu", "stoker-serve"), true),
             // Not on this class path (nothing depends on it; Spark is provided by the cluster): only its pom is checked.
             new Module("stoker-spark", "dev.stoker.spark", List.of(PIPELINE, VIDEO, "stoker-store"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.

@@ -3,6 +3,9 @@ package dev.stoker.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.bench.BenchResult;
+import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.MemoryProbe;
 import dev.stoker.cli.DemoWorkload.Batch;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;

@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.bench.CpuBurn;
 import dev.stoker.cli.DemoWorkload.Batch;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;

@@ -94,6 +94,22 @@ class RemoteStoreCommandsTest {
         assertThat(bench.exitCode()).as(bench.err() + bench.out()).isZero();
         assertThat(bench.out()).contains("video shards in " + shards).contains("samples/s").containsPattern("remote +\\d+ requests");
 
+        // Through a block cache: the rerun finds every block on disk (its only requests read the manifest).
+        Path cache = source.resolve("block-cache");
+        for (String expected : List.of("fetched ahead", "hit rate 100.0%")) {
+            CliRun cached = CliRun.stoker("bench", shards, "--s3-endpoint", endpoint, "--batches", "2", "--batch", "2",
+                    "--frames", "4", "--cache-dir", cache.toString(), "--cache-bytes", "64M");
+            assertThat(cached.exitCode()).as(cached.err() + cached.out()).isZero();
+            assertThat(cached.out()).containsPattern("cache +hit rate").contains(expected);
+            if (expected.startsWith("hit rate")) {
+                assertThat(cached.out()).containsPattern("remote +2 requests");
+            }
+        }
+        CliRun tooSmall = CliRun.stoker("bench", shards, "--s3-endpoint", endpoint, "--batches", "2", "--batch", "2",
+                "--frames", "4", "--cache-dir", cache.toString(), "--cache-bytes", "300k");
+        assertThat(tooSmall.exitCode()).isEqualTo(1);
+        assertThat(tooSmall.err()).contains("cache budget 307200 bytes is below one batch's working set");
+
         CliRun again = CliRun.stoker("ingest", "s3://" + bucket + "/videos", shards, "--s3-endpoint", endpoint,
                 "--format", "video", "--size", "112", "--shard-size", "64k", "--workers", "2");
         assertThat(again.exitCode()).as(again.err()).isZero();

@@ -36,6 +36,15 @@ public record ProcessStats(@JsonProperty("pid") long pid,
                 readRssBytes(), offheap);
     }
 
+    /**
+     * CPU time of the whole process so far (all threads, GC and JIT included), -1 where the JVM cannot tell: what a
+     * measurement takes twice to learn the cores a stretch of work used.
+     */
+    public static long cpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
     private static long readRssBytes() {
         try {
             for (String line : Files.readAllLines(PROC_STATUS)) {

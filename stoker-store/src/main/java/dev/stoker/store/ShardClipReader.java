@@ -137,13 +137,34 @@ final class ShardClipReader implements ClipReader {
      * the first packet read (for video, the keyframe at or before a clip's first frame) to the end of the last.
      */
     static MemorySegment clipBytes(ShardDataset dataset, int sample, List<ClipSpec> clips) {
+        if (clips.isEmpty()) {
+            SampleInfo info = dataset.sample(sample);
+            ShardFile shard = dataset.shardOf(info);
+            return shard.payload(info.record(), shard.entry(info.record()));
+        }
+        ClipPackets read = clipPackets(dataset, sample, clips);
+        RecordEntry entry = read.entry();
+        int first = read.packets().nextSetBit(0);
+        int last = read.packets().length() - 1;
+        MemorySegment payload = read.shard().payload(read.info().record(), entry);
+        if (first < 0) {
+            return payload.asSlice(0, 0);
+        }
+        long from = entry.offsets()[first];
+        long to = entry.offsets()[last] + entry.sizes()[last] + VideoPackets.PADDING_BYTES;
+        return payload.asSlice(from, to - from);
+    }
+
+    /** A sample's record and the packets reading some of its clips reads. */
+    record ClipPackets(SampleInfo info, ShardFile shard, RecordEntry entry, BitSet packets) {
+    }
+
+    /** The packets reading {@code clips} of sample {@code sample} reads (selected as a read selects them). */
+    static ClipPackets clipPackets(ShardDataset dataset, int sample, List<ClipSpec> clips) {
         SampleInfo info = dataset.sample(sample);
         ShardFile shard = dataset.shardOf(info);
         RecordEntry entry = shard.entry(info.record());
         MemorySegment payload = shard.payload(info.record(), entry);
-        if (clips.isEmpty()) {
-            return payload;
-        }
         BitSet read = new BitSet(entry.frameCount());
         String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
         try (Video video = Video.fromPackets(name, packets(shard, info, entry, payload))) {
@@ -151,14 +172,7 @@ final class ShardClipReader implements ClipReader {
                 markPacketsRead(entry, video.selectClip(clip).frames(), read);
             }
         }
-        int first = read.nextSetBit(0);
-        int last = read.length() - 1;
-        if (first < 0) {
-            return payload.asSlice(0, 0);
-        }
-        long from = entry.offsets()[first];
-        long to = entry.offsets()[last] + entry.sizes()[last] + VideoPackets.PADDING_BYTES;
-        return payload.asSlice(from, to - from);
+        return new ClipPackets(info, shard, entry, read);
     }
 
     private static VideoPackets packets(ShardFile shard, SampleInfo info, RecordEntry entry, MemorySegment payload) {

@@ -3,6 +3,7 @@ package dev.stoker.store;
 import dev.stoker.store.format.ShardFormat;
 import dev.stoker.store.prefetch.PageCache;
 import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.ShardLayout;
@@ -40,6 +41,8 @@ public final class ShardDataset implements AutoCloseable {
     private final String location;
     /** The object store remote shards are read from, owned; null for a local folder. */
     private final BlobStore store;
+    /** The local block cache remote shards are read through, owned; null for none. */
+    private final BlockCache cache;
     private final Manifest manifest;
     private final ShardFormat format;
     private final Arena arena;
@@ -48,11 +51,12 @@ public final class ShardDataset implements AutoCloseable {
     private final SampleInfo[] samples;
     private final Verification verification;
 
-    private ShardDataset(Path root, String location, BlobStore store, Manifest manifest, Arena arena, ShardFile[] shards,
-                         String[] missing, Verification verification) {
+    private ShardDataset(Path root, String location, BlobStore store, BlockCache cache, Manifest manifest, Arena arena,
+                         ShardFile[] shards, String[] missing, Verification verification) {
         this.root = root;
         this.location = location;
         this.store = store;
+        this.cache = cache;
         this.verification = verification;
         this.manifest = manifest;
         this.format = ShardFormat.named(manifest.format());
@@ -133,7 +137,7 @@ public final class ShardDataset implements AutoCloseable {
                     missing[s] = e instanceof NoSuchFileException ? "the file is missing" : String.valueOf(e);
                 }
             }
-            return new ShardDataset(dest, dest.toString(), null, manifest, arena, shards, missing, verification);
+            return new ShardDataset(dest, dest.toString(), null, null, manifest, arena, shards, missing, verification);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -149,12 +153,23 @@ public final class ShardDataset implements AutoCloseable {
      * @throws IOException when the manifest is missing or unreadable, or from another format version
      */
     public static ShardDataset open(String location, URI s3Endpoint, Verification verification) throws IOException {
+        return open(location, s3Endpoint, verification, null);
+    }
+
+    /**
+     * {@link #open(String, URI, Verification)} reading remote shards through a local block cache ({@code cache};
+     * null: none; ignored for a local folder): a second epoch or a rerun reads the blocks it holds from disk.
+     *
+     * @throws IOException also when the cache folder cannot be opened (made, or locked for this process)
+     */
+    public static ShardDataset open(String location, URI s3Endpoint, Verification verification, BlockCache.Settings cache)
+            throws IOException {
         if (!BlobStore.isRemote(location)) {
             return open(Path.of(location), verification);
         }
         BlobStore store = BlobStore.open(location, s3Endpoint);
         try {
-            return open(store, verification);
+            return open(store, verification, cache);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -163,6 +178,15 @@ public final class ShardDataset implements AutoCloseable {
 
     /** {@link #open(String, URI, Verification)} on an opened store, which the dataset then owns and closes. */
     public static ShardDataset open(BlobStore store, Verification verification) throws IOException {
+        return open(store, verification, null);
+    }
+
+    /**
+     * {@link #open(BlobStore, Verification)} through a block cache ({@code cacheSettings}; null: none), which the
+     * dataset opens and closes; the store is owned only once this returns.
+     */
+    public static ShardDataset open(BlobStore store, Verification verification, BlockCache.Settings cacheSettings)
+            throws IOException {
         Objects.requireNonNull(verification, "verification");
         String file = store.location() + "/" + MANIFEST;
         byte[] json;
@@ -173,13 +197,15 @@ public final class ShardDataset implements AutoCloseable {
                     "no " + MANIFEST + " (expected: a folder written by a finished stoker ingest)");
         }
         Manifest manifest = checkedManifest(file, json);
+        BlockCache cache = cacheSettings == null ? null : BlockCache.open(cacheSettings);
         ShardFile[] shards = new ShardFile[manifest.shards().size()];
         for (int s = 0; s < shards.length; s++) {
             ShardFile.Summary summary = manifest.shards().get(s);
-            shards[s] = ShardFile.remote(store, summary.file(), summary.fileBytes());
+            shards[s] = ShardFile.remote(store, summary.file(), summary.fileBytes(), cache,
+                    Integer.toHexString(summary.indexCrc32c()));
         }
-        return new ShardDataset(null, store.location(), store, manifest, Arena.ofShared(), shards, new String[shards.length],
-                verification);
+        return new ShardDataset(null, store.location(), store, cache, manifest, Arena.ofShared(), shards,
+                new String[shards.length], verification);
     }
 
     /** The manifest {@code json} of {@code file}, parsed and checked: this format version, every row pointing somewhere. */
@@ -267,6 +293,20 @@ public final class ShardDataset implements AutoCloseable {
         return store == null ? new BlobStore.Stats(0, 0, 0) : store.stats();
     }
 
+    /** The block cache remote shards are read through; null when there is none (or the dataset is local). */
+    public BlockCache blockCache() {
+        return cache;
+    }
+
+    /** The most payload bytes any one sample's record holds: the most one sample's read can span. */
+    public long maxSamplePayloadBytes() {
+        long max = 0;
+        for (Manifest.SampleRow row : manifest.samples()) {
+            max = Math.max(max, row.payloadBytes());
+        }
+        return max;
+    }
+
     /** The manifest as read (shards, sample rows, failed sources). */
     public Manifest manifest() {
         return manifest;
@@ -302,6 +342,23 @@ public final class ShardDataset implements AutoCloseable {
         }
     }
 
+    /**
+     * Holds, in the block cache, the blocks reading {@code clips} of sample {@code index} reads, downloading the
+     * missing ones, until the pin is closed: a remote dataset's read ahead. Null without a cache.
+     *
+     * @throws ShardException when the sample's record is damaged, or the download fails
+     */
+    public BlockCache.Pin pinClipBlocks(int index, List<ClipSpec> clips) {
+        ShardClipReader.ClipPackets read = ShardClipReader.clipPackets(this, index, clips);
+        return read.shard().pin(read.info().record(), read.entry(), read.packets());
+    }
+
+    /** The cache bytes {@link #pinClipBlocks} would hold for these clips (0 without a cache). */
+    public long clipBlockBytes(int index, List<ClipSpec> clips) {
+        ShardClipReader.ClipPackets read = ShardClipReader.clipPackets(this, index, clips);
+        return read.shard().pinBytes(read.entry(), read.packets());
+    }
+
     ShardFormat format() {
         return format;
     }
@@ -319,6 +376,9 @@ public final class ShardDataset implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
+        if (cache != null) {
+            cache.close();
+        }
         if (store != null) {
             store.close();
         }

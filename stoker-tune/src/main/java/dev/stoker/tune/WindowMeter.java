@@ -2,8 +2,8 @@ package dev.stoker.tune;
 
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.pipeline.StageStats;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -87,7 +87,7 @@ final class WindowMeter implements Meter {
         for (StageStats st : s.stages()) {
             byName.put(st.name(), st);
         }
-        return new Sample(clock.nanoTime(), s.sink().delivered(), s.sink().consumerWaitMillis(), processCpuNanos(), byName);
+        return new Sample(clock.nanoTime(), s.sink().delivered(), s.sink().consumerWaitMillis(), ProcessStats.cpuNanos(), byName);
     }
 
     /** The span from {@code a} to {@code b}, with what the ticks between them saw. */
@@ -124,12 +124,5 @@ final class WindowMeter implements Meter {
         return new MeasuredWindow(dt, throughput, Math.min(1, consumerWaitShare), cores, busy, task, conc, queueEmpty,
                 sinkFullTicks / (double) ticks, b.delivered() - a.delivered(),
                 (ticks + TICKS_PER_WINDOW - 1) / TICKS_PER_WINDOW);
-    }
-
-    private static long processCpuNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
     }
 }

@@ -56,7 +56,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The order is an {@link EpochSampler}'s over the shards ({@link #groups}: the samples of one shard form
  * a group, shuffled within windows of {@code options.sampling().sampler().windowGroups()} shards; rank and world size
  * split each epoch), so it is known ahead: {@link ReadAhead} loads the next clips' bytes while earlier ones
- * decode, under a byte budget. Clip starts and crops are the same pure functions of (seed, epoch, source
+ * decode, under a byte budget (remote shards with a block cache: downloads them into the cache, and a cache budget
+ * below one batch's working set is refused at open). Clip starts and crops are the same pure functions of (seed, epoch, source
  * index) as VideoLoader's, so a sample's clips are the ones VideoLoader takes from its source video in the
  * same epoch; {@link #state()} and {@link #resume} continue a run exactly (batches, clip times, crops). A
  * damaged record fails its sample (counted, skipped within the failure budget) with a message naming shard
@@ -163,8 +164,15 @@ public final class ShardLoader extends HostBatchLoader {
         LongAdder frames = new LongAdder();
         int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
                 ((long) readAhead.batchesAhead() * options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo()));
+        long workingSet = 0;
+        if (dataset.blockCache() != null) {
+            // The decoders of one batch must find room in the cache whatever the read-ahead holds.
+            int samplesPerBatch = (options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo();
+            dataset.blockCache().requireRoomForBatch(samplesPerBatch, dataset.maxSamplePayloadBytes());
+            workingSet = dataset.blockCache().batchWorkingSetBytes(samplesPerBatch, dataset.maxSamplePayloadBytes());
+        }
         RecordReadAhead ahead = RecordReadAhead.start(dataset, readAhead, sampler, start, options.sampling().epochs(), itemsAhead,
-                planner::clipsOf);
+                workingSet, planner::clipsOf);
         BatchPool clipBuffers = null;
         BatchPool batches = null;
         try {
@@ -241,7 +249,17 @@ public final class ShardLoader extends HostBatchLoader {
             specs.add(options.clip().at(planned.clipStarts()[i]));
             resizes.add(options.resize(planner.cropSeed(task, task.firstClip() + i)));
         }
-        ahead.beforeRead(task.draw());
+        Runnable readDone = ahead.beforeRead(task.draw());
+        try {
+            return read(task, count, specs, resizes, options, clipBuffers, reader, clips, frames);
+        } finally {
+            readDone.run();
+        }
+    }
+
+    private static List<LoadedClip> read(SampleTask task, int count, List<ClipSpec> specs, List<Resize> resizes,
+                                         LoaderOptions options, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
+                                         LongAdder frames) {
         if (options.batch().layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
             List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
             if (mapped != null) {

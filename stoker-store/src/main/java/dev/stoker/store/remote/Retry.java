@@ -54,6 +54,10 @@ public final class Retry {
             try {
                 return attempt.call();
             } catch (Transient e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // A reset caused by an interrupt (a closing reader) is no network fault: stop, do not retry.
+                    throw new InterruptedIOException(what + ": interrupted");
+                }
                 if (n >= attempts) {
                     throw new IOException(what + ": " + e.getMessage() + " (gave up after " + n + " attempts)", e);
                 }

@@ -1,6 +1,7 @@
 package dev.stoker.store.remote;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.NoSuchFileException;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -237,7 +239,14 @@ public final class S3BlobStore implements BlobStore {
                 throw new Retry.Transient(status + " " + code, e);
             }
             throw new IOException(name + ": " + status + " " + code + ": " + e.getMessage(), e);
+        } catch (AbortedException e) {
+            // The SDK's answer to an interrupt (a closing loader stopping its read-ahead); it clears the flag.
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException(name + ": interrupted");
         } catch (SdkClientException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException(name + ": interrupted");
+            }
             // Connection refused/reset, a body cut short: the network's fault, worth another attempt.
             throw new Retry.Transient(String.valueOf(e.getMessage()), e);
         } catch (UncheckedIOException e) {

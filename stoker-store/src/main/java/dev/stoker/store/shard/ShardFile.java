@@ -3,6 +3,7 @@ package dev.stoker.store.shard;
 import dev.stoker.store.ShardException;
 import dev.stoker.store.ShardException.Reason;
 import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -72,7 +73,16 @@ public final class ShardFile {
      * header, footer and index on first use, packets as clips need them ({@link #fetch}).
      */
     public static ShardFile remote(BlobStore store, String key, long sizeBytes) {
-        return new ShardFile(key.substring(key.lastIndexOf('/') + 1), null, new RemoteShardBytes(store, key, sizeBytes));
+        return remote(store, key, sizeBytes, null, null);
+    }
+
+    /**
+     * {@link #remote(BlobStore, String, long)} read through {@code cache} (null: none), its blocks named by
+     * {@code version} (the manifest's index checksum: a re-ingested shard never meets its old blocks).
+     */
+    public static ShardFile remote(BlobStore store, String key, long sizeBytes, BlockCache cache, String version) {
+        return new ShardFile(key.substring(key.lastIndexOf('/') + 1), null,
+                new RemoteShardBytes(store, key, sizeBytes, cache, version));
     }
 
     /** Whether the shard is read with ranged GETs rather than mapped. */
@@ -162,6 +172,19 @@ public final class ShardFile {
         if (remote != null) {
             remote.fetch(name, record, entry, entry.payloadOffset(), payload, packets);
         }
+    }
+
+    /**
+     * Holds the cache blocks of packets {@code packets} of a record until the pin is closed, downloading the missing
+     * ones: a remote shard's read ahead. Null for a mapped shard or one read without a cache.
+     */
+    public BlockCache.Pin pin(int record, RecordEntry entry, BitSet packets) {
+        return remote == null ? null : remote.pin(name, record, entry, entry.payloadOffset(), packets);
+    }
+
+    /** The cache bytes {@link #pin} would hold (0 for a mapped shard or one read without a cache). */
+    public long pinBytes(RecordEntry entry, BitSet packets) {
+        return remote == null ? 0 : remote.pinBytes(entry, entry.payloadOffset(), packets);
     }
 
     /** Where {@code slice} (a slice of this shard's mapping) starts in the file. */

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
 /**
  * A real HTTP server (the JDK's) over a folder, for tests: answers {@code Range} with 206 or, with ranges off, the
  * whole body with 200 as {@code jwebserver} does; and injects faults on request: every {@code n}th request a 503,
- * or a body cut in half after announcing its full length (the connection then closes).
+ * a body cut in half after announcing its full length (the connection then closes), or a short body announced as
+ * short (a well-formed answer with fewer bytes than the range asked for). Logs every GET in arrival order, and can
+ * answer slowly.
  */
 final class FolderHttpServer implements AutoCloseable {
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");
@@ -29,6 +31,10 @@ final class FolderHttpServer implements AutoCloseable {
     private final boolean ranges;
     private volatile int unavailableEvery;
     private volatile int truncateEvery;
+    private volatile int shortEvery;
+    private volatile long delayMillis;
+    /** Every GET as {@code path bytes=a-b} (or {@code path whole}), in arrival order. */
+    final java.util.List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     private final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger faults = new AtomicInteger();
 
@@ -53,6 +59,23 @@ final class FolderHttpServer implements AutoCloseable {
         return this;
     }
 
+    /** Every {@code n}th ranged answer a 206 with half the bytes asked for, its headers saying so (0: never). */
+    FolderHttpServer shortEvery(int n) {
+        shortEvery = n;
+        return this;
+    }
+
+    /** Waits {@code millis} before answering each GET. */
+    FolderHttpServer delayMillis(long millis) {
+        delayMillis = millis;
+        return this;
+    }
+
+    /** GETs answered (or being answered) so far. */
+    int gets() {
+        return log.size();
+    }
+
     URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
     }
@@ -71,6 +94,17 @@ final class FolderHttpServer implements AutoCloseable {
                 return;
             }
             byte[] bytes = Files.readAllBytes(file);
+            if (exchange.getRequestMethod().equals("GET")) {
+                String asked = exchange.getRequestHeaders().getFirst("Range");
+                log.add(exchange.getRequestURI().getPath().substring(1) + " " + (asked == null ? "whole" : asked));
+                if (delayMillis > 0) {
+                    try {
+                        Thread.sleep(delayMillis);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
             if (exchange.getRequestMethod().equals("HEAD")) {
                 exchange.getResponseHeaders().set("Content-Length", Long.toString(bytes.length));
                 exchange.sendResponseHeaders(200, -1);
@@ -85,6 +119,10 @@ final class FolderHttpServer implements AutoCloseable {
                 from = Integer.parseInt(m.group(1));
                 to = Math.min(bytes.length, Integer.parseInt(m.group(2)) + 1);
                 status = 206;
+                if (shortEvery > 0 && n % shortEvery == 0 && to - from > 1 && !(truncateEvery > 0 && n % truncateEvery == 0)) {
+                    faults.incrementAndGet();
+                    to = from + (to - from) / 2;
+                }
                 exchange.getResponseHeaders().set("Content-Range", "bytes " + from + "-" + (to - 1) + "/" + bytes.length);
             }
             exchange.sendResponseHeaders(status, to - from);

@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Shards of the real sample videos read over HTTP give, byte for byte, the clips the local folder gives: from the
- * JDK's HTTP server with and without {@code Range} support, and through 503s and bodies cut short (retried, never
- * used). A server that stays down is a clear error naming the object, not a hang. (S3: {@link S3ShardReadTest}.)
+ * JDK's HTTP server with and without {@code Range} support, and through 503s, bodies cut short and well-formed
+ * answers shorter than asked (retried, never used). A server that stays down is a clear error naming the object, not a hang. (S3: {@link S3ShardReadTest}.)
  */
 class RemoteShardReadTest {
     static final List<ClipSpec> SPECS = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.6, 4, 3));
@@ -54,7 +54,7 @@ class RemoteShardReadTest {
     void unavailableAnswersAndCutBodiesAreRetriedNeverUsed() throws IOException {
         Path local = SharedSampleShards.folder();
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
-        try (FolderHttpServer server = new FolderHttpServer(local, true).unavailableEvery(3).truncateEvery(7);
+        try (FolderHttpServer server = new FolderHttpServer(local, true).unavailableEvery(3).truncateEvery(7).shortEvery(5);
              ShardDataset remote = ShardDataset.open(HttpBlobStore.open(server.uri(), fast), Verification.FIRST_READ)) {
             assertSameClips(local, remote);
             assertThat(server.faults.get()).isGreaterThan(5);

@@ -56,7 +56,7 @@ class S3ShardReadTest {
         }
     }
 
-    private static void createBucket(S3BlobStore.Settings settings, String bucket) {
+    static void createBucket(S3BlobStore.Settings settings, String bucket) {
         try (S3Client s3 = S3Client.builder().endpointOverride(settings.endpoint()).forcePathStyle(true)
                 .region(Region.of(settings.region())).credentialsProvider(settings.credentials())
                 .httpClientBuilder(ApacheHttpClient.builder()).build()) {

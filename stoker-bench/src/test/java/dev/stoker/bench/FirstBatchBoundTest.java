@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
@@ -11,12 +11,12 @@ import java.util.Locale;
  * about {@value #POINTS} points (every {@code batches / POINTS} batches, at least every
  * {@value #MIN_EVERY}), so that a 5000-batch run's JSON shows the trend without growing with the run.
  */
-final class MemoryTimeline {
+public final class MemoryTimeline {
     static final int POINTS = 100;
     static final int MIN_EVERY = 20;
 
     /** One reading: after which batch, how far into the run. */
-    record Point(@JsonProperty("batch") long batch, @JsonProperty("seconds") double seconds,
+    public record Point(@JsonProperty("batch") long batch, @JsonProperty("seconds") double seconds,
                  @JsonProperty("memory") MemoryProbe memory) { }
 
     private final long every;
@@ -26,12 +26,12 @@ final class MemoryTimeline {
     private MemoryProbe afterWarmup;
     private MemoryProbe max = start;
 
-    MemoryTimeline(long batches) {
+    public MemoryTimeline(long batches) {
         this.every = Math.max(MIN_EVERY, batches / POINTS);
     }
 
     /** Called after every batch; reads memory only every {@link #every} batches. */
-    void afterBatch(long batch) {
+    public void afterBatch(long batch) {
         if (batch % every == 0) {
             MemoryProbe now = MemoryProbe.read();
             max = max.max(now);
@@ -39,12 +39,12 @@ final class MemoryTimeline {
         }
     }
 
-    void warmupEnded() {
+    public void warmupEnded() {
         afterWarmup = MemoryProbe.read();
         max = max.max(afterWarmup);
     }
 
-    BenchResult.Memory finish() {
+    public BenchResult.Memory finish() {
         MemoryProbe end = MemoryProbe.read();
         return new BenchResult.Memory(start, afterWarmup, end, max.max(end), List.copyOf(points));
     }
@@ -53,7 +53,7 @@ final class MemoryTimeline {
      * The summary's line: resident set and live heap from the end of warm-up to the end. Growth there,
      * not from the start (pools and decoders fill up during warm-up), is what a leak looks like.
      */
-    static String drift(BenchResult.Memory memory) {
+    public static String drift(BenchResult.Memory memory) {
         MemoryProbe from = memory.afterWarmup() != null ? memory.afterWarmup() : memory.start();
         MemoryProbe to = memory.end();
         return String.format(Locale.ROOT, "memory           RSS %s -> %s after warm-up (%s), max %s; heap live after GC %s -> %s; start RSS %s%n",

@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.SampleInfo;
@@ -22,13 +22,13 @@ import java.util.List;
  * loader's batch pool does; the page cache is warm. Rounds alternate between the three so that load on the
  * machine hits them alike; each figure is its best round.
  */
-final class RawReadBench {
+public final class RawReadBench {
     private static final int ROUNDS = 9;
     private static final int CLIPS_PER_SAMPLE = 8;
     private static final int BUFFERS = 7;
 
     /** Bytes per second of clip pixels written, and what was measured. */
-    record Result(double memcpyBytesPerSecond, double firstReadBytesPerSecond, double everyReadBytesPerSecond,
+    public record Result(double memcpyBytesPerSecond, double firstReadBytesPerSecond, double everyReadBytesPerSecond,
                   int clips, long clipBytes) {
     }
 
@@ -36,7 +36,7 @@ final class RawReadBench {
     }
 
     /** Measures clips of {@code options}' geometry (centre crops) over every sample of the raw shards in {@code dir}. */
-    static Result measure(Path dir, LoaderOptions options) throws IOException {
+    public static Result measure(Path dir, LoaderOptions options) throws IOException {
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         try (ShardDataset firstRead = ShardDataset.open(dir, Verification.FIRST_READ);
              ShardDataset everyRead = ShardDataset.open(dir, Verification.EVERY_READ);

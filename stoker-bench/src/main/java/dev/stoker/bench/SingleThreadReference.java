@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
@@ -27,10 +27,10 @@ import java.util.Map;
  * @param clipsPerSecond    single-thread rate, wall clock
  * @param cpuSecondsPerClip CPU time one clip costs on this thread
  */
-record SingleThreadReference(int clips, double clipsPerSecond, double cpuSecondsPerClip) {
+public record SingleThreadReference(int clips, double clipsPerSecond, double cpuSecondsPerClip) {
     private static final int PASSES = 3;
 
-    static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
+    public static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
         Map<Path, byte[]> files = readFiles(delivered);
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] seconds = new double[PASSES];
@@ -66,7 +66,7 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
      *
      * @return the parallel rate against {@code threads} times the single-thread rate measured beside it
      */
-    static Ceiling measureCeiling(List<ClipInfo> delivered, LoaderOptions options, int threads)
+    public static DecodeCeiling measureCeiling(List<ClipInfo> delivered, LoaderOptions options, int threads)
             throws IOException, InterruptedException {
         Map<Path, byte[]> files = readFiles(delivered);
         double[] single = new double[PASSES];
@@ -79,14 +79,14 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         java.util.Arrays.sort(parallel);
         double singleRate = delivered.size() / single[PASSES / 2];
         double parallelRate = (double) threads * delivered.size() / parallel[PASSES / 2];
-        return new Ceiling(threads, singleRate, parallelRate, parallelRate / (threads * singleRate));
+        return new DecodeCeiling(threads, singleRate, parallelRate, parallelRate / (threads * singleRate));
     }
 
     /**
      * Seconds each clip takes alone on this thread (demux, decode, convert; the file already in memory), the
      * better of two passes: what one clip costs once the JIT and caches are warm, whatever else ran.
      */
-    static double[] eachAlone(List<ClipInfo> clips, LoaderOptions options) throws IOException {
+    public static double[] eachAlone(List<ClipInfo> clips, LoaderOptions options) throws IOException {
         Map<Path, byte[]> files = readFiles(clips);
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] best = new double[clips.size()];
@@ -157,15 +157,4 @@ record SingleThreadReference(int clips, double clipsPerSecond, double cpuSeconds
         }
         return (System.nanoTime() - begin) / 1e9;
     }
-
-    /**
-     * @param threads                threads decoding at once
-     * @param singleClipsPerSecond   one thread alone, measured beside them
-     * @param parallelClipsPerSecond all threads together
-     * @param ceiling                parallel / (threads x single): the best decode efficiency this machine allows
-     */
-    record Ceiling(@com.fasterxml.jackson.annotation.JsonProperty("threads") int threads,
-                   @com.fasterxml.jackson.annotation.JsonProperty("single_clips_per_second") double singleClipsPerSecond,
-                   @com.fasterxml.jackson.annotation.JsonProperty("parallel_clips_per_second") double parallelClipsPerSecond,
-                   @com.fasterxml.jackson.annotation.JsonProperty("ceiling") double ceiling) { }
 }

@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.stoker.pipeline.Failure;
@@ -14,7 +14,7 @@ import java.util.Map;
  * What {@code stoker bench} measured; serialised as its {@code --json} (snake_case names: scripts and
  * the tuner read them).
  */
-record BenchResult(
+public record BenchResult(
         @JsonProperty("dataset") String dataset,
         @JsonProperty("videos") int videos,
         @JsonProperty("cores") int cores,
@@ -37,18 +37,18 @@ record BenchResult(
         @JsonProperty("cpu_seconds_per_sample") double cpuSecondsPerSample,
         @JsonProperty("cpu_efficiency") double cpuEfficiency,
         @JsonProperty("load_average") double[] loadAverage,
-        @JsonProperty("machine_ceiling") SingleThreadReference.Ceiling machineCeiling,
+        @JsonProperty("machine_ceiling") DecodeCeiling machineCeiling,
         @JsonProperty("first_batch_bound") FirstBatchBound firstBatchBound) {
 
     /** One failed sample: which file, which stage, why. */
-    record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
+    public record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
                          @JsonProperty("reason") String reason, @JsonProperty("message") String message) {
-        static FailureRecord of(Failure f) {
+        public static FailureRecord of(Failure f) {
             return new FailureRecord(f.item(), f.stage(), f.reason(), String.valueOf(f.cause().getMessage()));
         }
     }
 
-    record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
+    public record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
                   @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max,
                   @JsonProperty("timeline") List<MemoryTimeline.Point> timeline) { }
 
@@ -56,7 +56,7 @@ record BenchResult(
         return cpuEfficiency > 0 ? cpuSecondsPerSample * cpuEfficiency * 1000 : Double.NaN;
     }
 
-    String summary() {
+    public String summary() {
         StringBuilder s = new StringBuilder();
         s.append(stats.toTable());
         s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %d batches, %.1f s; steady state after warm-up)%n",

@@ -1,5 +1,6 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.store.prefetch.PrefetchStats;
@@ -12,24 +13,26 @@ import java.util.Locale;
  * What {@code stoker bench formats} measured, as the table it prints and the JSON it writes: one row a storage
  * format (warm and cold runs), and raw's read bandwidth against a memcpy of the same bytes.
  */
-final class FormatsReport {
+public final class FormatsReport {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private FormatsReport() {
     }
 
     /** One row: a storage format's figures. */
-    record Row(String format, long diskBytes, int samples, Measurement warm, Measurement cold) {
-        double diskBytesPerClip() {
+    public record Row(String format, long diskBytes, int samples, Measurement warm, Measurement cold) {
+        public double diskBytesPerClip() {
             return (double) diskBytes / samples;
         }
     }
 
     /** One measured run. */
-    record Measurement(double samplesPerSecond, double cpuSecondsPerClip, long clips, double seconds,
+    public record Measurement(double samplesPerSecond, double cpuSecondsPerClip, long clips, double seconds,
                        PrefetchStats prefetch) {
     }
 
     /** One thread copying 256 MiB between off-heap buffers: the best of 5, in bytes per second. */
-    static double memcpyBytesPerSecond() {
+    public static double memcpyBytesPerSecond() {
         long bytes = 256L << 20;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment from = arena.allocate(bytes, 4096);
@@ -47,39 +50,39 @@ final class FormatsReport {
     }
 
     /** Raw's read bandwidth against a memcpy of the same bytes (all in this run), and the loader's. */
-    static String rawReadTable(RawReadBench.Result r, double loaderBytesPerSecond, double bigMemcpy, int cores) {
+    public static String rawReadTable(RawReadBench.Result r, double loaderBytesPerSecond, double bigMemcpy, int cores) {
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "raw read bandwidth, warm, %d clips of %s (best of 9 rounds, one thread unless said):%n",
-                r.clips(), InspectCommand.bytes(r.clipBytes())));
+                r.clips(), Bytes.human(r.clipBytes())));
         String line = "  %-52s %10s/s  %5.2fx memcpy%n";
         s.append(String.format(Locale.ROOT, line, "memcpy of the same bytes per clip",
-                InspectCommand.bytes((long) r.memcpyBytesPerSecond()), 1.0));
+                Bytes.human((long) r.memcpyBytesPerSecond()), 1.0));
         s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on first read (default)",
-                InspectCommand.bytes((long) r.firstReadBytesPerSecond()), r.firstReadBytesPerSecond() / r.memcpyBytesPerSecond()));
+                Bytes.human((long) r.firstReadBytesPerSecond()), r.firstReadBytesPerSecond() / r.memcpyBytesPerSecond()));
         s.append(String.format(Locale.ROOT, line, "ClipReader, checksums on every read",
-                InspectCommand.bytes((long) r.everyReadBytesPerSecond()), r.everyReadBytesPerSecond() / r.memcpyBytesPerSecond()));
+                Bytes.human((long) r.everyReadBytesPerSecond()), r.everyReadBytesPerSecond() / r.memcpyBytesPerSecond()));
         s.append(String.format(Locale.ROOT, line, "ShardLoader raw warm row, batches, " + cores + " cores (*)",
-                InspectCommand.bytes((long) loaderBytesPerSecond), loaderBytesPerSecond / r.memcpyBytesPerSecond()));
+                Bytes.human((long) loaderBytesPerSecond), loaderBytesPerSecond / r.memcpyBytesPerSecond()));
         s.append(String.format(Locale.ROOT, "  (*) measured earlier in this run, not interleaved with the memcpy; one 256 MiB"
-                + " memcpy: %s/s%n", InspectCommand.bytes((long) bigMemcpy)));
+                + " memcpy: %s/s%n", Bytes.human((long) bigMemcpy)));
         return s.toString();
     }
 
-    static String table(List<Row> rows) {
+    public static String table(List<Row> rows) {
         StringBuilder s = new StringBuilder();
         double filesWarm = rows.getFirst().warm().samplesPerSecond();
         s.append(String.format(Locale.ROOT, "%-7s %12s %13s %13s %12s %9s%n", "format", "disk/clip", "warm samp/s",
                 "cold samp/s", "CPU s/clip", "vs files"));
         for (Row r : rows) {
             s.append(String.format(Locale.ROOT, "%-7s %12s %13.1f %13.1f %12.4f %8.2fx%n", r.format(),
-                    InspectCommand.bytes((long) r.diskBytesPerClip()), r.warm().samplesPerSecond(),
+                    Bytes.human((long) r.diskBytesPerClip()), r.warm().samplesPerSecond(),
                     r.cold().samplesPerSecond(), r.warm().cpuSecondsPerClip(), r.warm().samplesPerSecond() / filesWarm));
         }
         return s.toString();
     }
 
     /** The rows, the memcpy figure and the raw-read figures into {@code node} (the command adds its settings). */
-    static void addJson(ObjectNode node, List<Row> rows, double memcpy, RawReadBench.Result rawRead,
+    public static void addJson(ObjectNode node, List<Row> rows, double memcpy, RawReadBench.Result rawRead,
                         double rawLoaderBytesPerSecond) {
         ArrayNode array = node.putArray("rows");
         for (Row r : rows) {
@@ -93,8 +96,8 @@ final class FormatsReport {
             row.put("cpu_seconds_per_clip_cold", r.cold().cpuSecondsPerClip());
             row.put("speedup_vs_files_warm", r.warm().samplesPerSecond() / rows.getFirst().warm().samplesPerSecond());
             if (r.warm().prefetch() != null) {
-                row.set("prefetch_warm", ShardBench.prefetchJson(r.warm().prefetch()));
-                row.set("prefetch_cold", ShardBench.prefetchJson(r.cold().prefetch()));
+                row.set("prefetch_warm", prefetchJson(r.warm().prefetch()));
+                row.set("prefetch_cold", prefetchJson(r.cold().prefetch()));
             }
         }
         node.put("memcpy_bytes_per_second", memcpy);
@@ -105,5 +108,22 @@ final class FormatsReport {
         raw.put("reader_first_read_bytes_per_second", rawRead.firstReadBytesPerSecond());
         raw.put("reader_every_read_bytes_per_second", rawRead.everyReadBytesPerSecond());
         raw.put("loader_warm_bytes_per_second", rawLoaderBytesPerSecond);
+    }
+
+    /** The read-ahead's counters as {@code --json} writes them (here and in {@code stoker bench}'s shard runs). */
+    public static ObjectNode prefetchJson(PrefetchStats p) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("hit_rate", p.hitRate());
+        n.put("mean_occupancy", p.meanOccupancy());
+        n.put("requests", p.requests());
+        n.put("hits", p.hits());
+        n.put("waits", p.waits());
+        n.put("misses", p.misses());
+        n.put("bytes_read", p.bytesRead());
+        n.put("peak_held_bytes", p.peakHeldBytes());
+        n.put("budget_bytes", p.budgetBytes());
+        n.put("dropped", p.dropped());
+        n.put("too_large", p.tooLarge());
+        return n;
     }
 }

@@ -1,11 +1,11 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 /**
  * Deterministic CPU work that stands in for decoding: a fixed number of xorshift rounds per call,
  * calibrated once so that {@link #burn} of {@code micros} takes about that long on an idle core. The
  * work is fixed, not the time: when threads outnumber cores, tasks take longer, as real decoding would.
  */
-final class CpuBurn {
+public final class CpuBurn {
     private static final long CALIBRATION_NANOS = 60_000_000;
     private static volatile CpuBurn calibrated;
 
@@ -16,7 +16,7 @@ final class CpuBurn {
     }
 
     /** Measured once per JVM (about 0.1 s). */
-    static CpuBurn calibrated() {
+    public static CpuBurn calibrated() {
         CpuBurn burn = calibrated;
         if (burn == null) {
             synchronized (CpuBurn.class) {
@@ -49,7 +49,7 @@ final class CpuBurn {
     }
 
     /** Burns about {@code micros} of CPU; the result depends only on the arguments. */
-    long burn(long micros, long seed) {
+    public long burn(long micros, long seed) {
         return rounds(Math.max(1, Math.round(micros * roundsPerMicro)), seed);
     }
 

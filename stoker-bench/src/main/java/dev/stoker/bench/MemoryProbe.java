@@ -1,13 +1,10 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
-import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
+import dev.stoker.pipeline.ProcessStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Memory readings for "does it stay flat": heap in use, heap live after the last collection, the JVM's
@@ -20,19 +17,15 @@ import java.nio.file.Path;
  * @param directBytes      NIO direct buffers
  * @param rssBytes         resident set size from /proc/self/status (-1 where unavailable)
  */
-record MemoryProbe(long heapUsedBytes, long heapAfterGcBytes, long directBytes, long rssBytes) {
+public record MemoryProbe(long heapUsedBytes, long heapAfterGcBytes, long directBytes, long rssBytes) {
 
-    static MemoryProbe read() {
-        Runtime rt = Runtime.getRuntime();
-        long direct = 0;
-        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-            direct += Math.max(0, pool.getMemoryUsed());
-        }
-        return new MemoryProbe(rt.totalMemory() - rt.freeMemory(), heapAfterGc(), direct, rss());
+    public static MemoryProbe read() {
+        ProcessStats process = ProcessStats.read(); // heap in use, direct buffers, RSS
+        return new MemoryProbe(process.heapUsedBytes(), heapAfterGc(), process.offheapBytes(), process.rssBytes());
     }
 
     /** Each reading the larger of the two: the peaks of a run. */
-    MemoryProbe max(MemoryProbe other) {
+    public MemoryProbe max(MemoryProbe other) {
         return new MemoryProbe(Math.max(heapUsedBytes, other.heapUsedBytes), Math.max(heapAfterGcBytes, other.heapAfterGcBytes),
                 Math.max(directBytes, other.directBytes), Math.max(rssBytes, other.rssBytes));
     }
@@ -50,20 +43,7 @@ record MemoryProbe(long heapUsedBytes, long heapAfterGcBytes, long directBytes, 
         return any ? total : -1;
     }
 
-    private static long rss() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
-    }
-
-    static String mib(long bytes) {
+    public static String mib(long bytes) {
         return bytes < 0 ? "n/a" : String.format(java.util.Locale.ROOT, "%.0f MiB", bytes / 1048576.0);
     }
 }

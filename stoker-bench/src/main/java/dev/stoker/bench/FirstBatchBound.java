@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.stoker.video.batch.ClipInfo;
@@ -22,7 +22,7 @@ import java.util.Locale;
  * @param cores              cores to share that work
  * @param boundSeconds       {@code max(slowestClipSeconds, workSeconds / cores)}
  */
-record FirstBatchBound(@JsonProperty("seconds") double seconds,
+public record FirstBatchBound(@JsonProperty("seconds") double seconds,
                        @JsonProperty("slowest_clip") String slowestClip,
                        @JsonProperty("slowest_clip_seconds") double slowestClipSeconds,
                        @JsonProperty("slowest_clip_frames_decoded") int slowestClipFrames,
@@ -32,7 +32,7 @@ record FirstBatchBound(@JsonProperty("seconds") double seconds,
                        @JsonProperty("bound_seconds") double boundSeconds) {
 
     /** {@code alone[i]}: seconds of {@code clips.get(i)} alone. */
-    static FirstBatchBound of(double seconds, List<ClipInfo> clips, double[] alone, int cores) {
+    public static FirstBatchBound of(double seconds, List<ClipInfo> clips, double[] alone, int cores) {
         if (clips.isEmpty() || clips.size() != alone.length) {
             throw new IllegalArgumentException("clips: " + clips.size() + ", timings: " + alone.length + " (expected: as many, 1+)");
         }
@@ -50,7 +50,7 @@ record FirstBatchBound(@JsonProperty("seconds") double seconds,
     }
 
     /** The bench summary's line after "first batch". */
-    String explanation() {
+    public String explanation() {
         return String.format(Locale.ROOT, "no schedule beats %.2f s here: its slowest clip takes %.2f s alone (%s, %d frames"
                         + " decoded), its %d clips %.2f s of work for %d cores", boundSeconds, slowestClipSeconds,
                 java.nio.file.Path.of(slowestClip).getFileName(), slowestClipFrames, clips, workSeconds, cores);
