@@ -10,6 +10,7 @@
 // mode: the step's own duration (p50, p99, max: the jitter the loader inflicts on training: GC pauses, CPU taken),
 // the iteration time with the wait for the batch (p50, p99) and samples/s. All modes run in this one JVM with the
 // same calibrated work, so alternating them (in collate in collate ...) compares like with like.
+import dev.stoker.bench.CpuBurn;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;
@@ -23,29 +24,6 @@ import java.util.Locale;
 public class StepJitter {
     static volatile long sink;
 
-    static long rounds(long n, long seed) {
-        long x = seed | 1;
-        for (long i = 0; i < n; i++) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-        }
-        return x;
-    }
-
-    static double calibrateRoundsPerMilli() {
-        for (int i = 0; i < 20; i++) {
-            sink += rounds(200_000, i);
-        }
-        double best = Double.MAX_VALUE;
-        for (int i = 0; i < 40; i++) {
-            long start = System.nanoTime();
-            sink += rounds(1_000_000, sink);
-            best = Math.min(best, (System.nanoTime() - start) / 1e6);
-        }
-        return 1_000_000 / best;
-    }
-
     static double percentile(double[] sorted, double p) {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
@@ -54,8 +32,9 @@ public class StepJitter {
         Dataset data = Dataset.open(Path.of(args[0]));
         double stepMillis = Double.parseDouble(args[1]);
         int steps = Integer.parseInt(args[2]);
-        long work = Math.round(calibrateRoundsPerMilli() * stepMillis);
-        System.out.printf(Locale.ROOT, "%d videos, step %.0f ms (%d rounds), %d steps per mode%n", data.size(), stepMillis, work, steps);
+        CpuBurn work = CpuBurn.calibrated(); // the same xorshift rounds as stoker demo's synthetic steps
+        long stepMicros = Math.round(stepMillis * 1000);
+        System.out.printf(Locale.ROOT, "%d videos, step %.0f ms, %d steps per mode%n", data.size(), stepMillis, steps);
         for (int m = 3; m < args.length; m++) {
             String mode = args[m];
             LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.video.loader.LoaderStage.of(mode)).build();
@@ -76,7 +55,7 @@ public class StepJitter {
                         for (long off = 0; off < batch.data().byteSize(); off += 4096) {
                             checksum += batch.data().get(ValueLayout.JAVA_BYTE, off);
                         }
-                        sink += rounds(work, checksum);
+                        sink += work.burn(stepMicros, checksum);
                         long t2 = System.nanoTime();
                         if (i >= 0) {
                             step[i] = (t2 - t1) / 1e6;

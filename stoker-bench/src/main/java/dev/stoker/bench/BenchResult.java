@@ -40,6 +40,29 @@ public record BenchResult(
         @JsonProperty("machine_ceiling") DecodeCeiling machineCeiling,
         @JsonProperty("first_batch_bound") FirstBatchBound firstBatchBound) {
 
+    /**
+     * What a run of {@code cores} cores measured: its figures (samples/s and CPU over the steady state), the frames
+     * and clips its loader decoded, its options, config, stats and failures, memory over the run, and what it was
+     * measured against afterwards.
+     *
+     * @param loadAverage the system's load average at the start and the end, or null
+     * @param headspace   the headspace analysis, or null
+     */
+    public static BenchResult of(String dataset, int videos, int cores, SteadyStateRun.Figures run, long decodedFrames,
+                                 long decodedClips, LoaderOptions options, PipelineConfig config, PipelineStats stats,
+                                 List<Failure> failures, Memory memory, Yardsticks yardsticks, HeadspaceResult headspace,
+                                 double[] loadAverage) {
+        double samplesPerSecond = run.samplesPerSecond();
+        SingleThreadReference reference = yardsticks.reference();
+        return new BenchResult(dataset, videos, cores, run.batches(), run.samples(), run.seconds(), samplesPerSecond,
+                samplesPerSecond * options.clip().frames(), run.firstBatchSeconds(),
+                decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
+                reference == null ? null : reference.clipsPerSecond(), yardsticks.decodeEfficiency(samplesPerSecond, cores),
+                options, config, stats, failures.stream().map(FailureRecord::of).toList(), stats.failuresByReason(), memory,
+                headspace, run.cpuSecondsPerSample(), yardsticks.cpuEfficiency(run.cpuSecondsPerSample()), loadAverage,
+                yardsticks.ceiling(), yardsticks.firstBatchBound());
+    }
+
     /** One failed sample: which file, which stage, why. */
     public record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
                          @JsonProperty("reason") String reason, @JsonProperty("message") String message) {

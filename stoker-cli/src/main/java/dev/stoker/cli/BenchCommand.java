@@ -3,11 +3,10 @@ package dev.stoker.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.bench.BenchResult;
-import dev.stoker.bench.DecodeCeiling;
-import dev.stoker.bench.FirstBatchBound;
+import dev.stoker.bench.DeliveredClips;
 import dev.stoker.bench.MemoryTimeline;
-import dev.stoker.bench.SingleThreadReference;
 import dev.stoker.bench.SteadyStateRun;
+import dev.stoker.bench.Yardsticks;
 import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
@@ -16,7 +15,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.ClipLoader;
@@ -28,7 +26,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -187,12 +184,7 @@ final class BenchCommand implements Callable<Integer> {
         Dataset data = LoaderOptionsMixin.openDataset(spec, root);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
-        // For the single-thread reference: one delivered clip of every video (up to REFERENCE_CLIPS
-        // videos). Every video is sampled equally often over epochs, and a clip's cost depends mostly on
-        // its video (codec, size; an AV1 clip costs ten H.264 ones), so this is the run's own mix; a
-        // random handful of clips was not (the reference swung by a third between runs).
-        java.util.Map<java.nio.file.Path, ClipInfo> onePerVideo = new java.util.LinkedHashMap<>();
-        List<ClipInfo> firstBatch = new ArrayList<>();
+        DeliveredClips delivered = new DeliveredClips(REFERENCE_CLIPS); // what the reference decodes again
         double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         MemoryTimeline memory = new MemoryTimeline(batches);
         SteadyStateRun run = SteadyStateRun.settings(batches).memory(memory).consumerStep(storage.consumerMillis).start();
@@ -215,14 +207,7 @@ final class BenchCommand implements Callable<Integer> {
                     LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
                  AutoCloseable tuning = autotune.start(spec, BenchDevice.cpuLoader(loader), out)) { // null without --autotune
                 run.drive(loader, (index, b) -> {
-                    if (index == 0) {
-                        firstBatch.addAll(b.clips());
-                    }
-                    for (ClipInfo clip : b.clips()) {
-                        if (onePerVideo.size() < REFERENCE_CLIPS) {
-                            onePerVideo.putIfAbsent(clip.path(), clip);
-                        }
-                    }
+                    delivered.accept(index, b);
                     clipLog.batch(index, b.clips());
                 });
             }
@@ -236,32 +221,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         SteadyStateRun.Figures figures = run.finish();
         BenchResult.Memory memoryReadings = memory.finish();
-        double samplesPerSecond = figures.samplesPerSecond();
-
-        SingleThreadReference reference = null;
-        List<ClipInfo> delivered = new ArrayList<>(onePerVideo.values());
-        if (!noReference && !delivered.isEmpty()) {
-            out.println("measuring the single-thread reference on the same clips...");
-            out.flush();
-            reference = SingleThreadReference.measure(delivered, options);
-        }
-        DecodeCeiling machineCeiling = null;
-        if (ceiling && !noReference && !delivered.isEmpty()) {
-            out.printf(Locale.ROOT, "measuring the machine's ceiling: %d threads decoding the same clips at once...%n", cores);
-            out.flush();
-            machineCeiling = SingleThreadReference.measureCeiling(delivered, options, cores);
-        }
-        FirstBatchBound firstBatchBound = null;
-        if (reference != null && !firstBatch.isEmpty()) {
-            firstBatchBound = FirstBatchBound.of(figures.firstBatchSeconds(), firstBatch,
-                    SingleThreadReference.eachAlone(firstBatch, options), cores);
-        }
-        double efficiency = reference == null ? Double.NaN : samplesPerSecond / (cores * reference.clipsPerSecond());
-        // CPU spent per sample over the steady state, against the reference's CPU per clip: how much work
-        // the pipeline adds around decoding, whatever else the machine runs.
-        double cpuPerSample = figures.cpuSecondsPerSample();
-        double cpuEfficiency = reference == null || Double.isNaN(cpuPerSample) ? Double.NaN
-                : reference.cpuSecondsPerClip() / cpuPerSample;
+        Yardsticks yardsticks = noReference ? Yardsticks.NONE
+                : Yardsticks.measure(delivered, figures.firstBatchSeconds(), options, cores, ceiling, out);
         double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 
         HeadspaceResult headspace = null;
@@ -277,14 +238,9 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
 
-        BenchResult result = new BenchResult(root.toString(), data.size(), cores, figures.batches(), figures.samples(),
-                figures.seconds(), samplesPerSecond, samplesPerSecond * options.clip().frames(), figures.firstBatchSeconds(),
-                decodedClips == 0 ? 0 : (double) decodedFrames / decodedClips,
-                reference == null ? null : reference.clipsPerSecond(), efficiency, options, effective,
-                stats, failures.stream().map(BenchResult.FailureRecord::of).toList(), stats.failuresByReason(),
-                memoryReadings, headspace,
-                cpuPerSample, cpuEfficiency, new double[] {loadAtStart, loadAtEnd}, machineCeiling,
-                firstBatchBound);
+        BenchResult result = BenchResult.of(root.toString(), data.size(), cores, figures, decodedFrames, decodedClips,
+                options, effective, stats, failures, memoryReadings, yardsticks, headspace,
+                new double[] {loadAtStart, loadAtEnd});
         out.print(result.summary());
         if (json != null) {
             write("--json", json, JSON.writeValueAsString(result));

@@ -8,6 +8,7 @@ import dev.stoker.bench.Bytes;
 import dev.stoker.bench.FormatsReport;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
+import dev.stoker.bench.Yardsticks;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;
@@ -60,15 +61,9 @@ final class ShardBench {
             prefetch = loader.readAheadStats();
             remote = shards.isRemote() ? shards.remoteStats() : null;
             cache = shards.blockCache() == null ? null : shards.blockCache().stats();
-            SteadyStateRun.Figures figures = run.finish();
-            double samplesPerSecond = figures.samplesPerSecond();
-            long clips = loader.decodedClips();
-            result = new BenchResult(root, shards.size(), cores, figures.batches(), figures.samples(), figures.seconds(),
-                    samplesPerSecond, samplesPerSecond * options.clip().frames(), figures.firstBatchSeconds(),
-                    clips == 0 ? 0 : (double) loader.decodedFrames() / clips, null, Double.NaN, options,
-                    loader.pipeline().config(), stats,
-                    loader.pipeline().failures().stream().map(BenchResult.FailureRecord::of).toList(),
-                    stats.failuresByReason(), memory.finish(), null, Double.NaN, Double.NaN, null, null, null);
+            result = BenchResult.of(root, shards.size(), cores, run.finish(), loader.decodedFrames(), loader.decodedClips(),
+                    options, loader.pipeline().config(), stats, loader.pipeline().failures(), memory.finish(), Yardsticks.NONE,
+                    null, null);
         }
         double readiness = stats.sink().dataReadinessSince(run.sinkAfterWarmup());
         out.print(result.summary());

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,13 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchAutotuneTest {
     @TempDir
     static Path dir;
-    static Path data;
-
-    @BeforeAll
-    static void makeData() {
-        data = dir.resolve("tiny");
-        CliRun.demoData(data, 2, 3, 2);
-    }
+    static final Path data = CliRun.sharedDemoData(2, 3, 2);
 
     @Test
     void benchAutotunePrintsItsChangesAndSavesTheTunedConfig() throws IOException {

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,13 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchSplitAfterTest {
     @TempDir
     static Path dir;
-    static Path data;
-
-    @BeforeAll
-    static void makeData() {
-        data = dir.resolve("tiny");
-        CliRun.demoData(data, 2, 2, 1);
-    }
+    static final Path data = CliRun.sharedDemoData(2, 2, 1);
 
     private static JsonNode bench(String splitAfter, Path json) throws IOException {
         CliRun run = CliRun.stoker("bench", data.toString(), "--split-after", splitAfter, "--batches", "3", "--batch", "2",

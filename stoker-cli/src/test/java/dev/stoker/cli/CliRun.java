@@ -26,6 +26,16 @@ record CliRun(int exitCode, String out, String err) {
         return run;
     }
 
+    /**
+     * A {@link #demoData} dataset of {@code classes} x {@code clipsPerClass} clips of {@code seconds} s, made once
+     * under {@code target/} and shared by the test classes that only read it (demo-data leaves a complete one be).
+     */
+    static Path sharedDemoData(int classes, int clipsPerClass, int seconds) {
+        Path root = Path.of("target", "demo-data", "c" + classes + "-n" + clipsPerClass + "-s" + seconds).toAbsolutePath();
+        demoData(root, classes, clipsPerClass, seconds);
+        return root;
+    }
+
     /** The first class folder of a dataset {@link #demoData} made: where a test puts its broken files. */
     static Path firstClass(Path root) throws java.io.IOException {
         try (var classes = java.nio.file.Files.list(root)) {

@@ -9,7 +9,6 @@ import dev.stoker.tune.TrainingStep;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,13 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HeadspaceCommandTest {
     @TempDir
     static Path dir;
-    static Path data;
-
-    @BeforeAll
-    static void makeData() {
-        data = dir.resolve("tiny");
-        CliRun.demoData(data, 2, 2, 1);
-    }
+    static final Path data = CliRun.sharedDemoData(2, 2, 1);
 
     /** A step named by --step-class: counts its batches and checks their shape. */
     public static final class CountingStep implements TrainingStep<TensorBatch> {

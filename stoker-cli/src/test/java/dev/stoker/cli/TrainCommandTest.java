@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,13 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TrainCommandTest {
     @TempDir
     static Path dir;
-    static Path data;
-
-    @BeforeAll
-    static void makeData() {
-        data = dir.resolve("tiny");
-        CliRun.demoData(data, 2, 2, 1);
-    }
+    static final Path data = CliRun.sharedDemoData(2, 2, 1);
 
     @Test
     void djlIsNotOnTheCliClassPath() {
