@@ -12,7 +12,9 @@ blocks), so that a step takes about 100 ms on 2 CPU cores at width 0.125. SGD wi
 ``--loader stoker`` is ``stoker.torch.VideoLoader`` (clips decoded in the Stoker JVM, batches handed over through
 shared memory with no copy); ``--loader pytorch`` is ``torch.utils.data.DataLoader`` with ``--workers`` processes
 decoding with PyAV (``bench/peer_pyav.py``'s dataset: the same files and clip spec, written as a competent user
-would). Both yield uint8 clips; the loop normalises them on the training device.
+would; ``--decoder cv2`` decodes with OpenCV instead, ``bench/peer_cv2.py``, for machines without PyAV); ``--loader
+cached`` replays ``--cached`` Stoker batches from the training device's memory: the compute floor, what the step
+costs when the loop never waits for data. All yield uint8 clips; the loop normalises them on the training device.
 
 It prints step time p50/p99, samples/s, the data-wait share (the time the loop waited for its next batch over the
 whole loop's time, after ``--warmup`` steps), the first and last loss, the peak RSS of this process and the
@@ -61,7 +63,9 @@ def r3d(num_classes: int, width: float) -> nn.Module:
 def ensure_demo(path: Path) -> Path:
     if not path.is_dir():
         print(f"making the demo dataset in {path} (once; about a minute on 2 cores)...", file=sys.stderr)
-        subprocess.run([str(ROOT / "stoker"), "demo-data", str(path)], check=True)
+        sys.path.insert(0, str(ROOT / "python"))
+        from stoker._home import stoker_command   # the checkout's ./stoker, or STOKER_HOME's (a bundle's bin/stoker)
+        subprocess.run([stoker_command(), "demo-data", str(path)], check=True)
     return path
 
 
@@ -85,9 +89,26 @@ def stoker_batches(a, device):
     return batches(), len(loader.classes)
 
 
+def cached_batches(a, device):
+    """The compute floor: --cached batches from Stoker, kept in the training device's memory and replayed, so the
+    loop never waits for data (what the step alone costs; the headspace analysis's ceiling)."""
+    source, classes = stoker_batches(a, device)
+    # Copies: the loader's batches are views of slots (or device buffers) that it reuses.
+    kept = [(video.to(device, copy=True), label.to(device, copy=True)) for video, label in (next(source) for _ in range(a.cached))]
+    source.close()
+
+    def batches():
+        step = 0
+        while True:
+            yield kept[step % len(kept)]
+            step += 1
+    return batches(), classes
+
+
 def pytorch_batches(a, device):
-    """The peer: DataLoader + PyAV workers; clips arrive NTHWC and are permuted on the device."""
-    spec = importlib.util.spec_from_file_location("peer_pyav", ROOT / "bench" / "peer_pyav.py")
+    """The peer: DataLoader + PyAV (or OpenCV) workers; clips arrive NTHWC and are permuted on the device."""
+    peer_name = "peer_pyav" if a.decoder == "pyav" else "peer_cv2"
+    spec = importlib.util.spec_from_file_location(peer_name, ROOT / "bench" / f"{peer_name}.py")
     peer = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peer)
     from torch.utils.data import DataLoader
@@ -148,7 +169,11 @@ class MemoryPeaks:
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", nargs="?", default=None, help="ROOT/<class>/<video> (default: the demo dataset)")
-    p.add_argument("--loader", choices=("stoker", "pytorch"), default="stoker")
+    p.add_argument("--loader", choices=("stoker", "pytorch", "cached"), default="stoker",
+                   help="stoker, pytorch (DataLoader), or cached: --cached Stoker batches replayed from the device's "
+                        "memory (the compute floor)")
+    p.add_argument("--decoder", choices=("pyav", "cv2"), default="pyav", help="the pytorch loader's decoder")
+    p.add_argument("--cached", type=int, default=8, help="batches the cached loader replays (default 8)")
     p.add_argument("--workers", type=int, default=2, help="the pytorch loader's worker processes (default 2)")
     p.add_argument("--concurrency", action="append", metavar="STAGE=N", help="a Stoker stage's threads, e.g. decode=2")
     p.add_argument("--steps", type=int, default=60)
@@ -174,7 +199,7 @@ def main():
         p.error(f"--device {a.device}: this machine has no usable CUDA device")
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)   # Debian's torch starts with one thread
-    batches, classes = (stoker_batches if a.loader == "stoker" else pytorch_batches)(a, device)
+    batches, classes = {"stoker": stoker_batches, "pytorch": pytorch_batches, "cached": cached_batches}[a.loader](a, device)
     model = r3d(classes, a.width).to(device)
     optimiser = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9)
     mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1, 1)
@@ -233,7 +258,8 @@ def main():
     ordered = sorted(steps)
     own_rss, tree_pss = memory.own_peak_rss_mib(), memory.tree_pss_mib
     summary = {
-        "loader": a.loader, "workers": a.workers if a.loader == "pytorch" else 0, "device": str(device),
+        "loader": a.loader, "decoder": a.decoder if a.loader == "pytorch" else None,
+        "workers": a.workers if a.loader == "pytorch" else 0, "device": str(device),
         "width": a.width, "steps": a.steps, "warmup": a.warmup, "batch_size": a.batch_size,
         "step_ms_p50": 1000 * ordered[len(ordered) // 2],
         "step_ms_p99": 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],

@@ -135,11 +135,27 @@ class VideoLoader:
         p = self._position
         self._next_epoch_start = p["epoch"] if (p["position"], p["clipsDelivered"]) == (0, 0) else None
         self._resume = None
-        self._slots = SlotMap(hello["file"], hello["slot_bytes"], hello["slots"], debug=self._debug)
+        try:
+            self._slots = SlotMap(hello["file"], hello["slot_bytes"], hello["slots"], debug=self._debug)
+        except FileNotFoundError:
+            # The JVM removes its file as it exits: it stopped between its hello and this open (a failure budget
+            # of 0 spent on the first video, say). Its error message, next on the pipe, says why.
+            error = self._first_error_after_hello()
+            self._stop_process()
+            raise error from None
         if self._pin:
             self._slots.pin()
         if self._device is not None:
             self._feeder = DeviceFeeder(self._device, self._take_host, self._release)
+
+    def _first_error_after_hello(self) -> StokerError:
+        try:
+            while True:
+                m = self._process.take()
+                if m.get("type") == "error":
+                    return StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
+        except StokerError as e:   # no message: it died, and e says how
+            return e
 
     def _start_error(self, error: StokerError) -> Exception:
         """A usage error of the JVM (exit status 2) names an argument: a ValueError, as the checks here raise."""

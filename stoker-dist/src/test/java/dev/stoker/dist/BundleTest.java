@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The self-contained bundle ({@code bin/make-bundle}) runs where nothing else of the build is: unpacked into an
  * empty folder and started with a bare environment (no JAVA_HOME, PATH of /usr/bin and /bin, whose {@code java}
  * is not a JDK 25 here), it prints its version, makes a dataset with FFmpeg's encoder and benches it, in this
- * JVM and with decoding in a child JVM. One test: making the bundle (jlink, gzip) and its startup cache take a minute.
+ * JVM and with decoding in a child JVM; the test bundle unpacked over it runs stoker-gpu's tests through JUnit's
+ * console launcher, with no Maven (on this machine, without a GPU, the hardware tests skip saying why). One test:
+ * making the bundle (jlink, gzip) and its startup cache take a minute.
  */
 class BundleTest {
     /** The target; 59.3 MiB with the AWS SDK v2 for s3:// sources (8 MiB of it, with java.xml and java.naming). */
@@ -33,7 +35,7 @@ class BundleTest {
     void theUnpackedBundleRunsWithABareEnvironment() throws Exception {
         Path dist = Files.createDirectories(temp.resolve("dist"));
         ProcessRun.run(ProcessRun.root(), env -> LauncherJvmEnvironmentTest.VARIABLES.forEach(env::remove),
-                MAKE_TIMEOUT, "bin/make-bundle", "--no-build", "--out", dist.toString()).succeeded();
+                MAKE_TIMEOUT, "bin/make-bundle", "--no-build", "--tests", "--out", dist.toString()).succeeded();
         String name = "stoker-" + ProcessRun.version() + "-linux-x86_64";
         Path archive = dist.resolve(name + ".tar.gz");
         assertThat(Files.size(archive)).as("bundle size in bytes").isLessThanOrEqualTo(MAX_BYTES);
@@ -62,6 +64,14 @@ class BundleTest {
         bare(home, env -> { }, "bin/stoker", "bench", data.toString(), "--batches", "3", "--split-after", "demux",
                 "--no-reference", "--json", json.toString());
         assertThreeBatchesOfTwelveVideos(json);
+
+        bare(unpacked, env -> { }, "/bin/tar", "-xzf", dist.resolve(name + "-tests.tar.gz").toString());
+        ProcessRun tests = bare(home, env -> { }, "bin/stoker-tests", "--videos",
+                ProcessRun.root().resolve("../shared/videos").toString(),
+                "--select-class", "dev.stoker.gpu.GpuHardwareTest", "--select-class", "dev.stoker.gpu.DeviceSpecTest");
+        // Without a GPU the hardware tests are aborted by their assumption (on an H100 they ran: docs/benchmarks.md, "GPU").
+        assertThat(tests.out()).contains("GpuHardwareTest", "DeviceSpecTest")
+                .containsPattern("\\[\\s+0 tests failed").containsPattern("\\[\\s+[1-9][0-9]* tests successful");
     }
 
     private static void assertTheRuntimeHoldsOnlyWhatStokerUses(Path home) throws IOException {

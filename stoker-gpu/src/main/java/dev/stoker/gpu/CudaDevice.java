@@ -24,9 +24,18 @@ public final class CudaDevice implements GpuDevice {
         this.name = name;
     }
 
+    /**
+     * CU_CTX_SCHED_BLOCKING_SYNC: the flags FFmpeg's CUDA device (NVDEC's, which shares this primary context)
+     * insists on; it refuses a primary context already active with others ("Primary context already active with
+     * incompatible flags", ENOTSUP), which is how NVDEC first failed on an H100. Waits then block the thread
+     * instead of spinning on a core the decoders need.
+     */
+    static final int PRIMARY_CONTEXT_FLAGS = 0x04;
+
     static CudaDevice open(CudaDriver driver, int ordinal) {
         int device = driver.device(ordinal);
         String name = driver.deviceName(device);
+        driver.primaryCtxSetFlags(device, PRIMARY_CONTEXT_FLAGS);
         long context = driver.primaryCtxRetain(device);
         driver.ctxSetCurrent(context);
         return new CudaDevice(driver, ordinal, device, context, name);

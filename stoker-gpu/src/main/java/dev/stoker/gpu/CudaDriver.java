@@ -43,6 +43,7 @@ final class CudaDriver {
     private final MethodHandle cuDeviceTotalMem;
     private final MethodHandle cuDevicePrimaryCtxRetain;
     private final MethodHandle cuDevicePrimaryCtxRelease;
+    private final MethodHandle cuDevicePrimaryCtxSetFlags;
     private final MethodHandle cuCtxSetCurrent;
     private final MethodHandle cuStreamCreate;
     private final MethodHandle cuStreamDestroy;
@@ -78,6 +79,7 @@ final class CudaDriver {
         cuDeviceTotalMem = bind("cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
         cuDevicePrimaryCtxRetain = bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
         cuDevicePrimaryCtxRelease = bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
+        cuDevicePrimaryCtxSetFlags = bind("cuDevicePrimaryCtxSetFlags_v2", JAVA_INT, JAVA_INT);
         cuCtxSetCurrent = bind("cuCtxSetCurrent", JAVA_LONG);
         cuStreamCreate = bind("cuStreamCreate", ADDRESS, JAVA_INT);
         cuStreamDestroy = bind("cuStreamDestroy_v2", JAVA_LONG);
@@ -213,6 +215,11 @@ final class CudaDriver {
             check("cuDeviceTotalMem_v2", invoke(() -> (int) cuDeviceTotalMem.invokeExact(out, device)));
             return out.get(JAVA_LONG, 0);
         }
+    }
+
+    /** The flags the device's primary context is (or will be) created with; CUDA 11+ accepts them while active. */
+    void primaryCtxSetFlags(int device, int flags) {
+        check("cuDevicePrimaryCtxSetFlags_v2", invoke(() -> (int) cuDevicePrimaryCtxSetFlags.invokeExact(device, flags)));
     }
 
     long primaryCtxRetain(int device) {

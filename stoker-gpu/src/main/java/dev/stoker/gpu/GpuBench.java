@@ -18,6 +18,9 @@ import java.util.Locale;
  *   GpuBench nvdec FILE [frames] [size] [sessions]
  *                                       NVDEC decode + NV12-to-RGB into device memory, frames/s in
  *                                       aggregate over that many sessions at once (default 1)
+ *   GpuBench ffmpeg FILE [frames] [sessions]
+ *                                       the NVDEC ceiling: FFmpeg's own NVDEC decoding in a bare loop
+ *                                       ({@link FfmpegNvdecLoop}), frames/s in aggregate, as many at once
  * </pre>
  */
 public final class GpuBench {
@@ -26,7 +29,8 @@ public final class GpuBench {
 
     public static void main(String[] args) throws InterruptedException {
         if (args.length == 0) {
-            System.err.println("usage: GpuBench h2d [MB] [copies] | nvdec FILE [frames] [size] [sessions]");
+            System.err.println("usage: GpuBench h2d [MB] [copies] | nvdec FILE [frames] [size] [sessions]"
+                    + " | ffmpeg FILE [frames] [sessions]");
             System.exit(2);
         }
         try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0))) {
@@ -36,7 +40,9 @@ public final class GpuBench {
                         args.length > 2 ? Integer.parseInt(args[2]) : 50);
                 case "nvdec" -> nvdec(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
                         args.length > 3 ? Integer.parseInt(args[3]) : 112, args.length > 4 ? Integer.parseInt(args[4]) : 1);
-                default -> throw new IllegalArgumentException("mode: " + args[0] + " (expected: h2d or nvdec)");
+                case "ffmpeg" -> ffmpeg(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
+                        args.length > 3 ? Integer.parseInt(args[3]) : 1);
+                default -> throw new IllegalArgumentException("mode: " + args[0] + " (expected: h2d, nvdec or ffmpeg)");
             }
         }
     }
@@ -83,49 +89,118 @@ public final class GpuBench {
             if (unsupported != null) {
                 throw new IllegalArgumentException(file + ": " + unsupported);
             }
+            // A short file is decoded again until the session has decoded `frames`: a steadier figure.
+            int rounds = Math.max(1, (frames + n - 1) / n);
             BatchShape clip = new BatchShape(1, n, size, size, 3, BatchLayout.NTHWC);
             ClipSpec spec = ClipSpec.frames(0, n, 1);
             Resize resize = Resize.centerCrop(size, size, size);
-            long[] decoded = new long[sessions];
-            Thread[] threads = new Thread[sessions];
-            Throwable[] failure = new Throwable[1];
-            java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(sessions);
-            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-            for (int i = 0; i < sessions; i++) {
-                int session = i;
-                threads[i] = Thread.ofPlatform().name("nvdec-bench-" + i).start(() -> {
-                    try (DeviceMemory target = device.allocate(clip.batchBytes());
-                         NvdecDecoder decoder = NvdecDecoder.open(device, kernel, clip, true, null, null)) {
-                        List<DeviceClipDecoder.Target> targets = List.of(
-                                new DeviceClipDecoder.Target(spec, resize, target.pointer(), target.byteSize()));
-                        decoder.decode(video, targets); // warm-up: opens the session, JIT-compiles the kernel
-                        ready.countDown();
-                        go.await();
-                        decoded[session] = decoder.decode(video, targets).clips().getFirst().decodedFrames();
-                    } catch (Throwable t) {
-                        synchronized (failure) {
-                            failure[0] = failure[0] == null ? t : failure[0];
+            long[] frameCounts = inParallel(sessions, "nvdec-bench", () -> {
+                DeviceMemory target = device.allocate(clip.batchBytes());
+                NvdecDecoder decoder = NvdecDecoder.open(device, kernel, clip, true, null, null);
+                List<DeviceClipDecoder.Target> targets = List.of(
+                        new DeviceClipDecoder.Target(spec, resize, target.pointer(), target.byteSize()));
+                return new Session() {
+                    @Override
+                    public long run() {
+                        long decoded = 0;
+                        for (int round = 0; round < rounds; round++) {
+                            decoded += decoder.decode(video, targets).clips().getFirst().decodedFrames();
                         }
-                        ready.countDown();
+                        return decoded;
                     }
-                });
-            }
-            ready.await();
-            long t0 = System.nanoTime();
-            go.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            if (failure[0] != null) {
-                throw new IllegalStateException("an NVDEC session failed: " + failure[0], failure[0]);
-            }
-            long total = java.util.Arrays.stream(decoded).sum();
+
+                    @Override
+                    public void close() {
+                        decoder.close();
+                        target.close();
+                    }
+                };
+            });
+            double seconds = frameCounts[sessions] / 1e9;
+            long total = java.util.Arrays.stream(frameCounts, 0, sessions).sum();
             System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d frames decoded on NVDEC and converted to"
                             + " %dx%d RGB in %.3f s: %.0f frames/s in aggregate%n", file, video.info().codec(),
-                    video.info().codedWidth(), video.info().codedHeight(), sessions, n, size, size, seconds,
-                    total / seconds);
+                    video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, size, size,
+                    seconds, total / seconds);
         }
+    }
+
+    /** The ceiling {@link #nvdec} is held to: the same file and frames through FFmpeg's NVDEC alone. */
+    private static void ffmpeg(Path file, int frames, int sessions) throws InterruptedException {
+        try (FfmpegNvdecLoop loop = new FfmpegNvdecLoop(0)) {
+            long[] counts = inParallel(sessions, "ffmpeg-nvdec", () -> () -> {
+                // As the nvdec mode: a short file again from the start until `frames` are decoded.
+                long decoded = 0;
+                while (decoded < frames) {
+                    long once = loop.decode(file, (int) (frames - decoded));
+                    if (once == 0) {
+                        throw new IllegalStateException(file + ": no frame decoded");
+                    }
+                    decoded += once;
+                }
+                return decoded;
+            });
+            double seconds = counts[sessions] / 1e9;
+            long total = java.util.Arrays.stream(counts, 0, sessions).sum();
+            System.out.printf(Locale.ROOT, "%s: %d session(s) x %d frames decoded by FFmpeg's NVDEC (cuda hwaccel, frames"
+                    + " left on the device, bare loop) in %.3f s: %.0f frames/s in aggregate%n", file, sessions,
+                    total / sessions, seconds, total / seconds);
+        }
+    }
+
+    /** One decoding session of a parallel measurement: run once to warm up, then once timed. */
+    private interface Session extends AutoCloseable {
+        long run();
+
+        @Override
+        default void close() {
+        }
+    }
+
+    /**
+     * Opens {@code sessions} sessions on threads of their own, runs each once to warm up (session start, kernel
+     * load), then all at once, timed from one start signal to the last end.
+     *
+     * @return the frames each session decoded in its timed run, then the nanoseconds the timed runs took
+     */
+    private static long[] inParallel(int sessions, String name, java.util.function.Supplier<Session> open)
+            throws InterruptedException {
+        long[] result = new long[sessions + 1];
+        Thread[] threads = new Thread[sessions];
+        Throwable[] failure = new Throwable[1];
+        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(sessions);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        for (int i = 0; i < sessions; i++) {
+            int session = i;
+            threads[i] = Thread.ofPlatform().name(name + "-" + i).start(() -> {
+                boolean counted = false;
+                try (Session s = open.get()) {
+                    s.run();
+                    ready.countDown();
+                    counted = true;
+                    go.await();
+                    result[session] = s.run();
+                } catch (Throwable t) {
+                    synchronized (failure) {
+                        failure[0] = failure[0] == null ? t : failure[0];
+                    }
+                    if (!counted) {
+                        ready.countDown();
+                    }
+                }
+            });
+        }
+        ready.await();
+        long t0 = System.nanoTime();
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        result[sessions] = System.nanoTime() - t0;
+        if (failure[0] != null) {
+            throw new IllegalStateException("a " + name + " session failed: " + failure[0], failure[0]);
+        }
+        return result;
     }
 
     private static double timeSeconds(int times, Runnable body) {

@@ -49,6 +49,16 @@ public final class NvdecCodecs {
         DECODERS.put(AV_CODEC_ID_MJPEG, "mjpeg_cuvid");
     }
 
+    /**
+     * The smallest coded frame NVDEC decodes, by codec (NVIDIA Video Codec SDK, decoder capabilities: "Min width
+     * x height"); smaller frames FFmpeg decodes in software. Seen on an H100: a 128x128 HEVC file came back in
+     * host memory. Codecs not here: 48x16, smaller than any video a loader meets.
+     */
+    private static final Map<Integer, int[]> MIN_SIZES = Map.of(
+            AV_CODEC_ID_HEVC, new int[] {144, 144},
+            AV_CODEC_ID_VP9, new int[] {128, 128},
+            AV_CODEC_ID_AV1, new int[] {128, 128});
+
     private NvdecCodecs() {
     }
 
@@ -99,8 +109,8 @@ public final class NvdecCodecs {
     /**
      * Why the NVDEC path cannot decode this video, known before decoding: FFmpeg's decoder for the codec has
      * no CUDA hwaccel (this build's AV1 decoder is libaom-av1), the demuxer knows a pixel format that does not
-     * decode to 8-bit NV12 (10-bit, 4:2:2, 4:4:4), or the video is displayed rotated (the kernel does not turn
-     * frames); null when it can try. What the demuxer does not know (H.264 in MP4 leaves the pixel format to
+     * decode to 8-bit NV12 (10-bit, 4:2:2, 4:4:4), the video is displayed rotated (the kernel does not turn
+     * frames), or its frames are smaller than NVDEC's minimum for the codec; null when it can try. What the demuxer does not know (H.264 in MP4 leaves the pixel format to
      * the decoder; a profile NVDEC lacks) shows when the first frame comes back in host memory or as a 10-bit
      * surface, and the video then goes to the CPU fallback just the same.
      */
@@ -116,6 +126,11 @@ public final class NvdecCodecs {
         }
         if (info.rotationDegrees() != 0) {
             return "display rotation " + info.rotationDegrees() + " degrees (the GPU kernel does not rotate)";
+        }
+        int[] min = MIN_SIZES.get(codec.id());
+        if (min != null && (info.codedWidth() < min[0] || info.codedHeight() < min[1])) {
+            return info.codedWidth() + "x" + info.codedHeight() + " " + info.codec() + " (NVDEC decodes " + info.codec()
+                    + " from " + min[0] + "x" + min[1] + ")";
         }
         return null;
     }

@@ -21,7 +21,7 @@ class NvdecSupportedVideosTest {
             "torchcodec_bt709_full_range.mp4 | -",
             "mdn_flower_vp8.webm          | -",
             "libwebm_bbb_480p_vp9_opus_1s.webm | -",
-            "torchcodec_h265_128x128.mp4  | -",
+            "torchcodec_h265_128x128.mp4  | '128x128 hevc (NVDEC decodes hevc from 144x144)'",
             "mmaction2_test_mpeg4_mp3.avi | -",
             "torchcodec_av1_640x360.mkv   | 'codec av1: its decoder here, libaom-av1, has no NVDEC hwaccel'",
             "decord_rot90.mov             | display rotation 90 degrees (the GPU kernel does not rotate)",
