@@ -8,6 +8,10 @@ import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
 import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.observe.BenchReportWriter;
+import dev.stoker.observe.BenchWatch;
+import dev.stoker.observe.DashboardServer;
+import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
@@ -252,7 +256,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (report != null) {
             try {
-                BenchReportWriter.write(report, result, watch.series());
+                BenchReportWriter.write(report, JSON.valueToTree(result), watch.series());
             } catch (IOException e) {
                 throw new UncheckedIOException("--report: cannot write " + report + " (" + CliErrors.describe(e) + ")", e);
             }

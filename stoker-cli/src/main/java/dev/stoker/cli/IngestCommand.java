@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.bench.Bytes;
+import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;

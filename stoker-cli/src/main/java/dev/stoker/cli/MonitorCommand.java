@@ -1,10 +1,12 @@
 package dev.stoker.cli;
 
 import dev.stoker.bench.MemoryProbe;
+import dev.stoker.observe.DashboardServer;
+import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.StatsMessage;
+import dev.stoker.observe.StatsSubscriber;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.ProcessStats;
-import dev.stoker.pipeline.StatsMessage;
-import dev.stoker.pipeline.StatsSubscriber;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;

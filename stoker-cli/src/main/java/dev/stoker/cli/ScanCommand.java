@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.observe.LiveStatsView;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.Quarantine;
 import dev.stoker.video.scan.DatasetScan;

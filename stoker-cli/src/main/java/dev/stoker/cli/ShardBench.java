@@ -9,6 +9,7 @@ import dev.stoker.bench.FormatsReport;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
+import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;

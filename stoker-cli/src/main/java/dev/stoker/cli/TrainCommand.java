@@ -2,6 +2,8 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.TrainReportWriter;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
@@ -151,7 +153,7 @@ final class TrainCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
         }
         if (report != null) {
-            BenchCommand.write("--report", report, TrainReportWriter.html(result));
+            BenchCommand.write("--report", report, TrainReportWriter.html(JSON.valueToTree(result)));
             out.println("wrote report to " + report);
         }
         out.flush();

@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.bench.DecodeCeiling;
+import dev.stoker.observe.DashboardAssets;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.Ceiling;
 import dev.stoker.tune.Experiment;

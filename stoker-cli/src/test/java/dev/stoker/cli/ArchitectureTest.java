@@ -56,12 +56,16 @@ class ArchitectureTest {
             // Measurement over any ClipLoader: below the commands (only stoker-cli and the outer modules use it),
             // above what it measures. Decoding it times goes through stoker-video's API, never FFmpeg itself.
             new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), false),
-            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store"), true),
+            // Seeing a run (the stats stream, the terminal view, the dashboard, the HTML reports): on the engine's
+            // public API alone, so that whatever runs a pipeline can publish it; only consumers and commands use it.
+            new Module("stoker-observe", "dev.stoker.observe", List.of(PIPELINE), false),
+            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-observe"), true),
             // Not on this class path (stoker train loads it in a class loader of its own, from its
             // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
             new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
             new Module("stoker-cli", "dev.stoker.cli",
-                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-bench", "stoker-gpu", "stoker-serve"), true),
+                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-bench", "stoker-observe", "stoker-gpu",
+                            "stoker-serve"), true),
             // Not on this class path (nothing depends on it; Spark is provided by the cluster): only its pom is checked.
             new Module("stoker-spark", "dev.stoker.spark", List.of(PIPELINE, VIDEO, "stoker-store"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.

@@ -7,6 +7,9 @@ import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.CpuBurn;
 import dev.stoker.bench.MemoryProbe;
 import dev.stoker.cli.DemoWorkload.Batch;
+import dev.stoker.observe.BenchReportWriter;
+import dev.stoker.observe.BenchWatch;
+import dev.stoker.observe.DashboardAssets;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
 import dev.stoker.video.loader.LoaderOptions;
@@ -41,6 +44,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard and the bench report in a real browser: Debian's headless Chromium, driven through
  * /usr/bin/chromedriver (Selenium), against the synthetic pipeline of {@code stoker demo}. Skips, saying
  * why, where Chromium or its driver is missing. Screenshots land in {@code target/} (not in git).
+ * The pages are stoker-observe's; the test lives here, where they meet what feeds them: {@code stoker demo}'s
+ * workload, a real {@code BenchResult} (stoker-bench) and the tuner's report (stoker-tune).
  */
 @Timeout(60)
 class DashboardBrowserTest {
@@ -153,7 +158,7 @@ class DashboardBrowserTest {
                 new BenchResult.Memory(MemoryProbe.read(), null, MemoryProbe.read(), MemoryProbe.read(), java.util.List.of()), null,
                 Double.NaN, Double.NaN, null, null, null);
         Path report = Path.of("target", "bench-report.html").toAbsolutePath();
-        BenchReportWriter.write(report, result, series);
+        BenchReportWriter.write(report, new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(result), series);
 
         browser.get(report.toUri().toString());
         WebDriverWait wait = new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100));

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.bench.CpuBurn;
 import dev.stoker.cli.DemoWorkload.Batch;
+import dev.stoker.observe.DashboardAssets;
+import dev.stoker.observe.DashboardServer;
+import dev.stoker.observe.StatsMessage;
+import dev.stoker.observe.StatsPublisher;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
-import dev.stoker.pipeline.StatsMessage;
-import dev.stoker.pipeline.StatsPublisher;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;

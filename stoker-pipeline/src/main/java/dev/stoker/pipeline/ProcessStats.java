@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Memory of the process a pipeline runs in, as {@link StatsPublisher} sends it next to the stats.
+ * Memory of the process a pipeline runs in, as the stats stream (stoker-observe's {@code StatsPublisher}) sends it next to the stats.
  *
  * @param pid            process id
  * @param heapUsedBytes  Java heap in use

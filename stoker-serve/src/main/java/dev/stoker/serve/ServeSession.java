@@ -3,7 +3,7 @@ package dev.stoker.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.pipeline.StatsPublisher;
+import dev.stoker.observe.StatsPublisher;
 import dev.stoker.serve.internal.ControlChannel;
 import dev.stoker.serve.internal.Messages;
 import dev.stoker.serve.internal.ServedLoader;

@@ -1,10 +1,13 @@
-package dev.stoker.pipeline;
+package dev.stoker.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.Sink;
+import dev.stoker.pipeline.StageStats;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,8 +117,8 @@ class StatsPublisherTest {
             try (Socket stalled = new Socket()) {
                 stalled.setReceiveBufferSize(1024);
                 stalled.connect(publisher.address());
-                Await.until("the stalled client's buffer overflows", () -> publisher.droppedMessages() > 0);
-                Await.until("the client that left is dropped", () -> publisher.clientCount() == 1);
+                until("the stalled client's buffer overflows", () -> publisher.droppedMessages() > 0);
+                until("the client that left is dropped", () -> publisher.clientCount() == 1);
 
                 // Meanwhile the pipeline runs on and a new client gets every period's snapshot.
                 long consumedBefore = consumed.get();
@@ -128,7 +132,7 @@ class StatsPublisherTest {
                 }
                 assertThat(consumed.get()).isGreaterThan(consumedBefore);
             }
-            Await.until("both clients are gone", () -> publisher.clientCount() == 0);
+            until("both clients are gone", () -> publisher.clientCount() == 0);
         }
         assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
                 .noneMatch(name -> name.startsWith("stoker-stats-publisher"));
@@ -137,18 +141,27 @@ class StatsPublisherTest {
     @Test
     void withoutClientsNoSnapshotIsSerialised() throws Exception {
         try (StatsPublisher publisher = StatsPublisher.start(pipeline, ANY_LOOPBACK_PORT, Duration.ofMillis(1))) {
-            Await.until("the pipeline runs a while", () -> consumed.get() > 500);
+            until("the pipeline runs a while", () -> consumed.get() > 500);
             assertThat(publisher.encodedMessages()).isZero();
 
             try (StatsSubscriber subscriber = StatsSubscriber.connect(publisher.address(), Duration.ofSeconds(5))) {
                 assertThat(subscriber.next()).isNotNull();
             }
             assertThat(publisher.encodedMessages()).isPositive();
-            Await.until("the client is gone", () -> publisher.clientCount() == 0);
+            until("the client is gone", () -> publisher.clientCount() == 0);
             long encoded = publisher.encodedMessages();
             long consumedNow = consumed.get();
-            Await.until("the pipeline runs on", () -> consumed.get() > consumedNow + 500);
+            until("the pipeline runs on", () -> consumed.get() > consumedNow + 500);
             assertThat(publisher.encodedMessages()).isLessThanOrEqualTo(encoded + 1);   // one tick may have been in flight
+        }
+    }
+
+    /** Polls observable state (never elapsed time) until it holds, for at most 20 s. */
+    private static void until(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for: %s", what).isLessThan(deadline);
+            LockSupport.parkNanos(1_000_000);
         }
     }
 }

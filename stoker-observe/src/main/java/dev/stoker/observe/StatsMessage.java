@@ -1,10 +1,13 @@
-package dev.stoker.pipeline;
+package dev.stoker.observe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.ProcessStats;
 
 /**
  * One line of the stats stream ({@link StatsPublisher}, {@link StatsSubscriber}, the dashboard's

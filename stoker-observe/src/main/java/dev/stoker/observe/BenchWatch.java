@@ -1,9 +1,7 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.Pipeline;
-import dev.stoker.pipeline.StatsMessage;
-import dev.stoker.pipeline.StatsPublisher;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -22,7 +20,7 @@ import java.util.function.LongSupplier;
  * options before the run, {@link #watch started} on the loader's pipeline, closed when the loop ends.
  * Every snapshot is a {@link StatsMessage} line plus {@code "samples"}: the clips the bench consumed.
  */
-final class BenchWatch {
+public final class BenchWatch {
     static final Duration SAMPLE_PERIOD = Duration.ofMillis(500);
     /** The report keeps at most this many snapshots: past it, every other one goes and the period doubles. */
     static final int MAX_SERIES_POINTS = 1200;
@@ -41,7 +39,7 @@ final class BenchWatch {
      * @param publishPort   the stats publisher's port, or null for none
      * @param keepSeries    whether to keep the snapshots for a report
      */
-    BenchWatch(Integer dashboardPort, Integer publishPort, boolean keepSeries, PrintWriter out) {
+    public BenchWatch(Integer dashboardPort, Integer publishPort, boolean keepSeries, PrintWriter out) {
         this.dashboardPort = dashboardPort;
         this.publishPort = publishPort;
         this.keepSeries = keepSeries;
@@ -49,13 +47,13 @@ final class BenchWatch {
     }
 
     /** What {@link #watch} started; closing it stops all of it. */
-    interface Watching extends AutoCloseable {
+    public interface Watching extends AutoCloseable {
         @Override
         void close();
     }
 
     /** Starts what the options asked for on {@code pipeline}; close the result when the run ends. */
-    Watching watch(Pipeline<?> pipeline, LongSupplier samples) throws IOException {
+    public Watching watch(Pipeline<?> pipeline, LongSupplier samples) throws IOException {
         if (dashboardPort == null && publishPort == null && !keepSeries) {
             return () -> { };
         }
@@ -96,12 +94,12 @@ final class BenchWatch {
     }
 
     /** The snapshots kept for the report, oldest first. */
-    synchronized List<ObjectNode> series() {
+    public synchronized List<ObjectNode> series() {
         return List.copyOf(series);
     }
 
     /** The dashboard's address, or null without {@code --dashboard}. */
-    String dashboardUrl() {
+    public String dashboardUrl() {
         return dashboardUrl;
     }
 

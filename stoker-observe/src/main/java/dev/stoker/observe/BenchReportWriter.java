@@ -1,10 +1,9 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.bench.BenchResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,19 +17,19 @@ import java.util.regex.Pattern;
  * ({@code <script id="stoker-report" type="application/json">}: {@code {"result": <the --json result>,
  * "series": [<stats snapshot>, ...]}}). It opens offline, from a file, years later.
  */
-final class BenchReportWriter {
+public final class BenchReportWriter {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern SCRIPT_END = Pattern.compile("</(script)", Pattern.CASE_INSENSITIVE);
 
     private BenchReportWriter() { }
 
-    static void write(Path file, BenchResult result, List<? extends JsonNode> series) throws IOException {
+    public static void write(Path file, JsonNode result, List<? extends JsonNode> series) throws IOException {
         Files.writeString(file, html(result, series));
     }
 
-    static String html(BenchResult result, List<? extends JsonNode> series) throws JsonProcessingException {
+    static String html(JsonNode result, List<? extends JsonNode> series) throws JsonProcessingException {
         ObjectNode data = JSON.createObjectNode();
-        data.set("result", JSON.valueToTree(result));
+        data.set("result", result);
         data.putArray("series").addAll(List.copyOf(series));
         // '<' only occurs inside JSON strings, where \u003c means the same: nothing can end the script element.
         String embedded = JSON.writeValueAsString(data).replace("<", "\\u003c");

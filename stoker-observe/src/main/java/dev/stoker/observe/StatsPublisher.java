@@ -1,5 +1,6 @@
-package dev.stoker.pipeline;
+package dev.stoker.observe;
 
+import dev.stoker.pipeline.Pipeline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;

@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineStats;
@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  * On a terminal it redraws in place (top of the screen, like {@code watch}); otherwise it prints plain
  * blocks one after another, for logs and pipes.
  */
-final class LiveStatsView implements AutoCloseable {
+public final class LiveStatsView implements AutoCloseable {
     private static final String HOME = "\033[H";
     private static final String CLEAR_SCREEN = "\033[2J";
     private static final String CLEAR_TO_LINE_END = "\033[K";
@@ -64,7 +64,7 @@ final class LiveStatsView implements AutoCloseable {
     }
 
     /** Starts showing {@code pipeline}'s stats; {@code samples} counts what the consumer has trained on. */
-    static LiveStatsView start(Pipeline<?> pipeline, LongSupplier samples, long plannedSeconds, PrintWriter out,
+    public static LiveStatsView start(Pipeline<?> pipeline, LongSupplier samples, long plannedSeconds, PrintWriter out,
                                boolean redraw, Duration period) {
         LiveStatsView view = new LiveStatsView(pipeline, samples, plannedSeconds, out, redraw, period);
         view.thread.start();
@@ -72,7 +72,7 @@ final class LiveStatsView implements AutoCloseable {
     }
 
     /** Prints one frame: on a terminal over the last one (the first clears the screen), else as a plain block. */
-    static void draw(PrintWriter out, String frame, boolean redraw, boolean first) {
+    public static void draw(PrintWriter out, String frame, boolean redraw, boolean first) {
         synchronized (out) {
             if (redraw) {
                 out.print((first ? CLEAR_SCREEN : "") + HOME
@@ -85,7 +85,7 @@ final class LiveStatsView implements AutoCloseable {
     }
 
     /** Whether standard output is a terminal that can be redrawn. */
-    static boolean stdoutIsTerminal() {
+    public static boolean stdoutIsTerminal() {
         var console = System.console();
         return console != null && console.isTerminal() && !"dumb".equals(System.getenv("TERM"));
     }

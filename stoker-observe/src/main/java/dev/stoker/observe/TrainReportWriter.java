@@ -1,6 +1,7 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
@@ -8,12 +9,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * inlined, and the {@code --json} result embedded ({@code <script id="stoker-train" type="application/json">}):
  * the summary, the loss over the steps, and each step's time split into training and waiting for data.
  */
-final class TrainReportWriter {
+public final class TrainReportWriter {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private TrainReportWriter() { }
 
-    static String html(TrainResult result) throws JsonProcessingException {
+    public static String html(JsonNode result) throws JsonProcessingException {
         String embedded = JSON.writeValueAsString(result).replace("<", "\\u003c");
         return """
                 <!DOCTYPE html>

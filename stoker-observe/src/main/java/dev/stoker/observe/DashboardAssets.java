@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,15 +8,15 @@ import java.util.Properties;
 
 /**
  * The dashboard's files on the classpath: the page, its script and styles under
- * {@code dev/stoker/cli/dashboard/}, and Chart.js from its WebJar ({@code org.webjars.npm:chart.js}).
+ * {@code dev/stoker/observe/dashboard/}, and Chart.js from its WebJar ({@code org.webjars.npm:chart.js}).
  */
-final class DashboardAssets {
-    static final String PAGE = "index.html";
-    static final String SCRIPT = "dashboard.js";
-    static final String STYLES = "dashboard.css";
-    static final String CHART_JS = "vendor/chart.umd.min.js";
+public final class DashboardAssets {
+    public static final String PAGE = "index.html";
+    public static final String SCRIPT = "dashboard.js";
+    public static final String STYLES = "dashboard.css";
+    public static final String CHART_JS = "vendor/chart.umd.min.js";
 
-    private static final String DIR = "dev/stoker/cli/dashboard/";
+    private static final String DIR = "dev/stoker/observe/dashboard/";
     private static final String WEBJAR_POM = "META-INF/maven/org.webjars.npm/chart.js/pom.properties";
 
     private DashboardAssets() { }
@@ -36,7 +36,7 @@ final class DashboardAssets {
         }
     }
 
-    static String text(String name) {
+    public static String text(String name) {
         return new String(bytes(name), StandardCharsets.UTF_8);
     }
 
@@ -51,7 +51,7 @@ final class DashboardAssets {
     }
 
     /** The Chart.js WebJar's version, from its Maven metadata (the parent pom pins it). */
-    static String chartJsVersion() {
+    public static String chartJsVersion() {
         try (InputStream in = DashboardAssets.class.getClassLoader().getResourceAsStream(WEBJAR_POM)) {
             if (in == null) {
                 throw new IllegalStateException("dashboard: the Chart.js WebJar is not on the classpath (" + WEBJAR_POM + ")");

@@ -1,4 +1,4 @@
-package dev.stoker.cli;
+package dev.stoker.observe;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Serves the dashboard: the page and Chart.js from the classpath, and the stats as server-sent events
- * ({@code /events}: one {@code data:} line of {@link dev.stoker.pipeline.StatsMessage} JSON per
+ * ({@code /events}: one {@code data:} line of {@link StatsMessage} JSON per
  * {@link #publish}). The JDK's HTTP server; each browser tab holds one virtual thread. A tab that stops
  * reading loses its oldest messages, never blocks {@link #publish}.
  *
@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code /stats} the newest message as JSON; {@code /info} {@code {"title": ...}}</li>
  * </ul>
  */
-final class DashboardServer implements AutoCloseable {
-    static final int DEFAULT_PORT = 8077;
+public final class DashboardServer implements AutoCloseable {
+    public static final int DEFAULT_PORT = 8077;
     private static final int TAB_BUFFER_MESSAGES = 32;
     @SuppressWarnings("StringOperationCanBeSimplified")
     private static final String END = new String("end of stream");   // compared by identity
@@ -63,7 +63,7 @@ final class DashboardServer implements AutoCloseable {
      * @param title what the page calls the job, after "stoker": e.g. {@code bench}
      * @throws IOException when the port cannot be bound; the message says which and what to do
      */
-    static DashboardServer start(InetSocketAddress bind, String title) throws IOException {
+    public static DashboardServer start(InetSocketAddress bind, String title) throws IOException {
         HttpServer http;
         try {
             http = HttpServer.create(bind, 16);
@@ -77,14 +77,14 @@ final class DashboardServer implements AutoCloseable {
     }
 
     /** Where a browser finds the page. */
-    URI url() {
+    public URI url() {
         InetSocketAddress a = server.getAddress();
         String host = a.getAddress().isLoopbackAddress() || a.getAddress().isAnyLocalAddress() ? "localhost" : a.getHostString();
         return URI.create("http://" + host + ":" + a.getPort() + "/");
     }
 
     /** Sends one stats message (one line of JSON) to every open tab and keeps it for tabs that open later. */
-    void publish(String jsonLine) {
+    public void publish(String jsonLine) {
         if (jsonLine.indexOf('\n') >= 0) {
             throw new IllegalArgumentException("jsonLine: a line break inside (expected: one line of JSON)");
         }

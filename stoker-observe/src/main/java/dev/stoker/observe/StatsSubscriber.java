@@ -1,4 +1,4 @@
-package dev.stoker.pipeline;
+package dev.stoker.observe;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,5 +1,7 @@
-package dev.stoker.pipeline;
+package dev.stoker.observe;
 
+import dev.stoker.pipeline.Pipeline;
+import dev.stoker.pipeline.PipelineStats;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
