@@ -65,9 +65,12 @@ class PipelineStatsTest {
     @Test
     void aSlowSourceStarvesThePipeline() {
         Iterable<Integer> slowSource = () -> IntStream.range(0, 200).mapToObj(x -> sleepMillis(x, 1)).iterator();
+        // Room for every item after the source: on a loaded machine the decode threads or the consumer may be off
+        // the CPU for several milliseconds, and small queues would then hold the source back (measured 55% busy
+        // once at load 8), which is not what this test is about.
         try (Pipeline<Integer> p = Pipeline.from(slowSource)
-                .map("decode", x -> x, s -> s.concurrency(2))
-                .build()) {
+                .map("decode", x -> x, s -> s.concurrency(2).queueCapacity(256))
+                .build(Sink.buffer(256))) {
             p.forEach(x -> { });
             PipelineStats stats = p.stats();
             assertThat(stats.stage("source").busyFraction()).isGreaterThan(0.7);
