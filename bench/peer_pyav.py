@@ -15,69 +15,17 @@ batch, as `stoker bench` does. Uses Debian's python3-torch (1.13) and python3-av
     /usr/bin/python3 bench/peer_pyav.py ~/.cache/stoker/x264-kinetics --workers 2 --batches 150 --json peer.json
 """
 
-import argparse
-import json
-import math
 import os
-import random
 import sys
-import time
 
 import av
 import numpy as np
-import torch
-from torch.utils.data import DataLoader, Dataset, Sampler
 
-VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".avi", ".mov", ".m4v")
-
-
-def list_videos(root):
-    """ROOT/<class>/<video> -> sorted [(path, label)], labels by sorted class name."""
-    classes = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
-    videos = []
-    for label, c in enumerate(classes):
-        for name in sorted(os.listdir(os.path.join(root, c))):
-            if name.lower().endswith(VIDEO_EXTENSIONS):
-                videos.append((os.path.join(root, c, name), label))
-    return videos
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_common import EpochSampler, PeerClipDataset, list_videos, run  # noqa: E402,F401 (the example uses them)
 
 
-class EpochSampler(Sampler):
-    """Yields (epoch, video index) keys: a seeded shuffle of the videos per epoch, as many as needed."""
-
-    def __init__(self, n_videos, n_samples, seed):
-        self.n_videos, self.n_samples, self.seed = n_videos, n_samples, seed
-
-    def __iter__(self):
-        emitted, epoch = 0, 0
-        while emitted < self.n_samples:
-            order = list(range(self.n_videos))
-            random.Random(self.seed * 1_000_003 + epoch).shuffle(order)
-            for v in order:
-                if emitted == self.n_samples:
-                    return
-                yield (epoch, v)
-                emitted += 1
-            epoch += 1
-
-    def __len__(self):
-        return self.n_samples
-
-
-class ClipDataset(Dataset):
-    def __init__(self, videos, frames, stride, size, seed):
-        self.videos, self.frames, self.stride, self.size, self.seed = videos, frames, stride, size, seed
-
-    def __len__(self):
-        return len(self.videos)
-
-    def __getitem__(self, key):
-        epoch, index = key
-        path, label = self.videos[index]
-        rng = random.Random((self.seed, epoch, index).__hash__())
-        clip, decoded = self.load_clip(path, rng)
-        return torch.from_numpy(clip), label, decoded
-
+class ClipDataset(PeerClipDataset):
     def load_clip(self, path, rng):
         span = (self.frames - 1) * self.stride + 1  # source frames a clip covers
         with av.open(path) as container:
@@ -122,79 +70,5 @@ class ClipDataset(Dataset):
         return out, decoded
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dataset", nargs="?", default=os.path.expanduser("~/.cache/stoker/x264-kinetics"))
-    p.add_argument("--workers", type=int, default=2, help="DataLoader num_workers (default 2)")
-    p.add_argument("--frames", type=int, default=16)
-    p.add_argument("--stride", type=int, default=2)
-    p.add_argument("--size", type=int, default=112)
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--batches", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--prefetch", type=int, default=2, help="DataLoader prefetch_factor (default 2)")
-    p.add_argument("--json", help="write the results as JSON")
-    a = p.parse_args()
-
-    videos = list_videos(a.dataset)
-    if not videos:
-        sys.exit(f"peer_pyav: no videos under {a.dataset}")
-    dataset = ClipDataset(videos, a.frames, a.stride, a.size, a.seed)
-    sampler = EpochSampler(len(videos), a.batches * a.batch, a.seed)
-    kwargs = dict(num_workers=a.workers)
-    if a.workers > 0:
-        kwargs.update(prefetch_factor=a.prefetch, persistent_workers=False)
-    loader = DataLoader(dataset, batch_size=a.batch, sampler=sampler, drop_last=True, **kwargs)
-
-    warmup = max(2, a.batches // 10)
-    t0 = time.perf_counter()
-    first_batch = None
-    steady_t0, steady_samples = None, 0
-    samples = 0
-    decoded_frames = 0
-    batches = 0
-    for clips, labels, decoded in loader:
-        assert clips.shape == (a.batch, a.frames, a.size, a.size, 3) and clips.dtype == torch.uint8
-        batches += 1
-        samples += clips.shape[0]
-        decoded_frames += int(decoded.sum())
-        now = time.perf_counter()
-        if first_batch is None:
-            first_batch = now - t0
-        if steady_t0 is None and batches >= warmup:
-            steady_t0, steady_samples = now, samples
-    end = time.perf_counter()
-    seconds = end - t0
-    if steady_t0 is not None and samples > steady_samples:
-        sps = (samples - steady_samples) / (end - steady_t0)
-    else:
-        sps = samples / seconds
-    result = {
-        "peer": "pytorch-dataloader+pyav",
-        "torch": torch.__version__,
-        "av": av.__version__,
-        "dataset": a.dataset,
-        "videos": len(videos),
-        "workers": a.workers,
-        "cores": os.cpu_count(),
-        "batches": batches,
-        "samples": samples,
-        "seconds": seconds,
-        "samples_per_second": sps,
-        "frames_per_second": sps * a.frames,
-        "first_batch_seconds": first_batch,
-        "decoded_frames_per_clip": decoded_frames / samples if samples else math.nan,
-        "options": {"frames": a.frames, "stride": a.stride, "size": a.size, "batch": a.batch,
-                    "seed": a.seed, "prefetch_factor": a.prefetch, "warmup_batches": warmup},
-    }
-    print(f"peer (PyTorch DataLoader + PyAV, {a.workers} workers): {sps:.1f} samples/s steady, "
-          f"{sps * a.frames:.0f} frames/s, {result['decoded_frames_per_clip']:.1f} decoded frames/clip, "
-          f"first batch {first_batch:.2f} s, {batches} batches in {seconds:.1f} s")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(result, f, indent=2)
-        print(f"wrote results to {a.json}")
-
-
 if __name__ == "__main__":
-    main()
+    run("peer_pyav", "PyAV", ClipDataset, {"av": av.__version__}, __doc__, default_dataset=os.path.expanduser("~/.cache/stoker/x264-kinetics"))

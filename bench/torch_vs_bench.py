@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
+from peer_common import add_clip_arguments  # noqa: E402 (bench/ is this script's folder)
 from stoker.torch import VideoLoader  # noqa: E402
 
 
@@ -60,9 +61,7 @@ def main():
     p.add_argument("--batches", type=int, default=150)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--frames", type=int, default=16)
-    p.add_argument("--stride", type=int, default=2)
-    p.add_argument("--size", type=int, default=112)
+    add_clip_arguments(p)
     a = p.parse_args()
     opts = dict(batch_size=a.batch, frames=a.frames, stride=a.stride, size=a.size)
     print(f"{os.cpu_count()} cores; {a.data}; {a.batches} batches of {a.batch} x {a.frames} x {a.size}^2, stride {a.stride}")
