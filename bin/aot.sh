@@ -4,19 +4,26 @@
 # Made once per build from a short training run on a tiny demo dataset; any failure leaves no cache and
 # the command runs as before.
 
-# Prints the JVM options that use the cache, making it first when a jar on the class path is newer.
+# Sets STOKER_AOT_OPTS to the JVM options that use the cache (an array: the checkout's path may hold spaces),
+# making the cache first when a jar on the class path is newer. A failed attempt is remembered (stoker.aot.failed)
+# until the jars change, so that a machine where it cannot work does not pay the attempt on every run.
 stoker_aot_options() {
   local root="$1" jar="$2" cp="$3"
   local cache="$root/stoker-cli/target/stoker.aot"
+  STOKER_AOT_OPTS=()
   if [ "${STOKER_AOT:-1}" = "0" ]; then
     return 0
   fi
   if [ ! -f "$cache" ] || [ -n "$(find "$jar" "$root/stoker-cli/target/lib" -newer "$cache" -name '*.jar' -print -quit)" ]; then
-    stoker_aot_make "$root" "$cache" "$cp" || rm -f "$cache"
+    if [ -f "$cache.failed" ] && [ -z "$(find "$jar" "$root/stoker-cli/target/lib" -newer "$cache.failed" -name '*.jar' -print -quit)" ]; then
+      return 0
+    fi
+    rm -f "$cache.failed"
+    stoker_aot_make "$root" "$cache" "$cp" || { rm -f "$cache"; touch "$cache.failed"; }
   fi
   if [ -f "$cache" ]; then
     # A cache that no longer matches the class path is ignored; the logs would only say so.
-    echo "-XX:AOTCache=$cache -Xlog:aot=off -Xlog:cds=off"
+    STOKER_AOT_OPTS=("-XX:AOTCache=$cache" -Xlog:aot=off -Xlog:cds=off)
   fi
 }
 
@@ -38,7 +45,7 @@ stoker_aot_make() {
       -Xlog:aot=error -Xlog:cds=error >>"$work/log" 2>&1 &&
     mv -f "$work/stoker.aot" "$cache" && ok=0
   if [ "$ok" != 0 ]; then
-    echo "stoker: no startup cache (the command runs without it); see $work/log" >&2
+    echo "stoker: no startup cache (the command runs without it, and tries again after the next build); see $work/log" >&2
     return 1
   fi
   rm -rf "$work"
