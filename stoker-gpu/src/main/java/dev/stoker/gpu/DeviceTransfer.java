@@ -227,12 +227,7 @@ public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseabl
             if (closed.get()) {
                 return false;
             }
-            try {
-                next = ready.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the next device batch", e);
-            }
+            next = Waits.await("the next device batch", ready::take);
         }
         if (next instanceof End end) {
             if (end.failure() != null) {

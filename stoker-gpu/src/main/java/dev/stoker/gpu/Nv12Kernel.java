@@ -26,10 +26,10 @@ final class Nv12Kernel implements AutoCloseable {
     private final long module;
     private final long function;
 
-    private Nv12Kernel(CudaDevice device, long module, long function) {
+    private Nv12Kernel(CudaDevice device, long module) {
         this.device = device;
         this.module = module;
-        this.function = function;
+        this.function = device.driver().moduleGetFunction(module, ENTRY);
     }
 
     static Nv12Kernel load(CudaDevice device) {
@@ -38,7 +38,7 @@ final class Nv12Kernel implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             long module = d.moduleLoadData(arena.allocateFrom(ptx()));
             try {
-                return new Nv12Kernel(device, module, d.moduleGetFunction(module, ENTRY));
+                return new Nv12Kernel(device, module);
             } catch (RuntimeException e) {
                 d.moduleUnload(module);
                 throw e;

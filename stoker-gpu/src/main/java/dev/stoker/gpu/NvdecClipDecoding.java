@@ -16,10 +16,10 @@ public final class NvdecClipDecoding implements AutoCloseable {
     private final Nv12Kernel kernel;
     private final BatchShape clipShape;
 
-    private NvdecClipDecoding(CudaDevice device, Nv12Kernel kernel, BatchShape clipShape) {
+    private NvdecClipDecoding(CudaDevice device, BatchShape clipShape) {
         this.device = device;
-        this.kernel = kernel;
         this.clipShape = clipShape;
+        this.kernel = Nv12Kernel.load(device);
     }
 
     /**
@@ -29,7 +29,7 @@ public final class NvdecClipDecoding implements AutoCloseable {
      */
     public static NvdecClipDecoding open(CudaDevice device, BatchShape clipShape) {
         NvdecCodecs.requireDecoderLibrary();
-        return new NvdecClipDecoding(device, Nv12Kernel.load(device), clipShape);
+        return new NvdecClipDecoding(device, clipShape);
     }
 
     /** A session of its own (one NVDEC decoder, no CPU fallback) for one thread; close it. */
