@@ -1,5 +1,8 @@
 package dev.stoker.gpu;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -10,36 +13,43 @@ final class Closeables {
     private Closeables() {
     }
 
-    /** Applies {@code release} to every item, then throws the first {@link RuntimeException} it threw. */
+    /**
+     * Applies {@code release} to every item, then throws the first {@link RuntimeException} it threw, the later
+     * ones added to it as suppressed.
+     */
     static <T> void releaseAll(Iterable<T> items, Consumer<? super T> release) {
-        RuntimeException first = null;
+        List<RuntimeException> failures = new ArrayList<>();
         for (T item : items) {
             try {
                 release.accept(item);
             } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
+                failures.add(e);
             }
         }
-        if (first != null) {
+        if (!failures.isEmpty()) {
+            RuntimeException first = failures.getFirst();
+            failures.subList(1, failures.size()).forEach(first::addSuppressed);
             throw first;
         }
     }
 
-    /** Closes every resource (nulls skipped); a checked failure is thrown as an {@link IllegalStateException}. */
+    /** Closes every resource (nulls skipped), as {@link #closeUnchecked} does. */
     static void closeAll(AutoCloseable... resources) {
-        releaseAll(java.util.Arrays.asList(resources), r -> {
-            if (r == null) {
-                return;
-            }
-            try {
-                r.close();
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException("closing " + r + " failed", e);
+        releaseAll(Arrays.asList(resources), r -> {
+            if (r != null) {
+                closeUnchecked(r, r.toString());
             }
         });
+    }
+
+    /** Closes {@code resource}; a checked failure is thrown as an {@link IllegalStateException} naming {@code what}. */
+    static void closeUnchecked(AutoCloseable resource, String what) {
+        try {
+            resource.close();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("closing " + what + " failed", e);
+        }
     }
 }

@@ -40,7 +40,7 @@ final class Nv12Kernel implements AutoCloseable {
             try {
                 return new Nv12Kernel(device, module);
             } catch (RuntimeException e) {
-                d.moduleUnload(module);
+                d.call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
                 throw e;
             }
         }
@@ -120,6 +120,6 @@ final class Nv12Kernel implements AutoCloseable {
     @Override
     public void close() {
         device.bind();
-        device.driver().moduleUnload(module);
+        device.driver().call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
     }
 }

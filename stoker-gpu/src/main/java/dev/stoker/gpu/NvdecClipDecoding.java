@@ -5,6 +5,7 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.batch.BatchShape;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The NVDEC loader's decoding without the loader: its kernel loaded once on a device, and NVDEC sessions that
@@ -12,14 +13,12 @@ import java.util.List;
  * micro-benchmark (stoker-bench's {@code GpuBench}) measures the decoder through.
  */
 public final class NvdecClipDecoding implements AutoCloseable {
-    private final CudaDevice device;
     private final Nv12Kernel kernel;
-    private final BatchShape clipShape;
+    private final Supplier<NvdecDecoder> sessions;
 
     private NvdecClipDecoding(CudaDevice device, BatchShape clipShape) {
-        this.device = device;
-        this.clipShape = clipShape;
         this.kernel = Nv12Kernel.load(device);
+        this.sessions = () -> NvdecDecoder.open(device, kernel, clipShape, true, null, null);
     }
 
     /**
@@ -34,7 +33,7 @@ public final class NvdecClipDecoding implements AutoCloseable {
 
     /** A session of its own (one NVDEC decoder, no CPU fallback) for one thread; close it. */
     public Session session() {
-        return new Session(NvdecDecoder.open(device, kernel, clipShape, true, null, null));
+        return new Session(sessions.get());
     }
 
     /** Unloads the kernel (close the sessions first). */
