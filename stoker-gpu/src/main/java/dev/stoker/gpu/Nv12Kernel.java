@@ -26,24 +26,24 @@ final class Nv12Kernel implements AutoCloseable {
     private final long module;
     private final long function;
 
-    private Nv12Kernel(CudaDevice device, long module) {
+    /** Loads the PTX on {@code device} (the driver JIT-compiles it) and finds the kernel's entry. */
+    private Nv12Kernel(CudaDevice device) {
         this.device = device;
-        this.module = module;
-        this.function = device.driver().moduleGetFunction(module, ENTRY);
-    }
-
-    static Nv12Kernel load(CudaDevice device) {
         device.bind();
         CudaDriver d = device.driver();
         try (Arena arena = Arena.ofConfined()) {
-            long module = d.moduleLoadData(arena.allocateFrom(ptx()));
-            try {
-                return new Nv12Kernel(device, module);
-            } catch (RuntimeException e) {
-                d.call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
-                throw e;
-            }
+            this.module = d.moduleLoadData(arena.allocateFrom(ptx()));
         }
+        try {
+            this.function = d.moduleGetFunction(module, ENTRY);
+        } catch (RuntimeException e) {
+            d.call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
+            throw e;
+        }
+    }
+
+    static Nv12Kernel load(CudaDevice device) {
+        return new Nv12Kernel(device);
     }
 
     /** The PTX text of the kernel. */
