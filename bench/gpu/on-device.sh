@@ -58,7 +58,7 @@ B="$(ls -d /tmp/stoker/stoker-*-linux-x86_64)"
 [ -d "$bundles/patch" ] && cp -r "$bundles/patch/." "$B/"
 export STOKER_HOME="$B" PATH="$B/bin:$PATH"
 videos="$bundles/videos"
-GB=(env STOKER_BUNDLE_MAIN=dev.stoker.gpu.GpuBench "$B/bin/stoker")   # GpuBench from the bundle
+GB=(env STOKER_BUNDLE_MAIN=dev.stoker.bench.GpuBench "$B/bin/stoker")   # GpuBench from the bundle
 step version 60 stoker --version
 demo="$HOME/.cache/stoker/demo-kinetics"
 step demo-data 120 stoker demo-data "$demo"

@@ -54,8 +54,10 @@ class ArchitectureTest {
             new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, VIDEO), true),
             new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, VIDEO), true),
             // Measurement over any ClipLoader: below the commands (only stoker-cli and the outer modules use it),
-            // above what it measures. Decoding it times goes through stoker-video's API, never FFmpeg itself.
-            new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), false),
+            // above what it measures (the GPU micro-benchmarks too). Decoding it times goes through stoker-video's
+            // and stoker-gpu's API, never FFmpeg itself.
+            new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune",
+                    "stoker-gpu"), false),
             // Seeing a run (the stats stream, the terminal view, the dashboard, the HTML reports): on the engine's
             // public API alone, so that whatever runs a pipeline can publish it; only consumers and commands use it.
             new Module("stoker-observe", "dev.stoker.observe", List.of(PIPELINE), false),

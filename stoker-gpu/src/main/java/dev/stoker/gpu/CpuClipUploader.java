@@ -65,14 +65,7 @@ final class CpuClipUploader implements DeviceClipDecoder {
 
     /** Lays the THWC clip out as the batch does (a transpose for NCTHW) in pinned memory, then copies it up. */
     private void upload(MemorySegment thwc, DecodedClip clip, long devicePointer) {
-        ClipBatch pinned;
-        try {
-            pinned = staging.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the staging buffer", e);
-        }
-        try (pinned) {
+        try (ClipBatch pinned = Waits.await("the staging buffer", staging::acquire)) {
             double[] times = clip.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
             BatchCollator.put(pinned, 0, thwc, new ClipInfo(Path.of(clip.path()), 0, times, clip.decodedFrames()));
             stream.copyToDeviceAsync(pinned.data(), devicePointer);

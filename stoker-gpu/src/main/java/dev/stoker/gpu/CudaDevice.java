@@ -1,5 +1,6 @@
 package dev.stoker.gpu;
 
+import dev.stoker.gpu.CudaDriver.HandleCall;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -8,22 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * needed), pinned host memory, device memory, streams and events. Thread-safe.
  */
 public final class CudaDevice implements GpuDevice {
-    private final CudaDriver driver;
-    private final int ordinal;
-    private final int device;
-    private final long context;
-    private final String name;
-    private final HostAllocator pinned = new PinnedAllocator();
-    private final AtomicBoolean closed = new AtomicBoolean();
-
-    private CudaDevice(CudaDriver driver, int ordinal, int device, long context, String name) {
-        this.driver = driver;
-        this.ordinal = ordinal;
-        this.device = device;
-        this.context = context;
-        this.name = name;
-    }
-
     /**
      * CU_CTX_SCHED_BLOCKING_SYNC: the flags FFmpeg's CUDA device (NVDEC's, which shares this primary context)
      * insists on; it refuses a primary context already active with others ("Primary context already active with
@@ -31,22 +16,38 @@ public final class CudaDevice implements GpuDevice {
      * instead of spinning on a core the decoders need.
      */
     static final int PRIMARY_CONTEXT_FLAGS = 0x04;
+    /** {@link #context}'s value once closed: the driver never hands out a null CUcontext. */
+    private static final long RELEASED = 0;
+
+    private final CudaDriver driver;
+    private final int ordinal;
+    private final int device;
+    private final String name;
+    /** The retained primary context; {@link #RELEASED} after {@link #close()}. */
+    private volatile long context;
+
+    /** Retains device {@code ordinal}'s primary context, with {@link #PRIMARY_CONTEXT_FLAGS}, and makes it current. */
+    private CudaDevice(CudaDriver driver, int ordinal) {
+        this.driver = driver;
+        this.ordinal = ordinal;
+        this.device = driver.device(ordinal);
+        this.name = driver.deviceName(device);
+        driver.primaryCtxSetFlags(device, PRIMARY_CONTEXT_FLAGS);
+        this.context = driver.primaryCtxRetain(device);
+        driver.call(HandleCall.CTX_SET_CURRENT, context);
+    }
 
     static CudaDevice open(CudaDriver driver, int ordinal) {
-        int device = driver.device(ordinal);
-        String name = driver.deviceName(device);
-        driver.primaryCtxSetFlags(device, PRIMARY_CONTEXT_FLAGS);
-        long context = driver.primaryCtxRetain(device);
-        driver.ctxSetCurrent(context);
-        return new CudaDevice(driver, ordinal, device, context, name);
+        return new CudaDevice(driver, ordinal);
     }
 
     /** Makes this device's context current on the calling thread (cheap; the driver keeps it per thread). */
     void bind() {
-        if (closed.get()) {
+        long current = context;
+        if (current == RELEASED) {
             throw new IllegalStateException("CudaDevice " + id() + " is closed");
         }
-        driver.ctxSetCurrent(context);
+        driver.call(HandleCall.CTX_SET_CURRENT, current);
     }
 
     CudaDriver driver() {
@@ -72,9 +73,10 @@ public final class CudaDevice implements GpuDevice {
         return driver.driverVersion();
     }
 
+    /** Pinned host memory of this device's context ({@code cuMemHostAlloc}); a view, made on each call. */
     @Override
     public HostAllocator hostAllocator() {
-        return pinned;
+        return new PinnedAllocator();
     }
 
     @Override
@@ -106,8 +108,9 @@ public final class CudaDevice implements GpuDevice {
     }
 
     @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
+    public synchronized void close() {
+        if (context != RELEASED) {
+            context = RELEASED;
             driver.primaryCtxRelease(device);
         }
     }
@@ -132,7 +135,7 @@ public final class CudaDevice implements GpuDevice {
         @Override
         public void free(MemorySegment buffer) {
             bind();
-            driver.memFreeHost(buffer.address());
+            driver.call(HandleCall.MEM_FREE_HOST, buffer.address());
         }
 
         @Override
@@ -141,58 +144,66 @@ public final class CudaDevice implements GpuDevice {
         }
     }
 
-    private final class Memory implements DeviceMemory {
-        private final long pointer;
+    /** A driver object of this device's context (memory, a stream, an event), released once by {@link #close()}. */
+    private abstract class DriverHandle implements AutoCloseable {
+        final long handle;
+        private final HandleCall release;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        /** {@code release}: the driver call that frees or destroys {@code handle}. */
+        DriverHandle(long handle, HandleCall release) {
+            this.handle = handle;
+            this.release = release;
+        }
+
+        @Override
+        public final void close() {
+            if (released.compareAndSet(false, true)) {
+                bind();
+                driver.call(release, handle);
+            }
+        }
+    }
+
+    private final class Memory extends DriverHandle implements DeviceMemory {
         private final long bytes;
-        private final AtomicBoolean freed = new AtomicBoolean();
 
         Memory(long pointer, long bytes) {
-            this.pointer = pointer;
+            super(pointer, HandleCall.MEM_FREE);
             this.bytes = bytes;
         }
 
         @Override
         public long pointer() {
-            return pointer;
+            return handle;
         }
 
         @Override
         public long byteSize() {
             return bytes;
         }
-
-        @Override
-        public void close() {
-            if (freed.compareAndSet(false, true)) {
-                bind();
-                driver.memFree(pointer);
-            }
-        }
     }
 
-    private final class Stream implements GpuStream {
-        private final long stream;
-        private final AtomicBoolean destroyed = new AtomicBoolean();
-
+    private final class Stream extends DriverHandle implements GpuStream {
         Stream(long stream) {
-            this.stream = stream;
+            super(stream, HandleCall.STREAM_DESTROY);
         }
 
         @Override
         public long handle() {
-            return stream;
+            return handle;
         }
 
         @Override
         public void copyToDeviceAsync(MemorySegment host, long devicePointer) {
             bind();
-            driver.memcpyHtoDAsync(devicePointer, host.address(), host.byteSize(), stream);
+            driver.memcpyHtoDAsync(devicePointer, host.address(), host.byteSize(), handle);
         }
 
         @Override
         public void copyOnDeviceAsync(long sourcePointer, long destinationPointer, long bytes) {
             bind();
-            driver.memcpyDtoDAsync(destinationPointer, sourcePointer, bytes, stream);
+            driver.memcpyDtoDAsync(destinationPointer, sourcePointer, bytes, handle);
         }
 
         @Override
@@ -200,9 +211,9 @@ public final class CudaDevice implements GpuDevice {
             bind();
             long event = driver.eventCreate(CudaDriver.CU_EVENT_DEFAULT);
             try {
-                driver.eventRecord(event, stream);
+                driver.eventRecord(event, handle);
             } catch (RuntimeException e) {
-                driver.eventDestroy(event);
+                driver.call(HandleCall.EVENT_DESTROY, event);
                 throw e;
             }
             return new Event(event);
@@ -211,36 +222,25 @@ public final class CudaDevice implements GpuDevice {
         @Override
         public void synchronize() {
             bind();
-            driver.streamSynchronize(stream);
-        }
-
-        @Override
-        public void close() {
-            if (destroyed.compareAndSet(false, true)) {
-                bind();
-                driver.streamDestroy(stream);
-            }
+            driver.call(HandleCall.STREAM_SYNCHRONIZE, handle);
         }
     }
 
-    private final class Event implements GpuEvent {
-        private final long event;
-        private final AtomicBoolean destroyed = new AtomicBoolean();
-
+    private final class Event extends DriverHandle implements GpuEvent {
         Event(long event) {
-            this.event = event;
+            super(event, HandleCall.EVENT_DESTROY);
         }
 
         @Override
         public boolean isComplete() {
             bind();
-            return driver.eventQuery(event);
+            return driver.eventQuery(handle);
         }
 
         @Override
         public void await() {
             bind();
-            driver.eventSynchronize(event);
+            driver.call(HandleCall.EVENT_SYNCHRONIZE, handle);
         }
 
         @Override
@@ -249,15 +249,7 @@ public final class CudaDevice implements GpuDevice {
                 return Double.NaN;
             }
             bind();
-            return driver.eventElapsedMillis(s.event, event);
-        }
-
-        @Override
-        public void close() {
-            if (destroyed.compareAndSet(false, true)) {
-                bind();
-                driver.eventDestroy(event);
-            }
+            return driver.eventElapsedMillis(s.handle, handle);
         }
     }
 }

@@ -11,7 +11,10 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,30 +47,41 @@ final class CudaDriver {
     private final MethodHandle cuDevicePrimaryCtxRetain;
     private final MethodHandle cuDevicePrimaryCtxRelease;
     private final MethodHandle cuDevicePrimaryCtxSetFlags;
-    private final MethodHandle cuCtxSetCurrent;
     private final MethodHandle cuStreamCreate;
-    private final MethodHandle cuStreamDestroy;
-    private final MethodHandle cuStreamSynchronize;
     private final MethodHandle cuEventCreate;
     private final MethodHandle cuEventRecord;
     private final MethodHandle cuEventQuery;
-    private final MethodHandle cuEventSynchronize;
     private final MethodHandle cuEventElapsedTime;
-    private final MethodHandle cuEventDestroy;
     private final MethodHandle cuMemHostAlloc;
-    private final MethodHandle cuMemFreeHost;
     private final MethodHandle cuMemAlloc;
-    private final MethodHandle cuMemFree;
     private final MethodHandle cuMemcpyHtoDAsync;
     private final MethodHandle cuMemcpyDtoDAsync;
     private final MethodHandle cuMemcpyHtoD;
     private final MethodHandle cuMemcpyDtoH;
     private final MethodHandle cuModuleLoadData;
     private final MethodHandle cuModuleGetFunction;
-    private final MethodHandle cuModuleUnload;
     private final MethodHandle cuLaunchKernel;
     private final MethodHandle cuGetErrorName;
     private final MethodHandle cuGetErrorString;
+    private final Map<HandleCall, MethodHandle> handleCalls = new EnumMap<>(HandleCall.class);
+
+    /** The driver calls that take one handle or pointer and return nothing but their CUresult. */
+    enum HandleCall {
+        CTX_SET_CURRENT("cuCtxSetCurrent"),
+        STREAM_SYNCHRONIZE("cuStreamSynchronize"),
+        STREAM_DESTROY("cuStreamDestroy_v2"),
+        EVENT_SYNCHRONIZE("cuEventSynchronize"),
+        EVENT_DESTROY("cuEventDestroy_v2"),
+        MEM_FREE_HOST("cuMemFreeHost"),
+        MEM_FREE("cuMemFree_v2"),
+        MODULE_UNLOAD("cuModuleUnload");
+
+        final String symbol;
+
+        HandleCall(String symbol) {
+            this.symbol = symbol;
+        }
+    }
 
     private CudaDriver(SymbolLookup library) {
         this.library = library;
@@ -80,31 +94,26 @@ final class CudaDriver {
         cuDevicePrimaryCtxRetain = bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
         cuDevicePrimaryCtxRelease = bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
         cuDevicePrimaryCtxSetFlags = bind("cuDevicePrimaryCtxSetFlags_v2", JAVA_INT, JAVA_INT);
-        cuCtxSetCurrent = bind("cuCtxSetCurrent", JAVA_LONG);
         cuStreamCreate = bind("cuStreamCreate", ADDRESS, JAVA_INT);
-        cuStreamDestroy = bind("cuStreamDestroy_v2", JAVA_LONG);
-        cuStreamSynchronize = bind("cuStreamSynchronize", JAVA_LONG);
         cuEventCreate = bind("cuEventCreate", ADDRESS, JAVA_INT);
         cuEventRecord = bind("cuEventRecord", JAVA_LONG, JAVA_LONG);
         cuEventQuery = bind("cuEventQuery", JAVA_LONG);
-        cuEventSynchronize = bind("cuEventSynchronize", JAVA_LONG);
         cuEventElapsedTime = bind("cuEventElapsedTime", ADDRESS, JAVA_LONG, JAVA_LONG);
-        cuEventDestroy = bind("cuEventDestroy_v2", JAVA_LONG);
         cuMemHostAlloc = bind("cuMemHostAlloc", ADDRESS, SIZE_T, JAVA_INT);
-        cuMemFreeHost = bind("cuMemFreeHost", JAVA_LONG);
         cuMemAlloc = bind("cuMemAlloc_v2", ADDRESS, SIZE_T);
-        cuMemFree = bind("cuMemFree_v2", JAVA_LONG);
         cuMemcpyHtoDAsync = bind("cuMemcpyHtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
         cuMemcpyDtoDAsync = bind("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
         cuMemcpyHtoD = bind("cuMemcpyHtoD_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
         cuMemcpyDtoH = bind("cuMemcpyDtoH_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
         cuModuleLoadData = bind("cuModuleLoadData", ADDRESS, ADDRESS);
         cuModuleGetFunction = bind("cuModuleGetFunction", ADDRESS, JAVA_LONG, ADDRESS);
-        cuModuleUnload = bind("cuModuleUnload", JAVA_LONG);
         cuLaunchKernel = bind("cuLaunchKernel", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
         cuGetErrorName = bind("cuGetErrorName", JAVA_INT, ADDRESS);
         cuGetErrorString = bind("cuGetErrorString", JAVA_INT, ADDRESS);
+        for (HandleCall call : HandleCall.values()) {
+            handleCalls.put(call, bind(call.symbol, JAVA_LONG));
+        }
     }
 
     /**
@@ -172,33 +181,27 @@ final class CudaDriver {
 
     // ---- calls ---------------------------------------------------------------------------------------
 
+    /** {@code call(handle)}: a {@link CudaException} naming the call if it fails. */
+    void call(HandleCall call, long handle) {
+        MethodHandle function = handleCalls.get(call);
+        check(call.symbol, invoke(() -> (int) function.invokeExact(handle)));
+    }
+
     /** {@code cuInit(0)}; returns the CUresult unchecked, for the caller to say what it means. */
     int init() {
         return invoke(() -> (int) cuInit.invokeExact(0));
     }
 
     int driverVersion() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check("cuDriverGetVersion", invoke(() -> (int) cuDriverGetVersion.invokeExact(out)));
-            return out.get(JAVA_INT, 0);
-        }
+        return (int) out(JAVA_INT, "cuDriverGetVersion", out -> (int) cuDriverGetVersion.invokeExact(out));
     }
 
     int deviceCount() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check("cuDeviceGetCount", invoke(() -> (int) cuDeviceGetCount.invokeExact(out)));
-            return out.get(JAVA_INT, 0);
-        }
+        return (int) out(JAVA_INT, "cuDeviceGetCount", out -> (int) cuDeviceGetCount.invokeExact(out));
     }
 
     int device(int ordinal) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_INT);
-            check("cuDeviceGet", invoke(() -> (int) cuDeviceGet.invokeExact(out, ordinal)));
-            return out.get(JAVA_INT, 0);
-        }
+        return (int) out(JAVA_INT, "cuDeviceGet", out -> (int) cuDeviceGet.invokeExact(out, ordinal));
     }
 
     String deviceName(int device) {
@@ -210,11 +213,7 @@ final class CudaDriver {
     }
 
     long deviceTotalMemBytes(int device) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);
-            check("cuDeviceTotalMem_v2", invoke(() -> (int) cuDeviceTotalMem.invokeExact(out, device)));
-            return out.get(JAVA_LONG, 0);
-        }
+        return outLong("cuDeviceTotalMem_v2", out -> (int) cuDeviceTotalMem.invokeExact(out, device));
     }
 
     /** The flags the device's primary context is (or will be) created with; CUDA 11+ accepts them while active. */
@@ -230,20 +229,8 @@ final class CudaDriver {
         check("cuDevicePrimaryCtxRelease_v2", invoke(() -> (int) cuDevicePrimaryCtxRelease.invokeExact(device)));
     }
 
-    void ctxSetCurrent(long context) {
-        check("cuCtxSetCurrent", invoke(() -> (int) cuCtxSetCurrent.invokeExact(context)));
-    }
-
     long streamCreate(int flags) {
         return outLong("cuStreamCreate", out -> (int) cuStreamCreate.invokeExact(out, flags));
-    }
-
-    void streamDestroy(long stream) {
-        check("cuStreamDestroy_v2", invoke(() -> (int) cuStreamDestroy.invokeExact(stream)));
-    }
-
-    void streamSynchronize(long stream) {
-        check("cuStreamSynchronize", invoke(() -> (int) cuStreamSynchronize.invokeExact(stream)));
     }
 
     long eventCreate(int flags) {
@@ -264,10 +251,6 @@ final class CudaDriver {
         return true;
     }
 
-    void eventSynchronize(long event) {
-        check("cuEventSynchronize", invoke(() -> (int) cuEventSynchronize.invokeExact(event)));
-    }
-
     float eventElapsedMillis(long start, long end) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_FLOAT);
@@ -276,25 +259,13 @@ final class CudaDriver {
         }
     }
 
-    void eventDestroy(long event) {
-        check("cuEventDestroy_v2", invoke(() -> (int) cuEventDestroy.invokeExact(event)));
-    }
-
     /** Page-locked host memory ({@code cuMemHostAlloc}); returns its address. */
     long memHostAlloc(long bytes, int flags) {
         return outLong("cuMemHostAlloc", out -> (int) cuMemHostAlloc.invokeExact(out, bytes, flags));
     }
 
-    void memFreeHost(long address) {
-        check("cuMemFreeHost", invoke(() -> (int) cuMemFreeHost.invokeExact(address)));
-    }
-
     long memAlloc(long bytes) {
         return outLong("cuMemAlloc_v2", out -> (int) cuMemAlloc.invokeExact(out, bytes));
-    }
-
-    void memFree(long devicePointer) {
-        check("cuMemFree_v2", invoke(() -> (int) cuMemFree.invokeExact(devicePointer)));
     }
 
     void memcpyHtoDAsync(long devicePointer, long hostAddress, long bytes, long stream) {
@@ -326,10 +297,6 @@ final class CudaDriver {
         }
     }
 
-    void moduleUnload(long module) {
-        check("cuModuleUnload", invoke(() -> (int) cuModuleUnload.invokeExact(module)));
-    }
-
     /** {@code cuLaunchKernel} with {@code params} an array of pointers to the argument values. */
     void launchKernel(long function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
                       int sharedMemBytes, long stream, MemorySegment params) {
@@ -359,12 +326,18 @@ final class CudaDriver {
         }
     }
 
+    /** A call whose result is a 64-bit value (a handle, a pointer, a size) it writes to {@code out}. */
     private long outLong(String function, OutCall call) {
+        return out(JAVA_LONG, function, call);
+    }
+
+    /** A call whose result is the value of {@code layout} (a 32- or 64-bit integer) it writes to {@code out}. */
+    private long out(ValueLayout layout, String function, OutCall call) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             out.set(JAVA_LONG, 0, 0L);
             check(function, invoke(() -> call.call(out)));
-            return out.get(JAVA_LONG, 0);
+            return layout == JAVA_INT ? out.get(JAVA_INT, 0) : out.get(JAVA_LONG, 0);
         }
     }
 }

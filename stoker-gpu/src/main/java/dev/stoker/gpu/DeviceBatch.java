@@ -33,13 +33,7 @@ public record DeviceBatch(long sequence, long devicePointer, long byteSize, long
     /** Gives the device buffer back. Idempotent. */
     @Override
     public void close() {
-        try {
-            release.close();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("closing device batch " + sequence + " failed", e);
-        }
+        Closeables.closeUnchecked(release, "device batch " + sequence);
     }
 
     @Override

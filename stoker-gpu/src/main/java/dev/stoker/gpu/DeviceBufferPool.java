@@ -3,8 +3,6 @@ package dev.stoker.gpu;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A fixed number of equal device buffers, allocated on first need and reused: the GPU twin of the CPU
@@ -18,14 +16,23 @@ final class DeviceBufferPool implements AutoCloseable {
     private final String name;
     private final long bufferBytes;
     private final int maxBuffers;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition returned = lock.newCondition();
     private final ArrayDeque<DeviceMemory> free = new ArrayDeque<>();
     private final List<DeviceMemory> all = new ArrayList<>();
-    private int out;
     private long acquires;
     private long waits;
+    private int waiting;
     private boolean closed;
+
+    /**
+     * The pool's counters at one moment.
+     *
+     * @param buffersCreated  buffers allocated so far (at most {@link #maxBuffers()})
+     * @param buffersInUse    buffers out now
+     * @param waits           acquires that had to wait for a buffer to come back
+     * @param waitingAcquires acquires blocked now, waiting for a buffer to come back
+     */
+    record Usage(int buffersCreated, int buffersInUse, long acquires, long waits, int waitingAcquires) {
+    }
 
     /**
      * @param name        what the buffers hold, for messages ("clip", "batch")
@@ -33,60 +40,60 @@ final class DeviceBufferPool implements AutoCloseable {
      * @param maxBuffers  buffers that may exist at once
      */
     DeviceBufferPool(GpuDevice device, String name, long bufferBytes, int maxBuffers) {
-        if (bufferBytes < 1) {
-            throw new IllegalArgumentException("bufferBytes: " + bufferBytes + " (expected: 1+)");
-        }
-        if (maxBuffers < 1) {
-            throw new IllegalArgumentException("maxBuffers: " + maxBuffers + " (expected: 1+)");
-        }
         this.device = device;
         this.name = name;
-        this.bufferBytes = bufferBytes;
-        this.maxBuffers = maxBuffers;
+        this.bufferBytes = atLeastOne("bufferBytes", bufferBytes);
+        this.maxBuffers = (int) atLeastOne("maxBuffers", maxBuffers);
+    }
+
+    private static long atLeastOne(String parameter, long value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(parameter + ": " + value + " (expected: 1+)");
+        }
+        return value;
     }
 
     /** A buffer, allocating one if fewer than {@code maxBuffers} exist, else waiting for one to come back. */
-    Buffer acquire() throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            boolean waited = false;
-            while (true) {
-                if (closed) {
-                    throw new IllegalStateException(name + " buffer pool (" + device.id() + ") is closed");
-                }
-                DeviceMemory memory = free.pollLast();
-                if (memory == null && all.size() < maxBuffers) {
-                    memory = device.allocate(bufferBytes);
-                    all.add(memory);
-                }
-                if (memory != null) {
-                    out++;
-                    acquires++;
-                    if (waited) {
-                        waits++;
-                    }
-                    return new Buffer(memory);
-                }
-                waited = true;
-                returned.await();
+    synchronized Buffer acquire() throws InterruptedException {
+        boolean waited = false;
+        while (true) {
+            if (closed) {
+                throw new IllegalStateException(name + " buffer pool (" + device.id() + ") is closed");
             }
-        } finally {
-            lock.unlock();
+            DeviceMemory memory = free.pollLast();
+            if (memory == null && all.size() < maxBuffers) {
+                memory = device.allocate(bufferBytes);
+                all.add(memory);
+            }
+            if (memory != null) {
+                acquires++;
+                waits += waited ? 1 : 0;
+                return new Buffer(memory);
+            }
+            waited = true;
+            waiting++;
+            try {
+                wait();
+            } finally {
+                waiting--;
+            }
         }
     }
 
-    private void giveBack(DeviceMemory memory) {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            out--;
+    /** {@link #acquire()}, an interrupt ending the wait with an {@link IllegalStateException} naming the buffers. */
+    Buffer acquireInStage() {
+        return Waits.await("a device " + name + " buffer", this::acquire);
+    }
+
+    private synchronized void giveBack(DeviceMemory memory) {
+        if (!closed) {
             free.addLast(memory);
-            returned.signal();
-        } finally {
-            lock.unlock();
+            notify();
         }
+    }
+
+    GpuDevice device() {
+        return device;
     }
 
     long bufferBytes() {
@@ -97,87 +104,28 @@ final class DeviceBufferPool implements AutoCloseable {
         return maxBuffers;
     }
 
-    /** Buffers allocated so far (at most {@link #maxBuffers()}). */
-    int buffersCreated() {
-        lock.lock();
-        try {
-            return all.size();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Buffers out now. */
-    int buffersInUse() {
-        lock.lock();
-        try {
-            return out;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    long acquires() {
-        lock.lock();
-        try {
-            return acquires;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Acquires that had to wait for a buffer to come back. */
-    long waits() {
-        lock.lock();
-        try {
-            return waits;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Acquires blocked now, waiting for a buffer to come back. */
-    int waitingAcquires() {
-        lock.lock();
-        try {
-            return lock.getWaitQueueLength(returned);
-        } finally {
-            lock.unlock();
-        }
+    synchronized Usage usage() {
+        return new Usage(all.size(), all.size() - free.size(), acquires, waits, waiting);
     }
 
     /**
      * Frees every buffer and fails waiting and later acquires; returns how many were still out. Idempotent
      * (later calls return 0).
      */
-    int closeAndCountOutstanding() {
-        lock.lock();
+    synchronized int closeAndCountOutstanding() {
+        if (closed) {
+            return 0;
+        }
+        closed = true;
+        notifyAll();
+        int outstanding = all.size() - free.size();
         try {
-            if (closed) {
-                return 0;
-            }
-            closed = true;
-            returned.signalAll();
-            int outstanding = out;
-            RuntimeException first = null;
-            for (DeviceMemory memory : all) {
-                try {
-                    memory.close();
-                } catch (RuntimeException e) {
-                    if (first == null) {
-                        first = e;
-                    }
-                }
-            }
+            Closeables.releaseAll(all, DeviceMemory::close);
+        } finally {
             all.clear();
             free.clear();
-            if (first != null) {
-                throw first;
-            }
-            return outstanding;
-        } finally {
-            lock.unlock();
         }
+        return outstanding;
     }
 
     @Override
@@ -187,8 +135,9 @@ final class DeviceBufferPool implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " buffers on " + device.id() + ": " + buffersInUse() + " of " + buffersCreated() + " out (max "
-                + maxBuffers + " x " + bufferBytes + " bytes)";
+        Usage usage = usage();
+        return name + " buffers on " + device.id() + ": " + usage.buffersInUse() + " of " + usage.buffersCreated()
+                + " out (max " + maxBuffers + " x " + bufferBytes + " bytes)";
     }
 
     /** One buffer of the pool: its device pointer until {@link #close()} gives it back. */

@@ -8,8 +8,6 @@ import dev.stoker.video.loader.LoaderFront;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 
 /**
@@ -24,43 +22,36 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
     /** The collate streams' track in a trace (a thread id no Java thread has). */
     private static final long COLLATE_TRACK_ID = 0x7fff_0000_0000_0001L;
 
-    private final GpuDevice device;
     private final DeviceBufferPool batches;
     private final BatchShape batchShape;
     private final EpochSampler sampler;
     private final TraceRecorder trace;
-    private final Queue<GpuStream> streams = new ConcurrentLinkedQueue<>();
-    private final ThreadLocal<GpuStream> stream;
+    private final PerThread<GpuStream> streams;
 
-    DeviceCollateStage(GpuDevice device, DeviceBufferPool batches, BatchShape batchShape, EpochSampler sampler,
-                       TraceRecorder trace) {
-        this.device = device;
+    /** Copies into {@code batches}' buffers, on streams of their device. */
+    DeviceCollateStage(DeviceBufferPool batches, BatchShape batchShape, EpochSampler sampler, TraceRecorder trace) {
         this.batches = batches;
         this.batchShape = batchShape;
         this.sampler = sampler;
         this.trace = trace;
-        this.stream = ThreadLocal.withInitial(() -> {
-            GpuStream s = device.createStream();
-            streams.add(s);
-            return s;
-        });
+        this.streams = new PerThread<>(batches.device()::createStream);
     }
 
     @Override
     public CollatedBatch apply(List<DeviceClip> clips) {
-        if (clips.isEmpty() || clips.size() > batchShape.clipsPerBatch()) {
-            clips.forEach(DeviceClip::close);
-            throw new IllegalArgumentException("clips: " + clips.size() + " (expected: 1.." + batchShape.clipsPerBatch() + ")");
-        }
-        DeviceBufferPool.Buffer batch;
         try {
-            batch = batches.acquire();
-        } catch (InterruptedException e) {
+            if (clips.isEmpty() || clips.size() > batchShape.clipsPerBatch()) {
+                throw new IllegalArgumentException("clips: " + clips.size() + " (expected: 1.." + batchShape.clipsPerBatch() + ")");
+            }
+            GpuStream s = streams.get();
+            return collate(clips, batches.acquireInStage(), s);
+        } finally {
             clips.forEach(DeviceClip::close);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a device batch buffer", e);
         }
-        GpuStream s = stream.get();
+    }
+
+    /** Copies {@code clips} into {@code batch} on {@code s}; gives {@code batch} back if that fails. */
+    private CollatedBatch collate(List<DeviceClip> clips, DeviceBufferPool.Buffer batch, GpuStream s) {
         boolean queued = false;
         GpuEvent copied = null;
         try {
@@ -100,8 +91,6 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
             }
             batch.close();
             throw e;
-        } finally {
-            clips.forEach(DeviceClip::close);
         }
     }
 
@@ -115,15 +104,12 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
         long durationNanos = Double.isNaN(deviceMillis) ? now - enqueuedNanos : (long) (deviceMillis * 1e6);
         String detail = String.format(Locale.ROOT, "%.1f MB", bytes / 1e6)
                 + (Double.isNaN(deviceMillis) ? "" : String.format(Locale.ROOT, ", %.3f ms on the device", deviceMillis));
-        trace.foreignSlice("D2D collate", "gpu", COLLATE_TRACK_ID, "gpu collate stream (" + device.id() + ")",
+        trace.foreignSlice("D2D collate", "gpu", COLLATE_TRACK_ID, "gpu collate stream (" + batches.device().id() + ")",
                 Math.max(enqueuedNanos, now - durationNanos), durationNanos, -1, detail);
     }
 
     @Override
     public void close() {
-        GpuStream s;
-        while ((s = streams.poll()) != null) {
-            s.close();
-        }
+        streams.close();
     }
 }

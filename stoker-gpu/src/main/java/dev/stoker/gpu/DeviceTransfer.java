@@ -227,12 +227,7 @@ public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseabl
             if (closed.get()) {
                 return false;
             }
-            try {
-                next = ready.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the next device batch", e);
-            }
+            next = Waits.await("the next device batch", ready::take);
         }
         if (next instanceof End end) {
             if (end.failure() != null) {
@@ -289,23 +284,19 @@ public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseabl
 
     // ---- counters ------------------------------------------------------------------------------------
 
-    /** Batches whose copy completed. */
-    public long copiedBatches() {
-        return copiedBatches.get();
+    /**
+     * The transfer's counters so far.
+     *
+     * @param copiedBatches   batches whose copy completed
+     * @param copiedBytes     their bytes
+     * @param deviceCopyNanos device time of the completed copies (0 where the device cannot time them)
+     * @param consumerWaits   times {@link #next()} had to wait for a copy to finish: the copy was the bottleneck
+     */
+    public record Stats(long copiedBatches, long copiedBytes, long deviceCopyNanos, long consumerWaits) {
     }
 
-    public long copiedBytes() {
-        return copiedBytes.get();
-    }
-
-    /** Device time of the completed copies (0 where the device cannot time them). */
-    public long deviceCopyNanos() {
-        return deviceCopyNanos.get();
-    }
-
-    /** Times {@link #next()} had to wait for a copy to finish: the copy was the bottleneck. */
-    public long consumerWaits() {
-        return consumerWaits.get();
+    public Stats stats() {
+        return new Stats(copiedBatches.get(), copiedBytes.get(), deviceCopyNanos.get(), consumerWaits.get());
     }
 
     /** Device buffers the stage holds: {@code prefetchDepth + 1}. */

@@ -42,17 +42,18 @@ import org.bytedeco.ffmpeg.avutil.AVFrame;
  * The NVDEC ceiling: FFmpeg's own NVDEC decoding (its {@code cuda} hwaccel, frames left on the device, as
  * {@code ffmpeg -hwaccel cuda -hwaccel_output_format cuda -i FILE -f null -} does) in a bare loop: read a packet,
  * send it, take the frames, drop them. No pipeline, no conversion, no resize: what NVDEC and FFmpeg alone give on
- * this machine, which {@link GpuBench}'s {@code nvdec} mode (Stoker's decoder, its NV12-to-RGB kernel and
- * resize) is measured against. It needs no ffmpeg program, which a GPU machine may lack.
+ * this machine, which stoker-bench's {@code GpuBench nvdec} (Stoker's decoder, its NV12-to-RGB kernel and resize)
+ * is measured against. It needs no ffmpeg program, which a GPU machine may lack. It lives here, beside the
+ * decoder it bounds, because it calls FFmpeg itself, which stoker-bench never does.
  */
-final class FfmpegNvdecLoop implements AutoCloseable {
+public final class FfmpegNvdecLoop implements AutoCloseable {
     /** AVERROR(EAGAIN) on Linux, which the presets do not export. */
     private static final int EAGAIN = -11;
 
     private final AVBufferRef cudaDevice;
 
     /** FFmpeg's CUDA device on {@code ordinal}, in the driver's primary context (as {@link NvdecDecoder}). */
-    FfmpegNvdecLoop(int ordinal) {
+    public FfmpegNvdecLoop(int ordinal) {
         FfmpegNatives.ready();
         AVDictionary options = new AVDictionary(null);
         av_dict_set(options, "primary_ctx", "1", 0);
@@ -70,7 +71,7 @@ final class FfmpegNvdecLoop implements AutoCloseable {
      * @return the frames decoded; all of them on the device, else an {@link IllegalStateException} (FFmpeg fell
      *     back to software decoding: then this is no NVDEC figure)
      */
-    long decode(Path file, int frames) {
+    public long decode(Path file, int frames) {
         AVFormatContext format = new AVFormatContext(null);
         check(avformat_open_input(format, file.toString(), null, null), file, "avformat_open_input");
         AVCodecContext context = null;

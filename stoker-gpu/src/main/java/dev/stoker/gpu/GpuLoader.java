@@ -11,8 +11,10 @@ import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.Iterator;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
 
 /**
  * A {@link VideoLoader} whose batches end up on a GPU: collate writes each batch into pinned host memory
@@ -35,26 +37,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>Experimental: written and unit-tested against a fake device; not yet run on a GPU.
  */
-public final class GpuLoader implements ClipLoader<DeviceBatch> {
-    private final GpuDevice device;
+public final class GpuLoader extends DeviceBatchLoader<ClipBatch> {
     private final VideoLoader loader;
-    private final TransferOptions transferOptions;
-    private final long batchBytes;
-    private final TraceRecorder trace;
+    private final Function<Iterator<ClipBatch>, DeviceTransfer> transferToDevice;
     /** The CPU loader's state after each host batch the transfer took, in order: a device batch's, once delivered. */
     private final Queue<SamplerState> statesInTransfer = new ConcurrentLinkedQueue<>();
-    private volatile SamplerState state;
     private DeviceTransfer transfer;
-    private boolean iterated;
 
-    private GpuLoader(GpuDevice device, VideoLoader loader, TransferOptions transferOptions, long batchBytes,
-                      TraceRecorder trace) {
-        this.device = device;
+    private GpuLoader(GpuDevice device, VideoLoader loader, Function<Iterator<ClipBatch>, DeviceTransfer> transferToDevice) {
+        super(device, loader, loader::nextEpoch, loader.state());
         this.loader = loader;
-        this.transferOptions = transferOptions;
-        this.batchBytes = batchBytes;
-        this.trace = trace;
-        this.state = loader.state();
+        this.transferToDevice = transferToDevice;
     }
 
     /**
@@ -81,7 +74,7 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
      */
     public static GpuLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, GpuDevice device,
                                    TransferOptions transfer, TraceRecorder trace) {
-        return open(dataset, options, java.util.Objects.requireNonNull(state, "state"), device, transfer, trace);
+        return open(dataset, options, Objects.requireNonNull(state, "state"), device, transfer, trace);
     }
 
     private static GpuLoader open(Dataset dataset, LoaderOptions options, SamplerState from, GpuDevice device,
@@ -93,7 +86,9 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
             PinnedMemory memory = new PinnedMemory(device.hostAllocator());
             loader = from == null ? VideoLoader.open(dataset, pinned, trace, memory)
                     : VideoLoader.resume(dataset, pinned, from, trace, memory);
-            return new GpuLoader(device, loader, transfer, options.batchShape().batchBytes(), trace);
+            long batchBytes = options.batchShape().batchBytes();
+            return new GpuLoader(device, loader,
+                    hostBatches -> DeviceTransfer.start(hostBatches, device, batchBytes, transfer, trace));
         } catch (RuntimeException | Error e) {
             if (loader != null) {
                 loader.close();
@@ -109,64 +104,29 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
         return plan.batchPoolBytes() + DeviceTransfer.COPIES_HOLDING_HOST * options.batchShape().batchBytes();
     }
 
-    /** Device batches of every epoch, in the loader's order. One iteration per loader. */
-    @Override
-    public Iterator<DeviceBatch> iterator() {
-        if (iterated) {
-            throw new IllegalStateException("GpuLoader iterates once (expected: one iterator() per loader)");
-        }
-        iterated = true;
-        return copying(loader.iterator());
-    }
-
-    /** Device batches of the next epoch only; close them before asking for the next epoch. */
-    @Override
-    public Iterable<DeviceBatch> nextEpoch() {
-        Iterable<ClipBatch> epoch = loader.nextEpoch();
-        return () -> copying(epoch.iterator());
-    }
-
     /** A transfer of {@code hostBatches} to the device (replacing the last one), following the resume state. */
-    private synchronized Iterator<DeviceBatch> copying(Iterator<ClipBatch> hostBatches) {
+    @Override
+    synchronized Iterator<DeviceBatch> onDevice(Iterator<ClipBatch> hostBatches) {
         if (transfer != null) {
             transfer.close();
         }
-        Iterator<ClipBatch> noted = new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return hostBatches.hasNext();
-            }
-
-            @Override
-            public ClipBatch next() {
-                ClipBatch batch = hostBatches.next();
-                statesInTransfer.add(loader.state());
-                return batch;
-            }
-        };
-        DeviceTransfer started = DeviceTransfer.start(noted, device, batchBytes, transferOptions, trace);
+        DeviceTransfer started = transferToDevice.apply(new MappingIterator<>(hostBatches, this::noteState));
         transfer = started;
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return started.hasNext();
-            }
-
-            @Override
-            public DeviceBatch next() {
-                DeviceBatch batch = started.next();
-                SamplerState after = statesInTransfer.poll();
-                if (after != null) {
-                    state = after;
-                }
-                return batch;
-            }
-        };
+        return new MappingIterator<>(started, this::deliver);
     }
 
-    @Override
-    public SamplerState state() {
-        return state;
+    /** Notes the CPU loader's state after {@code batch}: its device batch's state, once delivered. */
+    private ClipBatch noteState(ClipBatch batch) {
+        statesInTransfer.add(loader.state());
+        return batch;
+    }
+
+    private DeviceBatch deliver(DeviceBatch batch) {
+        SamplerState after = statesInTransfer.poll();
+        if (after != null) {
+            handedOut(after);
+        }
+        return batch;
     }
 
     @Override
@@ -200,10 +160,6 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
         return transfer;
     }
 
-    public GpuDevice device() {
-        return device;
-    }
-
     /** Stops the transfer (waiting for its copies), then the loader, then releases the device. */
     @Override
     public void close() {
@@ -217,7 +173,7 @@ public final class GpuLoader implements ClipLoader<DeviceBatch> {
             try {
                 loader.close();
             } finally {
-                device.close();
+                device().close();
             }
         }
     }

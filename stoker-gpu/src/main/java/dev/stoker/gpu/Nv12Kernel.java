@@ -26,24 +26,24 @@ final class Nv12Kernel implements AutoCloseable {
     private final long module;
     private final long function;
 
-    private Nv12Kernel(CudaDevice device, long module, long function) {
+    /** Loads the PTX on {@code device} (the driver JIT-compiles it) and finds the kernel's entry. */
+    private Nv12Kernel(CudaDevice device) {
         this.device = device;
-        this.module = module;
-        this.function = function;
-    }
-
-    static Nv12Kernel load(CudaDevice device) {
         device.bind();
         CudaDriver d = device.driver();
         try (Arena arena = Arena.ofConfined()) {
-            long module = d.moduleLoadData(arena.allocateFrom(ptx()));
-            try {
-                return new Nv12Kernel(device, module, d.moduleGetFunction(module, ENTRY));
-            } catch (RuntimeException e) {
-                d.moduleUnload(module);
-                throw e;
-            }
+            this.module = d.moduleLoadData(arena.allocateFrom(ptx()));
         }
+        try {
+            this.function = d.moduleGetFunction(module, ENTRY);
+        } catch (RuntimeException e) {
+            d.call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
+            throw e;
+        }
+    }
+
+    static Nv12Kernel load(CudaDevice device) {
+        return new Nv12Kernel(device);
     }
 
     /** The PTX text of the kernel. */
@@ -120,6 +120,6 @@ final class Nv12Kernel implements AutoCloseable {
     @Override
     public void close() {
         device.bind();
-        device.driver().moduleUnload(module);
+        device.driver().call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
     }
 }

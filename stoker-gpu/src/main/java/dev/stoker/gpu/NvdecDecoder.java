@@ -92,7 +92,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
                 @Override
                 public void finish() {
                     device.bind();
-                    device.driver().streamSynchronize(LEGACY_STREAM);
+                    device.driver().call(CudaDriver.HandleCall.STREAM_SYNCHRONIZE, LEGACY_STREAM);
                 }
             };
         }

@@ -10,7 +10,6 @@ import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
@@ -18,8 +17,8 @@ import dev.stoker.video.loader.ResumeTracker;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -51,38 +50,38 @@ import java.util.function.Supplier;
  *
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */
-public final class NvdecLoader implements ClipLoader<DeviceBatch> {
+public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
     /** The CPU loader's stages that GPU decoding replaces. */
     private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
 
-    private final GpuDevice device;
     private final Pipeline<CollatedBatch> pipeline;
-    private final NvdecStage nvdec;
-    private final DeviceCollateStage collate;
-    private final DeviceBufferPool clipBuffers;
-    private final DeviceBufferPool batchBuffers;
-    private final AutoCloseable decoderResources;
+    private final Resources resources;
     private final ResumeTracker resume;
     private final TraceRecorder trace;
-    private volatile SamplerState state;
-    private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
-    private boolean iterated;
+    private final AtomicLong sequence = new AtomicLong();
 
-    private NvdecLoader(GpuDevice device, Pipeline<CollatedBatch> pipeline, NvdecStage nvdec, DeviceCollateStage collate,
-                        DeviceBufferPool clipBuffers, DeviceBufferPool batchBuffers, AutoCloseable decoderResources,
-                        ResumeTracker resume, TraceRecorder trace) {
-        this.device = device;
+    /**
+     * What the loader holds besides its pipeline, freed in this order once the pipeline's threads stopped.
+     *
+     * @param decoderResources what the decode sessions share (the kernel), freed after them
+     */
+    private record Resources(NvdecStage nvdec, DeviceCollateStage collate, DeviceBufferPool clipBuffers,
+                             DeviceBufferPool batchBuffers, AutoCloseable decoderResources, GpuDevice device)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            Closeables.closeAll(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
+        }
+    }
+
+    private NvdecLoader(Pipeline<CollatedBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
+        super(resources.device(), pipeline, pipeline::nextEpoch, resume.start());
         this.pipeline = pipeline;
-        this.nvdec = nvdec;
-        this.collate = collate;
-        this.clipBuffers = clipBuffers;
-        this.batchBuffers = batchBuffers;
-        this.decoderResources = decoderResources;
+        this.resources = resources;
         this.resume = resume;
         this.trace = trace;
-        this.state = resume.start();
     }
 
     /**
@@ -151,16 +150,16 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
         DeviceBufferPool batchBuffers = new DeviceBufferPool(device, "batch", batchShape.batchBytes(),
                 (int) plan.batchesHeld());
         NvdecStage nvdec = new NvdecStage(options, clipBuffers, sessions);
-        DeviceCollateStage collate = new DeviceCollateStage(device, batchBuffers, batchShape, from.sampler(), trace);
+        DeviceCollateStage collate = new DeviceCollateStage(batchBuffers, batchShape, from.sampler(), trace);
+        Resources resources = new Resources(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
         try {
             PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, nvdec, collate).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new NvdecLoader(device, builder.build(), nvdec, collate, clipBuffers, batchBuffers, decoderResources,
-                    from, trace);
+            return new NvdecLoader(builder.build(), resources, from, trace);
         } catch (RuntimeException | Error e) {
-            closeAll(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
+            resources.close();
             throw e;
         }
     }
@@ -210,42 +209,13 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
         return new BatchShape(1, options.clip().frames(), options.size().height(), options.size().width(), 3, options.batch().layout());
     }
 
-    /** Device batches of every epoch, in the loader's order. One iteration per loader. */
-    @Override
-    public Iterator<DeviceBatch> iterator() {
-        if (iterated) {
-            throw new IllegalStateException("NvdecLoader iterates once (expected: one iterator() per loader)");
-        }
-        iterated = true;
-        return delivering(pipeline.iterator());
-    }
-
-    /** Device batches of the next epoch only. */
-    @Override
-    public Iterable<DeviceBatch> nextEpoch() {
-        Iterable<CollatedBatch> epoch = pipeline.nextEpoch();
-        return () -> delivering(epoch.iterator());
-    }
-
     /** {@code collated}, each handed out as a device batch, moving the resume state forward. */
-    private Iterator<DeviceBatch> delivering(Iterator<CollatedBatch> collated) {
-        return new Iterator<>() {
-
-            @Override
-            public boolean hasNext() {
-                return collated.hasNext();
-            }
-
-            @Override
-            public DeviceBatch next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException("no more device batches");
-                }
-                CollatedBatch b = collated.next();
-                state = b.after();
-                return deliver(sequence.getAndIncrement(), b);
-            }
-        };
+    @Override
+    Iterator<DeviceBatch> onDevice(Iterator<CollatedBatch> collated) {
+        return new MappingIterator<>(collated, b -> {
+            handedOut(b.after());
+            return deliver(sequence.getAndIncrement(), b);
+        });
     }
 
     private DeviceBatch deliver(long sequence, CollatedBatch b) {
@@ -264,15 +234,6 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
                 b.stream(), b.ready(), release);
     }
 
-    /**
-     * Where the consumer stands: the state after the last batch handed out (the start state before the
-     * first). {@link #resume} continues from it. Cheap; any thread.
-     */
-    @Override
-    public SamplerState state() {
-        return state;
-    }
-
     /** The sampler behind the epoch order. */
     @Override
     public EpochSampler sampler() {
@@ -285,39 +246,35 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
         return pipeline;
     }
 
-    public GpuDevice device() {
-        return device;
-    }
-
     /** Clips decoded so far, on NVDEC or by the CPU fallback. */
     @Override
     public long decodedClips() {
-        return nvdec.clips.sum();
+        return resources.nvdec().clips.sum();
     }
 
     /** Frames the decoders produced so far, output or not: divided by clips, the cost of a clip. */
     @Override
     public long decodedFrames() {
-        return nvdec.decodedFrames.sum();
+        return resources.nvdec().decodedFrames.sum();
     }
 
     /** Clips decoded on the CPU because NVDEC could not decode their video ({@link GpuDecodeOptions#cpuFallback()}). */
     public long cpuFallbackClips() {
-        return nvdec.fallbackClips.sum();
+        return resources.nvdec().fallbackClips.sum();
     }
 
     /** {@link #cpuFallbackClips()} by reason, e.g. {@code codec mpeg4 has no NVDEC hwaccel in this FFmpeg build}. */
     public Map<String, Long> cpuFallbackReasons() {
-        return nvdec.fallbackReasons();
+        return resources.nvdec().fallbackReasons();
     }
 
     /** Device clip buffers (for tests and reports): created, in use, waits. */
     DeviceBufferPool clipBuffers() {
-        return clipBuffers;
+        return resources.clipBuffers();
     }
 
     DeviceBufferPool batchBuffers() {
-        return batchBuffers;
+        return resources.batchBuffers();
     }
 
     /**
@@ -331,27 +288,8 @@ public final class NvdecLoader implements ClipLoader<DeviceBatch> {
             pipeline.close();
         } finally {
             if (pipeline.liveThreads().isEmpty()) {
-                closeAll(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
+                resources.close();
             }
-        }
-    }
-
-    private static void closeAll(AutoCloseable... resources) {
-        RuntimeException first = null;
-        for (AutoCloseable r : resources) {
-            if (r == null) {
-                continue;
-            }
-            try {
-                r.close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = e instanceof RuntimeException re ? re : new IllegalStateException("closing " + r + " failed", e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
         }
     }
 }

@@ -9,10 +9,8 @@ import dev.stoker.video.loader.VideoTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -27,8 +25,7 @@ import java.util.function.Supplier;
 final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoCloseable {
     private final LoaderOptions options;
     private final DeviceBufferPool clipBuffers;
-    private final Queue<DeviceClipDecoder> decoders = new ConcurrentLinkedQueue<>();
-    private final ThreadLocal<DeviceClipDecoder> decoder;
+    private final PerThread<DeviceClipDecoder> decoders;
     private final Map<String, LongAdder> fallbackReasons = new ConcurrentHashMap<>();
     final LongAdder clips = new LongAdder();
     final LongAdder decodedFrames = new LongAdder();
@@ -37,11 +34,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
     NvdecStage(LoaderOptions options, DeviceBufferPool clipBuffers, Supplier<? extends DeviceClipDecoder> sessions) {
         this.options = options;
         this.clipBuffers = clipBuffers;
-        this.decoder = ThreadLocal.withInitial(() -> {
-            DeviceClipDecoder d = sessions.get();
-            decoders.add(d);
-            return d;
-        });
+        this.decoders = new PerThread<>(sessions);
     }
 
     @Override
@@ -55,12 +48,12 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
             }
             List<DeviceClipDecoder.Target> targets = new ArrayList<>(starts.length);
             for (int i = 0; i < starts.length; i++) {
-                DeviceBufferPool.Buffer buffer = acquire();
+                DeviceBufferPool.Buffer buffer = clipBuffers.acquireInStage();
                 buffers.add(buffer);
                 targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), LoaderFront.resize(options, task, i),
                         buffer.pointer(), buffer.byteSize()));
             }
-            DeviceClipDecoder.Decoded decoded = decoder.get().decode(opened.video(), targets);
+            DeviceClipDecoder.Decoded decoded = decoders.get().decode(opened.video(), targets);
             List<DecodedClip> made = decoded.clips();
             if (made.size() != starts.length) {
                 throw new IllegalStateException(task + ": " + made.size() + " clips decoded (expected: " + starts.length + ")");
@@ -85,15 +78,6 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
         }
     }
 
-    private DeviceBufferPool.Buffer acquire() {
-        try {
-            return clipBuffers.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a device clip buffer", e);
-        }
-    }
-
     /** Clips decoded on the CPU instead, by reason, sorted. */
     Map<String, Long> fallbackReasons() {
         Map<String, Long> out = new TreeMap<>();
@@ -103,19 +87,6 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
 
     @Override
     public void close() {
-        RuntimeException first = null;
-        DeviceClipDecoder d;
-        while ((d = decoders.poll()) != null) {
-            try {
-                d.close();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        decoders.close();
     }
 }

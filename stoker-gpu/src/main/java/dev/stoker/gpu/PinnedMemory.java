@@ -44,19 +44,10 @@ public final class PinnedMemory implements BatchMemory {
             return;
         }
         freed = true;
-        RuntimeException first = null;
-        for (MemorySegment buffer : buffers) {
-            try {
-                allocator.free(buffer);
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        buffers.clear();
-        if (first != null) {
-            throw first;
+        try {
+            Closeables.releaseAll(buffers, allocator::free);
+        } finally {
+            buffers.clear();
         }
     }
 

@@ -16,26 +16,26 @@ class DeviceBufferPoolTest {
     void allocatesOnFirstNeedUpToItsBoundAndReusesWhatComesBack() throws InterruptedException {
         FakeDevice device = new FakeDevice(true);
         try (DeviceBufferPool pool = new DeviceBufferPool(device, "clip", 1000, 3)) {
-            assertThat(pool.buffersCreated()).isZero();
+            assertThat(pool.usage().buffersCreated()).isZero();
             DeviceBufferPool.Buffer a = pool.acquire();
             DeviceBufferPool.Buffer b = pool.acquire();
-            assertThat(pool.buffersCreated()).isEqualTo(2);
-            assertThat(pool.buffersInUse()).isEqualTo(2);
+            assertThat(pool.usage().buffersCreated()).isEqualTo(2);
+            assertThat(pool.usage().buffersInUse()).isEqualTo(2);
             assertThat(a.pointer()).isNotEqualTo(b.pointer());
             assertThat(a.byteSize()).isEqualTo(1000);
             long first = a.pointer();
             a.close();
             a.close(); // idempotent: given back once
-            assertThat(pool.buffersInUse()).isEqualTo(1);
+            assertThat(pool.usage().buffersInUse()).isEqualTo(1);
             DeviceBufferPool.Buffer c = pool.acquire();
             assertThat(c.pointer()).as("the buffer that came back").isEqualTo(first);
-            assertThat(pool.buffersCreated()).isEqualTo(2);
+            assertThat(pool.usage().buffersCreated()).isEqualTo(2);
             assertThat(device.deviceMemory).hasSize(2);
             b.close();
             c.close();
-            assertThat(pool.buffersInUse()).isZero();
-            assertThat(pool.acquires()).isEqualTo(3);
-            assertThat(pool.waits()).isZero();
+            assertThat(pool.usage().buffersInUse()).isZero();
+            assertThat(pool.usage().acquires()).isEqualTo(3);
+            assertThat(pool.usage().waits()).isZero();
         }
         assertThat(device.deviceMemory).as("freed on close").isEmpty();
     }
@@ -52,15 +52,15 @@ class DeviceBufferPoolTest {
                     throw new IllegalStateException(e);
                 }
             });
-            while (pool.waitingAcquires() == 0) {
+            while (pool.usage().waitingAcquires() == 0) {
                 Thread.onSpinWait();
             }
             assertThat(waiting).isNotDone();
             long pointer = only.pointer();
             only.close();
             assertThat(waiting.get()).isEqualTo(pointer);
-            assertThat(pool.waits()).isEqualTo(1);
-            assertThat(pool.buffersCreated()).isEqualTo(1);
+            assertThat(pool.usage().waits()).isEqualTo(1);
+            assertThat(pool.usage().buffersCreated()).isEqualTo(1);
         }
     }
 

@@ -102,8 +102,8 @@ class DeviceTransferTest {
                     }
                 }
             }
-            assertThat(transfer.copiedBatches()).isEqualTo(12);
-            assertThat(transfer.copiedBytes()).isEqualTo(12 * SHAPE.batchBytes());
+            assertThat(transfer.stats().copiedBatches()).isEqualTo(12);
+            assertThat(transfer.stats().copiedBytes()).isEqualTo(12 * SHAPE.batchBytes());
         }
         assertThat(sequences).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L);
         assertThat(made).allMatch(ClipBatch::isClosed);

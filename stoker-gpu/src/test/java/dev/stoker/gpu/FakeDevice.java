@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,27 +50,17 @@ final class FakeDevice implements GpuDevice {
         Arena arena = Arena.ofShared();
         MemorySegment segment = arena.allocate(bytes, 256);
         deviceMemory.put(segment.address(), arena);
-        return new DeviceMemory() {
-            boolean freed;
+        return new Memory(segment.address(), bytes, deviceMemory, new AtomicBoolean());
+    }
 
-            @Override
-            public long pointer() {
-                return segment.address();
+    /** "Device" memory: host memory, its address the pointer, freed (its arena closed) once. */
+    private record Memory(long pointer, long byteSize, Map<Long, Arena> live, AtomicBoolean freed) implements DeviceMemory {
+        @Override
+        public void close() {
+            if (freed.compareAndSet(false, true)) {
+                live.remove(pointer).close();
             }
-
-            @Override
-            public long byteSize() {
-                return bytes;
-            }
-
-            @Override
-            public synchronized void close() {
-                if (!freed) {
-                    freed = true;
-                    deviceMemory.remove(segment.address()).close();
-                }
-            }
-        };
+        }
     }
 
     /** The device bytes at {@code pointer}. */

@@ -30,12 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class GpuLoaderContractTest {
-    @TempDir
-    static Path dir;
     static Dataset dataset;
 
+    /** {@code dir} lives as long as the class's tests (JUnit deletes a {@code @BeforeAll} temp dir after them). */
     @BeforeAll
-    static void makeDataset() throws Exception {
+    static void makeDataset(@TempDir Path dir) throws Exception {
         dataset = Dataset.open(DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 3, 1.0)));
     }
 

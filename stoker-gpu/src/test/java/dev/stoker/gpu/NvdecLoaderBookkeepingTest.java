@@ -146,9 +146,9 @@ class NvdecLoaderBookkeepingTest {
                     }
                 }
             }
-            assertThat(loader.clipBuffers().buffersInUse()).isZero();
-            assertThat(loader.batchBuffers().buffersInUse()).isZero();
-            assertThat(loader.clipBuffers().buffersCreated()).isLessThanOrEqualTo(loader.clipBuffers().maxBuffers());
+            assertThat(loader.clipBuffers().usage().buffersInUse()).isZero();
+            assertThat(loader.batchBuffers().usage().buffersInUse()).isZero();
+            assertThat(loader.clipBuffers().usage().buffersCreated()).isLessThanOrEqualTo(loader.clipBuffers().maxBuffers());
         }
         assertThat(actual).isEqualTo(expected);
         assertThat(run.sessions()).isNotEmpty().allSatisfy(s -> assertThat(s.closed).isTrue());
@@ -189,7 +189,7 @@ class NvdecLoaderBookkeepingTest {
             assertThat(loader.cpuFallbackReasons())
                     .containsExactly(Map.entry("display rotation 90 degrees (the GPU kernel does not rotate)", 1L));
             assertThat(loader.decodedClips()).isEqualTo(4);
-            assertThat(loader.clipBuffers().buffersInUse()).as("failed videos gave their buffers back").isZero();
+            assertThat(loader.clipBuffers().usage().buffersInUse()).as("failed videos gave their buffers back").isZero();
         }
         assertThat(run.device().deviceMemory).isEmpty();
     }
@@ -220,7 +220,7 @@ class NvdecLoaderBookkeepingTest {
             Iterator<DeviceBatch> it = loader.iterator();
             kept = it.next();
             it.next().close();
-            assertThat(loader.batchBuffers().buffersInUse()).isGreaterThanOrEqualTo(1);
+            assertThat(loader.batchBuffers().usage().buffersInUse()).isGreaterThanOrEqualTo(1);
         }
         assertThat(run.device().deviceMemory).isEmpty();
         kept.close(); // late: harmless

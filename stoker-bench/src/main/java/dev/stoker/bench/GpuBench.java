@@ -1,5 +1,14 @@
-package dev.stoker.gpu;
+package dev.stoker.bench;
 
+import dev.stoker.gpu.Cuda;
+import dev.stoker.gpu.CudaDevice;
+import dev.stoker.gpu.DeviceMemory;
+import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.gpu.FfmpegNvdecLoop;
+import dev.stoker.gpu.GpuEvent;
+import dev.stoker.gpu.GpuStream;
+import dev.stoker.gpu.NvdecClipDecoding;
+import dev.stoker.gpu.NvdecCodecs;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
@@ -8,7 +17,6 @@ import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -82,8 +90,7 @@ public final class GpuBench {
      * processes at once (docs/benchmarks.md).
      */
     private static void nvdec(CudaDevice device, Path file, int frames, int size, int sessions) throws InterruptedException {
-        NvdecCodecs.requireDecoderLibrary();
-        try (Video video = Video.open(file); Nv12Kernel kernel = Nv12Kernel.load(device)) {
+        try (Video video = Video.open(file)) {
             int n = Math.min(frames, video.frameCount());
             String unsupported = NvdecCodecs.unsupportedReason(video.info());
             if (unsupported != null) {
@@ -94,34 +101,34 @@ public final class GpuBench {
             BatchShape clip = new BatchShape(1, n, size, size, 3, BatchLayout.NTHWC);
             ClipSpec spec = ClipSpec.frames(0, n, 1);
             Resize resize = Resize.centerCrop(size, size, size);
-            long[] frameCounts = inParallel(sessions, "nvdec-bench", () -> {
-                DeviceMemory target = device.allocate(clip.batchBytes());
-                NvdecDecoder decoder = NvdecDecoder.open(device, kernel, clip, true, null, null);
-                List<DeviceClipDecoder.Target> targets = List.of(
-                        new DeviceClipDecoder.Target(spec, resize, target.pointer(), target.byteSize()));
-                return new Session() {
-                    @Override
-                    public long run() {
-                        long decoded = 0;
-                        for (int round = 0; round < rounds; round++) {
-                            decoded += decoder.decode(video, targets).clips().getFirst().decodedFrames();
+            try (NvdecClipDecoding decoding = NvdecClipDecoding.open(device, clip)) {
+                long[] frameCounts = inParallel(sessions, "nvdec-bench", () -> {
+                    DeviceMemory target = device.allocate(clip.batchBytes());
+                    NvdecClipDecoding.Session decoder = decoding.session();
+                    return new Session() {
+                        @Override
+                        public long run() {
+                            long decoded = 0;
+                            for (int round = 0; round < rounds; round++) {
+                                decoded += decoder.decode(video, spec, resize, target);
+                            }
+                            return decoded;
                         }
-                        return decoded;
-                    }
 
-                    @Override
-                    public void close() {
-                        decoder.close();
-                        target.close();
-                    }
-                };
-            });
-            double seconds = frameCounts[sessions] / 1e9;
-            long total = java.util.Arrays.stream(frameCounts, 0, sessions).sum();
-            System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d frames decoded on NVDEC and converted to"
-                            + " %dx%d RGB in %.3f s: %.0f frames/s in aggregate%n", file, video.info().codec(),
-                    video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, size, size,
-                    seconds, total / seconds);
+                        @Override
+                        public void close() {
+                            decoder.close();
+                            target.close();
+                        }
+                    };
+                });
+                double seconds = frameCounts[sessions] / 1e9;
+                long total = java.util.Arrays.stream(frameCounts, 0, sessions).sum();
+                System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d frames decoded on NVDEC and converted"
+                                + " to %dx%d RGB in %.3f s: %.0f frames/s in aggregate%n", file, video.info().codec(),
+                        video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, size, size,
+                        seconds, total / seconds);
+            }
         }
     }
 
