@@ -198,7 +198,7 @@ final class BenchCommand implements Callable<Integer> {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
+        BenchDevice gpu = new BenchDevice(deviceSpec, decode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
                 () -> VideoLoader.open(data, options, recorder));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
