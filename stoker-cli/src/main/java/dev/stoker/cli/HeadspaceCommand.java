@@ -14,7 +14,6 @@ import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -123,11 +122,7 @@ final class HeadspaceCommand implements Callable<Integer> {
         }
         out.println(result.summary());
         if (json != null) {
-            try {
-                Files.writeString(json, result.toJson());
-            } catch (IOException e) {
-                throw new IOException("--json: cannot write " + json + " (" + CliErrors.describe(e) + ")", e);
-            }
+            OutputFiles.write("--json", json, result.toJson());
             out.println("wrote results to " + json);
         }
         out.flush();
