@@ -123,7 +123,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--prefetch-bytes: " + e.getMessage());
         }
-        Path root = source != null ? source : new LoaderOptionsMixin().datasetRoot(out);
+        Path root = source != null ? source : LoaderOptionsMixin.demoDataset(out);
         Dataset all = LoaderOptionsMixin.openDataset(spec, root);
         Dataset sampled = FormatsBench.sample(all, sample);
         Path work = dir != null ? dir : LoaderOptionsMixin.cacheDir().resolve("bench-formats").resolve(key(root, sampled));
