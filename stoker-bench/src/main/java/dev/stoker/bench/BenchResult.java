@@ -1,6 +1,7 @@
 package dev.stoker.bench;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
@@ -14,31 +15,32 @@ import java.util.Map;
  * What {@code stoker bench} measured; serialised as its {@code --json} (snake_case names: scripts and
  * the tuner read them).
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record BenchResult(
-        @JsonProperty("dataset") String dataset,
-        @JsonProperty("videos") int videos,
-        @JsonProperty("cores") int cores,
-        @JsonProperty("batches") long batches,
-        @JsonProperty("samples") long samples,
-        @JsonProperty("elapsed_seconds") double elapsedSeconds,
-        @JsonProperty("samples_per_second") double samplesPerSecond,
-        @JsonProperty("frames_per_second") double framesPerSecond,
-        @JsonProperty("first_batch_seconds") double firstBatchSeconds,
-        @JsonProperty("decoded_frames_per_clip") double decodedFramesPerClip,
-        @JsonProperty("single_thread_clips_per_second") Double singleThreadClipsPerSecond,
-        @JsonProperty("decode_efficiency") double decodeEfficiency,
-        @JsonProperty("options") LoaderOptions options,
-        @JsonProperty("config") PipelineConfig config,
-        @JsonProperty("stats") PipelineStats stats,
-        @JsonProperty("failures") List<FailureRecord> failures,
-        @JsonProperty("failures_by_reason") Map<String, Long> failuresByReason,
-        @JsonProperty("memory") Memory memory,
-        @JsonProperty("headspace") HeadspaceResult headspace,
-        @JsonProperty("cpu_seconds_per_sample") double cpuSecondsPerSample,
-        @JsonProperty("cpu_efficiency") double cpuEfficiency,
-        @JsonProperty("load_average") double[] loadAverage,
-        @JsonProperty("machine_ceiling") DecodeCeiling machineCeiling,
-        @JsonProperty("first_batch_bound") FirstBatchBound firstBatchBound) {
+        String dataset,
+        int videos,
+        int cores,
+        long batches,
+        long samples,
+        double elapsedSeconds,
+        double samplesPerSecond,
+        double framesPerSecond,
+        double firstBatchSeconds,
+        double decodedFramesPerClip,
+        Double singleThreadClipsPerSecond,
+        double decodeEfficiency,
+        LoaderOptions options,
+        PipelineConfig config,
+        PipelineStats stats,
+        List<FailureRecord> failures,
+        Map<String, Long> failuresByReason,
+        Memory memory,
+        HeadspaceResult headspace,
+        double cpuSecondsPerSample,
+        double cpuEfficiency,
+        double[] loadAverage,
+        DecodeCeiling machineCeiling,
+        FirstBatchBound firstBatchBound) {
 
     /**
      * What a run of {@code cores} cores measured: its figures (samples/s and CPU over the steady state), the frames
@@ -64,16 +66,16 @@ public record BenchResult(
     }
 
     /** One failed sample: which file, which stage, why. */
-    public record FailureRecord(@JsonProperty("path") String path, @JsonProperty("stage") String stage,
-                         @JsonProperty("reason") String reason, @JsonProperty("message") String message) {
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record FailureRecord(String path, String stage, String reason, String message) {
         public static FailureRecord of(Failure f) {
             return new FailureRecord(f.item(), f.stage(), f.reason(), String.valueOf(f.cause().getMessage()));
         }
     }
 
-    public record Memory(@JsonProperty("start") MemoryProbe start, @JsonProperty("after_warmup") MemoryProbe afterWarmup,
-                  @JsonProperty("end") MemoryProbe end, @JsonProperty("max") MemoryProbe max,
-                  @JsonProperty("timeline") List<MemoryTimeline.Point> timeline) { }
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Memory(MemoryProbe start, MemoryProbe afterWarmup, MemoryProbe end, MemoryProbe max,
+                         List<MemoryTimeline.Point> timeline) { }
 
     private double singleThreadCpuMillis() {
         return cpuEfficiency > 0 ? cpuSecondsPerSample * cpuEfficiency * 1000 : Double.NaN;

@@ -1,6 +1,8 @@
 package dev.stoker.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.stoker.video.batch.ClipInfo;
 import java.util.List;
 import java.util.Locale;
@@ -22,14 +24,15 @@ import java.util.Locale;
  * @param cores              cores to share that work
  * @param boundSeconds       {@code max(slowestClipSeconds, workSeconds / cores)}
  */
-public record FirstBatchBound(@JsonProperty("seconds") double seconds,
-                       @JsonProperty("slowest_clip") String slowestClip,
-                       @JsonProperty("slowest_clip_seconds") double slowestClipSeconds,
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+public record FirstBatchBound(double seconds,
+                       String slowestClip,
+                       double slowestClipSeconds,
                        @JsonProperty("slowest_clip_frames_decoded") int slowestClipFrames,
-                       @JsonProperty("clips") int clips,
-                       @JsonProperty("work_seconds") double workSeconds,
-                       @JsonProperty("cores") int cores,
-                       @JsonProperty("bound_seconds") double boundSeconds) {
+                       int clips,
+                       double workSeconds,
+                       int cores,
+                       double boundSeconds) {
 
     /** {@code alone[i]}: seconds of {@code clips.get(i)} alone. */
     public static FirstBatchBound of(double seconds, List<ClipInfo> clips, double[] alone, int cores) {

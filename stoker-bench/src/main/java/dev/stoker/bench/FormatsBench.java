@@ -33,25 +33,14 @@ import java.util.stream.Stream;
  * a folder, so a rerun only measures), then the same clips loaded from the original files and from each format,
  * with a warm page cache and a cold one (each file's pages evicted just before its read). Each load is one
  * {@link SteadyStateRun}: samples/s and the process's CPU time per clip after the warm-up.
+ *
+ * @param out           where each run's line goes as it ends
+ * @param batches       batches per run (at least 1)
+ * @param prefetchBytes the shard read-ahead's budget (0: off)
  */
-public final class FormatsBench {
+public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
     /** The shard formats compared with the original files, in the table's order. */
     public static final List<String> FORMATS = List.of(IngestOptions.VIDEO, IngestOptions.JPEG, IngestOptions.RAW);
-
-    private final PrintWriter out;
-    private final long batches;
-    private final long prefetchBytes;
-
-    /**
-     * @param out           where each run's line goes as it ends
-     * @param batches       batches per run (at least 1)
-     * @param prefetchBytes the shard read-ahead's budget (0: off)
-     */
-    public FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
-        this.out = out;
-        this.batches = batches;
-        this.prefetchBytes = prefetchBytes;
-    }
 
     /** {@code n} entries of {@code all}, evenly spaced over its sorted order (so every class is likely in). */
     public static Dataset sample(Dataset all, int n) {

@@ -1,7 +1,5 @@
 package dev.stoker.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.DeliveredClips;
 import dev.stoker.bench.MemoryTimeline;
@@ -27,7 +25,6 @@ import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -75,8 +72,6 @@ import picocli.CommandLine.Spec;
                 "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
         })
 final class BenchCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     @Spec
     CommandSpec spec;
 
@@ -198,13 +193,13 @@ final class BenchCommand implements Callable<Integer> {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        BenchDevice gpu = BenchDevice.open(deviceSpec, decode, out);
+        BenchDevice gpu = new BenchDevice(deviceSpec, decode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
                 () -> VideoLoader.open(data, options, recorder));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
-                write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
+                OutputFiles.write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
             }
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), run::samples);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
@@ -246,17 +241,11 @@ final class BenchCommand implements Callable<Integer> {
                 options, effective, stats, failures, memoryReadings, yardsticks, headspace,
                 new double[] {loadAtStart, loadAtEnd});
         out.print(result.summary());
-        if (json != null) {
-            write("--json", json, JSON.writeValueAsString(result));
-            out.println("wrote results to " + json);
-        }
-        if (recorder != null) {
-            recorder.write(trace);
-            out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
-        }
+        OutputFiles.json(out, json, result);
+        OutputFiles.trace(out, trace, recorder);
         if (report != null) {
             try {
-                BenchReportWriter.write(report, JSON.valueToTree(result), watch.series());
+                BenchReportWriter.write(report, OutputFiles.JSON.valueToTree(result), watch.series());
             } catch (IOException e) {
                 throw new UncheckedIOException("--report: cannot write " + report + " (" + CliErrors.describe(e) + ")", e);
             }
@@ -276,14 +265,5 @@ final class BenchCommand implements Callable<Integer> {
                 : q.fromFile() + " read from " + q.file();
         out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos skipped before fetch%n", q.entries().size(), from,
                 loader.quarantineSkips());
-    }
-
-    /** Writes an output file; a failure names the option and the file. */
-    static void write(String option, Path file, String text) {
-        try {
-            Files.writeString(file, text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(option + ": cannot write " + file + " (" + CliErrors.describe(e) + ")", e);
-        }
     }
 }

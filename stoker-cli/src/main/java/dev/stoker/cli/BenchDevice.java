@@ -30,16 +30,7 @@ import picocli.CommandLine.ParameterException;
  * decodes on the GPU's NVDEC engines instead ({@link NvdecLoader}): the batches are assembled on the device
  * and nothing of the pixels crosses PCIe. Both are experimental: the GPU path has not run on hardware yet.
  */
-final class BenchDevice {
-    private final DeviceSpec spec;
-    private final DecodeOptions decode;
-    private final PrintWriter out;
-
-    private BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
-        this.spec = spec;
-        this.decode = decode;
-        this.out = out;
-    }
+record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
 
     /** {@code --decode}, {@code --nvdec-sessions}, {@code --no-cpu-fallback}: a mixin of {@code stoker bench}. */
     static final class DecodeOptions {
@@ -140,11 +131,6 @@ final class BenchDevice {
             }
         }
         throw new GpuUnavailableException(prefix + reason);
-    }
-
-    /** Where {@code stoker bench} loads: {@code spec}, decoding as {@code decode} says. */
-    static BenchDevice open(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
-        return new BenchDevice(spec, decode, out);
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.stoker.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.bench.FormatsBench;
 import dev.stoker.bench.FormatsReport.Row;
@@ -12,10 +10,7 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.LoaderOptions;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
@@ -59,8 +54,6 @@ import picocli.CommandLine.Spec;
                 "  stoker bench formats DATA --size 160 --fps 10 --frames 8 --stride 1 --crop 128",
         })
 final class BenchFormatsCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     @Spec
     CommandSpec spec;
 
@@ -130,7 +123,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--prefetch-bytes: " + e.getMessage());
         }
-        Path root = source != null ? source : new LoaderOptionsMixin().datasetRoot(out);
+        Path root = source != null ? source : LoaderOptionsMixin.demoDataset(out);
         Dataset all = LoaderOptionsMixin.openDataset(spec, root);
         Dataset sampled = FormatsBench.sample(all, sample);
         Path work = dir != null ? dir : LoaderOptionsMixin.cacheDir().resolve("bench-formats").resolve(key(root, sampled));
@@ -176,7 +169,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
 
     private void write(Path file, List<Row> rows, Path root, int videos, int cores, double memcpy, RawReadBench.Result rawRead,
                        double rawLoaderBytesPerSecond) {
-        ObjectNode node = JSON.createObjectNode();
+        ObjectNode node = OutputFiles.JSON.createObjectNode();
         node.put("source", root.toString());
         node.put("videos", videos);
         node.put("cores", cores);
@@ -189,11 +182,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         settings.put("batch", batch);
         settings.put("batches", batches);
         FormatsReport.addJson(node, rows, memcpy, rawRead, rawLoaderBytesPerSecond);
-        try {
-            Files.writeString(file, JSON.writeValueAsString(node));
-        } catch (IOException e) {
-            throw new UncheckedIOException("--json: cannot write " + file + " (" + CliErrors.describe(e) + ")", e);
-        }
+        OutputFiles.writeJson("--json", file, node);
     }
 
     private static String fmt(double v) {

@@ -9,9 +9,7 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.Sink;
 import dev.stoker.pipeline.TraceRecorder;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,7 +106,7 @@ final class DemoCommand implements Callable<Integer> {
         try {
             try (pipeline) {
                 if (saveConfig != null) {
-                    write("--save-config", saveConfig, pipeline.config().toJson());
+                    OutputFiles.write("--save-config", saveConfig, pipeline.config().toJson());
                 }
                 LiveStatsView view = LiveStatsView.start(pipeline, samplesTrained::get, seconds, out,
                         LiveStatsView.stdoutIsTerminal(), REFRESH);
@@ -185,13 +183,10 @@ final class DemoCommand implements Callable<Integer> {
                 out.println(hint);
             }
             if (json != null) {
-                write("--json", json, stats.toJson());
+                OutputFiles.write("--json", json, stats.toJson());
                 out.println("wrote stats to " + json);
             }
-            if (recorder != null) {
-                recorder.write(trace);
-                out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
-            }
+            OutputFiles.trace(out, trace, recorder);
             if (saveConfig != null) {
                 out.println("wrote config to " + saveConfig);
             }
@@ -217,14 +212,6 @@ final class DemoCommand implements Callable<Integer> {
             case "consumer-bound" -> "hint: the loader keeps ahead of training; it could do with fewer workers";
             default -> "";
         };
-    }
-
-    private static void write(String option, Path file, String text) {
-        try {
-            Files.writeString(file, text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(option + ": cannot write " + file + " (" + CliErrors.describe(e) + ")", e);
-        }
     }
 
     /** Shutdown hook: ask the consumer to stop, let it print and write its files; close the pipeline if it is stuck. */

@@ -12,20 +12,9 @@ import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.Type;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -88,17 +77,8 @@ final class HeadspaceCommand implements Callable<Integer> {
             description = "Batches copied and replayed for the compute floor; each is held in memory (default: ${DEFAULT-VALUE}).")
     int cache;
 
-    @Option(names = "--step-ms", paramLabel = "MS",
-            description = "A synthetic step of about MS ms of CPU work (default: 50 unless --step-class).")
-    Double stepMillis;
-
-    @Option(names = "--step-class", paramLabel = "CLASS",
-            description = "Your step: a class implementing dev.stoker.tune.TrainingStep<TensorBatch> with a public no-arg constructor.")
-    String stepClass;
-
-    @Option(names = "--step-classpath", paramLabel = "PATH",
-            description = "Jars or folders to load --step-class from, separated by ':' (';' on Windows).")
-    String stepClasspath;
+    @Mixin
+    StepOptions step; // --step-ms, --step-class, --step-classpath
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the result as JSON.")
     Path json;
@@ -106,8 +86,8 @@ final class HeadspaceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (model.model != null && (stepMillis != null || stepClass != null)) {
-            throw new ParameterException(spec.commandLine(), "--model with " + (stepClass != null ? "--step-class" : "--step-ms")
+        if (model.model != null && step.given() != null) {
+            throw new ParameterException(spec.commandLine(), "--model with " + step.given()
                     + " (expected: one step: a model, a class or a synthetic step)");
         }
         LoaderOptions options = loader.loaderOptions(spec);
@@ -142,11 +122,7 @@ final class HeadspaceCommand implements Callable<Integer> {
         }
         out.println(result.summary());
         if (json != null) {
-            try {
-                Files.writeString(json, result.toJson());
-            } catch (IOException e) {
-                throw new IOException("--json: cannot write " + json + " (" + CliErrors.describe(e) + ")", e);
-            }
+            OutputFiles.write("--json", json, result.toJson());
             out.println("wrote results to " + json);
         }
         out.flush();
@@ -177,91 +153,14 @@ final class HeadspaceCommand implements Callable<Integer> {
     }
 
     private Headspace<ClipBatch, TensorBatch> headspace(ModelStep modelStep) {
-        if (stepMillis != null && stepClass != null) {
-            throw new ParameterException(spec.commandLine(), "--step-ms and --step-class: both given (expected: one of them)");
-        }
-        if (stepMillis != null && !(stepMillis > 0)) {
-            throw new ParameterException(spec.commandLine(), "--step-ms: " + stepMillis + " (expected: > 0)");
-        }
-        TrainingStep<TensorBatch> step = modelStep != null ? modelStep : stepClass != null ? loadStep(stepClass)
-                : new SyntheticStep(stepMillis != null ? stepMillis : 50);   // calibrated now, before decoding starts
+        TrainingStep<TensorBatch> trainingStep = modelStep != null ? modelStep : step.open(spec);
         try {
-            return Headspace.of(step, new ClipBatchCache())
+            return Headspace.of(trainingStep, new ClipBatchCache())
                     .warmupSteps(warmup).measuredSteps(steps).cachedBatches(cache).samplesPerBatch(TensorBatch::samples);
         } catch (IllegalArgumentException e) {
             String message = e.getMessage()
                     .replace("warmupSteps:", "--warmup:").replace("measuredSteps:", "--steps:").replace("cachedBatches:", "--cache:");
             throw new ParameterException(spec.commandLine(), message);
         }
-    }
-
-    /** Loads {@code --step-class} by name; every way it can be wrong is a usage error that says what was expected. */
-    @SuppressWarnings("unchecked")
-    private TrainingStep<TensorBatch> loadStep(String name) {
-        String expected = " (expected: a public class implementing dev.stoker.tune.TrainingStep<TensorBatch> with a public no-arg constructor)";
-        Class<?> type;
-        try {
-            type = Class.forName(name, true, classLoader());
-        } catch (ClassNotFoundException e) {
-            throw new ParameterException(spec.commandLine(), "--step-class: no class " + name + " on the class path"
-                    + (stepClasspath == null ? " (add its jar or folder with --step-classpath)" : " or in --step-classpath " + stepClasspath));
-        } catch (LinkageError e) {
-            throw new ParameterException(spec.commandLine(), "--step-class: cannot load " + name + ": " + CliErrors.describe(e));
-        }
-        if (!TrainingStep.class.isAssignableFrom(type)) {
-            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " does not implement dev.stoker.tune.TrainingStep" + expected);
-        }
-        Type batchType = batchType(type);
-        if (batchType instanceof Class<?> c && !c.isAssignableFrom(TensorBatch.class)) {
-            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " is a TrainingStep<" + c.getSimpleName()
-                    + ">, but the loader hands it TensorBatch" + expected);
-        }
-        if (Modifier.isAbstract(type.getModifiers())) {
-            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " is abstract" + expected);
-        }
-        try {
-            return (TrainingStep<TensorBatch>) type.getConstructor().newInstance();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new ParameterException(spec.commandLine(), "--step-class: " + name + " has no public no-arg constructor" + expected);
-        } catch (InvocationTargetException e) {
-            throw new IllegalStateException("--step-class: " + name + "'s constructor failed: " + CliErrors.describe(e.getCause()), e.getCause());
-        } catch (InstantiationException e) {
-            throw new ParameterException(spec.commandLine(), "--step-class: cannot instantiate " + name + expected);
-        }
-    }
-
-    /** The class's type argument to TrainingStep, when it names one directly (null otherwise). */
-    private static Type batchType(Class<?> type) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            for (Type i : c.getGenericInterfaces()) {
-                if (i instanceof ParameterizedType p && p.getRawType() == TrainingStep.class) {
-                    return p.getActualTypeArguments()[0];
-                }
-            }
-        }
-        return null;
-    }
-
-    private ClassLoader classLoader() {
-        ClassLoader parent = HeadspaceCommand.class.getClassLoader();
-        if (stepClasspath == null || stepClasspath.isBlank()) {
-            return parent;
-        }
-        List<URL> urls = new ArrayList<>();
-        for (String entry : stepClasspath.split(File.pathSeparator)) {
-            if (entry.isBlank()) {
-                continue;
-            }
-            Path p = Path.of(entry);
-            if (!Files.exists(p)) {
-                throw new ParameterException(spec.commandLine(), "--step-classpath: " + p + " does not exist (expected: jars or folders)");
-            }
-            try {
-                urls.add(p.toUri().toURL());
-            } catch (MalformedURLException e) {
-                throw new ParameterException(spec.commandLine(), "--step-classpath: " + p + ": " + e.getMessage());
-            }
-        }
-        return new URLClassLoader("step", urls.toArray(URL[]::new), parent);
     }
 }

@@ -8,15 +8,9 @@ import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker inspect DEST}: what an ingested folder holds. */
 @Command(name = "inspect",
@@ -32,17 +26,11 @@ import picocli.CommandLine.Spec;
         footer = {
                 "  stoker inspect shards/demo",
                 "  stoker verify shards/demo        check every checksum",
+                "  stoker bench shards/demo         load the shards",
         })
-final class InspectCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Parameters(index = "0", paramLabel = "DEST", description = "A folder written by stoker ingest.")
-    Path dest;
-
+final class InspectCommand extends ShardFolderCommand {
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
+    int report(PrintWriter out) throws IOException {
         try (ShardDataset shards = ShardDataset.open(dest)) {
             Manifest m = shards.manifest();
             IngestOptions o = m.options();
@@ -77,10 +65,7 @@ final class InspectCommand implements Callable<Integer> {
             for (Manifest.FailedSource f : m.failed()) {
                 out.printf(Locale.ROOT, "failed       %s: %s: %s%n", f.source(), f.reason(), f.message());
             }
-            out.flush();
             return ExitCode.OK;
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "DEST: " + CliErrors.describePath(dest, e));
         }
     }
 }

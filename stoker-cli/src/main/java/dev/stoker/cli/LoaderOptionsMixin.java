@@ -193,13 +193,23 @@ final class LoaderOptionsMixin {
 
     /** The dataset argument, or the demo dataset (made once in the cache). */
     Path datasetRoot(PrintWriter out) throws IOException {
+        return datasetRoot(dataset, s3Endpoint, out);
+    }
+
+    /**
+     * {@code dataset}, copied into the cache first when it is remote (through {@code s3Endpoint} for s3://), or the
+     * demo dataset without one.
+     */
+    static Path datasetRoot(Path dataset, URI s3Endpoint, PrintWriter out) throws IOException {
         String remote = RemoteLocations.of(dataset);
         if (remote != null) {
             return RemoteLocations.copyVideos(out, remote, s3Endpoint);
         }
-        if (dataset != null) {
-            return dataset;
-        }
+        return dataset != null ? dataset : demoDataset(out);
+    }
+
+    /** The demo dataset, made once in the cache (saying so the first time). */
+    static Path demoDataset(PrintWriter out) throws IOException {
         Path dir = cacheDir().resolve("demo-kinetics");
         if (!DemoDataset.isComplete(dir, DemoSpec.kineticsLike())) {
             out.println("creating the demo dataset in " + dir + " (once; about a minute on 2 cores)...");

@@ -1,7 +1,5 @@
 package dev.stoker.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.Quarantine;
@@ -40,8 +38,6 @@ import picocli.CommandLine.Spec;
                 "  stoker scan train.csv --workers 4 --json scan.json",
         })
 final class ScanCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     @Spec
     CommandSpec spec;
 
@@ -87,14 +83,7 @@ final class ScanCommand implements Callable<Integer> {
             int added = report.quarantineInto(into);
             out.printf("quarantine: %d files added to %s (%d listed in all)%n", added, quarantine, into.entries().size());
         }
-        if (json != null) {
-            try {
-                JSON.writeValue(json.toFile(), report.toJson());
-            } catch (IOException e) {
-                throw new IOException("--json: cannot write " + json + " (" + CliErrors.describe(e) + ")", e);
-            }
-            out.println("wrote results to " + json);
-        }
+        OutputFiles.json(out, json, report.toJson());
         out.flush();
         return ExitCode.OK;
     }

@@ -1,7 +1,5 @@
 package dev.stoker.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.Bytes;
@@ -19,7 +17,6 @@ import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -33,8 +30,6 @@ import picocli.CommandLine.ExitCode;
  * there is no container decode to compare with.
  */
 final class ShardBench {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     private ShardBench() {
     }
 
@@ -90,7 +85,7 @@ final class ShardBench {
         out.printf(Locale.ROOT, "data readiness   %10.3f   (after warm-up%s)%n", readiness,
                 storage.consumerMillis > 0 ? String.format(Locale.ROOT, "; consumer step %.1f ms", storage.consumerMillis) : "");
         if (json != null) {
-            ObjectNode node = JSON.valueToTree(result);
+            ObjectNode node = OutputFiles.JSON.valueToTree(result);
             node.put("cold", readAhead.coldCache());
             node.put("consumer_ms", storage.consumerMillis);
             node.put("data_readiness_after_warmup", readiness);
@@ -114,13 +109,9 @@ final class ShardBench {
                 c.put("stored_bytes", cache.storedBytes());
                 c.put("budget_bytes", cache.budgetBytes());
             }
-            Files.writeString(json, JSON.writeValueAsString(node));
-            out.println("wrote results to " + json);
+            OutputFiles.json(out, json, node);
         }
-        if (recorder != null) {
-            recorder.write(trace);
-            out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
-        }
+        OutputFiles.trace(out, trace, recorder);
         out.flush();
         return result.batches() == 0 ? 1 : ExitCode.OK;
     }

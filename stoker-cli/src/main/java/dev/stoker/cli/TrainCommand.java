@@ -1,7 +1,5 @@
 package dev.stoker.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.observe.TrainReportWriter;
 import dev.stoker.pipeline.PipelineConfig;
@@ -55,8 +53,6 @@ import picocli.CommandLine.Spec;
                 "  stoker train DATA --width 1 --device cuda:0     full R3D-18 on a GPU (needs a CUDA libtorch)",
         })
 final class TrainCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     @Spec
     CommandSpec spec;
 
@@ -144,16 +140,10 @@ final class TrainCommand implements Callable<Integer> {
                     config);
         }
         out.print(result.summary());
-        if (json != null) {
-            BenchCommand.write("--json", json, JSON.writeValueAsString(result));
-            out.println("wrote results to " + json);
-        }
-        if (recorder != null) {
-            recorder.write(trace);
-            out.printf(Locale.ROOT, "wrote trace to %s (%d events; open it in ui.perfetto.dev)%n", trace, recorder.retainedEvents());
-        }
+        OutputFiles.json(out, json, result);
+        OutputFiles.trace(out, trace, recorder);
         if (report != null) {
-            BenchCommand.write("--report", report, TrainReportWriter.html(JSON.valueToTree(result)));
+            OutputFiles.write("--report", report, TrainReportWriter.html(OutputFiles.JSON.valueToTree(result)));
             out.println("wrote report to " + report);
         }
         out.flush();

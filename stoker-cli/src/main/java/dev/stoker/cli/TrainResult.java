@@ -1,6 +1,8 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.HeadspaceResult;
 import java.util.List;
@@ -11,29 +13,31 @@ import java.util.Map;
  * What {@code stoker train} measured ({@code --json}, the report): the model, the steps' times and losses,
  * and the headspace verdict of the same model on cached batches.
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 record TrainResult(
-        @JsonProperty("dataset") String dataset,
-        @JsonProperty("model") String model,
-        @JsonProperty("batch_size") int batchSize,
-        @JsonProperty("steps") Steps steps,
-        @JsonProperty("headspace") HeadspaceResult headspace,
-        @JsonProperty("failures") long failures,
-        @JsonProperty("failures_by_reason") Map<String, Long> failuresByReason,
-        @JsonProperty("config") PipelineConfig config) {
+        String dataset,
+        String model,
+        int batchSize,
+        Steps steps,
+        HeadspaceResult headspace,
+        long failures,
+        Map<String, Long> failuresByReason,
+        PipelineConfig config) {
 
     /**
      * The training steps. Times and rates leave out the first {@code warmupSteps} (start-up: the model's
      * allocation, the loader's first batch).
      */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Steps(
-            @JsonProperty("steps") int steps,
-            @JsonProperty("warmup_steps") int warmupSteps,
+            int steps,
+            int warmupSteps,
             @JsonProperty("step_ms_p50") double stepMillisP50,
             @JsonProperty("step_ms_p99") double stepMillisP99,
-            @JsonProperty("samples_per_second") double samplesPerSecond,
-            @JsonProperty("data_wait_share") double dataWaitShare,
-            @JsonProperty("loss_first") double lossFirst,
-            @JsonProperty("loss_last") double lossLast,
+            double samplesPerSecond,
+            double dataWaitShare,
+            double lossFirst,
+            double lossLast,
             @JsonProperty("loss") List<Double> losses,
             @JsonProperty("wait_ms") List<Double> waitMillis,
             @JsonProperty("train_ms") List<Double> trainMillis) {

@@ -184,9 +184,7 @@ final class TuneCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             throw new ParameterException(spec.commandLine(), (spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
         }
-        LoaderOptionsMixin data = new LoaderOptionsMixin();
-        data.dataset = dataset;
-        Path root = data.datasetRoot(w);
+        Path root = LoaderOptionsMixin.datasetRoot(dataset, null, w);
         if (!dev.stoker.store.ShardDataset.isShardDataset(root)) {
             LoaderOptionsMixin.openDataset(spec, root);   // a bad DATASET is a usage error now, not in every trial
         }

@@ -16,9 +16,7 @@ class BenchDeviceOptionTest {
     void cudaWithoutADriverFailsOnOneLineNamingWhatIsMissing() {
         Assumptions.assumeFalse(Cuda.available(), "this machine has a GPU: the failure path cannot be seen here");
         CliRun run = CliRun.stoker("bench", "--device", "cuda:0", "--batches", "1");
-        assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.errLines()).containsExactly("stoker bench: --device cuda:0: " + Cuda.unavailableReason());
-        assertThat(run.out()).as("no dataset work before the check").isEmpty();
+        assertFailsBeforeAnyWork(run, "stoker bench: --device cuda:0: " + Cuda.unavailableReason());
     }
 
     @Test
@@ -40,10 +38,8 @@ class BenchDeviceOptionTest {
     void nvdecDecodingWithoutADriverFailsOnOneLineNamingWhatIsMissing() {
         Assumptions.assumeFalse(Cuda.available(), "this machine has a GPU: the failure path cannot be seen here");
         CliRun run = CliRun.stoker("bench", "--decode", "nvdec", "--batches", "1");
-        assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.errLines()).containsExactly("stoker bench: --decode nvdec on cuda:0: " + Cuda.unavailableReason());
+        assertFailsBeforeAnyWork(run, "stoker bench: --decode nvdec on cuda:0: " + Cuda.unavailableReason());
         assertThat(run.err()).contains("libcuda.so.1 not found: no NVIDIA driver on this machine");
-        assertThat(run.out()).as("no dataset work before the check").isEmpty();
         CliRun second = CliRun.stoker("bench", "--device", "cuda:1", "--decode", "nvdec", "--nvdec-sessions", "7");
         assertThat(second.errLines()).containsExactly("stoker bench: --decode nvdec on cuda:1: " + Cuda.unavailableReason());
     }
@@ -85,5 +81,12 @@ class BenchDeviceOptionTest {
         assertThat(run.exitCode()).as(String.join(" ", options)).isEqualTo(2);
         assertThat(run.errLines()).as(String.join(" ", options)).hasSize(1);
         assertThat(run.err()).as(String.join(" ", options)).contains(message);
+    }
+
+    /** Exit 1 with {@code line} as the only error line, and nothing printed: the check comes before any dataset work. */
+    private static void assertFailsBeforeAnyWork(CliRun run, String line) {
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errLines()).containsExactly(line);
+        assertThat(run.out()).as("no dataset work before the check").isEmpty();
     }
 }

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.video.demo.DemoDataset;
-import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,15 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class BenchFormatsCommandTest {
-    @TempDir
-    static Path source;
+    static final Path source = CliRun.sharedDemoData(2, 2, 2);
+
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void demo() throws IOException {
-        DemoDataset.create(source, DemoSpec.small(2, 2, 2.0));
-    }
 
     @Test
     void formatsTableHasARowPerFormatWarmAndColdAndJson() throws IOException {

@@ -36,6 +36,15 @@ record CliRun(int exitCode, String out, String err) {
         return root;
     }
 
+    /**
+     * A {@link #demoData} dataset of three 1 s clips in one class, plus {@code notes.mp4} in that class folder, a
+     * text file and no video: the broken file of the failure tests. Returns that file; more go beside it.
+     */
+    static Path demoDataWithNotAVideo(Path root) throws java.io.IOException {
+        demoData(root, 1, 3, 1);
+        return java.nio.file.Files.writeString(firstClass(root).resolve("notes.mp4"), "this is not a video\n");
+    }
+
     /** The first class folder of a dataset {@link #demoData} made: where a test puts its broken files. */
     static Path firstClass(Path root) throws java.io.IOException {
         try (var classes = java.nio.file.Files.list(root)) {

@@ -24,10 +24,8 @@ class FailureBudgetFlagTest {
     @BeforeAll
     static void makeDataset() throws Exception {
         mixed = dir.resolve("mixed");
-        CliRun.demoData(mixed, 1, 3, 1);
-        Path cls = CliRun.firstClass(mixed);
-        Files.writeString(cls.resolve("notes.mp4"), "this is not a video\n");
-        Files.writeString(cls.resolve("readme.mp4"), "nor is this\n");
+        Path notes = CliRun.demoDataWithNotAVideo(mixed);
+        Files.writeString(notes.resolveSibling("readme.mp4"), "nor is this\n");
     }
 
     private static CliRun bench(String budget) {

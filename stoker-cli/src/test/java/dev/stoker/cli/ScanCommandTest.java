@@ -25,10 +25,8 @@ class ScanCommandTest {
     @BeforeAll
     static void makeDataset() throws Exception {
         data = dir.resolve("data");
-        CliRun.demoData(data, 1, 3, 1);
-        Path cls = CliRun.firstClass(data);
-        empty = Files.createFile(cls.resolve("empty.mp4"));
-        notes = Files.writeString(cls.resolve("notes.mp4"), "this is not a video\n");
+        notes = CliRun.demoDataWithNotAVideo(data);
+        empty = Files.createFile(notes.resolveSibling("empty.mp4"));
     }
 
     @Test

@@ -2,14 +2,11 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.demo.DemoDataset;
-import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,15 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and bench reads the shards.
  */
 class StoreCommandsTest {
-    @TempDir
-    static Path source;
+    static final Path source = CliRun.sharedDemoData(2, 2, 2);
+
     @TempDir
     Path dest;
-
-    @BeforeAll
-    static void demo() throws IOException {
-        DemoDataset.create(source, DemoSpec.small(2, 2, 2.0));
-    }
 
     @Test
     void ingestInspectVerifyAndBench() throws IOException {
