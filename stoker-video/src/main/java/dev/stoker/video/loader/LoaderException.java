@@ -7,7 +7,7 @@ import dev.stoker.video.FailureReason;
 public final class LoaderException extends RuntimeException implements Failure.Reasoned {
     private final FailureReason reason;
 
-    LoaderException(FailureReason reason, String message, Throwable cause) {
+    public LoaderException(FailureReason reason, String message, Throwable cause) {
         super(message, cause);
         this.reason = reason;
     }

@@ -8,6 +8,11 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.internal.DemuxFactory;
+import dev.stoker.video.loader.internal.EpochOrder;
+import dev.stoker.video.loader.internal.FetchFactory;
+import dev.stoker.video.loader.internal.FetchedVideo;
+import dev.stoker.video.loader.internal.QuarantineGate;
 
 /**
  * The {@link VideoLoader}'s stages up to demux, and the clip planning that follows, for loaders that

@@ -1,7 +1,5 @@
 package dev.stoker.video.loader;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
@@ -15,6 +13,10 @@ import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.internal.DemuxFactory;
+import dev.stoker.video.loader.internal.FetchFactory;
+import dev.stoker.video.loader.internal.LoaderCodecs;
+import dev.stoker.video.loader.internal.OpenedVideoCodec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Demux in a child JVM ({@link LoaderOptions#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt

@@ -1,15 +1,18 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoInfo;
 import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.VideoTask;
 import java.util.function.Function;
 
 /**
  * Opens the container from memory, indexes the video stream's packets (and so its keyframes), and
  * samples where this epoch's clips start, which needs the duration only the index knows.
  */
-final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
+public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
     private final LoaderOptions options;
     private final ClipSampler sampler;
 

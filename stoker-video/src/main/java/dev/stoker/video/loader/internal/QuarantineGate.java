@@ -1,7 +1,10 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.Failure;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.loader.Quarantine;
+import dev.stoker.video.loader.VideoTask;
+import dev.stoker.video.loader.internal.LoadedClip;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -27,7 +30,7 @@ import java.util.function.Supplier;
  * child ({@link Tracking#NONE}), a settled video's clips may wait there for the next epoch's, so nothing waits:
  * quarantine takes effect from the first video handed on after the failure was reported.
  */
-final class QuarantineGate {
+public final class QuarantineGate {
     private static final long POLL_MILLIS = 50;
     /**
      * The longest the source waits on a file's earlier video: a safety net (a failure whose item names the file in
@@ -40,7 +43,7 @@ final class QuarantineGate {
     private static final int FAILURE_LIST_CAP = 10_000;
 
     /** How the gate learns that a video in flight settled. */
-    enum Tracking {
+    public enum Tracking {
         /** Decode runs in this process and reports each video's end. */
         LOCAL_DECODE,
         /** Decode runs in a child; its clips come back one by one, the last one of a video settling it. */
@@ -74,18 +77,18 @@ final class QuarantineGate {
     private long lastPollNanos;
     private long skipped;
 
-    QuarantineGate(Quarantine quarantine, Tracking tracking) {
+    public QuarantineGate(Quarantine quarantine, Tracking tracking) {
         this.quarantine = quarantine;
         this.tracking = tracking != Tracking.NONE;
         this.decodeInChild = tracking == Tracking.CHILD_CLIPS;
     }
 
-    Quarantine quarantine() {
+    public Quarantine quarantine() {
         return quarantine;
     }
 
     /** Where failures are read from (the pipeline's, once it is built). */
-    void watch(Supplier<List<Failure>> failures) {
+    public void watch(Supplier<List<Failure>> failures) {
         this.failures = failures;
     }
 
@@ -125,7 +128,7 @@ final class QuarantineGate {
     }
 
     /** {@code task}'s video was decoded (or failed to decode with {@code failure}, non-null): it has settled. */
-    synchronized void settled(VideoTask task, Throwable failure) {
+    public synchronized void settled(VideoTask task, Throwable failure) {
         if (failure != null) {
             failed(task.entry().path(), "decode", reasonOf(failure));
         } else {
@@ -136,7 +139,7 @@ final class QuarantineGate {
     }
 
     /** A clip came out of the child JVM that decodes: the last of its video settles the video. */
-    synchronized void clipArrived(LoadedClip clip) {
+    public synchronized void clipArrived(LoadedClip clip) {
         if (clip.clip() == clip.clipsOfVideo() - 1) {
             decodedOnce.set(clip.task().index());
             release(clip.task().entry().path().toString());
@@ -145,7 +148,7 @@ final class QuarantineGate {
     }
 
     /** Videos skipped because their file was quarantined. */
-    synchronized long skipped() {
+    public synchronized long skipped() {
         return skipped;
     }
 

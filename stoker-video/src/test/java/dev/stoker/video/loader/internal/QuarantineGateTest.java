@@ -1,17 +1,18 @@
-package dev.stoker.video.loader;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.Quarantine;
+import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The gate's wait on a file in flight twice: a file never decoded waits for its earlier video (so a broken one is

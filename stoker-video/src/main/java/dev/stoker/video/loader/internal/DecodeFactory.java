@@ -1,7 +1,11 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.StageFactory;
 import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.MemoryPlan;
+import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.VideoLoader;
 import java.util.function.Function;
 
 /**

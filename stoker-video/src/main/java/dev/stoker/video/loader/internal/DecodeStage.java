@@ -1,4 +1,4 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
@@ -8,6 +8,10 @@ import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.loader.LoaderFront;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -21,15 +25,15 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link ClipDecoder}, whose decoder and swscale contexts are reused from video to video;
  * {@link #close()} frees them all.
  */
-final class DecodeStage implements AutoCloseable {
+public final class DecodeStage implements AutoCloseable {
     private final LoaderOptions options;
     private final BatchPool clipBuffers;
     private final Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
     private final ThreadLocal<ClipDecoder> decoder;
-    final LongAdder clips = new LongAdder();
-    final LongAdder decodedFrames = new LongAdder();
+    public final LongAdder clips = new LongAdder();
+    public final LongAdder decodedFrames = new LongAdder();
 
-    DecodeStage(LoaderOptions options, BatchPool clipBuffers) {
+    public DecodeStage(LoaderOptions options, BatchPool clipBuffers) {
         this.options = options;
         this.clipBuffers = clipBuffers;
         this.decoder = ThreadLocal.withInitial(() -> {
@@ -40,7 +44,7 @@ final class DecodeStage implements AutoCloseable {
     }
 
     /** Decode only; the convert stage writes the pixels. */
-    DecodedVideo decode(OpenedVideo opened) {
+    public DecodedVideo decode(OpenedVideo opened) {
         List<ClipBatch> buffers = new ArrayList<>(opened.clipStarts().length);
         try (opened) {
             List<ClipRequest> requests = requests(opened, buffers);
@@ -54,7 +58,7 @@ final class DecodeStage implements AutoCloseable {
     }
 
     /** Decode and convert in one call (no separate convert stage). */
-    List<LoadedClip> decodeAndConvert(OpenedVideo opened) {
+    public List<LoadedClip> decodeAndConvert(OpenedVideo opened) {
         List<ClipBatch> buffers = new ArrayList<>(opened.clipStarts().length);
         try (opened) {
             List<ClipRequest> requests = requests(opened, buffers);
@@ -97,7 +101,7 @@ final class DecodeStage implements AutoCloseable {
     }
 
     /** Counts the clips of {@code batch} as decoded: for a loader whose decode runs in a child JVM. */
-    void countDelivered(ClipBatch batch) {
+    public void countDelivered(ClipBatch batch) {
         for (ClipInfo c : batch.clips()) {
             clips.increment();
             decodedFrames.add(c.framesDecoded());

@@ -1,20 +1,20 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
-import dev.stoker.video.dataset.VideoEntry;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import dev.stoker.video.DecodedClip;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.VideoEntry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +26,7 @@ import java.util.OptionalDouble;
  * Writes (or, over no segment, only counts) and reads length-prefixed fields in order. Arrays go with
  * one bulk copy each; nothing is aligned (the layouts are unaligned).
  */
-final class CodecCursor {
+public final class CodecCursor {
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;

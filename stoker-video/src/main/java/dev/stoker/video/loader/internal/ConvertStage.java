@@ -1,7 +1,8 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.ClipConverter;
 import dev.stoker.video.DecodedClip;
+import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -12,7 +13,7 @@ import java.util.function.Function;
  * Converts a decoded video's clips (swscale to RGB24 at the output size, with crop, colour range and
  * rotation) into their clip buffers, one {@link ClipConverter} per worker thread.
  */
-final class ConvertStage implements Function<DecodedVideo, List<LoadedClip>>, AutoCloseable {
+public final class ConvertStage implements Function<DecodedVideo, List<LoadedClip>>, AutoCloseable {
     private final Queue<ClipConverter> converters = new ConcurrentLinkedQueue<>();
     private final ThreadLocal<ClipConverter> converter = ThreadLocal.withInitial(() -> {
         ClipConverter c = new ClipConverter();

@@ -1,20 +1,22 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
-import dev.stoker.video.dataset.VideoEntry;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import dev.stoker.video.DecodedClip;
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.VideoTask;
+import dev.stoker.video.loader.internal.LoadedClip;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,7 +47,7 @@ public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
     }
 
     /** {@link #LoadedClipCodec(BatchPool)}, telling {@code arrived} of each clip as it comes out of the child. */
-    LoadedClipCodec(BatchPool clipBuffers, java.util.function.Consumer<LoadedClip> arrived) {
+    public LoadedClipCodec(BatchPool clipBuffers, java.util.function.Consumer<LoadedClip> arrived) {
         this.clipBuffers = Objects.requireNonNull(clipBuffers, "clipBuffers");
         this.arrived = Objects.requireNonNull(arrived, "arrived");
     }

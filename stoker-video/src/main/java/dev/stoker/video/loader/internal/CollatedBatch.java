@@ -1,6 +1,7 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.loader.ResumeTracker;
 
 /**
  * A batch as the collate stage makes it in a child JVM, with where in the epoch it ends (the last clip's
@@ -9,9 +10,9 @@ import dev.stoker.video.batch.ClipBatch;
  *
  * @param clip         the last clip's ordinal among the {@code clipsOfVideo} clips of its video this epoch
  */
-record CollatedBatch(ClipBatch batch, int epoch, int position, int clip, int clipsOfVideo) implements AutoCloseable {
+public record CollatedBatch(ClipBatch batch, int epoch, int position, int clip, int clipsOfVideo) implements AutoCloseable {
     /** Notes the batch's end in {@code resume} and hands the batch on. */
-    ClipBatch handOver(ResumeTracker resume) {
+    public ClipBatch handOver(ResumeTracker resume) {
         resume.collated(batch, epoch, position, clip, clipsOfVideo);
         return batch;
     }

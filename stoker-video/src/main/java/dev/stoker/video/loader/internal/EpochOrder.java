@@ -1,4 +1,4 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.video.dataset.Dataset;
@@ -7,6 +7,7 @@ import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.VideoTask;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -18,14 +19,14 @@ import java.util.NoSuchElementException;
  * sequence and a resumed run continues it. The pipeline's epoch {@code k} is the sampler's epoch
  * {@code start.epoch() + k}.
  */
-final class EpochOrder implements EpochSource<VideoTask> {
+public final class EpochOrder implements EpochSource<VideoTask> {
     private final Dataset dataset;
     private final EpochSource<SampleDraw> draws;
     private final SamplerState start;
     private final QuarantineGate gate;
 
     /** {@code gate}: where quarantined videos are skipped, as they are handed on; null for none. */
-    EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs, QuarantineGate gate) {
+    public EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs, QuarantineGate gate) {
         this.dataset = dataset;
         this.draws = sampler.source(start, epochs);
         this.start = start;
@@ -33,7 +34,7 @@ final class EpochOrder implements EpochSource<VideoTask> {
     }
 
     /** The dataset as the sampler sees it: the entries of one file form a group. */
-    static SampleGroups groups(Dataset dataset) {
+    public static SampleGroups groups(Dataset dataset) {
         return SampleGroups.byKey(dataset.entries().stream().map(VideoEntry::path).toList());
     }
 

@@ -1,6 +1,9 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.loader.FetchHook;
+import dev.stoker.video.loader.LoaderException;
+import dev.stoker.video.loader.VideoTask;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -9,7 +12,7 @@ import java.nio.file.Path;
 import java.util.function.Function;
 
 /** Reads a whole video file into memory: the one stage that waits on storage. Runs the fetch hook, if any, first. */
-final class FetchStage implements Function<VideoTask, FetchedVideo> {
+public final class FetchStage implements Function<VideoTask, FetchedVideo> {
     private final FetchHook hook;
 
     FetchStage(FetchHook hook) {

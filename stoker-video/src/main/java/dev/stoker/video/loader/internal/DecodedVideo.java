@@ -1,7 +1,8 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.DecodedFrames;
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.loader.VideoTask;
 import java.util.List;
 
 /**
@@ -9,7 +10,7 @@ import java.util.List;
  * buffers the convert stage will write into, and where each clip starts. Closing releases all of it
  * (the convert stage takes the buffers over and closes only the frames).
  */
-record DecodedVideo(VideoTask task, double[] clipStarts, DecodedFrames frames, List<ClipBatch> buffers)
+public record DecodedVideo(VideoTask task, double[] clipStarts, DecodedFrames frames, List<ClipBatch> buffers)
         implements AutoCloseable {
     @Override
     public void close() {

@@ -1,9 +1,10 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -13,12 +14,12 @@ import java.util.function.Function;
  * NCTHW) and gives the one-clip buffers back. Waiting for a free batch buffer is how the consumer's
  * unreturned batches hold the loader back.
  */
-final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
+public final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
     private final BatchPool batches;
     private final BiConsumer<ClipBatch, LoadedClip> collated;
 
     /** {@code collated} hears of every batch made, with its last clip (for the loader's resume state). */
-    CollateStage(BatchPool batches, BiConsumer<ClipBatch, LoadedClip> collated) {
+    public CollateStage(BatchPool batches, BiConsumer<ClipBatch, LoadedClip> collated) {
         this.batches = batches;
         this.collated = collated;
     }

@@ -1,8 +1,4 @@
-package dev.stoker.video.loader;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
@@ -14,6 +10,9 @@ import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.VideoTask;
+import dev.stoker.video.loader.internal.CollatedBatch;
+import dev.stoker.video.loader.internal.LoadedClip;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,6 +21,8 @@ import java.util.List;
 import java.util.OptionalDouble;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The loader's items survive the trip to a child JVM and back: what --split-after relies on. Clips and

@@ -1,7 +1,9 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
+
+import dev.stoker.video.loader.VideoTask;
 
 /** A video's bytes, read into memory by the fetch stage so that demux does no I/O. */
-record FetchedVideo(VideoTask task, byte[] bytes) {
+public record FetchedVideo(VideoTask task, byte[] bytes) {
     @Override
     public String toString() {
         return task.toString();

@@ -1,6 +1,8 @@
-package dev.stoker.video.loader;
+package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.StageFactory;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.OpenedVideo;
 import java.util.function.Function;
 
 /**
