@@ -1,5 +1,7 @@
 package dev.stoker.video.loader;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
@@ -32,7 +34,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Demux in a child JVM ({@link LoaderOptions#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt

@@ -1,5 +1,8 @@
 package dev.stoker.video.loader.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.dataset.VideoEntry;
@@ -11,8 +14,6 @@ import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The gate's wait on a file in flight twice: a file never decoded waits for its earlier video (so a broken one is
