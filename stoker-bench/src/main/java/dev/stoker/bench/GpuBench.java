@@ -17,7 +17,10 @@ import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 
 /**
  * Micro-benchmarks of the GPU path, for a machine with a GPU (see docs/benchmarks.md, "GPU"):
@@ -104,7 +107,13 @@ public final class GpuBench {
             try (NvdecClipDecoding decoding = NvdecClipDecoding.open(device, clip)) {
                 long[] frameCounts = inParallel(sessions, "nvdec-bench", () -> {
                     DeviceMemory target = device.allocate(clip.batchBytes());
-                    NvdecClipDecoding.Session decoder = decoding.session();
+                    NvdecClipDecoding.Session decoder;
+                    try {
+                        decoder = decoding.session();
+                    } catch (RuntimeException e) {
+                        target.close();   // a session that cannot open must not keep its clip's device memory
+                        throw e;
+                    }
                     return new Session() {
                         @Override
                         public long run() {
@@ -123,7 +132,7 @@ public final class GpuBench {
                     };
                 });
                 double seconds = frameCounts[sessions] / 1e9;
-                long total = java.util.Arrays.stream(frameCounts, 0, sessions).sum();
+                long total = Arrays.stream(frameCounts, 0, sessions).sum();
                 System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d frames decoded on NVDEC and converted"
                                 + " to %dx%d RGB in %.3f s: %.0f frames/s in aggregate%n", file, video.info().codec(),
                         video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, size, size,
@@ -148,7 +157,7 @@ public final class GpuBench {
                 return decoded;
             });
             double seconds = counts[sessions] / 1e9;
-            long total = java.util.Arrays.stream(counts, 0, sessions).sum();
+            long total = Arrays.stream(counts, 0, sessions).sum();
             System.out.printf(Locale.ROOT, "%s: %d session(s) x %d frames decoded by FFmpeg's NVDEC (cuda hwaccel, frames"
                     + " left on the device, bare loop) in %.3f s: %.0f frames/s in aggregate%n", file, sessions,
                     total / sessions, seconds, total / seconds);
@@ -170,13 +179,13 @@ public final class GpuBench {
      *
      * @return the frames each session decoded in its timed run, then the nanoseconds the timed runs took
      */
-    private static long[] inParallel(int sessions, String name, java.util.function.Supplier<Session> open)
+    private static long[] inParallel(int sessions, String name, Supplier<Session> open)
             throws InterruptedException {
         long[] result = new long[sessions + 1];
         Thread[] threads = new Thread[sessions];
         Throwable[] failure = new Throwable[1];
-        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(sessions);
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch ready = new CountDownLatch(sessions);
+        CountDownLatch go = new CountDownLatch(1);
         for (int i = 0; i < sessions; i++) {
             int session = i;
             threads[i] = Thread.ofPlatform().name(name + "-" + i).start(() -> {

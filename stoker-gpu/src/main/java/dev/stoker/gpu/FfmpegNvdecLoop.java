@@ -82,6 +82,10 @@ public final class FfmpegNvdecLoop implements AutoCloseable {
             int stream = check(av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, (AVCodec) null, 0), file,
                     "av_find_best_stream");
             AVCodec codec = avcodec_find_decoder(format.streams(stream).codecpar().codec_id());
+            if (codec == null || codec.isNull()) {
+                throw new IllegalStateException(file + ": this FFmpeg build has no decoder for codec id "
+                        + format.streams(stream).codecpar().codec_id());
+            }
             context = avcodec_alloc_context3(codec);
             check(avcodec_parameters_to_context(context, format.streams(stream).codecpar()), file, "parameters");
             context.hw_device_ctx(av_buffer_ref(cudaDevice));
