@@ -2,7 +2,6 @@ package dev.stoker.store.loader;
 
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
-import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
@@ -88,9 +87,9 @@ public final class ShardLoader extends HostBatchLoader {
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", new StageConfig(1, null, Order.INPUT, null, null, null),
-                "decode", new StageConfig(Math.max(1, cores), null, Order.INPUT, null, null, null),
-                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+                "fetch", StageConfig.inInputOrder(1),
+                "decode", StageConfig.inInputOrder(Math.max(1, cores)),
+                "collate", StageConfig.inInputOrder(1)));
     }
 
     /** The dataset as the sampler sees it: the samples of one shard form a group. */
@@ -277,13 +276,7 @@ public final class ShardLoader extends HostBatchLoader {
         try {
             List<ClipRequest> requests = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                ClipBatch buffer;
-                try {
-                    buffer = clipBuffers.acquire();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
-                }
+                ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
                 buffers.add(buffer);
                 requests.add(new ClipRequest(specs.get(i), resizes.get(i), BatchCollator.slot(buffer, 0)));
             }

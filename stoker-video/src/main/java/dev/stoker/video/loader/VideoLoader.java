@@ -83,14 +83,14 @@ public final class VideoLoader extends HostBatchLoader {
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
                 "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
-                "demux", new StageConfig(1, null, Order.INPUT, null, null, null),
+                "demux", StageConfig.inInputOrder(1),
                 // A deep input queue, for its reorder window (ReorderBuffer.windowFor): with batches in
                 // input order, a straggler (an AV1 clip, a seek far past a keyframe) stalls every other
                 // decoder once the window behind it is full; eight clips per worker hide a 1 s straggler
                 // among 60 ms clips on 2 cores (median +7% samples/s on the demo dataset, docs/benchmarks.md).
-                "decode", new StageConfig(Math.max(1, cores), 7 * Math.max(1, cores), Order.INPUT, null, null, null),
-                "convert", new StageConfig(1, null, Order.INPUT, null, null, null),
-                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+                "decode", StageConfig.inInputOrder(Math.max(1, cores)).withQueueCapacity(7 * Math.max(1, cores)),
+                "convert", StageConfig.inInputOrder(1),
+                "collate", StageConfig.inInputOrder(1)));
     }
 
     public static VideoLoader open(Dataset dataset, LoaderOptions options) {
