@@ -67,18 +67,14 @@ public final class ShardLoader extends HostBatchLoader {
     public static final List<String> STAGES = List.of("fetch", "decode", "batch", "collate");
 
     private final Queue<ClipReader> readers;
-    private final BatchPool clipBuffers;
-    private final BatchPool batches;
     private final LongAdder clips;
     private final LongAdder decodedFrames;
     private final RecordReadAhead readAhead;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
                         LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead) {
-        super(pipeline, resume);
+        super(pipeline, resume, clipBuffers, batches);
         this.readers = readers;
-        this.clipBuffers = clipBuffers;
-        this.batches = batches;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
         this.readAhead = readAhead;
@@ -343,25 +339,16 @@ public final class ShardLoader extends HostBatchLoader {
         return decodedFrames.sum();
     }
 
-    public BatchPool batchPool() {
-        return batches;
+    @Override
+    protected void pipelineClosed() {
+        readAhead.close();
     }
 
     @Override
-    public void close() {
-        Pipeline<ClipBatch> pipeline = pipeline();
-        try {
-            pipeline.close();
-        } finally {
-            readAhead.close();
-            if (pipeline.liveThreads().isEmpty()) {
-                ClipReader r;
-                while ((r = readers.poll()) != null) {
-                    r.close();
-                }
-                clipBuffers.close();
-                batches.close();
-            }
+    protected void freeWorkers() {
+        ClipReader r;
+        while ((r = readers.poll()) != null) {
+            r.close();
         }
     }
 

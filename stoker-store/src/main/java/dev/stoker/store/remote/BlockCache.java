@@ -117,11 +117,7 @@ public final class BlockCache implements AutoCloseable {
         this.settings = settings;
         this.layout = new BlockLayout(settings.blockBytes());
         this.folderLock = folderLock;
-        this.index = new BlockIndex(settings.dir(), blocksDir(settings), settings.budgetBytes());
-    }
-
-    private static Path blocksDir(Settings settings) {
-        return settings.dir().resolve("blocks");
+        this.index = new BlockIndex(settings);
     }
 
     /**
@@ -133,8 +129,8 @@ public final class BlockCache implements AutoCloseable {
     public static BlockCache open(Settings settings) throws IOException {
         BlockCache cache = new BlockCache(settings, FolderLock.take(settings.dir()));
         try {
-            Files.createDirectories(blocksDir(settings));
-            cache.index.load(BlockFiles.scan(blocksDir(settings)));
+            Files.createDirectories(cache.index.blocksDir());
+            cache.index.load(BlockFiles.scan(cache.index.blocksDir()));
         } catch (IOException | RuntimeException e) {
             cache.close();
             throw e;

@@ -47,9 +47,8 @@ final class BlockIndex {
     record Reservation(Block[] entries, boolean[] mine, boolean[] awaited, List<Block> pinned, long pinBytes) {
     }
 
-    private final Path dir;
+    private final BlockCache.Settings settings;
     private final Path blocksDir;
-    private final long budgetBytes;
     private final ReentrantLock lock = new ReentrantLock();
     /** Every block stored or being stored, least recently used first. */
     private final LinkedHashMap<BlockId, Block> blocks = new LinkedHashMap<>(256, 0.75f, true);
@@ -65,10 +64,14 @@ final class BlockIndex {
     private long uncached;
     private boolean closed;
 
-    BlockIndex(Path dir, Path blocksDir, long budgetBytes) {
-        this.dir = dir;
-        this.blocksDir = blocksDir;
-        this.budgetBytes = budgetBytes;
+    BlockIndex(BlockCache.Settings settings) {
+        this.settings = settings;
+        this.blocksDir = settings.dir().resolve("blocks");
+    }
+
+    /** Where the block files are: {@code blocks/} in the cache folder. */
+    Path blocksDir() {
+        return blocksDir;
     }
 
     /** Registers the blocks a previous run stored, in the order given (first in line for eviction first). */
@@ -101,7 +104,7 @@ final class BlockIndex {
         lock.lock();
         try {
             if (closed) {
-                throw new IOException(dir + ": block cache closed");
+                throw new IOException(settings.dir() + ": block cache closed");
             }
             for (int i = 0; i < count; i++) {
                 BlockId id = new BlockId(object, first + i);
@@ -242,7 +245,7 @@ final class BlockIndex {
         lock.lock();
         try {
             return new BlockCache.Stats(hits, misses, fetchedAhead, requests, bytesFetched, corrupt, evicted, uncached,
-                    storedBytes, pinnedBytes, budgetBytes);
+                    storedBytes, pinnedBytes, settings.budgetBytes());
         } finally {
             lock.unlock();
         }
@@ -263,7 +266,7 @@ final class BlockIndex {
      * evicted beyond need) when they cannot. Holds the lock.
      */
     private boolean makeRoom(long fileBytes) {
-        if (storedBytes + fileBytes <= budgetBytes) {
+        if (storedBytes + fileBytes <= settings.budgetBytes()) {
             return true;
         }
         long evictable = 0;
@@ -272,11 +275,11 @@ final class BlockIndex {
                 evictable += b.fileBytes;
             }
         }
-        if (storedBytes - evictable + fileBytes > budgetBytes) {
+        if (storedBytes - evictable + fileBytes > settings.budgetBytes()) {
             return false;
         }
         Iterator<Map.Entry<BlockId, Block>> it = blocks.entrySet().iterator();
-        while (storedBytes + fileBytes > budgetBytes && it.hasNext()) {
+        while (storedBytes + fileBytes > settings.budgetBytes() && it.hasNext()) {
             Block b = it.next().getValue();
             if (b.pins == 0 && b.download == null) {
                 it.remove();

@@ -9,14 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /** A cache folder's lock file, held while one process uses the folder: two loaders would evict each other's blocks. */
-final class FolderLock implements AutoCloseable {
-    private final FileChannel channel;
-    private final FileLock lock;
-
-    private FolderLock(FileChannel channel, FileLock lock) {
-        this.channel = channel;
-        this.lock = lock;
-    }
+record FolderLock(FileChannel channel, FileLock lock) implements AutoCloseable {
 
     /**
      * Makes {@code dir} if absent and takes its lock.

@@ -54,8 +54,6 @@ public final class VideoLoader extends HostBatchLoader {
 
     private final DecodeStage decode;
     private final ConvertStage convert;
-    private final BatchPool clipBuffers;
-    private final BatchPool batches;
     private final Dataset dataset;
     private final LoaderOptions options;
     private final MemoryPlan plan;
@@ -64,15 +62,13 @@ public final class VideoLoader extends HostBatchLoader {
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
                         BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan,
                         QuarantineGate gate) {
-        super(pipeline, resume);
+        super(pipeline, resume, clipBuffers, batches);
         this.plan = plan;
         this.gate = gate;
         this.dataset = dataset;
         this.options = options;
         this.decode = decode;
         this.convert = convert;
-        this.clipBuffers = clipBuffers;
-        this.batches = batches;
     }
 
     /**
@@ -350,26 +346,10 @@ public final class VideoLoader extends HostBatchLoader {
         return counted == 0 ? 0 : total / counted;
     }
 
-    /** The batch buffer pool (for its counters). */
-    public BatchPool batchPool() {
-        return batches;
-    }
-
     @Override
-    public void close() {
-        Pipeline<ClipBatch> pipeline = pipeline();
-        try {
-            pipeline.close();
-        } finally {
-            // A worker that ignored interruption may still be inside FFmpeg: freeing its decoder or the
-            // buffers under it would crash the JVM, so leak them instead (close() has logged the thread).
-            if (pipeline.liveThreads().isEmpty()) {
-                decode.close();
-                convert.close();
-                clipBuffers.close();
-                batches.close();
-            }
-        }
+    protected void freeWorkers() {
+        decode.close();
+        convert.close();
     }
 
 }
