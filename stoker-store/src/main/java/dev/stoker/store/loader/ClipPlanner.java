@@ -53,11 +53,7 @@ final class ClipPlanner {
     ClipPlanner(ShardDataset dataset, LoaderOptions options) {
         this.dataset = dataset;
         this.options = options;
-        this.sampler = switch (options.clip().starts()) {
-            case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
-            case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
-            case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
-        };
+        this.sampler = options.clipSampler();
     }
 
     /** Every clip start of the sample in {@code epoch}, ascending. */

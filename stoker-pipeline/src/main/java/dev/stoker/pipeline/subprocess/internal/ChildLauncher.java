@@ -15,7 +15,6 @@ final class ChildLauncher {
     private final String launchLine;
     private final SharedRing items;
     private final SharedRing results;
-    private final SharedRing.Record record = new SharedRing.Record();
     private volatile Process process;
     private OutputStream childStdin;
 
@@ -52,6 +51,7 @@ final class ChildLauncher {
         }
         settings.onChildStart().accept(p.pid());
         long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+        SharedRing.Record record = new SharedRing.Record();
         Backoff backoff = new Backoff(TimeUnit.MILLISECONDS.toNanos(5));
         while (true) {
             if (results.poll(record)) {

@@ -45,7 +45,8 @@ final class CrashRecovery {
         }
         if (crashes.exhausted()) {
             return reports.runFailure("the child process died " + restarts + " times in a row without finishing an item"
-                    + " (crash budget: " + crashes.budget() + " restarts); last: " + how + ", with items in flight " + named, null);
+                    + " (crash budget: " + crashes.budget() + " restarts); last: " + how + ", with items in flight "
+                    + named, null);
         }
         LOG.log(System.Logger.Level.WARNING, "child process " + launcher.pid() + " died (" + how + ") with "
                 + suspects.size() + " items in flight " + abbreviate(named) + "; restarting it (restart " + restarts + " of "
