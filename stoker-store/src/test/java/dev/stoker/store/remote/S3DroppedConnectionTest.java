@@ -36,9 +36,6 @@ class S3DroppedConnectionTest {
     @RegisterExtension
     final S3ProxyExtension s3 = S3Server.extension();
 
-    @TempDir
-    Path cacheDir;
-
     @BeforeEach
     void publish() throws IOException {
         S3Server.publishSampleShards(settings(s3.getUri()), LOCATION);
@@ -61,7 +58,7 @@ class S3DroppedConnectionTest {
     }
 
     @Test
-    void theBlockCacheNeverKeepsABlockCutShort() throws IOException {
+    void theBlockCacheNeverKeepsABlockCutShort(@TempDir Path cacheDir) throws IOException {
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
         BlockCache.Settings cache = new BlockCache.Settings(cacheDir, 64L << 20, 16 << 10);
         try (DroppingProxy proxy = new DroppingProxy(s3.getUri(), 3, 2000);
