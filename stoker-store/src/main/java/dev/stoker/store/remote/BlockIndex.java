@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
 
 /**
  * The block cache's entries under its byte budget: least recently used first, pinned ones (in use) never evicted,
@@ -76,17 +77,14 @@ final class BlockIndex {
 
     /** Registers the blocks a previous run stored, in the order given (first in line for eviction first). */
     void load(List<BlockFiles.Found> found) {
-        lock.lock();
-        try {
+        locked(() -> {
             for (BlockFiles.Found f : found) {
                 BlockId id = new BlockId(f.object(), f.index());
                 blocks.put(id, new Block(id, f.file(), f.bytes()));
                 storedBytes += f.bytes();
             }
             makeRoom(0);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /**
@@ -153,36 +151,29 @@ final class BlockIndex {
     }
 
     void unpin(List<Block> pinned) {
-        lock.lock();
-        try {
+        locked(() -> {
             for (Block b : pinned) {
                 if (--b.pins == 0) {
                     pinnedBytes -= b.fileBytes;
                 }
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** The block's file is in place: its download is over and its waiters are told. */
     void stored(Block b) {
-        lock.lock();
-        try {
+        locked(() -> {
             CompletableFuture<Void> done = b.download;
             b.download = null;
             if (done != null) {
                 done.complete(null);
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** A download that failed: the entry is dropped (a later read tries again), its waiters told. */
     void abandon(Block b) {
-        lock.lock();
-        try {
+        locked(() -> {
             CompletableFuture<Void> done = b.download;
             if (done == null) {
                 return; // stored
@@ -194,68 +185,58 @@ final class BlockIndex {
                 storedBytes -= b.fileBytes;
             }
             done.completeExceptionally(new IOException(b.file + ": download failed"));
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** The download of {@code b} in flight; null when none is. */
     CompletableFuture<Void> download(Block b) {
-        lock.lock();
-        try {
-            return b.download;
-        } finally {
-            lock.unlock();
-        }
+        return lockedGet(() -> b.download);
     }
 
     boolean isRemoved(Block b) {
-        lock.lock();
-        try {
-            return b.removed;
-        } finally {
-            lock.unlock();
-        }
+        return lockedGet(() -> b.removed);
     }
 
     /** A ranged GET of {@code bytes} bytes. */
     void fetched(long bytes) {
-        lock.lock();
-        try {
+        locked(() -> {
             requests++;
             bytesFetched += bytes;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** {@code b}'s file failed its check (counted unless the entry was already dropped: then it is merely gone). */
     void damaged(Block b) {
-        lock.lock();
-        try {
+        locked(() -> {
             if (!b.removed) {
                 corrupt++;
             }
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     BlockCache.Stats stats() {
-        lock.lock();
-        try {
-            return new BlockCache.Stats(hits, misses, fetchedAhead, requests, bytesFetched, corrupt, evicted, uncached,
-                    storedBytes, pinnedBytes, settings.budgetBytes());
-        } finally {
-            lock.unlock();
-        }
+        return lockedGet(() -> new BlockCache.Stats(hits, misses, fetchedAhead, requests, bytesFetched, corrupt, evicted,
+                uncached, storedBytes, pinnedBytes, settings.budgetBytes()));
     }
 
     /** Later reservations fail. */
     void close() {
+        locked(() -> closed = true);
+    }
+
+    private void locked(Runnable action) {
         lock.lock();
         try {
-            closed = true;
+            action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private <T> T lockedGet(Supplier<T> read) {
+        lock.lock();
+        try {
+            return read.get();
         } finally {
             lock.unlock();
         }
