@@ -22,13 +22,13 @@ import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.CollateStage;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
@@ -212,7 +212,9 @@ public final class ShardLoader extends HostBatchLoader {
                 .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", (List<LoadedClip> loaded) -> collate(loaded, batches, resume), s -> s.failureBudget(budget));
+                .map("collate", new CollateStage<LoadedClip>(batches, (batch, last) -> resume.collated(batch,
+                        last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
+                        s -> s.failureBudget(budget));
     }
 
     /** The sampler's draws from {@code start} on, as tasks; the pipeline's epoch k is the sampler's start.epoch() + k. */
@@ -288,37 +290,6 @@ public final class ShardLoader extends HostBatchLoader {
         } catch (RuntimeException | Error e) {
             buffers.forEach(ClipBatch::close);
             throw e;
-        }
-    }
-
-    private static ClipBatch collate(List<LoadedClip> loaded, BatchPool batches, ResumeTracker resume) {
-        ClipBatch batch;
-        try {
-            batch = batches.acquire();
-        } catch (InterruptedException e) {
-            loaded.forEach(LoadedClip::close);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a batch buffer", e);
-        }
-        try {
-            for (int i = 0; i < loaded.size(); i++) {
-                LoadedClip clip = loaded.get(i);
-                double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
-                ClipInfo info = new ClipInfo(clip.task().sample().sourcePath(), clip.task().sample().label(), times,
-                        clip.decoded().decodedFrames());
-                clip.pixels().writeTo(batch, i, info);
-            }
-            if (!loaded.isEmpty()) {
-                LoadedClip last = loaded.getLast();
-                resume.collated(batch, last.task().draw().epoch(), last.task().draw().position(), last.clip(),
-                        last.clipsOfSample());
-            }
-            return batch;
-        } catch (RuntimeException | Error e) {
-            batch.close();
-            throw e;
-        } finally {
-            loaded.forEach(LoadedClip::close);
         }
     }
 

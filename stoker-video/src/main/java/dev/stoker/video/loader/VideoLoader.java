@@ -284,7 +284,7 @@ public final class VideoLoader extends HostBatchLoader {
                     }, s -> s.failureBudget(budget).order(Order.INPUT));
         }
         boolean decodedInChild = placement.inChild(LoaderStage.DECODE);
-        CollateStage collate = new CollateStage(parts.batches(), (batch, last) -> {
+        CollateStage<LoadedClip> collate = new CollateStage<>(parts.batches(), (batch, last) -> {
             if (decodedInChild) {
                 decode.countDelivered(batch);
             }
