@@ -19,6 +19,11 @@ public record StageConfig(Integer concurrency, Integer queueCapacity, Order orde
 
     public static final StageConfig EMPTY = new StageConfig(null, null, null, null, null, null);
 
+    /** {@code concurrency} workers that keep input order (known order, exact resume); the rest defaults. */
+    public static StageConfig inInputOrder(int concurrency) {
+        return new StageConfig(concurrency, null, Order.INPUT, null, null, null);
+    }
+
     public StageConfig {
         if (concurrency != null && concurrency < 1) {
             throw new IllegalArgumentException("concurrency: " + concurrency + " (expected: 1+)");

@@ -36,14 +36,8 @@ class ShardDamageTest {
     @Test
     void flippedPayloadByteFailsItsChecksumAndOnlyThatSample() throws IOException {
         DemoSource.ingest(dest, IngestOptions.RAW);
-        SampleInfo victim;
-        long at;
-        try (ShardDataset shards = ShardDataset.open(dest)) {
-            victim = shards.sample(1);
-            // a byte inside frame 0 of sample 1
-            at = payloadOffsetOf(shards, 1) + 100;
-        }
-        flip(dest.resolve(victim.shard()), at);
+        SampleInfo victim = sample(1);
+        flip(dest.resolve(victim.shard()), payloadOffsetOf(victim) + 100); // a byte inside frame 0 of sample 1
 
         ShardVerifier.Report report = ShardVerifier.verify(dest);
         assertThat(report.damages()).hasSize(1);
@@ -73,12 +67,8 @@ class ShardDamageTest {
     @Test
     void damagedIndexEntryAndTruncatedShardAreNamed() throws IOException {
         DemoSource.ingest(dest, IngestOptions.VIDEO);
-        Path first;
-        Path last;
-        try (ShardDataset shards = ShardDataset.open(dest)) {
-            first = dest.resolve(shards.sample(0).shard());
-            last = dest.resolve(shards.sample(shards.size() - 1).shard());
-        }
+        Path first = dest.resolve(sample(0).shard());
+        Path last = dest.resolve(sample(-1).shard());
         // the first index entry starts right after the records: find it from the footer
         try (RandomAccessFile file = new RandomAccessFile(first.toFile(), "rw")) {
             file.seek(file.length() - 48 + 8);
@@ -112,10 +102,7 @@ class ShardDamageTest {
     @Test
     void shardFromAnotherVersionIsRefusedByName() throws IOException {
         DemoSource.ingest(dest, IngestOptions.RAW);
-        Path shard;
-        try (ShardDataset shards = ShardDataset.open(dest)) {
-            shard = dest.resolve(shards.sample(0).shard());
-        }
+        Path shard = dest.resolve(sample(0).shard());
         try (RandomAccessFile file = new RandomAccessFile(shard.toFile(), "rw")) {
             file.seek(8);
             file.writeInt(ShardLayout.FORMAT_VERSION + 1);
@@ -123,9 +110,17 @@ class ShardDamageTest {
         assertThat(ShardVerifier.verify(dest).damages()).anySatisfy(d -> assertThat(d.problem()).contains("format version"));
     }
 
-    private static long payloadOffsetOf(ShardDataset shards, int sample) {
-        SampleInfo info = shards.sample(sample);
-        return shards.shardOf(info).entry(info.record()).payloadOffset();
+    /** Sample {@code index} of the ingested shards; -1 for the last. */
+    private SampleInfo sample(int index) throws IOException {
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            return shards.sample(index < 0 ? shards.size() + index : index);
+        }
+    }
+
+    private long payloadOffsetOf(SampleInfo info) throws IOException {
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            return shards.shardOf(info).entry(info.record()).payloadOffset();
+        }
     }
 
     private static void flip(Path file, long at) throws IOException {

@@ -16,12 +16,9 @@ import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.StringJoiner;
-import java.util.zip.CRC32;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,23 +49,12 @@ class ShardLoaderExactResumeTest {
     private record Run(List<String> batches, SamplerState state) {
     }
 
-    /** A batch as text: each clip's source and frame times, and a checksum of the pixels (crops included). */
-    static String record(ClipBatch batch) {
-        StringJoiner clips = new StringJoiner(" ");
-        for (ClipInfo c : batch.clips()) {
-            clips.add(c.path().getFileName() + "@" + Arrays.toString(c.frameTimestampsSeconds()).replace(" ", ""));
-        }
-        CRC32 crc = new CRC32();
-        crc.update(batch.data().asByteBuffer());
-        return clips + " #" + Long.toHexString(crc.getValue());
-    }
-
     private static Run run(ShardLoader loader, int limit) {
         List<String> batches = new ArrayList<>();
         try (loader) {
             for (ClipBatch batch : loader) {
                 try (batch) {
-                    batches.add(record(batch));
+                    batches.add(BatchText.of(batch));
                 }
                 if (batches.size() == limit) {
                     break;

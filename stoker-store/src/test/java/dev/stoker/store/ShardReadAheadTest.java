@@ -38,7 +38,7 @@ class ShardReadAheadTest {
         try (ShardLoader loader = ShardLoader.open(shards, options, null, readAhead)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
-                    batches.add(ShardLoaderExactResumeTest.record(batch));
+                    batches.add(BatchText.of(batch));
                 }
                 Thread.sleep(consumerMillis); // the training step
             }

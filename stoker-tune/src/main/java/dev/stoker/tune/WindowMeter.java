@@ -17,23 +17,13 @@ import java.util.function.BooleanSupplier;
  * ({@link TickRate}); the stage signals come from the span as a whole, and each stage's input queue is looked at
  * every tick (the share of ticks it was empty).
  */
-final class WindowMeter implements Meter {
+record WindowMeter(Pipeline<?> pipeline, AutotuneBudget budget, NanoClock clock) implements Meter {
     static final int TICKS_PER_WINDOW = 5;
     /**
      * A measurement waiting for {@link AutotuneBudget#minItems()} stops at this many times its windows (a loader
      * at one batch a second, with the defaults: 20 s, not the minute 20 items would take at worst).
      */
     static final int MAX_STRETCH = 20;
-
-    private final Pipeline<?> pipeline;
-    private final AutotuneBudget budget;
-    private final NanoClock clock;
-
-    WindowMeter(Pipeline<?> pipeline, AutotuneBudget budget, NanoClock clock) {
-        this.pipeline = pipeline;
-        this.budget = budget;
-        this.clock = clock;
-    }
 
     @Override
     public MeasuredWindow measure(BooleanSupplier closed) {

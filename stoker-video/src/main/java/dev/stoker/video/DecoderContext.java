@@ -1,11 +1,9 @@
 package dev.stoker.video;
 
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_flush_buffers;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
@@ -15,7 +13,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_NONREF;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
 import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
@@ -213,16 +210,10 @@ final class DecoderContext implements AutoCloseable {
         if (packet != null) {
             packet.data(null);
             packet.size(0);
-            av_packet_free(packet);
-            packet = null;
         }
-        if (frame != null) {
-            av_frame_free(frame);
-            frame = null;
-        }
-        if (context != null) {
-            avcodec_free_context(context);
-            context = null;
-        }
+        CodecResources.free(context, frame, packet);
+        packet = null;
+        frame = null;
+        context = null;
     }
 }

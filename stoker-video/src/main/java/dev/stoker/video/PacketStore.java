@@ -1,7 +1,6 @@
 package dev.stoker.video;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import org.bytedeco.javacpp.Pointer;
 
 /**
@@ -17,13 +16,7 @@ final class PacketStore implements AutoCloseable {
     /** AV_NOPTS_VALUE. */
     static final long NO_TIMESTAMP = Long.MIN_VALUE;
 
-    private int count;
-    private long[] pts = new long[256];
-    private long[] dts = new long[256];
-    private long[] durations = new long[256];
-    private int[] flags = new int[256];
-    private long[] offsets = new long[256];
-    private int[] sizes = new int[256];
+    private PacketColumns packets = new PacketColumns(256);
     private Pointer buffer;
     private long capacityBytes;
     private long usedBytes;
@@ -70,13 +63,7 @@ final class PacketStore implements AutoCloseable {
     /** Takes copies of a caller's packet index (view and copy share it). */
     private void index(long[] pts, long[] dts, long[] durations, int[] flags, long[] offsets, int[] sizes,
                        long payloadBytes) {
-        this.count = pts.length;
-        this.pts = pts.clone();
-        this.dts = dts.clone();
-        this.durations = durations.clone();
-        this.flags = flags.clone();
-        this.offsets = offsets.clone();
-        this.sizes = sizes.clone();
+        this.packets = PacketColumns.copyOf(pts, dts, durations, flags, offsets, sizes);
         this.usedBytes = payloadBytes;
     }
 
@@ -87,7 +74,7 @@ final class PacketStore implements AutoCloseable {
     }
 
     long offset(int packet) {
-        return offsets[packet];
+        return packets.offset(packet);
     }
 
     /** Copies one packet's payload (at {@code dataAddress}) and records its timing. */
@@ -96,27 +83,12 @@ final class PacketStore implements AutoCloseable {
         if (needed > capacityBytes) {
             grow(needed);
         }
-        if (count == pts.length) {
-            int length = count * 2;
-            pts = Arrays.copyOf(pts, length);
-            dts = Arrays.copyOf(dts, length);
-            durations = Arrays.copyOf(durations, length);
-            flags = Arrays.copyOf(flags, length);
-            offsets = Arrays.copyOf(offsets, length);
-            sizes = Arrays.copyOf(sizes, length);
-        }
         MemorySegment target = MemorySegment.ofAddress(buffer.address() + usedBytes).reinterpret(sizeBytes + PADDING_BYTES);
         if (sizeBytes > 0) {
             MemorySegment.copy(MemorySegment.ofAddress(dataAddress).reinterpret(sizeBytes), 0, target, 0, sizeBytes);
         }
         target.asSlice(sizeBytes, PADDING_BYTES).fill((byte) 0);
-        pts[count] = packetPts;
-        dts[count] = packetDts;
-        durations[count] = duration;
-        flags[count] = packetFlags;
-        offsets[count] = usedBytes;
-        sizes[count] = sizeBytes;
-        count++;
+        packets.add(packetPts, packetDts, duration, packetFlags, usedBytes, sizeBytes);
         usedBytes += sizeBytes + PADDING_BYTES;
     }
 
@@ -142,31 +114,31 @@ final class PacketStore implements AutoCloseable {
     }
 
     int count() {
-        return count;
+        return packets.count();
     }
 
     long pts(int packet) {
-        return pts[packet];
+        return packets.pts(packet);
     }
 
     long dts(int packet) {
-        return dts[packet];
+        return packets.dts(packet);
     }
 
     long duration(int packet) {
-        return durations[packet];
+        return packets.duration(packet);
     }
 
     int flags(int packet) {
-        return flags[packet];
+        return packets.flags(packet);
     }
 
     int sizeBytes(int packet) {
-        return sizes[packet];
+        return packets.sizeBytes(packet);
     }
 
     long address(int packet) {
-        return (externalAddress != 0 ? externalAddress : buffer.address()) + offsets[packet];
+        return (externalAddress != 0 ? externalAddress : buffer.address()) + packets.offset(packet);
     }
 
     /** Native bytes held, payloads plus padding. */

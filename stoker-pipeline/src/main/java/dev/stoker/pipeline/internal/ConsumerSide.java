@@ -2,7 +2,6 @@ package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.SinkStats;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The consumer's end of the sink: takes the next result or marker for the one consuming thread, and counts how
@@ -12,13 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ConsumerSide {
     private final PipelineRuntime runtime;
     private final BoundedQueue sink;
-    private final LongAdder readyCalls = new LongAdder();
-    private final LongAdder waitedCalls = new LongAdder();
-    private final LongAdder waitNanos = new LongAdder();
+    private final ConsumerWaits waits = new ConsumerWaits();
     private volatile boolean waiting;
-    // The first result's arrival and its wait: the wait share is measured from there, start-up left out.
-    private volatile long firstDeliveryNanos;
-    private volatile long firstWaitNanos;
     private volatile boolean finished;
     private volatile int epoch;
 
@@ -38,8 +32,7 @@ public final class ConsumerSide {
             Object next = sink.poll(0, null);
             if (next != null && next != BoundedQueue.FINISHED) {
                 if (next instanceof Envelope) {
-                    readyCalls.increment();
-                    delivered(0);
+                    waits.ready();
                 }
                 if (next instanceof Marker) {
                     sink.resume();
@@ -54,10 +47,7 @@ public final class ConsumerSide {
                 waiting = false;
             }
             if (next instanceof Envelope) {
-                long waited = System.nanoTime() - start;
-                waitedCalls.increment();
-                waitNanos.add(waited);
-                delivered(waited);
+                waits.waited(System.nanoTime() - start);
             }
             if (next instanceof Marker) {
                 sink.resume();
@@ -72,13 +62,6 @@ public final class ConsumerSide {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the pipeline", e);
-        }
-    }
-
-    private void delivered(long waitedNanos) {
-        if (firstDeliveryNanos == 0) {   // one consuming thread: no race
-            firstWaitNanos = waitedNanos;
-            firstDeliveryNanos = System.nanoTime();
         }
     }
 
@@ -97,7 +80,7 @@ public final class ConsumerSide {
 
     /** Results handed to the consumer: those that were ready and those it waited for. */
     long delivered() {
-        return readyCalls.sum() + waitedCalls.sum();
+        return waits.delivered();
     }
 
     /** The epoch of the last result handed out. */
@@ -110,13 +93,6 @@ public final class ConsumerSide {
     }
 
     SinkStats snapshot() {
-        var queue = sink.snapshot();
-        long ready = readyCalls.sum();
-        long waited = waitedCalls.sum();
-        long total = waitNanos.sum();
-        long since = firstDeliveryNanos == 0 ? 0 : System.nanoTime() - firstDeliveryNanos;
-        double waitShare = since <= 0 ? 0 : Math.min(1, Math.max(0, (total - firstWaitNanos) / (double) since));
-        return new SinkStats(queue.capacity(), queue.size(), ready + waited,
-                ready + waited == 0 ? 0 : (double) ready / (ready + waited), total / 1e6, waitShare, queue.meanFill());
+        return waits.stats(sink.snapshot());
     }
 }

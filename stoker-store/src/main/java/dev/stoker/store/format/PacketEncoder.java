@@ -4,11 +4,9 @@ import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_FLAG_GLOBAL_HEADER;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_FLAG_QSCALE;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_encoder_by_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_packet;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_frame;
@@ -25,7 +23,6 @@ import static org.bytedeco.ffmpeg.global.avutil.av_dict_count;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_set;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
@@ -38,6 +35,7 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_getContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
 
+import dev.stoker.video.CodecResources;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import java.lang.foreign.MemorySegment;
@@ -229,18 +227,10 @@ final class PacketEncoder implements AutoCloseable {
 
     @Override
     public void close() {
-        if (packet != null) {
-            av_packet_free(packet);
-            packet = null;
-        }
-        if (frame != null) {
-            av_frame_free(frame);
-            frame = null;
-        }
-        if (context != null) {
-            avcodec_free_context(context);
-            context = null;
-        }
+        CodecResources.free(context, frame, packet);
+        packet = null;
+        frame = null;
+        context = null;
         if (sws != null) {
             sws_freeContext(sws);
             sws = null;

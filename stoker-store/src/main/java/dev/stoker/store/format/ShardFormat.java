@@ -5,7 +5,7 @@ import dev.stoker.store.IngestOptions;
 /**
  * A way of storing samples in shards: how decoded frames become packets at ingest, and which FFmpeg
  * decoder reads them back (through {@link dev.stoker.video.Video#fromPackets}, so every format gets
- * the same frame-exact clip semantics). One class per format.
+ * the same frame-exact clip semantics). One class per format, made by {@link #named} with the name it goes by.
  */
 public interface ShardFormat {
     /** The name {@code --format} takes: "video", "jpeg", "raw". */
@@ -30,9 +30,9 @@ public interface ShardFormat {
     /** The format {@code name} names. */
     static ShardFormat named(String name) {
         return switch (name) {
-            case IngestOptions.VIDEO -> new VideoFormat();
-            case IngestOptions.JPEG -> new JpegFormat();
-            case IngestOptions.RAW -> new RawFormat();
+            case IngestOptions.VIDEO -> new VideoFormat(name);
+            case IngestOptions.JPEG -> new JpegFormat(name);
+            case IngestOptions.RAW -> new RawFormat(name);
             default -> throw new IllegalArgumentException("format: " + name + " (expected: video, jpeg or raw)");
         };
     }

@@ -8,14 +8,9 @@ import java.util.Map;
  * short GOP, so a clip decodes from a keyframe at most {@code gop - 1} frames before its start. Stored
  * as raw packets plus SPS/PPS extradata: reading needs no container.
  */
-final class VideoFormat implements ShardFormat {
+record VideoFormat(String name) implements ShardFormat {
     /** Bits per pixel per frame: about 0.25 keeps small, busy frames close to the source. */
     private static final double BITS_PER_PIXEL = 0.25;
-
-    @Override
-    public String name() {
-        return IngestOptions.VIDEO;
-    }
 
     @Override
     public EncodedSample encode(DecodedSample sample, IngestOptions options) {

@@ -45,19 +45,10 @@ import java.util.concurrent.atomic.LongAdder;
  * Where a sample's clips start and how they are cropped: VideoLoader's functions of (seed, epoch, source
  * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch.
  */
-final class ClipPlanner {
-    private final ShardDataset dataset;
-    private final LoaderOptions options;
-    private final ClipSampler sampler;
+record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler sampler) {
 
     ClipPlanner(ShardDataset dataset, LoaderOptions options) {
-        this.dataset = dataset;
-        this.options = options;
-        this.sampler = switch (options.clip().starts()) {
-            case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
-            case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
-            case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
-        };
+        this(dataset, options, options.clipSampler());
     }
 
     /** Every clip start of the sample in {@code epoch}, ascending. */

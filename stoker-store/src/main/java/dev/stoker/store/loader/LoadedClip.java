@@ -29,10 +29,12 @@ import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.CollatableClip;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.ResumeTracker;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -43,7 +45,22 @@ import java.util.concurrent.atomic.LongAdder;
 
 /** One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample} this epoch. */
 record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
-        implements AutoCloseable {
+        implements CollatableClip {
+    @Override
+    public Path sourcePath() {
+        return task.sample().sourcePath();
+    }
+
+    @Override
+    public int label() {
+        return task.sample().label();
+    }
+
+    @Override
+    public void writeTo(ClipBatch batch, int slot, ClipInfo info) {
+        pixels.writeTo(batch, slot, info);
+    }
+
     @Override
     public void close() {
         pixels.close();

@@ -2,7 +2,6 @@ package dev.stoker.store.loader;
 
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
-import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
@@ -23,13 +22,13 @@ import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.CollateStage;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
@@ -68,18 +67,14 @@ public final class ShardLoader extends HostBatchLoader {
     public static final List<String> STAGES = List.of("fetch", "decode", "batch", "collate");
 
     private final Queue<ClipReader> readers;
-    private final BatchPool clipBuffers;
-    private final BatchPool batches;
     private final LongAdder clips;
     private final LongAdder decodedFrames;
     private final RecordReadAhead readAhead;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
                         LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead) {
-        super(pipeline, resume);
+        super(pipeline, resume, clipBuffers, batches);
         this.readers = readers;
-        this.clipBuffers = clipBuffers;
-        this.batches = batches;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
         this.readAhead = readAhead;
@@ -88,9 +83,9 @@ public final class ShardLoader extends HostBatchLoader {
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", new StageConfig(1, null, Order.INPUT, null, null, null),
-                "decode", new StageConfig(Math.max(1, cores), null, Order.INPUT, null, null, null),
-                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+                "fetch", StageConfig.inInputOrder(1),
+                "decode", StageConfig.inInputOrder(Math.max(1, cores)),
+                "collate", StageConfig.inInputOrder(1)));
     }
 
     /** The dataset as the sampler sees it: the samples of one shard form a group. */
@@ -217,7 +212,9 @@ public final class ShardLoader extends HostBatchLoader {
                 .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", (List<LoadedClip> loaded) -> collate(loaded, batches, resume), s -> s.failureBudget(budget));
+                .map("collate", new CollateStage<LoadedClip>(batches, (batch, last) -> resume.collated(batch,
+                        last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
+                        s -> s.failureBudget(budget));
     }
 
     /** The sampler's draws from {@code start} on, as tasks; the pipeline's epoch k is the sampler's start.epoch() + k. */
@@ -277,13 +274,7 @@ public final class ShardLoader extends HostBatchLoader {
         try {
             List<ClipRequest> requests = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                ClipBatch buffer;
-                try {
-                    buffer = clipBuffers.acquire();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
-                }
+                ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
                 buffers.add(buffer);
                 requests.add(new ClipRequest(specs.get(i), resizes.get(i), BatchCollator.slot(buffer, 0)));
             }
@@ -299,37 +290,6 @@ public final class ShardLoader extends HostBatchLoader {
         } catch (RuntimeException | Error e) {
             buffers.forEach(ClipBatch::close);
             throw e;
-        }
-    }
-
-    private static ClipBatch collate(List<LoadedClip> loaded, BatchPool batches, ResumeTracker resume) {
-        ClipBatch batch;
-        try {
-            batch = batches.acquire();
-        } catch (InterruptedException e) {
-            loaded.forEach(LoadedClip::close);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a batch buffer", e);
-        }
-        try {
-            for (int i = 0; i < loaded.size(); i++) {
-                LoadedClip clip = loaded.get(i);
-                double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
-                ClipInfo info = new ClipInfo(clip.task().sample().sourcePath(), clip.task().sample().label(), times,
-                        clip.decoded().decodedFrames());
-                clip.pixels().writeTo(batch, i, info);
-            }
-            if (!loaded.isEmpty()) {
-                LoadedClip last = loaded.getLast();
-                resume.collated(batch, last.task().draw().epoch(), last.task().draw().position(), last.clip(),
-                        last.clipsOfSample());
-            }
-            return batch;
-        } catch (RuntimeException | Error e) {
-            batch.close();
-            throw e;
-        } finally {
-            loaded.forEach(LoadedClip::close);
         }
     }
 
@@ -350,25 +310,16 @@ public final class ShardLoader extends HostBatchLoader {
         return decodedFrames.sum();
     }
 
-    public BatchPool batchPool() {
-        return batches;
+    @Override
+    protected void pipelineClosed() {
+        readAhead.close();
     }
 
     @Override
-    public void close() {
-        Pipeline<ClipBatch> pipeline = pipeline();
-        try {
-            pipeline.close();
-        } finally {
-            readAhead.close();
-            if (pipeline.liveThreads().isEmpty()) {
-                ClipReader r;
-                while ((r = readers.poll()) != null) {
-                    r.close();
-                }
-                clipBuffers.close();
-                batches.close();
-            }
+    protected void freeWorkers() {
+        ClipReader r;
+        while ((r = readers.poll()) != null) {
+            r.close();
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,12 +31,32 @@ class BlockCacheTest {
     @TempDir
     Path cacheDir;
     private byte[] object;
+    private FolderHttpServer server;
+    private HttpBlobStore store;
 
     @BeforeEach
-    void writeObject() throws IOException {
+    void serveObject() throws IOException {
         object = new byte[OBJECT_BYTES];
         new Random(17).nextBytes(object);
         Files.write(served.resolve("obj.bin"), object);
+        server = new FolderHttpServer(served, true);
+        store = HttpBlobStore.open(server.uri(), Retry.standard());
+    }
+
+    @AfterEach
+    void stopServing() throws IOException {
+        try (FolderHttpServer stopping = server) {
+            store.close();
+        }
+    }
+
+    private BlockCache open(long budgetBytes) throws IOException {
+        return BlockCache.open(new BlockCache.Settings(cacheDir, budgetBytes, BLOCK));
+    }
+
+    /** The served object, version v1, as {@code cache} names it. */
+    private BlockCache.CachedObject served(BlockCache cache) {
+        return cache.object(store, "obj.bin", OBJECT_BYTES, "v1");
     }
 
     private static byte[] slice(byte[] bytes, ByteRange r) {
@@ -45,41 +66,36 @@ class BlockCacheTest {
     @Test
     void aBlockIsDownloadedOnceAndARerunReadsItFromDisk() throws IOException {
         ByteRange range = new ByteRange(BLOCK - 100, BLOCK + 200); // spans blocks 0, 1 and 2
-        try (FolderHttpServer server = new FolderHttpServer(served, true);
-             HttpBlobStore store = HttpBlobStore.open(server.uri(), Retry.standard())) {
-            try (BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, 1 << 20, BLOCK))) {
-                BlockCache.CachedObject obj = cache.object(store, "obj.bin", OBJECT_BYTES, "v1");
-                assertThat(cache.read(obj, range)).isEqualTo(slice(object, range));
-                assertThat(store.stats().requests()).as("three adjacent missing blocks: one GET").isEqualTo(1);
-                assertThat(cache.read(obj, new ByteRange(BLOCK + 5, 10))).isEqualTo(slice(object, new ByteRange(BLOCK + 5, 10)));
-                assertThat(store.stats().requests()).isEqualTo(1);
-                assertThat(cache.stats().misses()).isEqualTo(3);
-                assertThat(cache.stats().hits()).isEqualTo(1);
-                assertThat(cache.stats().storedBytes()).isEqualTo(3L * (BLOCK + 4));
-            }
-            try (Stream<Path> files = Files.walk(cacheDir)) {
-                assertThat(files.map(Path::toString).filter(f -> f.endsWith(".part"))).isEmpty();
-            }
-            try (BlockCache again = BlockCache.open(new BlockCache.Settings(cacheDir, 1 << 20, BLOCK))) {
-                BlockCache.CachedObject obj = again.object(store, "obj.bin", OBJECT_BYTES, "v1");
-                assertThat(again.read(obj, range)).isEqualTo(slice(object, range));
-                assertThat(store.stats().requests()).as("the rerun finds every block on disk").isEqualTo(1);
-                assertThat(again.stats().hitRate()).isEqualTo(1.0);
-                // Another version of the object (re-ingested) never meets the old blocks.
-                BlockCache.CachedObject v2 = again.object(store, "obj.bin", OBJECT_BYTES, "v2");
-                assertThat(again.read(v2, range)).isEqualTo(slice(object, range));
-                assertThat(store.stats().requests()).isEqualTo(2);
-            }
+        try (BlockCache cache = open(1 << 20)) {
+            BlockCache.CachedObject obj = served(cache);
+            assertThat(cache.read(obj, range)).isEqualTo(slice(object, range));
+            assertThat(store.stats().requests()).as("three adjacent missing blocks: one GET").isEqualTo(1);
+            assertThat(cache.read(obj, new ByteRange(BLOCK + 5, 10))).isEqualTo(slice(object, new ByteRange(BLOCK + 5, 10)));
+            assertThat(store.stats().requests()).isEqualTo(1);
+            assertThat(cache.stats().misses()).isEqualTo(3);
+            assertThat(cache.stats().hits()).isEqualTo(1);
+            assertThat(cache.stats().storedBytes()).isEqualTo(3L * (BLOCK + 4));
+        }
+        try (Stream<Path> files = Files.walk(cacheDir)) {
+            assertThat(files.map(Path::toString).filter(f -> f.endsWith(".part"))).isEmpty();
+        }
+        try (BlockCache again = open(1 << 20)) {
+            BlockCache.CachedObject obj = served(again);
+            assertThat(again.read(obj, range)).isEqualTo(slice(object, range));
+            assertThat(store.stats().requests()).as("the rerun finds every block on disk").isEqualTo(1);
+            assertThat(again.stats().hitRate()).isEqualTo(1.0);
+            // Another version of the object (re-ingested) never meets the old blocks.
+            BlockCache.CachedObject v2 = again.object(store, "obj.bin", OBJECT_BYTES, "v2");
+            assertThat(again.read(v2, range)).isEqualTo(slice(object, range));
+            assertThat(store.stats().requests()).isEqualTo(2);
         }
     }
 
     @Test
     void aDamagedCachedBlockIsDownloadedAgainAndCounted() throws IOException {
         ByteRange range = new ByteRange(0, 3 * BLOCK);
-        try (FolderHttpServer server = new FolderHttpServer(served, true);
-             HttpBlobStore store = HttpBlobStore.open(server.uri(), Retry.standard());
-             BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, 1 << 20, BLOCK))) {
-            BlockCache.CachedObject obj = cache.object(store, "obj.bin", OBJECT_BYTES, "v1");
+        try (BlockCache cache = open(1 << 20)) {
+            BlockCache.CachedObject obj = served(cache);
             cache.read(obj, range);
             Path block;
             try (Stream<Path> files = Files.walk(cacheDir)) {
@@ -102,10 +118,8 @@ class BlockCacheTest {
     @Test
     void theBudgetHoldsAndBlocksInUseAreNeverEvicted() throws IOException {
         long budget = 4L * (BLOCK + 4);
-        try (FolderHttpServer server = new FolderHttpServer(served, true);
-             HttpBlobStore store = HttpBlobStore.open(server.uri(), Retry.standard());
-             BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, budget, BLOCK))) {
-            BlockCache.CachedObject obj = cache.object(store, "obj.bin", OBJECT_BYTES, "v1");
+        try (BlockCache cache = open(budget)) {
+            BlockCache.CachedObject obj = served(cache);
             ByteRange held = new ByteRange(0, 2 * BLOCK);
             try (BlockCache.Pin pin = cache.pin(obj, List.of(held))) {
                 assertThat(pin.bytes()).isEqualTo(2L * (BLOCK + 4));
@@ -128,10 +142,8 @@ class BlockCacheTest {
     @Test
     void whenEveryCachedBlockIsInUseABlockIsHandedOverUnstored() throws IOException {
         long budget = 2L * (BLOCK + 4);
-        try (FolderHttpServer server = new FolderHttpServer(served, true);
-             HttpBlobStore store = HttpBlobStore.open(server.uri(), Retry.standard());
-             BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, budget, BLOCK))) {
-            BlockCache.CachedObject obj = cache.object(store, "obj.bin", OBJECT_BYTES, "v1");
+        try (BlockCache cache = open(budget)) {
+            BlockCache.CachedObject obj = served(cache);
             try (BlockCache.Pin pin = cache.pin(obj, List.of(new ByteRange(0, 2 * BLOCK)))) {
                 ByteRange r = new ByteRange(5L * BLOCK + 7, 3000);
                 assertThat(cache.read(obj, r)).isEqualTo(slice(object, r));
@@ -143,7 +155,7 @@ class BlockCacheTest {
 
     @Test
     void oneBatchsWorkingSetMustFitTheBudget() throws IOException {
-        try (BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, 100_000, BLOCK))) {
+        try (BlockCache cache = open(100_000)) {
             assertThatThrownBy(() -> cache.requireRoomForBatch(8, 40_000))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("cache budget 100000 bytes")
@@ -158,10 +170,10 @@ class BlockCacheTest {
         Path part = cacheDir.resolve("blocks").resolve("0123456789abcdef01234567").resolve("3.blk.99.part");
         Files.createDirectories(part.getParent());
         Files.write(part, new byte[100]);
-        try (BlockCache cache = BlockCache.open(new BlockCache.Settings(cacheDir, 1 << 20, BLOCK))) {
+        try (BlockCache cache = open(1 << 20)) {
             assertThat(part).doesNotExist();
             assertThat(cache.stats().storedBytes()).isZero();
-            assertThatThrownBy(() -> BlockCache.open(new BlockCache.Settings(cacheDir, 1 << 20, BLOCK)))
+            assertThatThrownBy(() -> open(1 << 20))
                     .isInstanceOf(IOException.class).hasMessageContaining(cacheDir.toString()).hasMessageContaining("in use");
         }
     }

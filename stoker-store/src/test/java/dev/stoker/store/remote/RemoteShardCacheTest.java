@@ -3,6 +3,7 @@ package dev.stoker.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.store.BatchText;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
@@ -10,23 +11,17 @@ import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.StringJoiner;
-import java.util.zip.CRC32;
 import org.gaul.s3proxy.junit.S3ProxyExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
 /**
  * The shard loader over a real S3 server (s3proxy in this JVM) through a local block cache: the batches are those of
@@ -38,8 +33,7 @@ class RemoteShardCacheTest {
     private static final String LOCATION = "s3://videos/shards";
 
     @RegisterExtension
-    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
-            .withCredentials("stoker", "stoker-secret").build();
+    final S3ProxyExtension s3 = S3Server.extension();
 
     @TempDir
     Path cacheDir;
@@ -47,12 +41,8 @@ class RemoteShardCacheTest {
 
     @BeforeEach
     void publish() throws IOException {
-        settings = new S3BlobStore.Settings(s3.getUri(), "us-east-1",
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey())));
-        S3ShardReadTest.createBucket(settings, "videos");
-        try (BlobStore store = S3BlobStore.open(LOCATION, settings, Retry.standard())) {
-            ShardUpload.publish(SharedSampleShards.folder(), store);
-        }
+        settings = S3Server.settings(s3, s3.getUri());
+        S3Server.publishSampleShards(settings, LOCATION);
     }
 
     /** Every video's middle clip (uniform starts: the same clips every epoch), in batches of 4. */
@@ -68,22 +58,12 @@ class RemoteShardCacheTest {
         try (ShardLoader loader = ShardLoader.open(shards, options, null, ReadAhead.defaults())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
-                    batches.add(record(batch));
+                    batches.add(BatchText.of(batch));
                 }
             }
             assertThat(loader.pipeline().failures()).isEmpty();
         }
         return batches;
-    }
-
-    static String record(ClipBatch batch) {
-        StringJoiner clips = new StringJoiner(" ");
-        for (ClipInfo c : batch.clips()) {
-            clips.add(c.path().getFileName() + "@" + Arrays.toString(c.frameTimestampsSeconds()).replace(" ", ""));
-        }
-        CRC32 crc = new CRC32();
-        crc.update(batch.data().asByteBuffer());
-        return clips + " #" + Long.toHexString(crc.getValue());
     }
 
     private ShardDataset open(BlockCache.Settings cache) throws IOException {

@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
 /**
  * A real S3 server (s3proxy in this JVM) behind a proxy that drops connections in the middle of an object's body:
@@ -36,24 +34,15 @@ class S3DroppedConnectionTest {
     private static final String LOCATION = "s3://videos/shards";
 
     @RegisterExtension
-    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
-            .withCredentials("stoker", "stoker-secret").build();
-
-    @TempDir
-    Path cacheDir;
+    final S3ProxyExtension s3 = S3Server.extension();
 
     @BeforeEach
     void publish() throws IOException {
-        S3BlobStore.Settings direct = settings(s3.getUri());
-        S3ShardReadTest.createBucket(direct, "videos");
-        try (BlobStore store = S3BlobStore.open(LOCATION, direct, Retry.standard())) {
-            ShardUpload.publish(SharedSampleShards.folder(), store);
-        }
+        S3Server.publishSampleShards(settings(s3.getUri()), LOCATION);
     }
 
     private S3BlobStore.Settings settings(URI endpoint) {
-        return new S3BlobStore.Settings(endpoint, "us-east-1",
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey())));
+        return S3Server.settings(s3, endpoint);
     }
 
     @Test
@@ -69,7 +58,7 @@ class S3DroppedConnectionTest {
     }
 
     @Test
-    void theBlockCacheNeverKeepsABlockCutShort() throws IOException {
+    void theBlockCacheNeverKeepsABlockCutShort(@TempDir Path cacheDir) throws IOException {
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
         BlockCache.Settings cache = new BlockCache.Settings(cacheDir, 64L << 20, 16 << 10);
         try (DroppingProxy proxy = new DroppingProxy(s3.getUri(), 3, 2000);

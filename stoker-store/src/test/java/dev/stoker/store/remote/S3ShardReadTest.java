@@ -11,11 +11,6 @@ import java.nio.file.Path;
 import org.gaul.s3proxy.junit.S3ProxyExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Shards of the real sample videos published to a real S3 server in this JVM (s3proxy on a temp folder) give, byte
@@ -23,15 +18,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 class S3ShardReadTest {
     @RegisterExtension
-    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
-            .withCredentials("stoker", "stoker-secret").build();
+    final S3ProxyExtension s3 = S3Server.extension();
 
     @Test
     void clipsFromS3EqualClipsFromTheLocalFolderAndOnlyTheirGopsAreDownloaded() throws IOException {
         Path local = SharedSampleShards.folder();
-        S3BlobStore.Settings settings = new S3BlobStore.Settings(s3.getUri(), "us-east-1",
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey())));
-        createBucket(settings, "videos");
+        S3BlobStore.Settings settings = S3Server.settings(s3, s3.getUri());
+        S3Server.createBucket(settings, "videos");
         ShardUpload.Result first;
         ShardUpload.Result again;
         try (BlobStore store = S3BlobStore.open("s3://videos/train/shards", settings, Retry.standard())) {
@@ -56,11 +49,4 @@ class S3ShardReadTest {
         }
     }
 
-    static void createBucket(S3BlobStore.Settings settings, String bucket) {
-        try (S3Client s3 = S3Client.builder().endpointOverride(settings.endpoint()).forcePathStyle(true)
-                .region(Region.of(settings.region())).credentialsProvider(settings.credentials())
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
-            s3.createBucket(b -> b.bucket(bucket));
-        }
-    }
 }

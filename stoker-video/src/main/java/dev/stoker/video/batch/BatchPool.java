@@ -90,6 +90,20 @@ public final class BatchPool implements AutoCloseable {
         return batch;
     }
 
+    /**
+     * Takes a batch like {@link #acquire()}, for a pipeline stage whose function cannot throw checked exceptions:
+     * an interrupt (the pipeline closing) keeps the thread's interrupt flag and fails with a message naming
+     * {@code what} was awaited.
+     */
+    public ClipBatch acquireInStage(String what) {
+        try {
+            return acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + what, e);
+        }
+    }
+
     /** Takes a batch, waiting at most {@code timeout}; returns null if none became free in time. */
     public ClipBatch tryAcquire(long timeout, TimeUnit unit) throws InterruptedException {
         Throwable acquiredAt = leakDetection.acquisitionTrace();

@@ -42,7 +42,7 @@ public sealed interface ClipSampler permits RandomClipSampler, UniformClipSample
      * sees new ones.
      */
     static ClipSampler random(int clipsPerVideo, long seed) {
-        return new RandomClipSampler(clipsPerVideo, seed);
+        return new RandomClipSampler(requireClips(clipsPerVideo), seed);
     }
 
     /**
@@ -50,7 +50,7 @@ public sealed interface ClipSampler permits RandomClipSampler, UniformClipSample
      * is centred); the usual test-time sampling.
      */
     static ClipSampler uniform(int clipsPerVideo) {
-        return new UniformClipSampler(clipsPerVideo);
+        return new UniformClipSampler(requireClips(clipsPerVideo));
     }
 
     /** Every window: starts at 0, {@code stepSeconds}, 2·{@code stepSeconds}, … as long as a clip fits. */
@@ -62,6 +62,13 @@ public sealed interface ClipSampler permits RandomClipSampler, UniformClipSample
     static double lastStart(double videoSeconds, double clipSeconds) {
         checkDurations(videoSeconds, clipSeconds);
         return Math.max(0, videoSeconds - clipSeconds);
+    }
+
+    private static int requireClips(int clipsPerVideo) {
+        if (clipsPerVideo < 1) {
+            throw new IllegalArgumentException("clipsPerVideo: " + clipsPerVideo + " (expected: 1+)");
+        }
+        return clipsPerVideo;
     }
 
     private static void checkDurations(double videoSeconds, double clipSeconds) {

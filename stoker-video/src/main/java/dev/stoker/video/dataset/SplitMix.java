@@ -2,9 +2,10 @@ package dev.stoker.video.dataset;
 
 /**
  * SplitMix64 written out, so that epoch orders and draw seeds do not depend on the JDK's generator
- * implementations: a saved sampler state stays valid across JDK upgrades.
+ * implementations: a saved sampler state stays valid across JDK upgrades. {@link #mix} also derives the
+ * demo dataset's per-clip seeds.
  */
-final class SplitMix {
+public final class SplitMix {
     private static final long GAMMA = 0x9E3779B97F4A7C15L;
     private long state;
 
@@ -13,7 +14,7 @@ final class SplitMix {
     }
 
     /** SplitMix64 finaliser over (a, b): neighbouring inputs get unrelated outputs. */
-    static long mix(long a, long b) {
+    public static long mix(long a, long b) {
         return finish(a + GAMMA * (b + 1));
     }
 

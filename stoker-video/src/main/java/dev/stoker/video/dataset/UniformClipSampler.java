@@ -3,12 +3,6 @@ package dev.stoker.video.dataset;
 /** Evenly spaced starts covering the whole video, first clip at 0 and last ending at the end. */
 record UniformClipSampler(int clipsPerVideo) implements ClipSampler {
 
-    UniformClipSampler {
-        if (clipsPerVideo < 1) {
-            throw new IllegalArgumentException("clipsPerVideo: " + clipsPerVideo + " (expected: 1+)");
-        }
-    }
-
     @Override
     public double[] clipStarts(double videoSeconds, double clipSeconds, long epoch, int videoIndex) {
         double last = ClipSampler.lastStart(videoSeconds, clipSeconds);

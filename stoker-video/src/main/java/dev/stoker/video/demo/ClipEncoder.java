@@ -2,12 +2,10 @@ package dev.stoker.video.demo;
 
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_FLAG_GLOBAL_HEADER;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_rescale_ts;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_encoder_by_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_from_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_packet;
@@ -29,11 +27,11 @@ import static org.bytedeco.ffmpeg.global.avutil.av_dict_count;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_dict_set;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
-import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
 
+import dev.stoker.video.CodecResources;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import java.io.IOException;
@@ -138,15 +136,7 @@ final class ClipEncoder {
             drain(context, packet, format, stream, target);
             check(av_write_trailer(format), "write trailer", target);
         } finally {
-            if (packet != null) {
-                av_packet_free(packet);
-            }
-            if (frame != null) {
-                av_frame_free(frame);
-            }
-            if (context != null) {
-                avcodec_free_context(context);
-            }
+            CodecResources.free(context, frame, packet);
             if (!io.isNull()) {
                 avio_closep(io);
             }

@@ -4,6 +4,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR;
 import static org.bytedeco.ffmpeg.global.avutil.av_log_get_level;
 import static org.bytedeco.ffmpeg.global.avutil.av_log_set_level;
 
+import dev.stoker.video.dataset.SplitMix;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -147,7 +148,7 @@ public final class DemoDataset {
 
     private static void writeClip(Path target, DemoSpec spec, int globalIndex) throws IOException {
         int classIndex = globalIndex / spec.clipsPerClass();
-        SyntheticScene scene = new SyntheticScene(classIndex, mix(spec.seed(), globalIndex),
+        SyntheticScene scene = new SyntheticScene(classIndex, SplitMix.mix(spec.seed(), globalIndex),
                 spec.width(), spec.height(), spec.framesPerSecond());
         Path temp = target.resolveSibling("." + target.getFileName() + ".tmp");
         try {
@@ -229,13 +230,5 @@ public final class DemoDataset {
         Thread thread = new Thread(task, "stoker-demo-encoder");
         thread.setDaemon(true);
         return thread;
-    }
-
-    /** SplitMix64 finaliser: decorrelates neighbouring clip indices into independent seeds. */
-    static long mix(long seed, long index) {
-        long z = seed + 0x9E3779B97F4A7C15L * (index + 1);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 }

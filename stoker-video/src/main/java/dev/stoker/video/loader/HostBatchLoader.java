@@ -1,6 +1,7 @@
 package dev.stoker.video.loader;
 
 import dev.stoker.pipeline.Pipeline;
+import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
@@ -9,15 +10,21 @@ import java.util.Iterator;
 /**
  * A loader whose pipeline ends in pooled host-memory {@link ClipBatch}es ({@link VideoLoader}, the shard
  * loader): it hands them out in the pipeline's order, and the {@link ResumeTracker} that collate tells of
- * every batch moves the resume state forward as each one is handed out.
+ * every batch moves the resume state forward as each one is handed out. It owns the two pools the
+ * pipeline decodes and collates into, and frees them on {@link #close()} once no worker is left in them.
  */
 public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     private final Pipeline<ClipBatch> pipeline;
     private final ResumeTracker resume;
+    private final BatchPool clipBuffers;
+    private final BatchPool batches;
 
-    protected HostBatchLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume) {
+    protected HostBatchLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume, BatchPool clipBuffers,
+                              BatchPool batches) {
         this.pipeline = pipeline;
         this.resume = resume;
+        this.clipBuffers = clipBuffers;
+        this.batches = batches;
     }
 
     /** Batches of every epoch. Close each batch when done with it. */
@@ -51,4 +58,35 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     public final Pipeline<ClipBatch> pipeline() {
         return pipeline;
     }
+
+    /** The batch buffer pool (for its counters). */
+    public final BatchPool batchPool() {
+        return batches;
+    }
+
+    /**
+     * Closes the pipeline, then frees the decoders ({@link #freeWorkers}) and both pools, unless a worker that
+     * ignored interruption may still be inside FFmpeg: freeing what it uses would crash the JVM, so they are
+     * leaked instead (the pipeline's close has logged the thread).
+     */
+    @Override
+    public final void close() {
+        try {
+            pipeline.close();
+        } finally {
+            pipelineClosed();
+            if (pipeline.liveThreads().isEmpty()) {
+                freeWorkers();
+                clipBuffers.close();
+                batches.close();
+            }
+        }
+    }
+
+    /** Right after the pipeline closed, whether or not a worker is still alive. */
+    protected void pipelineClosed() {
+    }
+
+    /** Frees what the workers decoded with; called only when none is left. */
+    protected abstract void freeWorkers();
 }

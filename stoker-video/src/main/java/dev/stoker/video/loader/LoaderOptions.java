@@ -8,6 +8,7 @@ import dev.stoker.video.PastEndPolicy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerOptions;
 import java.nio.file.Path;
@@ -256,6 +257,15 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
     /** The resize of a clip with the given random-crop seed. */
     public Resize resize(long cropSeed) {
         return size.resize(cropSeed);
+    }
+
+    /** Where clips start in a video, as {@link Clip#starts()} chooses (random ones seeded by {@link Sampling#seed()}). */
+    public ClipSampler clipSampler() {
+        return switch (clip.starts()) {
+            case RANDOM -> ClipSampler.random(clip.clipsPerVideo(), sampling.seed());
+            case UNIFORM -> ClipSampler.uniform(clip.clipsPerVideo());
+            case WINDOWS -> ClipSampler.windows(clip.windowStepSeconds());
+        };
     }
 
     /** One clip, as the loader's clip buffers hold it (NTHWC, N = 1). */

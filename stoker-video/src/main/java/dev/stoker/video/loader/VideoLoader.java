@@ -18,7 +18,6 @@ import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.internal.CollateFactory;
-import dev.stoker.video.loader.internal.CollateStage;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
 import dev.stoker.video.loader.internal.ConvertFactory;
 import dev.stoker.video.loader.internal.ConvertStage;
@@ -69,8 +68,6 @@ public final class VideoLoader extends HostBatchLoader {
 
     private final DecodeStage decode;
     private final ConvertStage convert;
-    private final BatchPool clipBuffers;
-    private final BatchPool batches;
     private final Dataset dataset;
     private final LoaderOptions options;
     private final MemoryPlan plan;
@@ -79,15 +76,13 @@ public final class VideoLoader extends HostBatchLoader {
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
                         BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan,
                         QuarantineGate gate) {
-        super(pipeline, resume);
+        super(pipeline, resume, clipBuffers, batches);
         this.plan = plan;
         this.gate = gate;
         this.dataset = dataset;
         this.options = options;
         this.decode = decode;
         this.convert = convert;
-        this.clipBuffers = clipBuffers;
-        this.batches = batches;
     }
 
     /**
@@ -98,14 +93,14 @@ public final class VideoLoader extends HostBatchLoader {
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
                 "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
-                "demux", new StageConfig(1, null, Order.INPUT, null, null, null),
+                "demux", StageConfig.inInputOrder(1),
                 // A deep input queue, for its reorder window (ReorderBuffer.windowFor): with batches in
                 // input order, a straggler (an AV1 clip, a seek far past a keyframe) stalls every other
                 // decoder once the window behind it is full; eight clips per worker hide a 1 s straggler
                 // among 60 ms clips on 2 cores (median +7% samples/s on the demo dataset, docs/benchmarks.md).
-                "decode", new StageConfig(Math.max(1, cores), 7 * Math.max(1, cores), Order.INPUT, null, null, null),
-                "convert", new StageConfig(1, null, Order.INPUT, null, null, null),
-                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+                "decode", StageConfig.inInputOrder(Math.max(1, cores)).withQueueCapacity(7 * Math.max(1, cores)),
+                "convert", StageConfig.inInputOrder(1),
+                "collate", StageConfig.inInputOrder(1)));
     }
 
     public static VideoLoader open(Dataset dataset, LoaderOptions options) {
@@ -303,7 +298,7 @@ public final class VideoLoader extends HostBatchLoader {
                     }, s -> s.failureBudget(budget).order(Order.INPUT));
         }
         boolean decodedInChild = placement.inChild(LoaderStage.DECODE);
-        CollateStage collate = new CollateStage(parts.batches(), (batch, last) -> {
+        CollateStage<LoadedClip> collate = new CollateStage<>(parts.batches(), (batch, last) -> {
             if (decodedInChild) {
                 decode.countDelivered(batch);
             }
@@ -365,26 +360,10 @@ public final class VideoLoader extends HostBatchLoader {
         return counted == 0 ? 0 : total / counted;
     }
 
-    /** The batch buffer pool (for its counters). */
-    public BatchPool batchPool() {
-        return batches;
-    }
-
     @Override
-    public void close() {
-        Pipeline<ClipBatch> pipeline = pipeline();
-        try {
-            pipeline.close();
-        } finally {
-            // A worker that ignored interruption may still be inside FFmpeg: freeing its decoder or the
-            // buffers under it would crash the JVM, so leak them instead (close() has logged the thread).
-            if (pipeline.liveThreads().isEmpty()) {
-                decode.close();
-                convert.close();
-                clipBuffers.close();
-                batches.close();
-            }
-        }
+    protected void freeWorkers() {
+        decode.close();
+        convert.close();
     }
 
 }

@@ -6,28 +6,17 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The memory plan settles every stage as the running pipeline does, sizes the pools the loader makes, and
  * follows a reconfiguration; the child JVM's pools come from the same plan.
  */
 class MemoryPlanTest {
-    @TempDir
-    static Path dir;
-    static Dataset dataset;
-
-    @BeforeAll
-    static void makeDataset() throws IOException {
-        dataset = Dataset.open(DemoDataset.create(dir.resolve("demo"), DemoSpec.small(1, 2, 1.0)));
-    }
+    private static final Dataset dataset = DemoFolders.dataset(DemoSpec.small(1, 2, 1.0));
 
     private static LoaderOptionsBuilder options() {
         return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)

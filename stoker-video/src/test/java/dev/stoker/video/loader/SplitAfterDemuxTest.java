@@ -13,7 +13,7 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.VideoEntry;
-import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.internal.DemuxFactory;
 import dev.stoker.video.loader.internal.FetchFactory;
@@ -30,10 +30,8 @@ import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Demux in a child JVM ({@link LoaderOptions#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt
@@ -42,19 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SplitAfterDemuxTest {
-    @TempDir
-    static Path dir;
-    static Path demo;
+    private static final Path demo = DemoFolders.of(DemoSpec.small(2, 2, 1.0));
 
     /** Shared samples with B-frames (negative dts), no pts (AVI), rotation, 10-bit, VP8: when present. */
     private static final List<String> SAMPLES = List.of("mmaction2_test_340x256.mp4", "decord_unordered_50x50.mov",
             "mmaction2_test_mpeg4_mp3.avi", "jsonize_iphone_rotated.mov", "torchcodec_h264_10bit.mp4",
             "mdn_stream_of_water_vp8.webm");
-
-    @BeforeAll
-    static void generate() throws IOException {
-        demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 2, 1.0));
-    }
 
     /** A quick child: C1 only, serial GC, small heap. */
     private static SubprocessOptions child() {

@@ -6,33 +6,23 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A VideoLoader reconfigured while it runs (as an autotuner does) delivers exactly what it would have, and its pools follow. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class VideoLoaderReconfigureTest {
-    @TempDir
-    static Path dir;
-    static Dataset dataset;
-
-    @BeforeAll
-    static void makeDataset() throws IOException {
-        dataset = Dataset.open(DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 2.0)));
-    }
+    private static final Dataset dataset = DemoFolders.dataset(DemoSpec.small(2, 3, 2.0));
 
     /** Every stage starts at one worker and short queues, as a bad config an autotuner starts from. */
     private static LoaderOptions options() {

@@ -10,7 +10,7 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,19 +20,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class VideoLoaderTest {
     @TempDir
     static Path dir;
-    static Path demo;
-
-    @BeforeAll
-    static void makeDataset() throws IOException {
-        demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 2.0));
-    }
+    private static final Path demo = DemoFolders.of(DemoSpec.small(2, 3, 2.0));
 
     @Test
     void loadsEveryVideoOncePerEpochIntoBatchesOfExactStridedClips() throws IOException {

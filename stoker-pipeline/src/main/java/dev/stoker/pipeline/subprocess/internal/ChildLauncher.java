@@ -13,24 +13,20 @@ import java.util.concurrent.TimeUnit;
 final class ChildLauncher {
     private final ChildSettings settings;
     private final String launchLine;
-    private final SharedRing items;
-    private final SharedRing results;
-    private final SharedRing.Record record = new SharedRing.Record();
+    private final ChildRings rings;
     private volatile Process process;
     private OutputStream childStdin;
 
-    ChildLauncher(ChildSettings settings, String launchLine, SharedRing items, SharedRing results) {
+    ChildLauncher(ChildSettings settings, String launchLine, ChildRings rings) {
         this.settings = settings;
         this.launchLine = launchLine;
-        this.items = items;
-        this.results = results;
+        this.rings = rings;
     }
 
     /** After the child died: empties both rings (what the dead child left is handled) and starts a new one. */
     void restart() {
         closeStdin();
-        items.reset();
-        results.reset();
+        rings.reset();
         start();
     }
 
@@ -52,6 +48,8 @@ final class ChildLauncher {
         }
         settings.onChildStart().accept(p.pid());
         long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+        SharedRing results = rings.results();
+        SharedRing.Record record = new SharedRing.Record();
         Backoff backoff = new Backoff(TimeUnit.MILLISECONDS.toNanos(5));
         while (true) {
             if (results.poll(record)) {

@@ -64,7 +64,7 @@ public final class ChildProcessStages implements HostedStages {
             throw new IllegalStateException("cannot describe the child's stages: " + e, e);
         }
         this.reports = new ChildReports(spec, trace);
-        this.launcher = new ChildLauncher(settings, launchLine, items, results);
+        this.launcher = new ChildLauncher(settings, launchLine, new ChildRings(items, results));
         this.feeding = new SourceFeeder(inputs);
         this.ledger = new InFlightLedger(feeding);
         CrashRecovery recovery = new CrashRecovery(launcher, ledger, reports, settings.crashBudget());

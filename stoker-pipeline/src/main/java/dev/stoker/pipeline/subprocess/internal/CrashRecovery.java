@@ -17,27 +17,19 @@ final class CrashRecovery {
     private final ChildLauncher launcher;
     private final InFlightLedger ledger;
     private final ChildReports reports;
-    private final int crashBudget;
-    private int restarts;
-    private long doneAtLastRestart;
+    private final CrashLoopBudget crashes;
 
     CrashRecovery(ChildLauncher launcher, InFlightLedger ledger, ChildReports reports, int crashBudget) {
         this.launcher = launcher;
         this.ledger = ledger;
         this.reports = reports;
-        this.crashBudget = crashBudget;
+        this.crashes = new CrashLoopBudget(crashBudget);
     }
 
     /** Restarts the dead child; {@code null} when it runs again, else the failure that ends the run. */
     PipelineFailedException recover() {
         String how = launcher.howItEnded();
-        // The budget bounds crash loops: restarts in a row with no input done between them. A child killed from
-        // time to time (the OOM killer under pressure, an operator) over a long run makes progress between.
-        if (ledger.doneCount() > doneAtLastRestart) {
-            restarts = 0;
-        }
-        doneAtLastRestart = ledger.doneCount();
-        restarts++;
+        int restarts = crashes.restart(ledger.doneCount());
         List<SentEntry> suspects = ledger.suspects();
         List<String> named = suspects.stream().map(e -> "'" + Resources.describe(e.value) + "'").toList();
         if (suspects.size() == 1) {
@@ -51,13 +43,14 @@ final class CrashRecovery {
             // so an item that makes the child run out of memory is still skipped.
             suspects.forEach(e -> e.crashes++);
         }
-        if (restarts > crashBudget) {
+        if (crashes.exhausted()) {
             return reports.runFailure("the child process died " + restarts + " times in a row without finishing an item"
-                    + " (crash budget: " + crashBudget + " restarts); last: " + how + ", with items in flight " + named, null);
+                    + " (crash budget: " + crashes.budget() + " restarts); last: " + how + ", with items in flight "
+                    + named, null);
         }
         LOG.log(System.Logger.Level.WARNING, "child process " + launcher.pid() + " died (" + how + ") with "
                 + suspects.size() + " items in flight " + abbreviate(named) + "; restarting it (restart " + restarts + " of "
-                + crashBudget + ") and sending them again, one at a time");
+                + crashes.budget() + ") and sending them again, one at a time");
         ledger.resendAll();
         try {
             launcher.restart();

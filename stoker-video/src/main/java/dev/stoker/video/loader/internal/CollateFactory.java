@@ -2,6 +2,7 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.StageFactory;
 import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.loader.CollateStage;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
@@ -23,7 +24,7 @@ public final class CollateFactory implements StageFactory<List<LoadedClip>, Coll
         LoaderOptions options = LoaderOptions.fromJson(config);
         MemoryPlan plan = MemoryPlan.of(options, VideoLoader.defaultConfig(Runtime.getRuntime().availableProcessors()));
         BatchPool pool = new BatchPool(options.batchShape(), plan.childBatchPoolBytes());
-        CollateStage collate = new CollateStage(pool, (batch, last) -> { });
+        CollateStage<LoadedClip> collate = new CollateStage<>(pool, (batch, last) -> { });
         return clips -> {
             LoadedClip last = clips.getLast();   // its fields stay readable after collate closed it
             return new CollatedBatch(collate.apply(clips), last.task().epoch(), last.task().position(), last.clip(),

@@ -79,13 +79,7 @@ public final class DecodeStage implements AutoCloseable {
     private List<ClipRequest> requests(OpenedVideo opened, List<ClipBatch> buffers) {
         List<ClipRequest> requests = new ArrayList<>(opened.clipStarts().length);
         for (int i = 0; i < opened.clipStarts().length; i++) {
-            ClipBatch buffer;
-            try {
-                buffer = clipBuffers.acquire();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for a clip buffer", e);
-            }
+            ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
             buffers.add(buffer);
             requests.add(new ClipRequest(options.clip().at(opened.clipStarts()[i]),
                     LoaderFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));

@@ -18,11 +18,7 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
 
     DemuxStage(LoaderOptions options) {
         this.options = options;
-        this.sampler = switch (options.clip().starts()) {
-            case RANDOM -> ClipSampler.random(options.clip().clipsPerVideo(), options.sampling().seed());
-            case UNIFORM -> ClipSampler.uniform(options.clip().clipsPerVideo());
-            case WINDOWS -> ClipSampler.windows(options.clip().windowStepSeconds());
-        };
+        this.sampler = options.clipSampler();
     }
 
     @Override

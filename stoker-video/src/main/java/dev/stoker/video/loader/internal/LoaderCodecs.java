@@ -111,12 +111,7 @@ public final class LoaderCodecs {
     }
 
     static ClipBatch acquire(BatchPool pool) {
-        try {
-            return pool.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a buffer of " + pool.shape(), e);
-        }
+        return pool.acquireInStage("a buffer of " + pool.shape());
     }
 
 }

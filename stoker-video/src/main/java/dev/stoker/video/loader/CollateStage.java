@@ -1,10 +1,8 @@
-package dev.stoker.video.loader.internal;
+package dev.stoker.video.loader;
 
-import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -14,33 +12,31 @@ import java.util.function.Function;
  * NCTHW) and gives the one-clip buffers back. Waiting for a free batch buffer is how the consumer's
  * unreturned batches hold the loader back.
  */
-public final class CollateStage implements Function<List<LoadedClip>, ClipBatch> {
+public final class CollateStage<C extends CollatableClip> implements Function<List<C>, ClipBatch> {
     private final BatchPool batches;
-    private final BiConsumer<ClipBatch, LoadedClip> collated;
+    private final BiConsumer<ClipBatch, C> collated;
 
     /** {@code collated} hears of every batch made, with its last clip (for the loader's resume state). */
-    public CollateStage(BatchPool batches, BiConsumer<ClipBatch, LoadedClip> collated) {
+    public CollateStage(BatchPool batches, BiConsumer<ClipBatch, C> collated) {
         this.batches = batches;
         this.collated = collated;
     }
 
     @Override
-    public ClipBatch apply(List<LoadedClip> clips) {
+    public ClipBatch apply(List<C> clips) {
         ClipBatch batch;
         try {
             batch = batches.acquire();
         } catch (InterruptedException e) {
-            clips.forEach(LoadedClip::close);
+            clips.forEach(C::close);
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a batch buffer", e);
         }
         try {
             for (int i = 0; i < clips.size(); i++) {
-                LoadedClip clip = clips.get(i);
+                C clip = clips.get(i);
                 double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
-                ClipInfo info = new ClipInfo(clip.task().entry().path(), clip.task().entry().label(), times,
-                        clip.decoded().decodedFrames());
-                BatchCollator.put(batch, i, BatchCollator.slot(clip.pixels(), 0), info);
+                clip.writeTo(batch, i, new ClipInfo(clip.sourcePath(), clip.label(), times, clip.decoded().decodedFrames()));
             }
             if (!clips.isEmpty()) {
                 collated.accept(batch, clips.getLast());
@@ -50,7 +46,7 @@ public final class CollateStage implements Function<List<LoadedClip>, ClipBatch>
             batch.close();
             throw e;
         } finally {
-            clips.forEach(LoadedClip::close);
+            clips.forEach(C::close);
         }
     }
 }

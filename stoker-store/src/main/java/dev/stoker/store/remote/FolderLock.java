@@ -1,0 +1,44 @@
+package dev.stoker.store.remote;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** A cache folder's lock file, held while one process uses the folder: two loaders would evict each other's blocks. */
+record FolderLock(FileChannel channel, FileLock lock) implements AutoCloseable {
+
+    /**
+     * Makes {@code dir} if absent and takes its lock.
+     *
+     * @throws IOException when the folder cannot be made, or another process has it open
+     */
+    static FolderLock take(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        FileChannel channel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            channel.close();
+            throw new IOException(dir + ": the block cache is in use by another loader (expected: one process a cache folder)");
+        }
+        return new FolderLock(channel, lock);
+    }
+
+    @Override
+    public void close() {
+        try {
+            lock.release();
+            channel.close();
+        } catch (IOException e) {
+            // the lock goes with the process anyway
+        }
+    }
+}

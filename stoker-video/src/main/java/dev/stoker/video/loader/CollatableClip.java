@@ -1,0 +1,25 @@
+package dev.stoker.video.loader;
+
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import java.nio.file.Path;
+
+/**
+ * A decoded clip waiting to be collated, whatever holds its pixels (a pooled one-clip buffer, a mapped shard):
+ * {@link CollateStage} copies it into a batch slot and then closes it, giving back what holds the pixels.
+ */
+public interface CollatableClip extends AutoCloseable {
+    /** The video the clip was cut from (what the batch's {@link ClipInfo} names). */
+    Path sourcePath();
+
+    int label();
+
+    DecodedClip decoded();
+
+    /** Copies the pixels into slot {@code slot} of {@code batch} and records {@code info} there. */
+    void writeTo(ClipBatch batch, int slot, ClipInfo info);
+
+    @Override
+    void close();
+}
