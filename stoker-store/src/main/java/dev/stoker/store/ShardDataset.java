@@ -1,7 +1,7 @@
 package dev.stoker.store;
 
 import dev.stoker.store.format.ShardFormat;
-import dev.stoker.store.prefetch.PageCache;
+import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.shard.Manifest;

@@ -2,10 +2,10 @@ package dev.stoker.store.loader;
 
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.store.prefetch.KnownOrder;
+import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.store.prefetch.PrefetchReader;
-import dev.stoker.store.prefetch.Prefetcher;
+import dev.stoker.store.prefetch.internal.PrefetchReader;
+import dev.stoker.store.prefetch.internal.Prefetcher;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;

@@ -1,5 +1,6 @@
 package dev.stoker.store.prefetch;
 
+import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.video.loader.FetchHook;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;

@@ -1,5 +1,7 @@
 package dev.stoker.store.prefetch;
 
+import dev.stoker.store.prefetch.internal.Prefetcher;
+
 /**
  * A snapshot of a {@link Prefetcher}.
  *

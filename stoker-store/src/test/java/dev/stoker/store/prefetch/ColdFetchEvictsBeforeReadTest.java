@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;

@@ -3,6 +3,9 @@ package dev.stoker.store.prefetch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.store.prefetch.internal.PageCache;
+import dev.stoker.store.prefetch.internal.PrefetchReader;
+import dev.stoker.store.prefetch.internal.Prefetcher;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

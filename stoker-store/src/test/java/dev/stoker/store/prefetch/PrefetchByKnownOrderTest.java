@@ -2,6 +2,8 @@ package dev.stoker.store.prefetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.store.prefetch.internal.KnownOrder;
+import dev.stoker.store.prefetch.internal.Prefetcher;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;

@@ -6,7 +6,7 @@ import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.prefetch.KnownOrder;
+import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;

@@ -1,7 +1,7 @@
-package dev.stoker.store.prefetch;
+package dev.stoker.store.prefetch.internal;
 
 /** One item a {@link Prefetcher} scheduled: its read, its result, who claimed it. Guarded by the prefetcher's lock. */
-final class PrefetchEntry<K, V> {
+public final class PrefetchEntry<K, V> {
     final K key;
     final long sequence;
     final long reservedBytes;

@@ -1,5 +1,6 @@
-package dev.stoker.store.prefetch;
+package dev.stoker.store.prefetch.internal;
 
+import dev.stoker.store.prefetch.PrefetchStats;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.management.ManagementFactory;

@@ -1,4 +1,4 @@
-package dev.stoker.store.prefetch;
+package dev.stoker.store.prefetch.internal;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

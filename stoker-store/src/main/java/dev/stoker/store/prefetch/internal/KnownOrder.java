@@ -1,4 +1,4 @@
-package dev.stoker.store.prefetch;
+package dev.stoker.store.prefetch.internal;
 
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
