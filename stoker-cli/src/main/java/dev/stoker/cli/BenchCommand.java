@@ -163,8 +163,8 @@ final class BenchCommand implements Callable<Integer> {
         if (batches < 1) {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
-        String remote = RemoteLocations.of(loader.dataset);
-        boolean remoteShards = remote != null && dev.stoker.store.ShardDataset.isShardDataset(remote, loader.s3Endpoint);
+        String remote = loader.remoteShards();
+        boolean remoteShards = remote != null;
         Path root = remoteShards ? null : loader.datasetRoot(out);
         if (!remoteShards) {
             autotune.rejectShards(spec, root);

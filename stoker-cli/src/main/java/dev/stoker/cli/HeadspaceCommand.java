@@ -92,30 +92,31 @@ final class HeadspaceCommand implements Callable<Integer> {
         }
         LoaderOptions options = loader.loaderOptions(spec);
         Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
-        Path root = loader.datasetRoot(out);
+        String remoteShards = loader.remoteShards(); // s3:// or https:// shards are read in place
+        Path root = remoteShards != null ? null : loader.datasetRoot(out);
         if (synthetic != null) {
-            return run(out, synthetic, options, root);
+            return run(out, synthetic, options, remoteShards, root);
         }
-        try (ModelStep step = model.open(spec, classCount(root), options)) {
+        try (ModelStep step = model.open(spec, classCount(remoteShards, root), options)) {
             out.println("step: " + step.description());
-            return run(out, headspace(step), options, root);
+            return run(out, headspace(step), options, remoteShards, root);
         }
     }
 
-    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, Path root)
-            throws IOException {
+    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, String remoteShards,
+                    Path root) throws IOException {
         HeadspaceResult result;
-        // Any loader of host batches: video files, or shards written by stoker ingest.
-        if (ShardDataset.isShardDataset(root)) {
-            try (ShardDataset shards = ShardDataset.open(root)) {
-                announce(out, root, shards.size() + " samples", headspace, options);
+        // Any loader of host batches: video files, or shards written by stoker ingest (local or remote).
+        if (remoteShards != null || ShardDataset.isShardDataset(root)) {
+            try (ShardDataset shards = loader.openShards(remoteShards, root)) {
+                announce(out, remoteShards != null ? remoteShards : root.toString(), shards.size() + " samples", headspace, options);
                 try (ShardLoader shardLoader = ShardLoader.open(shards, options)) {
                     result = measure(headspace, shardLoader);
                 }
             }
         } else {
             Dataset data = LoaderOptionsMixin.openDataset(spec, root);
-            announce(out, root, data.size() + " videos", headspace, options);
+            announce(out, root.toString(), data.size() + " videos", headspace, options);
             try (VideoLoader videoLoader = VideoLoader.open(data, options)) {
                 result = measure(headspace, videoLoader);
             }
@@ -129,11 +130,11 @@ final class HeadspaceCommand implements Callable<Integer> {
         return ExitCode.OK;
     }
 
-    private void announce(PrintWriter out, Path root, String size, Headspace<ClipBatch, TensorBatch> headspace,
+    private void announce(PrintWriter out, String dataset, String size, Headspace<ClipBatch, TensorBatch> headspace,
                           LoaderOptions options) {
         out.printf(Locale.ROOT, "%s: %s; loading %d batches of %d clips (%d to cache, %d warm-up, %d measured steps),"
                         + " then %d steps on the cached copies%n",
-                root, size, headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
+                dataset, size, headspace.batchesNeeded(), options.batch().size(), cache, warmup, steps, warmup + steps);
         out.flush();
     }
 
@@ -142,10 +143,10 @@ final class HeadspaceCommand implements Callable<Integer> {
         return headspace.run(loader.pipeline());
     }
 
-    /** The classes a model is built for: those of the shard dataset or of the video dataset at {@code root}. */
-    private int classCount(Path root) throws IOException {
-        if (ShardDataset.isShardDataset(root)) {
-            try (ShardDataset shards = ShardDataset.open(root)) {
+    /** The classes a model is built for: those of the shard dataset (remote or at {@code root}) or of the videos there. */
+    private int classCount(String remoteShards, Path root) throws IOException {
+        if (remoteShards != null || ShardDataset.isShardDataset(root)) {
+            try (ShardDataset shards = loader.openShards(remoteShards, root)) {
                 return shards.classNames().size();
             }
         }

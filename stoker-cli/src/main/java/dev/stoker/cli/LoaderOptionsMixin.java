@@ -3,6 +3,8 @@ package dev.stoker.cli;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.Verification;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
@@ -206,6 +208,22 @@ final class LoaderOptionsMixin {
             return RemoteLocations.copyVideos(out, remote, s3Endpoint);
         }
         return dataset != null ? dataset : demoDataset(out);
+    }
+
+    /**
+     * The dataset's {@code s3://} or {@code https://} location when it holds shards written by {@code stoker ingest}
+     * (read where they are, by ranged GETs), else null (a local folder, or remote videos, which are copied first).
+     */
+    String remoteShards() throws IOException {
+        String remote = RemoteLocations.of(dataset);
+        return remote != null && ShardDataset.isShardDataset(remote, s3Endpoint) ? remote : null;
+    }
+
+    /** The shards at {@code remoteShards} ({@link #remoteShards()}) or, where that is null, in the folder {@code root}. */
+    ShardDataset openShards(String remoteShards, Path root) throws IOException {
+        return remoteShards != null
+                ? ShardDataset.open(remoteShards, s3Endpoint, Verification.FIRST_READ)
+                : ShardDataset.open(root);
     }
 
     /** The demo dataset, made once in the cache (saying so the first time). */

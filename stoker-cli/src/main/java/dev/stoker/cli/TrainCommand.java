@@ -99,8 +99,10 @@ final class TrainCommand implements Callable<Integer> {
             model.model = "r3d";
         }
         LoaderOptions options = loader.loaderOptions(spec);
-        Path root = loader.datasetRoot(out);
-        boolean shards = ShardDataset.isShardDataset(root);
+        String remoteShards = loader.remoteShards(); // s3:// or https:// shards are read in place
+        Path root = remoteShards != null ? null : loader.datasetRoot(out);
+        String where = remoteShards != null ? remoteShards : root.toString();
+        boolean shards = remoteShards != null || ShardDataset.isShardDataset(root);
         if (shards && options.placement().splitAfter() != null) {
             throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                     + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
@@ -108,10 +110,11 @@ final class TrainCommand implements Callable<Integer> {
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         TrainLoop loop;
         TrainResult result;
-        try (Source source = Source.open(spec, root, shards);
+        try (Source source = shards ? new Source(null, loader.openShards(remoteShards, root))
+                : new Source(LoaderOptionsMixin.openDataset(spec, root), null);
              ModelStep step = model.open(spec, source.classes(), options)) {
             out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
-                    root, source.samples(), source.classes(), step.description(), steps, options.batch().size());
+                    where, source.samples(), source.classes(), step.description(), steps, options.batch().size());
             out.flush();
             loop = new TrainLoop(step, recorder);
             PipelineStats stats;
@@ -135,7 +138,7 @@ final class TrainCommand implements Callable<Integer> {
             } else {
                 loop.floor(0);
             }
-            result = new TrainResult(root.toString(), step.description(), options.batch().size(), loop.steps(warmup), headspace,
+            result = new TrainResult(where, step.description(), options.batch().size(), loop.steps(warmup), headspace,
                     stats.failures(), stats.failuresByReason(),
                     config);
         }
@@ -159,10 +162,6 @@ final class TrainCommand implements Callable<Integer> {
         private Source(Dataset videos, ShardDataset shards) {
             this.videos = videos;
             this.shards = shards;
-        }
-
-        static Source open(CommandSpec spec, Path root, boolean shards) throws IOException {
-            return shards ? new Source(null, ShardDataset.open(root)) : new Source(LoaderOptionsMixin.openDataset(spec, root), null);
         }
 
         HostBatchLoader start(LoaderOptions options, TraceRecorder recorder) {

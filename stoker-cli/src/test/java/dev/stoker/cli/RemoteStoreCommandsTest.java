@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * {@code stoker ingest} and {@code bench} on {@code s3://} locations of a real S3 server in this JVM (s3proxy),
  * credentials from the usual AWS settings (here system properties), {@code --s3-endpoint} naming the server: videos
- * in a bucket are ingested into shards in a bucket, and bench reads those shards with ranged GETs.
+ * in a bucket are ingested into shards in a bucket, and bench, headspace and train read those shards with ranged GETs.
  */
 class RemoteStoreCommandsTest {
     @RegisterExtension
@@ -93,6 +93,16 @@ class RemoteStoreCommandsTest {
                 "--frames", "4");
         assertThat(bench.exitCode()).as(bench.err() + bench.out()).isZero();
         assertThat(bench.out()).contains("video shards in " + shards).contains("samples/s").containsPattern("remote +\\d+ requests");
+
+        // headspace and train read the same shards in place (no copy into the cache, as for remote videos).
+        CliRun headspace = CliRun.stoker("headspace", shards, "--s3-endpoint", endpoint, "--step-ms", "5", "--cache", "2",
+                "--warmup", "1", "--steps", "3", "--batch", "2", "--frames", "4");
+        assertThat(headspace.exitCode()).as(headspace.err() + headspace.out()).isZero();
+        assertThat(headspace.out()).contains(shards + ": 4 samples").doesNotContain("copying the videos");
+        CliRun train = CliRun.stoker("train", shards, "--s3-endpoint", endpoint, "--width", "0.0625", "--steps", "3",
+                "--warmup", "1", "--cache", "2", "--floor-steps", "0", "--frames", "4", "--size", "32", "--batch", "2");
+        assertThat(train.exitCode()).as(train.err() + train.out()).isZero();
+        assertThat(train.out()).contains(shards + ": 4 samples, 2 classes").doesNotContain("copying the videos");
 
         // Through a block cache: the rerun finds every block on disk (its only requests read the manifest).
         Path cache = source.resolve("block-cache");
