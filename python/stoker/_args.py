@@ -33,6 +33,7 @@ class LoaderArgs:
     hold: int = 0
     shm_dir: str = "/dev/shm"
     publish: Optional[int] = None
+    s3_endpoint: Optional[str] = None
 
     def flags(self) -> List[str]:
         defaults = LoaderArgs(dataset=self.dataset)
@@ -74,6 +75,8 @@ class LoaderArgs:
             args.append("--drop-last")
         if self.publish is not None:
             args += ["--publish", str(self.publish)]
+        if self.s3_endpoint is not None:
+            args += ["--s3-endpoint", self.s3_endpoint]
         return args
 
 
@@ -124,6 +127,16 @@ def check_dataset(dataset) -> str:
         raise ValueError(f"dataset={text!r}: not a dataset: no class folder with files in it (expected "
                          f"ROOT/<class>/<video>, a .csv manifest, or a shard folder with {SHARD_MANIFEST})")
     return str(path.resolve())
+
+
+def check_s3_endpoint(endpoint) -> Optional[str]:
+    """An S3-compatible server's URL (MinIO, Ceph, s3proxy) for s3:// datasets; None: AWS's own."""
+    if endpoint is None:
+        return None
+    text = str(endpoint)
+    if not text.startswith(("http://", "https://")):
+        raise ValueError(f"s3_endpoint={endpoint!r}: expected an http:// or https:// URL")
+    return text
 
 
 def check_concurrency(concurrency) -> Dict[str, int]:

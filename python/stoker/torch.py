@@ -15,7 +15,7 @@ from typing import Deque, Dict, List, Optional, Union
 import torch
 
 from ._args import (LAYOUTS, STAGES, LoaderArgs, check_concurrency, check_dataset, check_existing_file,
-                    check_failure_budget, parse_size, positive_int)
+                    check_failure_budget, check_s3_endpoint, parse_size, positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
@@ -38,7 +38,9 @@ def _rank_and_world(rank, world_size):
 
 
 class VideoLoader:
-    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest) or a shard folder.
+    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest) or shards written by
+    ``stoker ingest`` (a folder, or ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an
+    S3-compatible server).
 
     Iterating yields the batches of one epoch; ``set_epoch(e)`` places the loader at the start of epoch ``e``
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
@@ -52,7 +54,7 @@ class VideoLoader:
                  concurrency: Optional[Dict[str, int]] = None, split_after: Optional[str] = None,
                  publish: Optional[int] = None, failure_budget: Union[None, float, str] = None, quarantine=None,
                  clips_per_video: int = 1, prefetch: int = 4, hold: int = 0, copy: bool = False, debug: bool = False,
-                 shm_dir: str = "/dev/shm", stoker_home: Optional[str] = None):
+                 shm_dir: str = "/dev/shm", s3_endpoint: Optional[str] = None, stoker_home: Optional[str] = None):
         if layout not in LAYOUTS:
             raise ValueError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
         if split_after is not None and split_after not in STAGES:
@@ -74,7 +76,8 @@ class VideoLoader:
             split_after=split_after, failure_budget=check_failure_budget(failure_budget),
             quarantine=None if quarantine is None else os.fspath(quarantine),
             clips_per_video=positive_int("clips_per_video", clips_per_video), prefetch=positive_int("prefetch", prefetch),
-            hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish)
+            hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish,
+            s3_endpoint=check_s3_endpoint(s3_endpoint))
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():

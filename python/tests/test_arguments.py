@@ -21,6 +21,7 @@ from stoker.torch import VideoLoader
     ({"failure_budget": 1.5}, ValueError, "failure_budget=1.5"),
     ({"config": "/nonexistent/config.json"}, FileNotFoundError, "config='/nonexistent/config.json'"),
     ({"shm_dir": "/nonexistent/shm"}, FileNotFoundError, "shm_dir='/nonexistent/shm'"),
+    ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names):
     start = time.monotonic()
@@ -28,6 +29,16 @@ def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, n
         VideoLoader(dataset, **kwargs)
     assert names in str(raised.value)
     assert time.monotonic() - start < 1.0   # no JVM was started
+
+
+def test_remote_shards_and_their_endpoint_reach_the_jvm_as_given():
+    # s3:// and https:// datasets are the JVM's to open (ServeRemoteShardsTest serves shards from S3 there).
+    from stoker._args import LoaderArgs, check_dataset
+    location = check_dataset("s3://bucket/shards/train")
+    flags = LoaderArgs(dataset=location, s3_endpoint="http://minio:9000").flags()
+    assert flags[0] == "s3://bucket/shards/train"
+    assert flags[flags.index("--s3-endpoint") + 1] == "http://minio:9000"
+    assert "--s3-endpoint" not in LoaderArgs(dataset=location).flags()
 
 
 def test_a_missing_dataset_is_file_not_found(tmp_path):

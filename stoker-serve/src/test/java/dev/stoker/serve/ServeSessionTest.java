@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
@@ -13,20 +12,13 @@ import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,8 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * file are, batch for batch, those an in-process {@link VideoLoader} of the same options collates.
  */
 class ServeSessionTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     static Path tmp;
     static Path dataset;
@@ -64,7 +54,7 @@ class ServeSessionTest {
         }
         Path shm = Files.createDirectories(tmp.resolve("shm"));
         ServeSettings settings = new ServeSettings(dataset, options(), 2, 0, new SharedMemoryDir(shm), null, -1);
-        try (Session session = Session.start(settings)) {
+        try (ServeDriver session = ServeDriver.start(settings)) {
             JsonNode hello = session.next();
             assertThat(hello.path("type").asText()).isEqualTo("hello");
             assertThat(hello.path("batches_per_epoch").asLong()).isEqualTo(expected.size());
@@ -109,41 +99,5 @@ class ServeSessionTest {
         Path live = Files.writeString(shm.resolve("stoker-" + ProcessHandle.current().pid() + "-00ff.shm"), "x");
         assertThat(new SharedMemoryDir(shm).removeStale()).containsExactly(stale);
         assertThat(live).exists();
-    }
-
-    /** A session on a thread, with the consumer's ends of its two streams. */
-    private record Session(CompletableFuture<Integer> status, OutputStream requests, BufferedReader messages)
-            implements AutoCloseable {
-        static Session start(ServeSettings settings) throws IOException {
-            PipedOutputStream requests = new PipedOutputStream();
-            PipedInputStream in = new PipedInputStream(requests);
-            PipedInputStream fromSession = new PipedInputStream(1 << 20);
-            PipedOutputStream out = new PipedOutputStream(fromSession);
-            CompletableFuture<Integer> status = CompletableFuture.supplyAsync(() -> ServeSession.run(settings, in, out));
-            return new Session(status, requests,
-                    new BufferedReader(new InputStreamReader(fromSession, StandardCharsets.UTF_8)));
-        }
-
-        JsonNode next() throws IOException {
-            return JSON.readTree(messages.readLine());
-        }
-
-        void send(String line) throws IOException {
-            requests.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-            requests.flush();
-        }
-
-        void closeRequests() throws IOException {
-            requests.close();
-        }
-
-        int exitStatus() throws Exception {
-            return status.get(30, TimeUnit.SECONDS);
-        }
-
-        @Override
-        public void close() throws IOException {
-            requests.close();
-        }
     }
 }

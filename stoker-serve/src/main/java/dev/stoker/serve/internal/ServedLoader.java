@@ -1,8 +1,10 @@
 package dev.stoker.serve.internal;
 
 import dev.stoker.store.ShardDataset;
+import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.remote.BlobStore;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
@@ -10,34 +12,49 @@ import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The loader a session serves, with what it was opened on: a shard folder written by {@code stoker ingest} runs
- * the shard loader, anything else is a video dataset. Closing it closes the shard dataset after the loader.
+ * The loader a session serves, with what it was opened on: shards written by {@code stoker ingest} (a folder, or
+ * on object storage or HTTP) run the shard loader, anything else is a video dataset. Closing it closes the shard
+ * dataset after the loader.
  */
 public record ServedLoader(HostBatchLoader loader, List<String> classNames, ShardDataset shards) implements AutoCloseable {
 
-    public static ServedLoader open(Path root, LoaderOptions options, SamplerState resume, BatchMemory memory)
-            throws IOException {
-        if (ShardDataset.isShardDataset(root)) {
-            ShardDataset shards = ShardDataset.open(root);
-            try {
-                ShardLoader loader = resume == null
-                        ? ShardLoader.open(shards, options, null, ReadAhead.defaults(), memory)
-                        : ShardLoader.resume(shards, options, resume, null, ReadAhead.defaults(), memory);
-                return new ServedLoader(loader, shards.classNames(), shards);
-            } catch (RuntimeException e) {
-                shards.close();
-                throw e;
-            }
+    /**
+     * Opens {@code dataset}: a local folder or manifest, or shards at an {@code s3://} or {@code https://} location
+     * (through {@code s3Endpoint} for s3://, null for AWS's), read in place.
+     */
+    public static ServedLoader open(String dataset, URI s3Endpoint, LoaderOptions options, SamplerState resume,
+                                    BatchMemory memory) throws IOException {
+        if (BlobStore.isRemote(dataset)) {
+            return openShards(ShardDataset.open(dataset, s3Endpoint, Verification.FIRST_READ), options, resume, memory);
         }
-        Dataset dataset = Dataset.open(root);
+        Path root = Path.of(dataset);
+        if (ShardDataset.isShardDataset(root)) {
+            return openShards(ShardDataset.open(root), options, resume, memory);
+        }
+        Dataset videos = Dataset.open(root);
         VideoLoader loader = resume == null
-                ? VideoLoader.open(dataset, options, null, memory)
-                : VideoLoader.resume(dataset, options, resume, null, memory);
-        return new ServedLoader(loader, dataset.classNames(), null);
+                ? VideoLoader.open(videos, options, null, memory)
+                : VideoLoader.resume(videos, options, resume, null, memory);
+        return new ServedLoader(loader, videos.classNames(), null);
+    }
+
+    /** The shard loader over {@code shards}, which it closes when the loader cannot start. */
+    private static ServedLoader openShards(ShardDataset shards, LoaderOptions options, SamplerState resume,
+                                           BatchMemory memory) {
+        try {
+            ShardLoader loader = resume == null
+                    ? ShardLoader.open(shards, options, null, ReadAhead.defaults(), memory)
+                    : ShardLoader.resume(shards, options, resume, null, ReadAhead.defaults(), memory);
+            return new ServedLoader(loader, shards.classNames(), shards);
+        } catch (RuntimeException e) {
+            shards.close();
+            throw e;
+        }
     }
 
     @Override
