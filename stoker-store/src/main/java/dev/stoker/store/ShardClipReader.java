@@ -157,6 +157,12 @@ final class ShardClipReader implements ClipReader {
         }
         long from = entry.offsets()[first];
         long to = entry.offsets()[last] + entry.sizes()[last] + VideoPackets.PADDING_BYTES;
+        if (from < 0 || to < from || to > payload.byteSize()) {
+            // Only a damaged index gets here (a JPEG or raw record's packets are not checked as a video's are).
+            throw new ShardException(read.shard().name(), read.info().record(), ShardException.Reason.BAD_OFFSET,
+                    "packets " + first + " to " + last + " span bytes " + from + " to " + to + " of a "
+                            + payload.byteSize() + "-byte payload (expected: in order, inside it)");
+        }
         return payload.asSlice(from, to - from);
     }
 

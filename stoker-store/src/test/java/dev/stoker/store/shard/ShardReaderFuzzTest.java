@@ -160,6 +160,15 @@ class ShardReaderFuzzTest {
         });
     }
 
+    /**
+     * What {@link #lyingIndexEntry} once found (seed -1408389243025222598): a JPEG record whose first packet's offset
+     * points past its last packet's end; the byte range a prefetch reads must be a named error, not a bounds crash.
+     */
+    @Example
+    void aFirstPacketOffsetPastTheLastPacketsEnd() throws Exception {
+        lyingIndexEntry("jpeg", 0, 0, EntryField.PACKET_OFFSET, 0, 5096);
+    }
+
     /** An index entry rewritten with one lying field, its checksum, the index's and the footer's made to match. */
     @Property(tries = 1500, edgeCases = EdgeCasesMode.MIXIN)
     void lyingIndexEntry(@ForAll("formats") String format, @ForAll @IntRange(min = 0, max = 99) int shardPick,
