@@ -31,23 +31,10 @@ import picocli.CommandLine.ParameterException;
  * queues and sink within a CPU and a RAM budget; at the end, the changes it made and the config it left.
  */
 final class AutotuneOptions {
-    @Option(names = "--autotune",
-            description = "Tune stage concurrency, queues and the sink while it runs, within --autotune-cores and"
-                    + " --autotune-ram; prints every change and the final config (--save-config saves that one).")
-    boolean enabled;
-
-    @Option(names = "--autotune-cores", paramLabel = "N",
-            description = "CPU the tuned loader may use, in cores, measured (default: all of them).", defaultValue = "0")
-    double cores;
-
-    @Option(names = "--autotune-ram", paramLabel = "BYTES",
-            description = "Memory the stages' items may hold (files, clips, batches; estimated), e.g. 2G"
-                    + " (default: a quarter of physical memory).")
-    String ram;
-
-    @Option(names = "--autotune-window", paramLabel = "MS", defaultValue = "500",
-            description = "The tuner's measurement window; a probe takes about three (default: ${DEFAULT-VALUE}).")
-    long windowMillis;
+    @Option(names = "--autotune") boolean enabled;
+    @Option(names = "--autotune-cores", paramLabel = "N", defaultValue = "0") double cores;
+    @Option(names = "--autotune-ram", paramLabel = "BYTES") String ram;
+    @Option(names = "--autotune-window", paramLabel = "MS", defaultValue = "500") long windowMillis;
 
     private Autotune running;
     private AutotuneBudget budget;

@@ -78,10 +78,7 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     LoaderOptionsMixin loader;
 
-    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N",
-            description = "Where batches end up: cpu (default), or cuda:N to copy each batch to that GPU from pinned"
-                    + " memory while the next loads (experimental, unverified on hardware; decoding stays on the CPU).")
-    String device;
+    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N") String device;
 
     @Mixin
     BenchDevice.DecodeOptions decode; // --decode nvdec, --nvdec-sessions, --no-cpu-fallback
@@ -92,8 +89,7 @@ final class BenchCommand implements Callable<Integer> {
 
 
 
-    @Option(names = "--batches", defaultValue = "100", description = "Batches to load (default: ${DEFAULT-VALUE}).")
-    long batches;
+    @Option(names = "--batches", defaultValue = "100") long batches;
 
     @Mixin
     BenchStorageOptions storage; // --cold, --prefetch-bytes, --prefetch-batches, --consumer-ms
@@ -106,53 +102,30 @@ final class BenchCommand implements Callable<Integer> {
 
 
 
-    @Option(names = "--save-config", paramLabel = "FILE", description = "Write the effective loader options and pipeline"
-            + " config (JSON, for --config; with --autotune: the tuned config, at the end).")
-    Path saveConfig;
+    @Option(names = "--save-config", paramLabel = "FILE") Path saveConfig;
 
     @Mixin
     AutotuneOptions autotune; // --autotune, --autotune-cores, --autotune-ram, --autotune-window
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
-    Path json;
-
-    @Option(names = "--clips-out", paramLabel = "FILE", description = "Write every delivered clip, one a line (batch,"
-            + " path, label, frame times), in delivery order: runs of one seed write the same file.")
-    Path clipsOut;
-
-    @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace (ui.perfetto.dev).")
-    Path trace;
-
-    @Option(names = "--no-reference", description = "Skip the single-thread reference (no decode efficiency).")
-    boolean noReference;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
+    @Option(names = "--clips-out", paramLabel = "FILE") Path clipsOut;
+    @Option(names = "--trace", paramLabel = "FILE") Path trace;
+    @Option(names = "--no-reference") boolean noReference;
 
     // Seeing the run (BenchWatch, BenchReportWriter): a live dashboard, a stats stream, an HTML report.
     @Option(names = "--dashboard", arity = "0..1", preprocessor = OptionalPort.class,
-            fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT",
-            description = "Serve a live dashboard while it runs, on PORT (default: ${FALLBACK-VALUE}; 0: any free port).")
+            fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT")
     Integer dashboardPort;
 
-    @Option(names = "--publish", paramLabel = "PORT",
-            description = "Publish the stats on localhost:PORT for 'stoker monitor localhost:PORT' (0: any free port).")
-    Integer publishPort;
-
-    @Option(names = "--ceiling",
-            description = "After the reference, also decode its clips on one thread per core at once, alternating with"
-                    + " single-thread passes: the machine's own ceiling for decode efficiency (shared cores, caches,"
-                    + " memory bandwidth), which no loader can pass.")
-    boolean ceiling;
-
-    @Option(names = "--report", paramLabel = "FILE",
-            description = "Write a self-contained HTML report: samples/s, task times, queues over the run.")
-    Path report;
+    @Option(names = "--publish", paramLabel = "PORT") Integer publishPort;
+    @Option(names = "--ceiling") boolean ceiling;
+    @Option(names = "--report", paramLabel = "FILE") Path report;
 
     private static final int HEADSPACE_STEPS = 20;
     private static final int REFERENCE_CLIPS = 128;
     private static final int HEADSPACE_CACHED = 8;
 
-    @Option(names = "--headspace", paramLabel = "STEP_MS",
-            description = "After the run, a headspace analysis with a synthetic training step of STEP_MS ms: is training waiting for data?")
-    Double headspaceStepMillis;
+    @Option(names = "--headspace", paramLabel = "STEP_MS") Double headspaceStepMillis;
 
     @Override
     public Integer call() throws Exception {

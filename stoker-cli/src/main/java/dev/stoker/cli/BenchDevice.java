@@ -34,21 +34,9 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
 
     /** {@code --decode}, {@code --nvdec-sessions}, {@code --no-cpu-fallback}: a mixin of {@code stoker bench}. */
     static final class DecodeOptions {
-        @Option(names = "--decode", defaultValue = "cpu", paramLabel = "cpu|nvdec",
-                description = "Where clips are decoded: cpu (default), or nvdec: on the GPU's NVDEC engines, converted"
-                        + " and resized on the device, batches assembled there (on cuda:0 unless --device names another"
-                        + " GPU; experimental, unverified on hardware).")
-        String decode;
-
-        @Option(names = "--nvdec-sessions", paramLabel = "N",
-                description = "With --decode nvdec: NVDEC decoder sessions at once, the nvdec stage's concurrency"
-                        + " (default: min(4, cores); an H100 has 7 NVDEC engines).")
-        Integer sessions;
-
-        @Option(names = "--no-cpu-fallback",
-                description = "With --decode nvdec: fail the videos NVDEC cannot decode (reason unsupported-codec)"
-                        + " instead of decoding them on the CPU.")
-        boolean noCpuFallback;
+        @Option(names = "--decode", defaultValue = "cpu", paramLabel = "cpu|nvdec") String decode;
+        @Option(names = "--nvdec-sessions", paramLabel = "N") Integer sessions;
+        @Option(names = "--no-cpu-fallback") boolean noCpuFallback;
 
         boolean nvdec() {
             return "nvdec".equals(decode);

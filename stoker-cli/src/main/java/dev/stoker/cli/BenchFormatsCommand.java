@@ -57,51 +57,20 @@ final class BenchFormatsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "SRC",
-            description = "Dataset folder ROOT/<class>/<video> or CSV manifest (default: the demo dataset).")
-    Path source;
-
-    @Option(names = "--sample", defaultValue = "20", description = "Videos of SRC to ingest and load, evenly spaced (default: ${DEFAULT-VALUE}).")
-    int sample;
-
-    @Option(names = "--size", defaultValue = "128", description = "Short side the shards store, and clips are resized to (default: ${DEFAULT-VALUE}).")
-    int size;
-
-    @Option(names = "--fps", defaultValue = "15", description = "Frame rate the shards store (0: the source's; default: ${DEFAULT-VALUE}).")
-    double fps;
-
-    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
-    int frames;
-
-    @Option(names = "--stride", defaultValue = "2", description = "Stored frames between clip frames (default: ${DEFAULT-VALUE}).")
-    int stride;
-
-    @Option(names = "--crop", defaultValue = "112", description = "Centre crop, CxC (default: ${DEFAULT-VALUE}).")
-    int crop;
-
-    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
-    int batch;
-
-    @Option(names = "--batches", defaultValue = "40", description = "Batches per measurement (default: ${DEFAULT-VALUE}).")
-    long batches;
-
-    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES",
-            description = "Shards: read-ahead budget (0: off; default: ${DEFAULT-VALUE}).")
-    String prefetchBytes;
-
-    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
-            description = "Failed samples a stage may skip while ingesting and loading (default: 0.1@50 loading, 1 ingesting);"
-                    + " 0 stops at the first failure, 1 never stops.")
-    String failureBudget;
-
-    @Option(names = "--workers", description = "Ingest workers (default: the cores).")
-    Integer workers;
-
-    @Option(names = "--dir", paramLabel = "FOLDER", description = "Where the shards go (default: $STOKER_CACHE/bench-formats/...).")
-    Path dir;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the table as JSON.")
-    Path json;
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SRC") Path source;
+    @Option(names = "--sample", defaultValue = "20") int sample;
+    @Option(names = "--size", defaultValue = "128") int size;
+    @Option(names = "--fps", defaultValue = "15") double fps;
+    @Option(names = "--frames", defaultValue = "16") int frames;
+    @Option(names = "--stride", defaultValue = "2") int stride;
+    @Option(names = "--crop", defaultValue = "112") int crop;
+    @Option(names = "--batch", defaultValue = "8") int batch;
+    @Option(names = "--batches", defaultValue = "40") long batches;
+    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES") String prefetchBytes;
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
+    @Option(names = "--workers") Integer workers;
+    @Option(names = "--dir", paramLabel = "FOLDER") Path dir;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
 
     /** {@code --failure-budget}, or {@code otherwise} without it. */
     private dev.stoker.pipeline.FailureBudget budget(dev.stoker.pipeline.FailureBudget otherwise) {

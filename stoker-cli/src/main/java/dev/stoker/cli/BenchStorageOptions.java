@@ -16,36 +16,12 @@ import picocli.CommandLine.ParameterException;
  * ({@code --cache-dir}, {@code --cache-bytes}) and a synthetic consumer slower than the loader ({@code --consumer-ms}).
  */
 final class BenchStorageOptions {
-    @Option(names = "--cold",
-            description = "Cold page cache: evict each file's pages just before it is read (posix_fadvise DONTNEED, like"
-                    + " nocache), so reads come from the device; video files in the fetch stage, shards each clip's"
-                    + " bytes just before their read.")
-    boolean cold;
-
-    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES",
-            description = "Shards: read the known order ahead of the decoders, holding at most BYTES read and not yet"
-                    + " decoded (0: off; default: ${DEFAULT-VALUE}).")
-    String prefetchBytes;
-
-    @Option(names = "--prefetch-batches", defaultValue = "4",
-            description = "Shards: how far to read ahead, in batches (default: ${DEFAULT-VALUE}).")
-    int prefetchBatches;
-
-    @Option(names = "--cache-dir", paramLabel = "DIR",
-            description = "Remote shards (s3://, https://): keep the blocks downloaded in DIR, so that a second epoch or a"
-                    + " rerun reads them from local disk, and read ahead into it in the epoch's order (default: no cache,"
-                    + " no read-ahead for remote shards).")
-    Path cacheDir;
-
-    @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES",
-            description = "The most disk --cache-dir may take, in blocks of 256 KiB (default: ${DEFAULT-VALUE}); a budget"
-                    + " below one batch's working set is refused.")
-    String cacheBytes;
-
-    @Option(names = "--consumer-ms", defaultValue = "0", paramLabel = "MS",
-            description = "A synthetic training step: wait MS ms after each batch (a consumer slower than the loader:"
-                    + " is the next batch ready?).")
-    double consumerMillis;
+    @Option(names = "--cold") boolean cold;
+    @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES") String prefetchBytes;
+    @Option(names = "--prefetch-batches", defaultValue = "4") int prefetchBatches;
+    @Option(names = "--cache-dir", paramLabel = "DIR") Path cacheDir;
+    @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES") String cacheBytes;
+    @Option(names = "--consumer-ms", defaultValue = "0", paramLabel = "MS") double consumerMillis;
 
     /** The shard read-ahead these flags describe; bad values are usage errors. */
     ReadAhead readAhead(CommandSpec spec) {

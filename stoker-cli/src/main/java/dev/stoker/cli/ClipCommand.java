@@ -39,33 +39,15 @@ final class ClipCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "VIDEO", description = "The video file.")
-    Path video;
-
-    @Option(names = "--start", defaultValue = "0", description = "Clip start in seconds (default: ${DEFAULT-VALUE}).")
-    double start;
-
-    @Option(names = "--frames", defaultValue = "16", description = "Frames (default: ${DEFAULT-VALUE}).")
-    int frames;
-
-    @Option(names = "--stride", defaultValue = "1", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
-    int stride;
-
-    @Option(names = "--fps", description = "Resample to this frame rate by timestamp instead of striding.")
-    Double fps;
-
-    @Option(names = "--size", defaultValue = "112x112", paramLabel = "WxH", description = "Output size (default: ${DEFAULT-VALUE}).")
-    String size;
-
-    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE",
-            description = "center-crop, stretch or original (default: ${DEFAULT-VALUE}).")
-    String resize;
-
-    @Option(names = "--past-end", defaultValue = "SHIFT", description = "SHIFT, REPEAT_LAST or SKIP (default: ${DEFAULT-VALUE}).")
-    PastEndPolicy pastEnd;
-
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder to write the frames into.")
-    Path out;
+    @Parameters(index = "0", paramLabel = "VIDEO") Path video;
+    @Option(names = "--start", defaultValue = "0") double start;
+    @Option(names = "--frames", defaultValue = "16") int frames;
+    @Option(names = "--stride", defaultValue = "1") int stride;
+    @Option(names = "--fps") Double fps;
+    @Option(names = "--size", defaultValue = "112x112", paramLabel = "WxH") String size;
+    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE") String resize;
+    @Option(names = "--past-end", defaultValue = "SHIFT") PastEndPolicy pastEnd;
+    @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
 
     @Override
     public Integer call() throws Exception {

@@ -63,24 +63,11 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--seconds", paramLabel = "N", defaultValue = "10",
-            description = "Run for N seconds; 0 runs until Ctrl-C (default: ${DEFAULT-VALUE}).")
-    long seconds;
-
-    @Option(names = "--trace", paramLabel = "FILE",
-            description = "Write a Chrome trace of every task and queue (open in ui.perfetto.dev).")
-    Path trace;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the final stats, verdict included, as JSON.")
-    Path json;
-
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "Lay a pipeline config (JSON, as --save-config writes) over the built-in settings.")
-    Path config;
-
-    @Option(names = "--save-config", paramLabel = "FILE",
-            description = "Write the effective pipeline config, every setting filled in.")
-    Path saveConfig;
+    @Option(names = "--seconds", paramLabel = "N", defaultValue = "10") long seconds;
+    @Option(names = "--trace", paramLabel = "FILE") Path trace;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
+    @Option(names = "--config", paramLabel = "FILE") Path config;
+    @Option(names = "--save-config", paramLabel = "FILE") Path saveConfig;
 
     private final AtomicLong samplesTrained = new AtomicLong();
     private final AtomicLong stepsTrained = new AtomicLong();

@@ -35,17 +35,10 @@ final class DemoDataCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "Folder to write the dataset into.")
-    Path dir;
-
-    @Option(names = "--classes", defaultValue = "10", description = "Classes, 1 to 10 (default: ${DEFAULT-VALUE}).")
-    int classes;
-
-    @Option(names = "--clips", defaultValue = "10", description = "Clips per class (default: ${DEFAULT-VALUE}).")
-    int clips;
-
-    @Option(names = "--seconds", defaultValue = "10", description = "Seconds per clip (default: ${DEFAULT-VALUE}).")
-    double seconds;
+    @Parameters(index = "0", paramLabel = "DIR") Path dir;
+    @Option(names = "--classes", defaultValue = "10") int classes;
+    @Option(names = "--clips", defaultValue = "10") int clips;
+    @Option(names = "--seconds", defaultValue = "10") double seconds;
 
     @Override
     public Integer call() throws Exception {

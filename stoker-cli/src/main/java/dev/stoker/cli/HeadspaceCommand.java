@@ -67,21 +67,14 @@ final class HeadspaceCommand implements Callable<Integer> {
     @Mixin
     ModelOptions model; // --model r3d: a real model's training step (DJL), --width, --lr, --model-seed, --device
 
-    @Option(names = "--steps", defaultValue = "30", description = "Measured steps in each phase (default: ${DEFAULT-VALUE}).")
-    int steps;
-
-    @Option(names = "--warmup", defaultValue = "3", description = "Steps before measuring, in each phase (default: ${DEFAULT-VALUE}).")
-    int warmup;
-
-    @Option(names = "--cache", defaultValue = "8", paramLabel = "N",
-            description = "Batches copied and replayed for the compute floor; each is held in memory (default: ${DEFAULT-VALUE}).")
-    int cache;
+    @Option(names = "--steps", defaultValue = "30") int steps;
+    @Option(names = "--warmup", defaultValue = "3") int warmup;
+    @Option(names = "--cache", defaultValue = "8", paramLabel = "N") int cache;
 
     @Mixin
     StepOptions step; // --step-ms, --step-class, --step-classpath
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the result as JSON.")
-    Path json;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
 
     @Override
     public Integer call() throws Exception {

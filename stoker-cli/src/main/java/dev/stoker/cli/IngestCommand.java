@@ -55,54 +55,19 @@ final class IngestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "SRC",
-            description = "Dataset folder or CSV manifest; s3://bucket/prefix or an https:// CSV manifest of URLs (copied into the cache first).")
-    Path source;
-
-    @Parameters(index = "1", paramLabel = "DEST",
-            description = "Folder for the shards (created; resumed if present), or s3://bucket/prefix (written in the cache, then uploaded: shards first, manifest last).")
-    Path dest;
-
-    @Option(names = "--s3-endpoint", paramLabel = "URL",
-            description = "S3 endpoint for s3:// locations on S3 compatibles; region and credentials come from the usual AWS settings.")
-    URI s3Endpoint;
-
-    @Option(names = "--format", defaultValue = "video", description = "video, jpeg or raw (default: ${DEFAULT-VALUE}).")
-    String format;
-
-    @Option(names = "--size", paramLabel = "S|WxH",
-            description = "S: short side S, aspect kept; WxH: exactly that (default: the source size). Rounded to even for video and jpeg.")
-    String size;
-
-    @Option(names = "--fps", description = "Resample to this frame rate (default: keep every source frame and its timestamp).")
-    double fps;
-
-    @Option(names = "--gop", defaultValue = "16", description = "Keyframe interval of the video format, in frames (default: ${DEFAULT-VALUE}).")
-    int gop;
-
-    @Option(names = "--shard-size", defaultValue = "256M", paramLabel = "BYTES",
-            description = "Close a shard once its payload reaches this; k, M, G suffixes (default: ${DEFAULT-VALUE}).")
-    String shardSize;
-
-    @Option(names = "--jpeg-quality", defaultValue = "3", description = "JPEG qscale, 2 (best) to 31 (default: ${DEFAULT-VALUE}).")
-    int jpegQuality;
-
-    @Option(names = "--workers", description = "Decode and encode workers (default: the number of cores).")
-    Integer workers;
-
-    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
-            description = "Stop once more than RATE of the sources failed, judged after MIN_ITEMS (default: 1, never stop:"
-                    + " failed sources are listed in the report); 0 stops at the first failure.")
-    String failureBudget;
-
-    @Option(names = "--spark", paramLabel = "MASTER",
-            description = "Run the ingest as an Apache Spark job on MASTER (local[N]: N cores of this machine, in a JVM of its own);"
-                    + " on a cluster use spark-submit with stoker-spark.jar (README).")
-    String sparkMaster;
-
-    @Option(names = "--partition-sources", defaultValue = "64", paramLabel = "N",
-            description = "With --spark: sources per partition, the unit a task ingests and commits (default: ${DEFAULT-VALUE}).")
-    int partitionSources;
+    @Parameters(index = "0", paramLabel = "SRC") Path source;
+    @Parameters(index = "1", paramLabel = "DEST") Path dest;
+    @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
+    @Option(names = "--format", defaultValue = "video") String format;
+    @Option(names = "--size", paramLabel = "S|WxH") String size;
+    @Option(names = "--fps") double fps;
+    @Option(names = "--gop", defaultValue = "16") int gop;
+    @Option(names = "--shard-size", defaultValue = "256M", paramLabel = "BYTES") String shardSize;
+    @Option(names = "--jpeg-quality", defaultValue = "3") int jpegQuality;
+    @Option(names = "--workers") Integer workers;
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
+    @Option(names = "--spark", paramLabel = "MASTER") String sparkMaster;
+    @Option(names = "--partition-sources", defaultValue = "64", paramLabel = "N") int partitionSources;
 
     @Override
     public Integer call() throws Exception {

@@ -34,83 +34,29 @@ import picocli.CommandLine.Parameters;
  * {@link VideoLoader} takes ({@code bench}, {@code headspace}), so they read and behave the same.
  */
 final class LoaderOptionsMixin {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET",
-            description = "Dataset folder ROOT/<class>/<video> or CSV manifest path,label[,start,end] (default: the demo dataset);"
-                    + " s3://bucket/prefix or an https:// CSV manifest url,label[,start,end] is copied into the cache first.")
-    Path dataset;
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") Path dataset;
+    @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
+    @Option(names = "--frames", defaultValue = "16") int frames;
+    @Option(names = "--stride", defaultValue = "2") int stride;
+    @Option(names = "--fps") Double fps;
+    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH") String size;
+    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE") String resize;
+    @Option(names = "--short-side", defaultValue = "0") int shortSide;
+    @Option(names = "--batch", defaultValue = "8") int batch;
+    @Option(names = "--clips-per-video", defaultValue = "1") int clipsPerVideo;
+    @Option(names = "--layout", defaultValue = "NTHWC") BatchLayout layout;
+    @Option(names = "--seed", defaultValue = "0") long seed;
+    @Option(names = "--decoder-threads", defaultValue = "1") int decoderThreads;
+    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true") boolean skipFrames;
+    @Option(names = "--fused-convert") boolean fusedConvert;
 
-    @Option(names = "--s3-endpoint", paramLabel = "URL",
-            description = "S3 endpoint for s3:// locations on S3 compatibles (MinIO, Ceph, s3proxy); region and credentials"
-                    + " come from the usual AWS settings (default: AWS itself).")
-    URI s3Endpoint;
-
-    @Option(names = "--frames", defaultValue = "16", description = "Frames per clip (default: ${DEFAULT-VALUE}).")
-    int frames;
-
-    @Option(names = "--stride", defaultValue = "2", description = "Source frames between clip frames (default: ${DEFAULT-VALUE}).")
-    int stride;
-
-    @Option(names = "--fps", description = "Resample clips to this frame rate by timestamp instead of striding.")
-    Double fps;
-
-    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH",
-            description = "Output size: S for SxS, or WxH (default: ${DEFAULT-VALUE}).")
-    String size;
-
-    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE",
-            description = "center-crop, random-crop (short side resized first) or stretch (default: ${DEFAULT-VALUE}).")
-    String resize;
-
-    @Option(names = "--short-side", defaultValue = "0", description = "Short side before cropping (default: the crop's longer side).")
-    int shortSide;
-
-    @Option(names = "--batch", defaultValue = "8", description = "Clips per batch (default: ${DEFAULT-VALUE}).")
-    int batch;
-
-    @Option(names = "--clips-per-video", defaultValue = "1", description = "Random clips per video per epoch (default: ${DEFAULT-VALUE}).")
-    int clipsPerVideo;
-
-    @Option(names = "--layout", defaultValue = "NTHWC", description = "NTHWC or NCTHW (default: ${DEFAULT-VALUE}).")
-    BatchLayout layout;
-
-    @Option(names = "--seed", defaultValue = "0", description = "Seeds epoch order, clip starts and crops (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--decoder-threads", defaultValue = "1", description = "FFmpeg threads per decoder (default: ${DEFAULT-VALUE}).")
-    int decoderThreads;
-
-    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true",
-            description = "Decode every frame, even non-reference frames that are not output (slower; for comparison).")
-    boolean skipFrames;
-
-    @Option(names = "--fused-convert", description = "Convert inside the decode stage instead of a convert stage of its own.")
-    boolean fusedConvert;
-
-    @Option(names = "--concurrency", paramLabel = "STAGE=N", description = "A stage's concurrency, e.g. decode=3 (repeatable).")
+    @Option(names = "--concurrency", paramLabel = "STAGE=N")
     Map<String, Integer> concurrency = new LinkedHashMap<>();
 
-    @Option(names = "--split-after", paramLabel = "STAGE",
-            description = "Run the stages up to STAGE (fetch, demux, decode, convert, batch or collate) in a child JVM: a native"
-                    + " crash there restarts the child instead of ending the run (stats show child:STAGE). collate: only"
-                    + " finished batches cross; decode: implies --fused-convert.")
-    String splitAfter;
-
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "Loader options or a pipeline config (JSON, as --save-config writes) over the defaults; flags"
-                    + " given beside it win.")
-    Path config;
-
-    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
-            description = "Failed samples a stage may skip: at most RATE of them once MIN_ITEMS were seen (default: 0.1@50);"
-                    + " 0 stops at the first failure, 1 never stops.")
-    String failureBudget;
-
-    @Option(names = "--quarantine", paramLabel = "FILE",
-            description = "Skip the videos listed in FILE (JSONL: path, size, mtime, stage, reason) and append those"
-                    + " that fail for a reason of their own (empty, not a video, truncated, corrupt, unsupported codec);"
-                    + " a file changed since it was listed is tried again. Without it, such files are skipped after"
-                    + " their first failure for this run only.")
-    Path quarantine;
+    @Option(names = "--split-after", paramLabel = "STAGE") String splitAfter;
+    @Option(names = "--config", paramLabel = "FILE") Path config;
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
+    @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
 
     /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
     LoaderOptions loaderOptions(CommandSpec spec) {

@@ -9,23 +9,11 @@ import picocli.CommandLine.ParameterException;
 
 /** The model a command trains ({@code train}, {@code headspace --model}): built by the DJL module on demand. */
 final class ModelOptions {
-    @Option(names = "--model", paramLabel = "NAME",
-            description = "A video model trained with DJL (PyTorch engine): r3d (R3D-18, torchvision's layout).")
-    String model;
-
-    @Option(names = "--width", defaultValue = "0.125", paramLabel = "W",
-            description = "The model's channel multiplier; 1 is the published R3D-18 (default: ${DEFAULT-VALUE}).")
-    double width;
-
-    @Option(names = "--lr", defaultValue = "0.001", paramLabel = "X", description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
-    double learningRate;
-
-    @Option(names = "--model-seed", defaultValue = "42", paramLabel = "N", description = "Seeds the initial weights (default: ${DEFAULT-VALUE}).")
-    long modelSeed;
-
-    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N",
-            description = "Where the model runs (default: ${DEFAULT-VALUE}); batches are decoded on the CPU and copied there.")
-    String device;
+    @Option(names = "--model", paramLabel = "NAME") String model;
+    @Option(names = "--width", defaultValue = "0.125", paramLabel = "W") double width;
+    @Option(names = "--lr", defaultValue = "0.001", paramLabel = "X") double learningRate;
+    @Option(names = "--model-seed", defaultValue = "42", paramLabel = "N") long modelSeed;
+    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N") String device;
 
     /** The model, built for {@code classes} and the loader's layout; usage errors name the option. */
     ModelStep open(CommandSpec spec, int classes, LoaderOptions options) {

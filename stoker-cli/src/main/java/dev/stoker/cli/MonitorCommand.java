@@ -47,17 +47,13 @@ final class MonitorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "HOST:PORT", description = "The stats publisher (HOST defaults to localhost).")
-    String target;
+    @Parameters(index = "0", paramLabel = "HOST:PORT") String target;
 
     @Option(names = "--web", arity = "0..1", preprocessor = OptionalPort.class,
-            fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT",
-            description = "Serve the dashboard on PORT (default: ${FALLBACK-VALUE}; 0: any free port) instead of drawing the table.")
+            fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT")
     Integer webPort;
 
-    @Option(names = "--count", paramLabel = "N", defaultValue = "0",
-            description = "Stop after N snapshots (default: 0, until the job ends).")
-    long count;
+    @Option(names = "--count", paramLabel = "N", defaultValue = "0") long count;
 
     @Override
     public Integer call() throws Exception {

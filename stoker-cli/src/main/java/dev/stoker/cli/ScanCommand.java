@@ -41,20 +41,10 @@ final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset folder or CSV manifest.")
-    Path source;
-
-    @Option(names = "--quarantine", paramLabel = "FILE",
-            description = "Append the files whose failure is a property of the file (JSONL: path, size, mtime, stage,"
-                    + " reason), as bench and headspace read and append it; files listed already stay once.")
-    Path quarantine;
-
-    @Option(names = "--workers", paramLabel = "N",
-            description = "Files opened at once (default: 2; FFmpeg serialises part of opening a decoder).")
-    Integer workers;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write every file's result and the counts by reason as JSON.")
-    Path json;
+    @Parameters(index = "0", paramLabel = "DATASET") Path source;
+    @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
+    @Option(names = "--workers", paramLabel = "N") Integer workers;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
 
     @Override
     public Integer call() throws Exception {

@@ -46,34 +46,15 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LoaderOptionsMixin loader;
 
-    @Option(names = "--rank", defaultValue = "0", description = "This process's rank (default: ${DEFAULT-VALUE}).")
-    int rank;
-
-    @Option(names = "--world-size", defaultValue = "1", description = "Ranks splitting each epoch (default: ${DEFAULT-VALUE}).")
-    int worldSize;
-
-    @Option(names = "--drop-last", description = "Drop an epoch's last batch when it is short.")
-    boolean dropLast;
-
-    @Option(names = "--epochs", defaultValue = "-1", description = "Epochs to serve (default: no end).")
-    int epochs;
-
-    @Option(names = "--prefetch", defaultValue = "4", description = "Batches ready ahead of the consumer (default: ${DEFAULT-VALUE}).")
-    int prefetch;
-
-    @Option(names = "--hold", defaultValue = "0",
-            description = "Batches the consumer keeps besides the one it works on (default: ${DEFAULT-VALUE}).")
-    int hold;
-
-    @Option(names = "--shm-dir", defaultValue = "/dev/shm", paramLabel = "DIR",
-            description = "Folder of the shared-memory file (default: ${DEFAULT-VALUE}).")
-    Path shmDir;
-
-    @Option(names = "--resume", paramLabel = "FILE", description = "A sampler state (JSON) to continue from.")
-    Path resume;
-
-    @Option(names = "--publish", paramLabel = "PORT", description = "Publish live stats for stoker monitor on this port.")
-    Integer publish;
+    @Option(names = "--rank", defaultValue = "0") int rank;
+    @Option(names = "--world-size", defaultValue = "1") int worldSize;
+    @Option(names = "--drop-last") boolean dropLast;
+    @Option(names = "--epochs", defaultValue = "-1") int epochs;
+    @Option(names = "--prefetch", defaultValue = "4") int prefetch;
+    @Option(names = "--hold", defaultValue = "0") int hold;
+    @Option(names = "--shm-dir", defaultValue = "/dev/shm", paramLabel = "DIR") Path shmDir;
+    @Option(names = "--resume", paramLabel = "FILE") Path resume;
+    @Option(names = "--publish", paramLabel = "PORT") Integer publish;
 
     @Override
     public Integer call() throws IOException {

@@ -17,8 +17,7 @@ abstract class ShardFolderCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DEST", description = "A folder written by stoker ingest.")
-    Path dest;
+    @Parameters(index = "0", paramLabel = "DEST") Path dest;
 
     @Override
     public final Integer call() {

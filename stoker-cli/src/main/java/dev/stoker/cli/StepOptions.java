@@ -23,17 +23,9 @@ import picocli.CommandLine.ParameterException;
  * work, or the user's own {@code --step-class}, loaded from {@code --step-classpath}.
  */
 final class StepOptions {
-    @Option(names = "--step-ms", paramLabel = "MS",
-            description = "A synthetic step of about MS ms of CPU work (default: 50 unless --step-class).")
-    Double stepMillis;
-
-    @Option(names = "--step-class", paramLabel = "CLASS",
-            description = "Your step: a class implementing dev.stoker.tune.TrainingStep<TensorBatch> with a public no-arg constructor.")
-    String stepClass;
-
-    @Option(names = "--step-classpath", paramLabel = "PATH",
-            description = "Jars or folders to load --step-class from, separated by ':' (';' on Windows).")
-    String stepClasspath;
+    @Option(names = "--step-ms", paramLabel = "MS") Double stepMillis;
+    @Option(names = "--step-class", paramLabel = "CLASS") String stepClass;
+    @Option(names = "--step-classpath", paramLabel = "PATH") String stepClasspath;
 
     /** The flag that chose a step, {@code --step-class} before {@code --step-ms}; null when neither was given. */
     String given() {

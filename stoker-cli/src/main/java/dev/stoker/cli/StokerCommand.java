@@ -14,10 +14,15 @@ import picocli.CommandLine.Spec;
  * {@code subcommands} below; give it {@code mixinStandardHelpOptions = true} and an Examples footer
  * ({@code footerHeading = "%nExamples:%n"}), which {@code StokerCommandUsageTest} checks for every subcommand.
  *
+ * <p>The text of every option and parameter is in {@code help.properties} (this command's resource bundle, which
+ * the subcommands inherit), keyed by the option's name: an option that several commands share is described once,
+ * the same everywhere, and the declarations stay one line each. {@code HelpTextTest} fails on an option without
+ * a text and on a key no option reads.
+ *
  * <p>Exit codes: 0 ok, 1 failure, 2 usage error. Errors are one line on standard error; {@code -v} or
  * {@code STOKER_DEBUG=1} adds the stack trace. {@link #commandLine()} sets that up; {@link #main} uses it.
  */
-@Command(name = "stoker",
+@Command(name = "stoker", resourceBundle = "dev.stoker.cli.help",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Stoker keeps GPUs fed when models train on video: a data loader of stages that run "
@@ -54,9 +59,7 @@ public final class StokerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
-            description = "Print the stack trace with an error (as does STOKER_DEBUG=1).")
-    boolean verbose;
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT) boolean verbose;
 
     public static void main(String... args) {
         System.exit(commandLine().execute(args));

@@ -61,28 +61,13 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     ModelOptions model;
 
-    @Option(names = "--steps", defaultValue = "100", description = "Training steps (default: ${DEFAULT-VALUE}).")
-    int steps;
-
-    @Option(names = "--warmup", defaultValue = "3", description = "First steps left out of times and rates (default: ${DEFAULT-VALUE}).")
-    int warmup;
-
-    @Option(names = "--cache", defaultValue = "4", paramLabel = "N",
-            description = "Batches copied for the headspace verdict, replayed after training (default: ${DEFAULT-VALUE}).")
-    int cache;
-
-    @Option(names = "--floor-steps", defaultValue = "20", paramLabel = "N",
-            description = "Steps on the cached batches for the compute floor; 0 skips the verdict (default: ${DEFAULT-VALUE}).")
-    int floorSteps;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON (every step's loss and times too).")
-    Path json;
-
-    @Option(names = "--trace", paramLabel = "FILE", description = "Write a Chrome trace: the loader's tasks and each step's wait and train.")
-    Path trace;
-
-    @Option(names = "--report", paramLabel = "FILE", description = "Write a self-contained HTML report: loss and step time over the steps.")
-    Path report;
+    @Option(names = "--steps", defaultValue = "100") int steps;
+    @Option(names = "--warmup", defaultValue = "3") int warmup;
+    @Option(names = "--cache", defaultValue = "4", paramLabel = "N") int cache;
+    @Option(names = "--floor-steps", defaultValue = "20", paramLabel = "N") int floorSteps;
+    @Option(names = "--json", paramLabel = "FILE") Path json;
+    @Option(names = "--trace", paramLabel = "FILE") Path trace;
+    @Option(names = "--report", paramLabel = "FILE") Path report;
 
     @Override
     public Integer call() throws Exception {

@@ -69,71 +69,28 @@ final class TuneCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET",
-            description = "Dataset folder or CSV manifest (default: the demo dataset).")
-    Path dataset;
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") Path dataset;
+    @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
+    @Option(names = "--config", paramLabel = "FILE") Path config;
+    @Option(names = "--space", paramLabel = "FILE") Path spaceFile;
+    @Option(names = "--trials", defaultValue = "20") int trials;
+    @Option(names = "--patience", defaultValue = "8") int patience;
+    @Option(names = "--repeats", defaultValue = "3") int repeats;
+    @Option(names = "--min-gain", defaultValue = "0.03") double minGain;
+    @Option(names = "--trial-seconds", defaultValue = "300") long trialSeconds;
+    @Option(names = "--total-minutes", defaultValue = "240") long totalMinutes;
+    @Option(names = "--batches", defaultValue = "60") long batches;
+    @Option(names = "--tune-batch") boolean tuneBatch;
+    @Option(names = "--start-all", paramLabel = "N") Integer startAll;
+    @Option(names = "--compare-default") boolean compareDefault;
+    @Option(names = "--ceiling", paramLabel = "SAMPLES_PER_S") Double ceiling;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where the results go (and where a search continues).")
-    Path out;
-
-    @Option(names = "--config", paramLabel = "FILE", description = "The config to start from (default: the bench defaults).")
-    Path config;
-
-    @Option(names = "--space", paramLabel = "FILE", description = "The search space (JSON: which knobs move, their ranges).")
-    Path spaceFile;
-
-    @Option(names = "--trials", defaultValue = "20", description = "Trials in all, repeats included (default: ${DEFAULT-VALUE}).")
-    int trials;
-
-    @Option(names = "--patience", defaultValue = "8", description = "Stop after N trials without an improvement (default: ${DEFAULT-VALUE}).")
-    int patience;
-
-    @Option(names = "--repeats", defaultValue = "3",
-            description = "Runs of the start config, for the noise; rounds of --compare-default (default: ${DEFAULT-VALUE}).")
-    int repeats;
-
-    @Option(names = "--min-gain", defaultValue = "0.03", description = "Smallest relative gain that counts (default: ${DEFAULT-VALUE}).")
-    double minGain;
-
-    @Option(names = "--trial-seconds", defaultValue = "300", description = "A trial running longer is killed (default: ${DEFAULT-VALUE}).")
-    long trialSeconds;
-
-    @Option(names = "--total-minutes", defaultValue = "240", description = "Time budget of the search (default: ${DEFAULT-VALUE}).")
-    long totalMinutes;
-
-    @Option(names = "--batches", defaultValue = "60", description = "Batches per trial (default: ${DEFAULT-VALUE}).")
-    long batches;
-
-    @Option(names = "--tune-batch", description = "Let the batch size move too (samples/s stays comparable; the model may care).")
-    boolean tuneBatch;
-
-    @Option(names = "--start-all", paramLabel = "N",
-            description = "Start from every stage at concurrency N (fetch, demux, decode, convert, collate), instead of --config.")
-    Integer startAll;
-
-    @Option(names = "--compare-default",
-            description = "After the search, run the start, the default and the best config side by side, --repeats rounds"
-                    + " interleaved: the ratios go in the report.")
-    boolean compareDefault;
-
-    @Option(names = "--ceiling", paramLabel = "SAMPLES_PER_S", description = "The headspace ceiling, drawn in the report.")
-    Double ceiling;
-
-    @Option(names = "--decode-ceiling", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Measure the machine's decode ceiling before the search and draw it in the report (default: on;"
-                    + " --no-decode-ceiling skips it).")
+    @Option(names = "--decode-ceiling", negatable = true, defaultValue = "true", fallbackValue = "true")
     boolean decodeCeiling;
 
-    @Option(names = "--headspace", paramLabel = "STEP_MS",
-            description = "After the search, run the best config with 'bench --headspace STEP_MS' for the ceiling.")
-    Double headspaceStepMillis;
-
-    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]",
-            description = "Failed samples each bench trial may skip (see stoker bench --help; default: 0.1@50).")
-    String failureBudget;
-
-    @Option(names = "--bench-arg", paramLabel = "ARG", description = "An extra argument for every bench trial, e.g. --bench-arg=--frames=8 (repeatable).")
-    List<String> benchArgs = new ArrayList<>();
+    @Option(names = "--headspace", paramLabel = "STEP_MS") Double headspaceStepMillis;
+    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
+    @Option(names = "--bench-arg", paramLabel = "ARG") List<String> benchArgs = new ArrayList<>();
 
     /** The default space: every stage's concurrency, the main queues, the sink, decoder threads, fused convert. */
     static SearchSpace defaultSpace(int cores, boolean tuneBatch) {
