@@ -39,10 +39,10 @@ final class AutotuneOptions {
     private Autotune running;
     private AutotuneBudget budget;
 
-    /** Refuses --autotune where it cannot run safely: a shard folder (its pools do not follow reconfiguration yet). */
-    void rejectShards(CommandSpec spec, Path root) {
-        if (enabled && dev.stoker.store.ShardDataset.isShardDataset(root)) {
-            throw new ParameterException(spec.commandLine(), "--autotune with a shard folder " + root + ": not supported"
+    /** Refuses --autotune where it cannot run safely: shards (the shard loader's pools do not follow reconfiguration yet). */
+    void rejectShards(CommandSpec spec, DatasetLocation dataset) {
+        if (enabled && dataset.isShards()) {
+            throw new ParameterException(spec.commandLine(), "--autotune with a shard folder " + dataset.name() + ": not supported"
                     + " yet (the shard loader sizes its buffer pools once, so growing its stages could stall it;"
                     + " expected: a dataset of video files)");
         }

@@ -136,13 +136,9 @@ final class BenchCommand implements Callable<Integer> {
         if (batches < 1) {
             throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
         }
-        String remote = loader.remoteShards();
-        boolean remoteShards = remote != null;
-        Path root = remoteShards ? null : loader.datasetRoot(out);
-        if (!remoteShards) {
-            autotune.rejectShards(spec, root);
-        }
-        if (remoteShards || dev.stoker.store.ShardDataset.isShardDataset(root)) { // a folder written by stoker ingest
+        DatasetLocation dataset = loader.location(out);
+        autotune.rejectShards(spec, dataset);
+        if (dataset.isShards()) { // written by stoker ingest
             if (options.placement().splitAfter() != null) {
                 throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
@@ -151,9 +147,9 @@ final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(),
                         "--decode nvdec with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
-            return ShardBench.run(out, remoteShards ? remote : root.toString(), loader.s3Endpoint, options, batches, json, trace, storage.readAhead(spec), storage);
+            return ShardBench.run(out, dataset.name(), loader.s3Endpoint, options, batches, json, trace, storage.readAhead(spec), storage);
         }
-        Dataset data = LoaderOptionsMixin.openDataset(spec, root);
+        Dataset data = dataset.openVideos(spec);
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         DeliveredClips delivered = new DeliveredClips(REFERENCE_CLIPS); // what the reference decodes again
@@ -210,7 +206,7 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
 
-        BenchResult result = BenchResult.of(root.toString(), data.size(), cores, figures, decodedFrames, decodedClips,
+        BenchResult result = BenchResult.of(dataset.name(), data.size(), cores, figures, decodedFrames, decodedClips,
                 options, effective, stats, failures, memoryReadings, yardsticks, headspace,
                 new double[] {loadAtStart, loadAtEnd});
         out.print(result.summary());

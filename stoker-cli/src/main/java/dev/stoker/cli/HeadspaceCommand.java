@@ -85,31 +85,30 @@ final class HeadspaceCommand implements Callable<Integer> {
         }
         LoaderOptions options = loader.loaderOptions(spec);
         Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
-        String remoteShards = loader.remoteShards(); // s3:// or https:// shards are read in place
-        Path root = remoteShards != null ? null : loader.datasetRoot(out);
+        DatasetLocation dataset = loader.location(out);
         if (synthetic != null) {
-            return run(out, synthetic, options, remoteShards, root);
+            return run(out, synthetic, options, dataset);
         }
-        try (ModelStep step = model.open(spec, classCount(remoteShards, root), options)) {
+        try (ModelStep step = model.open(spec, classCount(dataset), options)) {
             out.println("step: " + step.description());
-            return run(out, headspace(step), options, remoteShards, root);
+            return run(out, headspace(step), options, dataset);
         }
     }
 
-    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options, String remoteShards,
-                    Path root) throws IOException {
+    private int run(PrintWriter out, Headspace<ClipBatch, TensorBatch> headspace, LoaderOptions options,
+                    DatasetLocation dataset) throws IOException {
         HeadspaceResult result;
         // Any loader of host batches: video files, or shards written by stoker ingest (local or remote).
-        if (remoteShards != null || ShardDataset.isShardDataset(root)) {
-            try (ShardDataset shards = loader.openShards(remoteShards, root)) {
-                announce(out, remoteShards != null ? remoteShards : root.toString(), shards.size() + " samples", headspace, options);
+        if (dataset.isShards()) {
+            try (ShardDataset shards = dataset.openShards()) {
+                announce(out, dataset.name(), shards.size() + " samples", headspace, options);
                 try (ShardLoader shardLoader = ShardLoader.open(shards, options)) {
                     result = measure(headspace, shardLoader);
                 }
             }
         } else {
-            Dataset data = LoaderOptionsMixin.openDataset(spec, root);
-            announce(out, root.toString(), data.size() + " videos", headspace, options);
+            Dataset data = dataset.openVideos(spec);
+            announce(out, dataset.name(), data.size() + " videos", headspace, options);
             try (VideoLoader videoLoader = VideoLoader.open(data, options)) {
                 result = measure(headspace, videoLoader);
             }
@@ -136,14 +135,14 @@ final class HeadspaceCommand implements Callable<Integer> {
         return headspace.run(loader.pipeline());
     }
 
-    /** The classes a model is built for: those of the shard dataset (remote or at {@code root}) or of the videos there. */
-    private int classCount(String remoteShards, Path root) throws IOException {
-        if (remoteShards != null || ShardDataset.isShardDataset(root)) {
-            try (ShardDataset shards = loader.openShards(remoteShards, root)) {
+    /** The classes a model is built for: those of the shards or of the video files. */
+    private int classCount(DatasetLocation dataset) throws IOException {
+        if (dataset.isShards()) {
+            try (ShardDataset shards = dataset.openShards()) {
                 return shards.classNames().size();
             }
         }
-        return LoaderOptionsMixin.openDataset(spec, root).classNames().size();
+        return dataset.openVideos(spec).classNames().size();
     }
 
     private Headspace<ClipBatch, TensorBatch> headspace(ModelStep modelStep) {

@@ -4,7 +4,6 @@ import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.Verification;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
@@ -157,19 +156,16 @@ final class LoaderOptionsMixin {
     }
 
     /**
-     * The dataset's {@code s3://} or {@code https://} location when it holds shards written by {@code stoker ingest}
-     * (read where they are, by ranged GETs), else null (a local folder, or remote videos, which are copied first).
+     * Where the dataset is, resolved once: {@code s3://} or {@code https://} shards written by {@code stoker ingest}
+     * stay where they are (one HEAD of their manifest tells), remote videos are copied into the cache first, and
+     * without a DATASET it is the demo dataset.
      */
-    String remoteShards() throws IOException {
+    DatasetLocation location(PrintWriter out) throws IOException {
         String remote = RemoteLocations.of(dataset);
-        return remote != null && ShardDataset.isShardDataset(remote, s3Endpoint) ? remote : null;
-    }
-
-    /** The shards at {@code remoteShards} ({@link #remoteShards()}) or, where that is null, in the folder {@code root}. */
-    ShardDataset openShards(String remoteShards, Path root) throws IOException {
-        return remoteShards != null
-                ? ShardDataset.open(remoteShards, s3Endpoint, Verification.FIRST_READ)
-                : ShardDataset.open(root);
+        if (remote != null && ShardDataset.isShardDataset(remote, s3Endpoint)) {
+            return new DatasetLocation.RemoteShards(remote, s3Endpoint);
+        }
+        return new DatasetLocation.Folder(datasetRoot(out));
     }
 
     /** The demo dataset, made once in the cache (saying so the first time). */

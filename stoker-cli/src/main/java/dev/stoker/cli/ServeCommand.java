@@ -82,9 +82,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServeSettings settings;
         try {
-            String remoteShards = loader.remoteShards(); // read in place; remote videos are copied into the cache
-            String dataset = remoteShards != null ? remoteShards : loader.datasetRoot(log).toString();
-            settings = new ServeSettings(dataset, loader.s3Endpoint, options, prefetch, hold, new SharedMemoryDir(shmDir),
+            settings = new ServeSettings(loader.location(log).name(), loader.s3Endpoint, options, prefetch, hold, new SharedMemoryDir(shmDir),
                     state, publish == null ? -1 : publish);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--" + e.getMessage());

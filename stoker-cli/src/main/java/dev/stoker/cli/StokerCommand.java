@@ -62,6 +62,11 @@ public final class StokerCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT) boolean verbose;
 
     public static void main(String... args) {
+        // The AWS SDK (s3:// locations) logs through SLF4J, which has no binding here: without this its three-line
+        // warning would come before a command's own one-line error. A user's -Dslf4j.internal.verbosity wins.
+        if (System.getProperty("slf4j.internal.verbosity") == null) {
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+        }
         System.exit(commandLine().execute(args));
     }
 

@@ -83,10 +83,9 @@ final class TrainCommand implements Callable<Integer> {
             model.model = "r3d";
         }
         LoaderOptions options = loader.loaderOptions(spec);
-        String remoteShards = loader.remoteShards(); // s3:// or https:// shards are read in place
-        Path root = remoteShards != null ? null : loader.datasetRoot(out);
-        String where = remoteShards != null ? remoteShards : root.toString();
-        boolean shards = remoteShards != null || ShardDataset.isShardDataset(root);
+        DatasetLocation dataset = loader.location(out);
+        String where = dataset.name();
+        boolean shards = dataset.isShards();
         if (shards && options.placement().splitAfter() != null) {
             throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
                     + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
@@ -94,8 +93,7 @@ final class TrainCommand implements Callable<Integer> {
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         TrainLoop loop;
         TrainResult result;
-        try (Source source = shards ? new Source(null, loader.openShards(remoteShards, root))
-                : new Source(LoaderOptionsMixin.openDataset(spec, root), null);
+        try (Source source = shards ? new Source(null, dataset.openShards()) : new Source(dataset.openVideos(spec), null);
              ModelStep step = model.open(spec, source.classes(), options)) {
             out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
                     where, source.samples(), source.classes(), step.description(), steps, options.batch().size());
