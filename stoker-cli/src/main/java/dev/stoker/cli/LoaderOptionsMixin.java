@@ -4,6 +4,7 @@ import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.store.ShardDataset;
+import dev.stoker.store.remote.BlobStore;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
@@ -33,7 +34,9 @@ import picocli.CommandLine.Parameters;
  * {@link VideoLoader} takes ({@code bench}, {@code headspace}), so they read and behave the same.
  */
 final class LoaderOptionsMixin {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") Path dataset;
+    // A String, not a Path: a path folds "https://host/shards/" into "https:/host/shards", and an HTTP folder's
+    // trailing slash is what tells it from a CSV manifest's URL.
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") String dataset;
     @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
     @Option(names = "--frames", defaultValue = "16") int frames;
     @Option(names = "--stride", defaultValue = "2") int stride;
@@ -147,12 +150,11 @@ final class LoaderOptionsMixin {
      * {@code dataset}, copied into the cache first when it is remote (through {@code s3Endpoint} for s3://), or the
      * demo dataset without one.
      */
-    static Path datasetRoot(Path dataset, URI s3Endpoint, PrintWriter out) throws IOException {
-        String remote = RemoteLocations.of(dataset);
-        if (remote != null) {
-            return RemoteLocations.copyVideos(out, remote, s3Endpoint);
+    static Path datasetRoot(String dataset, URI s3Endpoint, PrintWriter out) throws IOException {
+        if (dataset != null && BlobStore.isRemote(dataset)) {
+            return RemoteLocations.copyVideos(out, dataset, s3Endpoint);
         }
-        return dataset != null ? dataset : demoDataset(out);
+        return dataset != null ? Path.of(dataset) : demoDataset(out);
     }
 
     /**
@@ -161,9 +163,8 @@ final class LoaderOptionsMixin {
      * without a DATASET it is the demo dataset.
      */
     DatasetLocation location(PrintWriter out) throws IOException {
-        String remote = RemoteLocations.of(dataset);
-        if (remote != null && ShardDataset.isShardDataset(remote, s3Endpoint)) {
-            return new DatasetLocation.RemoteShards(remote, s3Endpoint);
+        if (dataset != null && BlobStore.isRemote(dataset) && ShardDataset.isShardDataset(dataset, s3Endpoint)) {
+            return new DatasetLocation.RemoteShards(dataset, s3Endpoint);
         }
         return new DatasetLocation.Folder(datasetRoot(out));
     }

@@ -69,7 +69,7 @@ final class TuneCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") Path dataset;
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") String dataset;
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
     @Option(names = "--config", paramLabel = "FILE") Path config;
     @Option(names = "--space", paramLabel = "FILE") Path spaceFile;

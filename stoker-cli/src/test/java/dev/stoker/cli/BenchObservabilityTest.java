@@ -66,7 +66,7 @@ class BenchObservabilityTest {
         BenchCommand withoutPort = new BenchCommand();
         new CommandLine(withoutPort).parseArgs("--dashboard", "data/train");
         assertThat(withoutPort.dashboardPort).isEqualTo(DashboardServer.DEFAULT_PORT);
-        assertThat(withoutPort.loader.dataset).isEqualTo(Path.of("data/train"));
+        assertThat(withoutPort.loader.dataset).isEqualTo("data/train");
 
         BenchCommand withPort = new BenchCommand();
         new CommandLine(withPort).parseArgs("--dashboard", "0", "data/train");
