@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * ones, the driver's own description ({@link #TABLE}, data kept out of the code): what a {@link CudaException}
  * says when the driver cannot be asked ({@code cuGetErrorName} itself failing, or no driver at all in tests).
  */
-public final class CuResult {
+final class CuResult {
     public static final int CUDA_SUCCESS = 0;
     public static final int CUDA_ERROR_OUT_OF_MEMORY = 2;
     public static final int CUDA_ERROR_NOT_INITIALIZED = 3;

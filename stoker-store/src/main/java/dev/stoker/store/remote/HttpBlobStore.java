@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * ending in {@code /}; keys resolve against it. Reads are ranged GETs; a server that ignores {@code Range}
  * (200 with the whole body, as the JDK's {@code jwebserver}) still works, at the cost of the whole transfer.
  */
-public final class HttpBlobStore implements BlobStore {
+final class HttpBlobStore implements BlobStore {
     private final URI base;
     private final HttpClient http;
     private final Retry retry;
