@@ -1,5 +1,6 @@
 """Shards written by ``stoker ingest``, read by the bridge from a folder and, in place, from a web server."""
 import functools
+import socket
 import http.server
 import subprocess
 import threading
@@ -7,6 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from stoker import StokerError
 from stoker.torch import VideoLoader
 
 BATCH = 3
@@ -67,3 +69,15 @@ def test_shards_on_a_web_server_are_read_in_place_and_give_the_folders_batches(s
     # Read where they are: the manifest and the shard files, nothing copied ahead by another route.
     assert any("stoker-shards.json" in r for r in QuietHandler.requests)
     assert any(r.startswith("GET ") and ".json" not in r for r in QuietHandler.requests)
+
+
+def test_an_unreachable_s3_endpoint_is_an_error_naming_the_location(monkeypatch):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for name, value in {"AWS_ACCESS_KEY_ID": "stoker", "AWS_SECRET_ACCESS_KEY": "stoker", "AWS_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(StokerError, match="s3://stoker-no-such-bucket/shards") as failure:
+        with VideoLoader("s3://stoker-no-such-bucket/shards", s3_endpoint=f"http://127.0.0.1:{port}") as loader:
+            next(iter(loader))
+    assert f"127.0.0.1:{port}" in str(failure.value)
