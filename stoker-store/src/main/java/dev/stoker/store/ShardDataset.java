@@ -1,12 +1,12 @@
 package dev.stoker.store;
 
-import dev.stoker.store.format.ShardFormat;
+import dev.stoker.store.format.internal.ShardFormat;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.ClipSpec;
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -3,7 +3,7 @@ package dev.stoker.store;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.store.shard.internal.ShardLayout;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

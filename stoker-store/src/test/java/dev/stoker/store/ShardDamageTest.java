@@ -3,7 +3,7 @@ package dev.stoker.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.Resize;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.store.shard.ShardLayout;
+import dev.stoker.store.shard.internal.ShardLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

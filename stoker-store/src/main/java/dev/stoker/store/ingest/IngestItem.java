@@ -1,7 +1,7 @@
 package dev.stoker.store.ingest;
 
-import dev.stoker.store.format.DecodedSample;
-import dev.stoker.store.format.EncodedSample;
+import dev.stoker.store.format.internal.DecodedSample;
+import dev.stoker.store.format.internal.EncodedSample;
 import dev.stoker.store.shard.RecordEntry;
 
 /**

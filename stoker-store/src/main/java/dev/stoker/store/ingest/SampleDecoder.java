@@ -1,7 +1,7 @@
 package dev.stoker.store.ingest;
 
 import dev.stoker.store.IngestOptions;
-import dev.stoker.store.format.DecodedSample;
+import dev.stoker.store.format.internal.DecodedSample;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;

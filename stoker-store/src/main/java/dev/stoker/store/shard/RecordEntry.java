@@ -32,13 +32,13 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
         return pts == null ? 0 : pts.length;
     }
 
-    static RecordEntry failure(Source source, String reason, String message) {
+    public static RecordEntry failure(Source source, String reason, String message) {
         return new RecordEntry(source.index(), true, source.path(), source.bytes(), source.mtimeMillis(), source.label(),
                 source.className(), reason, message, "", "", 0, 0, 1, 1, 0, 0, 0, 0, 0, new byte[0], new long[0],
                 new long[0], new boolean[0], new long[0], new int[0], new int[0]);
     }
 
-    byte[] encode() {
+    public byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + (pts == null ? 0 : pts.length * 29));
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(sourceIndex);

@@ -1,9 +1,11 @@
 package dev.stoker.store.shard;
 
-import dev.stoker.store.ShardException;
 import dev.stoker.store.ShardException.Reason;
+import dev.stoker.store.ShardException;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
+import dev.stoker.store.shard.internal.RemoteShardBytes;
+import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;

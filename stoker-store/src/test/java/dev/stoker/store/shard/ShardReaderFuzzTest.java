@@ -13,6 +13,7 @@ import dev.stoker.store.ShardVerifier;
 import dev.stoker.store.Verification;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
+import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.Resize;

@@ -1,5 +1,6 @@
-package dev.stoker.store.shard;
+package dev.stoker.store.shard.internal;
 
+import dev.stoker.store.shard.RecordEntry;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -17,9 +18,9 @@ import java.util.zip.CRC32C;
  */
 public final class ShardLayout {
     public static final int FORMAT_VERSION = 1;
-    static final byte[] HEADER_MAGIC = "STKSHARD".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] FOOTER_MAGIC = "STKSEND1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final int FOOTER_BYTES = 48;
+    public static final byte[] HEADER_MAGIC = "STKSHARD".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    public static final byte[] FOOTER_MAGIC = "STKSEND1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    public static final int FOOTER_BYTES = 48;
     static final int ALIGNMENT = 64;
     public static final String SHARD_PREFIX = "shard-";
     public static final String SHARD_SUFFIX = ".stk";

@@ -1,4 +1,4 @@
-package dev.stoker.store.format;
+package dev.stoker.store.format.internal;
 
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_FLAG_GLOBAL_HEADER;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_FLAG_QSCALE;
@@ -58,7 +58,7 @@ import org.bytedeco.javacpp.PointerPointer;
  * gets it with its pts, and every packet goes to a {@link PacketSink}. Single owner of the encoder
  * context, frame, packet and swscale context; one instance per sample.
  */
-final class PacketEncoder implements AutoCloseable {
+public final class PacketEncoder implements AutoCloseable {
     /** The encoder's input format and range. */
     enum Chroma {
         YUV420P(AV_PIX_FMT_YUV420P, false),

@@ -1,4 +1,4 @@
-package dev.stoker.store.format;
+package dev.stoker.store.format.internal;
 
 import dev.stoker.video.PacketColumns;
 import dev.stoker.video.VideoPackets;
@@ -7,7 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /** Collects packets into one padded payload and the per-packet tables of an {@link EncodedSample}. */
-final class PacketSink {
+public final class PacketSink {
     private byte[] payload;
     private int used;
     private final PacketColumns packets = new PacketColumns(64);

@@ -1,9 +1,10 @@
-package dev.stoker.store.shard;
+package dev.stoker.store.shard.internal;
 
 import dev.stoker.store.ShardException;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.remote.ByteRange;
+import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -20,14 +21,14 @@ import java.util.List;
  * {@link BlockCache}, every read goes through it: cached blocks come from local disk, missing ones are downloaded
  * whole (a block at a time, adjacent ones in one GET) and kept for the next read.
  */
-final class RemoteShardBytes {
+public final class RemoteShardBytes {
     private final BlobStore store;
     private final String key;
     private final long sizeBytes;
     private final BlockCache cache;
     private final BlockCache.CachedObject cached;
 
-    RemoteShardBytes(BlobStore store, String key, long sizeBytes, BlockCache cache, String version) {
+    public RemoteShardBytes(BlobStore store, String key, long sizeBytes, BlockCache cache, String version) {
         this.store = store;
         this.key = key;
         this.sizeBytes = sizeBytes;
@@ -40,12 +41,12 @@ final class RemoteShardBytes {
         return cache != null ? cache.read(cached, range) : store.read(key, range);
     }
 
-    long size() {
+    public long size() {
         return sizeBytes;
     }
 
     /** Bytes {@code [offset, offset + length)} of the shard, downloaded now. */
-    MemorySegment region(String name, long offset, long length) {
+    public MemorySegment region(String name, long offset, long length) {
         try {
             return MemorySegment.ofArray(read(new ByteRange(offset, length)));
         } catch (IOException e) {
@@ -58,12 +59,12 @@ final class RemoteShardBytes {
      * A native buffer the size of a record's payload (FFmpeg reads packets by address), zero until {@link #fetch}
      * fills the packets a decode reads. Freed by the GC once no clip refers to it.
      */
-    MemorySegment payload(long payloadBytes) {
+    public MemorySegment payload(long payloadBytes) {
         return Arena.ofAuto().allocate(Math.max(1, payloadBytes), 64).asSlice(0, payloadBytes);
     }
 
     /** Downloads packets {@code packets} of a record (payload at {@code payloadOffset} in the shard) into {@code payload}. */
-    void fetch(String name, int record, RecordEntry entry, long payloadOffset, MemorySegment payload, BitSet packets) {
+    public void fetch(String name, int record, RecordEntry entry, long payloadOffset, MemorySegment payload, BitSet packets) {
         for (ByteRange range : payloadRanges(entry, packets)) {
             byte[] bytes;
             try {
@@ -81,7 +82,7 @@ final class RemoteShardBytes {
      * Holds the cache blocks packets {@code packets} of a record lie in (payload at {@code payloadOffset}), downloading
      * the missing ones: reading ahead. Null without a cache.
      */
-    BlockCache.Pin pin(String name, int record, RecordEntry entry, long payloadOffset, BitSet packets) {
+    public BlockCache.Pin pin(String name, int record, RecordEntry entry, long payloadOffset, BitSet packets) {
         if (cache == null) {
             return null;
         }
@@ -94,7 +95,7 @@ final class RemoteShardBytes {
     }
 
     /** The cache bytes {@link #pin} would hold; 0 without a cache. */
-    long pinBytes(RecordEntry entry, long payloadOffset, BitSet packets) {
+    public long pinBytes(RecordEntry entry, long payloadOffset, BitSet packets) {
         return cache == null ? 0 : cache.blockBytes(cached, fileRanges(entry, payloadOffset, packets));
     }
 

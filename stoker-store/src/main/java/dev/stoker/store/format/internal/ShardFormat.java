@@ -1,4 +1,4 @@
-package dev.stoker.store.format;
+package dev.stoker.store.format.internal;
 
 import dev.stoker.store.IngestOptions;
 

@@ -1,4 +1,4 @@
-package dev.stoker.store.format;
+package dev.stoker.store.format.internal;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package dev.stoker.store.format;
+package dev.stoker.store.format.internal;
 
 /**
  * A sample as stored: its packets back to back in {@code payload}, each followed by
