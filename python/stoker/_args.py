@@ -1,5 +1,6 @@
 """The loader's arguments: checked here, before a JVM starts, and turned into ``stoker serve`` flags."""
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
@@ -34,6 +35,8 @@ class LoaderArgs:
     shm_dir: str = "/dev/shm"
     publish: Optional[int] = None
     s3_endpoint: Optional[str] = None
+    cache_dir: Optional[str] = None
+    cache_bytes: Optional[str] = None
 
     def flags(self) -> List[str]:
         defaults = LoaderArgs(dataset=self.dataset)
@@ -77,6 +80,10 @@ class LoaderArgs:
             args += ["--publish", str(self.publish)]
         if self.s3_endpoint is not None:
             args += ["--s3-endpoint", self.s3_endpoint]
+        if self.cache_dir is not None:
+            args += ["--cache-dir", self.cache_dir]
+        if self.cache_bytes is not None:
+            args += ["--cache-bytes", self.cache_bytes]
         return args
 
 
@@ -137,6 +144,20 @@ def check_s3_endpoint(endpoint) -> Optional[str]:
     if not text.startswith(("http://", "https://")):
         raise ValueError(f"s3_endpoint={endpoint!r}: expected an http:// or https:// URL")
     return text
+
+
+def check_cache(cache_dir, cache_bytes) -> Tuple[Optional[str], Optional[str]]:
+    """A folder for the block cache of remote shards and its budget: bytes, or a count with k, M or G ("20G")."""
+    if cache_dir is None:
+        if cache_bytes is not None:
+            raise ValueError(f"cache_bytes={cache_bytes!r}: given without cache_dir")
+        return None, None
+    if cache_bytes is None:
+        return os.fspath(cache_dir), None
+    text = str(cache_bytes)
+    if isinstance(cache_bytes, bool) or not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", text):
+        raise ValueError(f"cache_bytes={cache_bytes!r}: expected a byte count, e.g. 4294967296 or '4G'")
+    return os.fspath(cache_dir), text
 
 
 def check_concurrency(concurrency) -> Dict[str, int]:

@@ -15,7 +15,7 @@ from typing import Deque, Dict, List, Optional, Union
 import torch
 
 from ._args import (LAYOUTS, STAGES, LoaderArgs, check_concurrency, check_dataset, check_existing_file,
-                    check_failure_budget, check_s3_endpoint, parse_size, positive_int)
+                    check_cache, check_failure_budget, check_s3_endpoint, parse_size, positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
@@ -40,7 +40,8 @@ def _rank_and_world(rank, world_size):
 class VideoLoader:
     """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest) or shards written by
     ``stoker ingest`` (a folder, or ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an
-    S3-compatible server).
+    S3-compatible server; ``cache_dir``, ``cache_bytes="20G"``: keep the downloaded blocks on local disk, so that
+    later epochs and runs read them from there).
 
     Iterating yields the batches of one epoch; ``set_epoch(e)`` places the loader at the start of epoch ``e``
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
@@ -54,7 +55,8 @@ class VideoLoader:
                  concurrency: Optional[Dict[str, int]] = None, split_after: Optional[str] = None,
                  publish: Optional[int] = None, failure_budget: Union[None, float, str] = None, quarantine=None,
                  clips_per_video: int = 1, prefetch: int = 4, hold: int = 0, copy: bool = False, debug: bool = False,
-                 shm_dir: str = "/dev/shm", s3_endpoint: Optional[str] = None, stoker_home: Optional[str] = None):
+                 shm_dir: str = "/dev/shm", s3_endpoint: Optional[str] = None, cache_dir=None, cache_bytes=None,
+                 stoker_home: Optional[str] = None):
         if layout not in LAYOUTS:
             raise ValueError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
         if split_after is not None and split_after not in STAGES:
@@ -68,6 +70,7 @@ class VideoLoader:
             raise ValueError(f"publish={publish}: expected a port, 0 to 65535 (0: any free port)")
         if not os.path.isdir(shm_dir):
             raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder")
+        cache_dir, cache_bytes = check_cache(cache_dir, cache_bytes)
         self._args = LoaderArgs(
             dataset=check_dataset(dataset), frames=positive_int("frames", frames), stride=positive_int("stride", stride),
             size=parse_size(size), batch_size=positive_int("batch_size", batch_size), layout=layout,
@@ -77,7 +80,7 @@ class VideoLoader:
             quarantine=None if quarantine is None else os.fspath(quarantine),
             clips_per_video=positive_int("clips_per_video", clips_per_video), prefetch=positive_int("prefetch", prefetch),
             hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish,
-            s3_endpoint=check_s3_endpoint(s3_endpoint))
+            s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes)
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():

@@ -22,6 +22,8 @@ from stoker.torch import VideoLoader
     ({"config": "/nonexistent/config.json"}, FileNotFoundError, "config='/nonexistent/config.json'"),
     ({"shm_dir": "/nonexistent/shm"}, FileNotFoundError, "shm_dir='/nonexistent/shm'"),
     ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
+    ({"cache_bytes": "4G"}, ValueError, "cache_bytes='4G': given without cache_dir"),
+    ({"cache_dir": "/tmp/c", "cache_bytes": "4 GB"}, ValueError, "cache_bytes='4 GB'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names):
     start = time.monotonic()

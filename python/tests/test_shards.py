@@ -81,3 +81,21 @@ def test_an_unreachable_s3_endpoint_is_an_error_naming_the_location(monkeypatch)
         with VideoLoader("s3://stoker-no-such-bucket/shards", s3_endpoint=f"http://127.0.0.1:{port}") as loader:
             next(iter(loader))
     assert f"127.0.0.1:{port}" in str(failure.value)
+
+
+def test_a_block_cache_serves_a_later_session_from_local_disk(shards, tmp_path):
+    def shard_gets():
+        return sum(r.startswith("GET ") and ".json" not in r for r in QuietHandler.requests)
+
+    cache = tmp_path / "block-cache"
+    with web_server(shards.parent) as base:
+        epochs = []
+        for _ in range(2):
+            QuietHandler.requests.clear()
+            with VideoLoader(f"{base}/shards/", frames=4, size=64, batch_size=BATCH, seed=3,
+                             cache_dir=cache, cache_bytes="64M") as loader:
+                epochs.append((epoch(loader), shard_gets()))
+    (first, first_gets), (second, second_gets) = epochs
+    assert second == first
+    assert first_gets > 0 and second_gets == 0  # every block came from the cache the first session filled
+    assert any(cache.iterdir())

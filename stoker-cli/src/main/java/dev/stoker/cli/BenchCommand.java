@@ -147,7 +147,7 @@ final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(),
                         "--decode nvdec with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
-            return ShardBench.run(out, dataset.name(), loader.s3Endpoint, options, batches, json, trace, storage.readAhead(spec), storage);
+            return ShardBench.run(out, dataset, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = dataset.openVideos(spec);
         int cores = Runtime.getRuntime().availableProcessors();

@@ -3,8 +3,6 @@ package dev.stoker.cli;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.prefetch.EvictBeforeRead;
-import dev.stoker.store.remote.BlockCache;
-import java.nio.file.Path;
 import dev.stoker.video.loader.LoaderOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -12,15 +10,13 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * {@code stoker bench}'s storage options: a cold page cache ({@code --cold}), the shard read-ahead's budget
- * ({@code --prefetch-bytes}, {@code --prefetch-batches}), the local block cache of remote shards
- * ({@code --cache-dir}, {@code --cache-bytes}) and a synthetic consumer slower than the loader ({@code --consumer-ms}).
+ * ({@code --prefetch-bytes}, {@code --prefetch-batches}) and a synthetic consumer slower than the loader
+ * ({@code --consumer-ms}). The block cache of remote shards is every loader command's ({@link LoaderOptionsMixin}).
  */
 final class BenchStorageOptions {
     @Option(names = "--cold") boolean cold;
     @Option(names = "--prefetch-bytes", defaultValue = "64M", paramLabel = "BYTES") String prefetchBytes;
     @Option(names = "--prefetch-batches", defaultValue = "4") int prefetchBatches;
-    @Option(names = "--cache-dir", paramLabel = "DIR") Path cacheDir;
-    @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES") String cacheBytes;
     @Option(names = "--consumer-ms", defaultValue = "0", paramLabel = "MS") double consumerMillis;
 
     /** The shard read-ahead these flags describe; bad values are usage errors. */
@@ -31,18 +27,6 @@ final class BenchStorageOptions {
             return new ReadAhead(budget, prefetchBatches, cold);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--prefetch-bytes/--prefetch-batches: " + e.getMessage());
-        }
-    }
-
-    /** The block cache {@code --cache-dir} and {@code --cache-bytes} describe; null without {@code --cache-dir}. */
-    BlockCache.Settings blockCache() {
-        if (cacheDir == null) {
-            return null;
-        }
-        try {
-            return BlockCache.Settings.of(cacheDir, IngestOptions.parseBytes(cacheBytes));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--cache-bytes: " + e.getMessage(), e);
         }
     }
 

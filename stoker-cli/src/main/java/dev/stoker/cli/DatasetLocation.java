@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
 import java.net.URI;
@@ -28,8 +29,11 @@ sealed interface DatasetLocation {
     /** The video files there (not {@link #isShards()}); one that cannot be opened is a usage error on DATASET. */
     Dataset openVideos(CommandSpec spec);
 
-    /** Shards on object storage or a web server, read in place by ranged GETs. */
-    record RemoteShards(String location, URI s3Endpoint) implements DatasetLocation {
+    /**
+     * Shards on object storage or a web server, read in place by ranged GETs; through a local block cache where
+     * {@code cache} is not null (a second epoch, or a rerun, reads what it holds from disk).
+     */
+    record RemoteShards(String location, URI s3Endpoint, BlockCache.Settings cache) implements DatasetLocation {
         public RemoteShards {
             Objects.requireNonNull(location, "location");
         }
@@ -46,7 +50,7 @@ sealed interface DatasetLocation {
 
         @Override
         public ShardDataset openShards() throws IOException {
-            return ShardDataset.open(location, s3Endpoint, Verification.FIRST_READ);
+            return ShardDataset.open(location, s3Endpoint, Verification.FIRST_READ, cache);
         }
 
         @Override

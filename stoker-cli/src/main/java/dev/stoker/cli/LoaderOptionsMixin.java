@@ -3,8 +3,10 @@ package dev.stoker.cli;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
@@ -28,16 +30,22 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The dataset argument and the clip, batch and pipeline options that every command running the
  * {@link VideoLoader} takes ({@code bench}, {@code headspace}), so they read and behave the same.
  */
 final class LoaderOptionsMixin {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     // A String, not a Path: a path folds "https://host/shards/" into "https:/host/shards", and an HTTP folder's
     // trailing slash is what tells it from a CSV manifest's URL.
     @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") String dataset;
     @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
+    @Option(names = "--cache-dir", paramLabel = "DIR") Path cacheDir;
+    @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES") String cacheBytes;
     @Option(names = "--frames", defaultValue = "16") int frames;
     @Option(names = "--stride", defaultValue = "2") int stride;
     @Option(names = "--fps") Double fps;
@@ -164,9 +172,24 @@ final class LoaderOptionsMixin {
      */
     DatasetLocation location(PrintWriter out) throws IOException {
         if (dataset != null && BlobStore.isRemote(dataset) && ShardDataset.isShardDataset(dataset, s3Endpoint)) {
-            return new DatasetLocation.RemoteShards(dataset, s3Endpoint);
+            return new DatasetLocation.RemoteShards(dataset, s3Endpoint, blockCache());
         }
         return new DatasetLocation.Folder(datasetRoot(out));
+    }
+
+    /**
+     * The block cache of remote shards {@code --cache-dir} and {@code --cache-bytes} describe; null without
+     * {@code --cache-dir}.
+     */
+    BlockCache.Settings blockCache() {
+        if (cacheDir == null) {
+            return null;
+        }
+        try {
+            return BlockCache.Settings.of(cacheDir, IngestOptions.parseBytes(cacheBytes));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(command.commandLine(), "--cache-bytes: " + e.getMessage());
+        }
     }
 
     /** The demo dataset, made once in the cache (saying so the first time). */

@@ -3,6 +3,7 @@ package dev.stoker.cli;
 import dev.stoker.serve.ServeSession;
 import dev.stoker.serve.ServeSettings;
 import dev.stoker.serve.SharedMemoryDir;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
@@ -80,9 +81,11 @@ final class ServeCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--resume: " + resume + ": " + CliErrors.describe(e));
             }
         }
+        String dataset = loader.location(log).name();
+        BlockCache.Settings cache = loader.blockCache();
         ServeSettings settings;
         try {
-            settings = new ServeSettings(loader.location(log).name(), loader.s3Endpoint, options, prefetch, hold, new SharedMemoryDir(shmDir),
+            settings = new ServeSettings(dataset, loader.s3Endpoint, cache, options, prefetch, hold, new SharedMemoryDir(shmDir),
                     state, publish == null ? -1 : publish);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--" + e.getMessage());

@@ -33,8 +33,9 @@ final class ShardBench {
     private ShardBench() {
     }
 
-    static int run(PrintWriter out, String root, java.net.URI s3Endpoint, LoaderOptions options, long batches, Path json, Path trace,
+    static int run(PrintWriter out, DatasetLocation dataset, LoaderOptions options, long batches, Path json, Path trace,
                    ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
+        String root = dataset.name();
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         MemoryTimeline memory = new MemoryTimeline(batches);
@@ -44,8 +45,7 @@ final class ShardBench {
         PrefetchStats prefetch;
         dev.stoker.store.remote.BlobStore.Stats remote;
         dev.stoker.store.remote.BlockCache.Stats cache;
-        try (ShardDataset shards = ShardDataset.open(root, s3Endpoint, dev.stoker.store.Verification.FIRST_READ,
-                storage.blockCache());
+        try (ShardDataset shards = dataset.openShards();
              ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");

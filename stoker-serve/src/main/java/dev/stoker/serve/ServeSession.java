@@ -97,7 +97,7 @@ public final class ServeSession {
         settings.shm().requireSpace(slots, SharedBatchMemory.slotBytes(batchBytes));
         memory = SharedBatchMemory.create(settings.shm().newFile(), batchBytes, slots);
         try {
-            served = ServedLoader.open(settings.dataset(), settings.s3Endpoint(), options, settings.resume(), memory);
+            served = ServedLoader.open(settings.dataset(), settings.s3Endpoint(), settings.cache(), options, settings.resume(), memory);
         } catch (IOException | RuntimeException e) {
             memory.freeAll();
             throw e;

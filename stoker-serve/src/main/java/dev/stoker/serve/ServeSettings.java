@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.LoaderOptions;
 import java.net.URI;
@@ -13,6 +14,8 @@ import java.util.Objects;
  *                 object storage or HTTP ({@code s3://bucket/prefix}, {@code https://…}), read in place by ranged GETs
  * @param s3Endpoint the S3 endpoint for {@code s3://} shards on S3 compatibles, or null for AWS's (region and
  *                 credentials come from the usual AWS settings)
+ * @param cache    a local block cache for remote shards (a second epoch, or a later session, reads the blocks it
+ *                 holds from disk), or null for none
  * @param options  the loader's options; the batch budget is set from the slots
  * @param prefetch batches the loader may have ready beyond those the consumer holds
  * @param hold     batches the consumer keeps besides the one it works on (each stays valid until {@code hold + 1}
@@ -21,8 +24,8 @@ import java.util.Objects;
  * @param resume   the state to continue from, or null to start at the beginning
  * @param publish  the port to publish live stats on for {@code stoker monitor} (0: any free port), or -1 for none
  */
-public record ServeSettings(String dataset, URI s3Endpoint, LoaderOptions options, int prefetch, int hold,
-                            SharedMemoryDir shm, SamplerState resume, int publish) {
+public record ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings cache, LoaderOptions options,
+                            int prefetch, int hold, SharedMemoryDir shm, SamplerState resume, int publish) {
     public ServeSettings {
         Objects.requireNonNull(dataset, "dataset");
         Objects.requireNonNull(options, "options");
@@ -38,7 +41,7 @@ public record ServeSettings(String dataset, URI s3Endpoint, LoaderOptions option
     /** A local dataset or shard folder. */
     public ServeSettings(Path dataset, LoaderOptions options, int prefetch, int hold, SharedMemoryDir shm,
                          SamplerState resume, int publish) {
-        this(Objects.requireNonNull(dataset, "dataset").toString(), null, options, prefetch, hold, shm, resume, publish);
+        this(Objects.requireNonNull(dataset, "dataset").toString(), null, null, options, prefetch, hold, shm, resume, publish);
     }
 
     /**

@@ -72,7 +72,7 @@ class ServeRemoteShardsTest {
         List<byte[]> local = ServeDriver.firstEpoch(
                 new ServeSettings(shards, ServeSessionTest.options(), 2, 0, shm, null, -1));
         List<byte[]> remote = ServeDriver.firstEpoch(
-                new ServeSettings(location, s3.getUri(), ServeSessionTest.options(), 2, 0, shm, null, -1));
+                new ServeSettings(location, s3.getUri(), null, ServeSessionTest.options(), 2, 0, shm, null, -1));
 
         assertThat(local).isNotEmpty();
         assertThat(remote).hasSameSizeAs(local);

@@ -5,6 +5,7 @@ import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
@@ -25,12 +26,13 @@ public record ServedLoader(HostBatchLoader loader, List<String> classNames, Shar
 
     /**
      * Opens {@code dataset}: a local folder or manifest, or shards at an {@code s3://} or {@code https://} location
-     * (through {@code s3Endpoint} for s3://, null for AWS's), read in place.
+     * (through {@code s3Endpoint} for s3://, null for AWS's), read in place, through the block cache {@code cache}
+     * where it is not null.
      */
-    public static ServedLoader open(String dataset, URI s3Endpoint, LoaderOptions options, SamplerState resume,
-                                    BatchMemory memory) throws IOException {
+    public static ServedLoader open(String dataset, URI s3Endpoint, BlockCache.Settings cache, LoaderOptions options,
+                                    SamplerState resume, BatchMemory memory) throws IOException {
         if (BlobStore.isRemote(dataset)) {
-            return openShards(ShardDataset.open(dataset, s3Endpoint, Verification.FIRST_READ), options, resume, memory);
+            return openShards(ShardDataset.open(dataset, s3Endpoint, Verification.FIRST_READ, cache), options, resume, memory);
         }
         Path root = Path.of(dataset);
         if (ShardDataset.isShardDataset(root)) {
