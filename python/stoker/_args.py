@@ -9,6 +9,10 @@ LAYOUTS = ("NTHWC", "NCTHW")
 # The stages --split-after and --concurrency name (dev.stoker.video.loader.LoaderStage).
 STAGES = ("fetch", "demux", "decode", "convert", "batch", "collate")
 SHARD_MANIFEST = "stoker-shards.json"
+# Arguments that are None unless given, and the stoker serve flag each becomes.
+OPTIONAL_FLAGS = (("split_after", "--split-after"), ("failure_budget", "--failure-budget"), ("quarantine", "--quarantine"),
+                  ("publish", "--publish"), ("s3_endpoint", "--s3-endpoint"), ("cache_dir", "--cache-dir"),
+                  ("cache_bytes", "--cache-bytes"))
 
 
 @dataclass(frozen=True)
@@ -66,24 +70,13 @@ class LoaderArgs:
             args += ["--clips-per-video", str(self.clips_per_video)]
         for stage, n in self.concurrency.items():
             args += ["--concurrency", f"{stage}={n}"]
-        if self.split_after is not None:
-            args += ["--split-after", self.split_after]
-        if self.failure_budget is not None:
-            args += ["--failure-budget", self.failure_budget]
-        if self.quarantine is not None:
-            args += ["--quarantine", self.quarantine]
+        for name, flag in OPTIONAL_FLAGS:
+            if getattr(self, name) is not None:
+                args += [flag, str(getattr(self, name))]
         args += ["--rank", str(self.rank), "--world-size", str(self.world_size), "--prefetch", str(self.prefetch),
                  "--hold", str(self.hold), "--shm-dir", self.shm_dir]
         if self.drop_last:
             args.append("--drop-last")
-        if self.publish is not None:
-            args += ["--publish", str(self.publish)]
-        if self.s3_endpoint is not None:
-            args += ["--s3-endpoint", self.s3_endpoint]
-        if self.cache_dir is not None:
-            args += ["--cache-dir", self.cache_dir]
-        if self.cache_bytes is not None:
-            args += ["--cache-bytes", self.cache_bytes]
         return args
 
 

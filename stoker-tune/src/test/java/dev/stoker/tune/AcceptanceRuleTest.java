@@ -5,42 +5,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.pipeline.Bottleneck;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** When the online tuner keeps a probe, and how it learns the noise that sets the bar. */
 class AcceptanceRuleTest {
 
-    @Test
-    void withoutANoiseEstimateTheFixedBarsDecide() {
-        double noise = Double.NaN;
-        assertThat(AcceptanceRule.keeps(true, 106, 100, noise)).as("+6%% clears the smallest gain worth acting on").isTrue();
-        assertThat(AcceptanceRule.keeps(true, 104, 100, noise)).as("+4%% does not").isFalse();
-        assertThat(AcceptanceRule.increaseThreshold(noise)).isEqualTo(Bottleneck.MIN_GAIN);
-        assertThat(AcceptanceRule.keeps(false, 98, 100, noise)).as("a decrease that lost 2%% is kept: fewer workers win ties").isTrue();
-        assertThat(AcceptanceRule.keeps(false, 96, 100, noise)).as("one that lost 4%% is not").isFalse();
+    @ParameterizedTest(name = "{5}")
+    @CsvSource(delimiter = '|', textBlock = """
+            true  | 106 | 100 | NaN  | true  | no noise estimate: +6% clears the smallest gain worth acting on
+            true  | 104 | 100 | NaN  | false | no noise estimate: +4% does not
+            false |  98 | 100 | NaN  | true  | no noise estimate: a decrease that lost 2% is kept (fewer workers win ties)
+            false |  96 | 100 | NaN  | false | no noise estimate: one that lost 4% is not
+            true  | 108 | 100 | 0.05 | false | 5% noise: +8% is inside 2 x the noise
+            true  | 111 | 100 | 0.05 | true  | 5% noise: +11% is past it
+            false |  94 | 100 | 0.05 | true  | 5% noise: -6% is inside 1.25 x the noise
+            false |  93 | 100 | 0.05 | false | 5% noise: -7% is past it
+            false |  84 | 100 | 0.5  | false | 50% noise: no noise keeps a 16% loss
+            """)
+    void keepsAProbeThatClearsTheBarForItsDirection(boolean increase, double measured, double baseline, double noise,
+                                                    boolean kept, String why) {
+        assertThat(AcceptanceRule.keeps(increase, measured, baseline, noise)).as(why).isEqualTo(kept);
     }
 
     @Test
-    void aNoisyMachineRaisesTheBarForAGainAndForgivesALargerLossUpToFifteenPercent() {
-        double noise = 0.05;
-        assertThat(AcceptanceRule.keeps(true, 108, 100, noise)).as("+8%% is inside 2 x 5%% noise").isFalse();
-        assertThat(AcceptanceRule.keeps(true, 111, 100, noise)).isTrue();
-        assertThat(AcceptanceRule.keeps(false, 94, 100, noise)).as("-6%% is inside 1.25 x 5%% noise").isTrue();
-        assertThat(AcceptanceRule.keeps(false, 93, 100, noise)).isFalse();
-        double wild = 0.5;
-        assertThat(AcceptanceRule.decreaseThreshold(wild)).isEqualTo(AcceptanceRule.MAX_KEPT_LOSS);
-        assertThat(AcceptanceRule.keeps(false, 84, 100, wild)).as("no noise keeps a 16%% loss").isFalse();
+    void theBarsAreFixedWithoutANoiseEstimateAndTheForgivenLossIsCapped() {
+        assertThat(AcceptanceRule.increaseThreshold(Double.NaN)).isEqualTo(Bottleneck.MIN_GAIN);
+        assertThat(AcceptanceRule.decreaseThreshold(0.5)).isEqualTo(AcceptanceRule.MAX_KEPT_LOSS);
     }
 
-    @Test
-    void onlyTheGapBetweenTheFixedBarAndTheNoiseBarAsksForALongerLook() {
-        double noise = 0.05;
-        assertThat(AcceptanceRule.onlyNoiseDecides(true, 104, 100, noise)).as("below 5%%: plainly not kept").isFalse();
-        assertThat(AcceptanceRule.onlyNoiseDecides(true, 108, 100, noise)).isTrue();
-        assertThat(AcceptanceRule.onlyNoiseDecides(true, 111, 100, noise)).as("above 2 x noise: plainly kept").isFalse();
-        assertThat(AcceptanceRule.onlyNoiseDecides(false, 98, 100, noise)).as("a 2%% loss is kept on any machine").isFalse();
-        assertThat(AcceptanceRule.onlyNoiseDecides(false, 95, 100, noise)).isTrue();
-        assertThat(AcceptanceRule.onlyNoiseDecides(false, 90, 100, noise)).as("past the noise: plainly stepped back").isFalse();
-        assertThat(AcceptanceRule.onlyNoiseDecides(true, 108, 100, Double.NaN)).as("no noise known: nothing to wait for").isFalse();
+    @ParameterizedTest(name = "{5}")
+    @CsvSource(delimiter = '|', textBlock = """
+            true  | 104 | 100 | 0.05 | false | +4%: below 5%, plainly not kept
+            true  | 108 | 100 | 0.05 | true  | +8%: between the fixed bar and 2 x noise
+            true  | 111 | 100 | 0.05 | false | +11%: above 2 x noise, plainly kept
+            false |  98 | 100 | 0.05 | false | -2%: a 2% loss is kept on any machine
+            false |  95 | 100 | 0.05 | true  | -5%: only the noise forgives it
+            false |  90 | 100 | 0.05 | false | -10%: past the noise, plainly stepped back
+            true  | 108 | 100 | NaN  | false | no noise known: nothing to wait for
+            """)
+    void onlyTheGapBetweenTheFixedBarAndTheNoiseBarAsksForALongerLook(boolean increase, double measured, double baseline,
+                                                                       double noise, boolean waits, String why) {
+        assertThat(AcceptanceRule.onlyNoiseDecides(increase, measured, baseline, noise)).as(why).isEqualTo(waits);
     }
 
     @Test

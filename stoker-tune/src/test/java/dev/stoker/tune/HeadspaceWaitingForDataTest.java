@@ -30,17 +30,21 @@ class HeadspaceWaitingForDataTest {
         }
     }
 
+    /** {@code headspace} run on a loader whose one stage, {@code stage}, takes {@code millis} an item. */
+    private static HeadspaceResult runOnALoaderOf(Headspace<Integer, Integer> headspace, String stage, long millis) {
+        try (Pipeline<Integer> loader = Pipeline.from(items(1_000)).map(stage, x -> {
+            sleepMillis(millis);
+            return x;
+        }).build()) {
+            return headspace.run(loader);
+        }
+    }
+
     @Test
     void aLoaderSlowerThanTheStepShowsAsWaitingAndHeadspace() {
         Headspace<Integer, Integer> headspace = Headspace.<Integer>of(batch -> sleepMillis(5))
                 .warmupSteps(3).measuredSteps(20).cachedBatches(4).samplesPerBatch(b -> 8);
-        HeadspaceResult r;
-        try (Pipeline<Integer> loader = Pipeline.from(items(1_000)).map("slow", x -> {
-            sleepMillis(20);
-            return x;
-        }).build()) {
-            r = headspace.run(loader);
-        }
+        HeadspaceResult r = runOnALoaderOf(headspace, "slow", 20);
 
         System.out.println(r.summary());
         assertThat(r.floorStepMillis()).isCloseTo(5, within(2.0));
@@ -60,13 +64,7 @@ class HeadspaceWaitingForDataTest {
     void aLoaderFasterThanTheStepLeavesNoHeadspace() {
         Headspace<Integer, Integer> headspace = Headspace.<Integer>of(batch -> sleepMillis(20))
                 .warmupSteps(3).measuredSteps(20).cachedBatches(4);
-        HeadspaceResult r;
-        try (Pipeline<Integer> loader = Pipeline.from(items(1_000)).map("quick", x -> {
-            sleepMillis(2);
-            return x;
-        }).build()) {
-            r = headspace.run(loader);
-        }
+        HeadspaceResult r = runOnALoaderOf(headspace, "quick", 2);
 
         System.out.println(r.summary());
         // sleeps overshoot by a millisecond or two on a busy machine: hence the step of 20 ms and the tolerances
