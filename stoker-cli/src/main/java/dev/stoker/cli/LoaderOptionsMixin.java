@@ -33,8 +33,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * The dataset argument and the clip, batch and pipeline options that every command running the
- * {@link VideoLoader} takes ({@code bench}, {@code headspace}), so they read and behave the same.
+ * The dataset argument and the clip, batch and pipeline options that every command running a loader takes
+ * ({@code bench}, {@code headspace}, {@code train}, {@code serve}), so they read and behave the same.
  */
 final class LoaderOptionsMixin {
     @Spec(Spec.Target.MIXEE)
