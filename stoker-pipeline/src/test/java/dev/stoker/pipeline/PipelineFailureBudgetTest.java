@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -23,17 +25,23 @@ class PipelineFailureBudgetTest {
         }
     }
 
+    /** A stage function that passes items through and throws {@link BadItem} for those {@code bad} picks. */
+    private static Function<Integer, Integer> badWhen(IntPredicate bad) {
+        return x -> {
+            if (bad.test(x)) {
+                throw new BadItem(x);
+            }
+            return x;
+        };
+    }
+
     @Test
     void failuresWithinBudgetAreSkippedCountedAndReportedWithStageItemAndCause() {
         List<Integer> out = new ArrayList<>();
         try (Pipeline<Integer> p = Pipeline.from(HUNDRED)
                 .map("parse", x -> x)
-                .map("decode", (Integer x) -> {
-                    if (x % 10 == 3) {
-                        throw new BadItem(x);
-                    }
-                    return x;
-                }, s -> s.concurrency(3).failureBudget(FailureBudget.count(10)).describeItems(x -> "video-" + x + ".mp4"))
+                .map("decode", badWhen(x -> x % 10 == 3),
+                        s -> s.concurrency(3).failureBudget(FailureBudget.count(10)).describeItems(x -> "video-" + x + ".mp4"))
                 .build()) {
             p.forEach(out::add);
             assertThat(p.failures()).hasSize(10).allSatisfy(f -> {
@@ -59,12 +67,7 @@ class PipelineFailureBudgetTest {
                     }
                     return x;
                 }, s -> s.failureBudget(FailureBudget.count(5)))
-                .map("decode", (Integer x) -> {
-                    if (x % 4 == 0) {
-                        throw new BadItem(x);
-                    }
-                    return x;
-                }, s -> s.failureBudget(FailureBudget.count(3)))
+                .map("decode", badWhen(x -> x % 4 == 0), s -> s.failureBudget(FailureBudget.count(3)))
                 .build();
         try (p) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
@@ -86,12 +89,7 @@ class PipelineFailureBudgetTest {
     @Test
     void aRateBudgetAppliesAfterWarmUp() {
         try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000).boxed().toList())
-                .map("flaky", (Integer x) -> {
-                    if (x < 3 || x % 2 == 0) {
-                        throw new BadItem(x);
-                    }
-                    return x;
-                }, s -> s.failureBudget(FailureBudget.rate(0.2, 50)))
+                .map("flaky", badWhen(x -> x < 3 || x % 2 == 0), s -> s.failureBudget(FailureBudget.rate(0.2, 50)))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
                     .isInstanceOf(PipelineFailedException.class)
@@ -103,18 +101,8 @@ class PipelineFailureBudgetTest {
     @Test
     void thePipelineBudgetCountsFailuresOfAllStages() {
         try (Pipeline<Integer> p = Pipeline.from(HUNDRED)
-                .map("a", (Integer x) -> {
-                    if (x % 10 == 0) {
-                        throw new BadItem(x);
-                    }
-                    return x;
-                }, s -> s.failureBudget(FailureBudget.count(100)))
-                .map("b", (Integer x) -> {
-                    if (x % 10 == 5) {
-                        throw new BadItem(x);
-                    }
-                    return x;
-                }, s -> s.failureBudget(FailureBudget.count(100)))
+                .map("a", badWhen(x -> x % 10 == 0), s -> s.failureBudget(FailureBudget.count(100)))
+                .map("b", badWhen(x -> x % 10 == 5), s -> s.failureBudget(FailureBudget.count(100)))
                 .failureBudget(FailureBudget.count(12))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))

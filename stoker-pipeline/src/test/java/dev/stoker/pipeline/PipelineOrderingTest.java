@@ -15,46 +15,49 @@ class PipelineOrderingTest {
         return x;
     }
 
+    private static List<Integer> upTo(int n) {
+        return IntStream.range(0, n).boxed().toList();
+    }
+
+    /** Every item the pipeline delivers, in delivery order; closes the pipeline. */
+    private static List<Integer> drain(Pipeline<Integer> pipeline) {
+        List<Integer> out = new ArrayList<>();
+        try (pipeline) {
+            pipeline.forEach(out::add);
+        }
+        return out;
+    }
+
     @Test
     void orderedStageEmitsInInputOrderUnderRandomTaskDelays() {
-        List<Integer> input = IntStream.range(0, 2_000).boxed().toList();
-        List<Integer> out = new ArrayList<>();
-        try (Pipeline<Integer> p = Pipeline.from(input)
+        List<Integer> input = upTo(2_000);
+        List<Integer> out = drain(Pipeline.from(input)
                 .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6).ordered())
-                .build()) {
-            p.forEach(out::add);
-        }
+                .build());
         assertThat(out).isEqualTo(input);
     }
 
     @Test
     void orderedFlatMapKeepsEachItemsOutputsTogetherAndInOrder() {
-        List<Integer> input = IntStream.range(0, 500).boxed().toList();
-        List<Integer> out = new ArrayList<>();
-        try (Pipeline<Integer> p = Pipeline.from(input)
+        List<Integer> out = drain(Pipeline.from(upTo(500))
                 .flatMap("split", (Integer x) -> List.of(jitter(x * 3), x * 3 + 1, x * 3 + 2), s -> s.concurrency(4).ordered())
                 .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(3).ordered())
-                .build()) {
-            p.forEach(out::add);
-        }
-        assertThat(out).isEqualTo(IntStream.range(0, 1_500).boxed().toList());
+                .build());
+        assertThat(out).isEqualTo(upTo(1_500));
     }
 
     @Test
     void completionOrderDeliversEveryItemOnce() {
-        List<Integer> input = IntStream.range(0, 2_000).boxed().toList();
-        List<Integer> out = new ArrayList<>();
-        try (Pipeline<Integer> p = Pipeline.from(input)
+        List<Integer> input = upTo(2_000);
+        List<Integer> out = drain(Pipeline.from(input)
                 .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6))
-                .build()) {
-            p.forEach(out::add);
-        }
+                .build());
         assertThat(out).containsExactlyInAnyOrderElementsOf(input);
     }
 
     @Test
     void orderedStageWithDropsAndFailuresKeepsTheRestInOrder() {
-        List<Integer> input = IntStream.range(0, 1_000).boxed().toList();
+        List<Integer> input = upTo(1_000);
         List<Integer> out = new ArrayList<>();
         try (Pipeline<Integer> p = Pipeline.from(input)
                 .map("jitter", (Integer x) -> {
