@@ -5,30 +5,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.pipeline.Bottleneck;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** When the online tuner keeps a probe, and how it learns the noise that sets the bar. */
 class AcceptanceRuleTest {
 
-    @Test
-    void withoutANoiseEstimateTheFixedBarsDecide() {
-        double noise = Double.NaN;
-        assertThat(AcceptanceRule.keeps(true, 106, 100, noise)).as("+6%% clears the smallest gain worth acting on").isTrue();
-        assertThat(AcceptanceRule.keeps(true, 104, 100, noise)).as("+4%% does not").isFalse();
-        assertThat(AcceptanceRule.increaseThreshold(noise)).isEqualTo(Bottleneck.MIN_GAIN);
-        assertThat(AcceptanceRule.keeps(false, 98, 100, noise)).as("a decrease that lost 2%% is kept: fewer workers win ties").isTrue();
-        assertThat(AcceptanceRule.keeps(false, 96, 100, noise)).as("one that lost 4%% is not").isFalse();
+    @ParameterizedTest(name = "{4}")
+    @CsvSource(delimiter = '|', textBlock = """
+            true  | 106 | NaN  | true  | without a noise estimate +6% clears the smallest gain worth acting on
+            true  | 104 | NaN  | false | without a noise estimate +4% does not
+            false | 98  | NaN  | true  | a decrease that lost 2% is kept: fewer workers win ties
+            false | 96  | NaN  | false | one that lost 4% is not
+            true  | 108 | 0.05 | false | +8% is inside 2 x 5% noise
+            true  | 111 | 0.05 | true  | +11% is outside 2 x 5% noise
+            false | 94  | 0.05 | true  | -6% is inside 1.25 x 5% noise
+            false | 93  | 0.05 | false | -7% is outside 1.25 x 5% noise
+            false | 84  | 0.5  | false | no noise keeps a 16% loss
+            """)
+    void aProbeIsKeptWhenItClearsTheBarThatTheNoiseSets(boolean increase, double probe, double noise, boolean kept,
+            String why) {
+        assertThat(AcceptanceRule.keeps(increase, probe, 100, noise)).isEqualTo(kept);
     }
 
     @Test
-    void aNoisyMachineRaisesTheBarForAGainAndForgivesALargerLossUpToFifteenPercent() {
-        double noise = 0.05;
-        assertThat(AcceptanceRule.keeps(true, 108, 100, noise)).as("+8%% is inside 2 x 5%% noise").isFalse();
-        assertThat(AcceptanceRule.keeps(true, 111, 100, noise)).isTrue();
-        assertThat(AcceptanceRule.keeps(false, 94, 100, noise)).as("-6%% is inside 1.25 x 5%% noise").isTrue();
-        assertThat(AcceptanceRule.keeps(false, 93, 100, noise)).isFalse();
-        double wild = 0.5;
-        assertThat(AcceptanceRule.decreaseThreshold(wild)).isEqualTo(AcceptanceRule.MAX_KEPT_LOSS);
-        assertThat(AcceptanceRule.keeps(false, 84, 100, wild)).as("no noise keeps a 16%% loss").isFalse();
+    void withoutANoiseEstimateTheGainBarIsTheSmallestGainWorthActingOn() {
+        assertThat(AcceptanceRule.increaseThreshold(Double.NaN)).isEqualTo(Bottleneck.MIN_GAIN);
+    }
+
+    @Test
+    void aNoisyMachineForgivesALossOfAtMostFifteenPercent() {
+        assertThat(AcceptanceRule.decreaseThreshold(0.5)).isEqualTo(AcceptanceRule.MAX_KEPT_LOSS);
     }
 
     @Test

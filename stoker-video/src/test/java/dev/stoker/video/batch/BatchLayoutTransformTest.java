@@ -39,6 +39,27 @@ class BatchLayoutTransformTest {
         return new ClipInfo(Path.of("clip" + clip + ".mp4"), 10 + clip, new double[] {0, 1.0 / 30, 2.0 / 30}, 9);
     }
 
+    /** Where a layout puts channel c of pixel (y, x) of frame t of clip n: a byte offset into the batch. */
+    private interface Position {
+        long of(int n, int t, int y, int x, int c);
+    }
+
+    /** Checks every value of the two clips of {@code data} at the place {@code position} gives it. */
+    private static void assertEveryValueAt(MemorySegment data, Position position) {
+        for (int n = 0; n < 2; n++) {
+            for (int t = 0; t < T; t++) {
+                for (int y = 0; y < H; y++) {
+                    for (int x = 0; x < W; x++) {
+                        for (int c = 0; c < C; c++) {
+                            assertThat(data.get(ValueLayout.JAVA_BYTE, position.of(n, t, y, x, c)))
+                                    .isEqualTo(value(n, t, y, x, c));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void nthwcKeepsFrameOrder() throws InterruptedException {
         BatchShape shape = new BatchShape(2, T, H, W, C, BatchLayout.NTHWC);
@@ -46,19 +67,7 @@ class BatchLayoutTransformTest {
             BatchCollator.put(batch, 0, clipThwc(0), info(0));
             BatchCollator.put(batch, 1, clipThwc(1), info(1));
             assertThat(batch.shape()).containsExactly(2, T, H, W, C);
-            MemorySegment data = batch.data();
-            for (int n = 0; n < 2; n++) {
-                for (int t = 0; t < T; t++) {
-                    for (int y = 0; y < H; y++) {
-                        for (int x = 0; x < W; x++) {
-                            for (int c = 0; c < C; c++) {
-                                long index = (((((long) n * T + t) * H + y) * W + x) * C) + c;
-                                assertThat(data.get(ValueLayout.JAVA_BYTE, index)).isEqualTo(value(n, t, y, x, c));
-                            }
-                        }
-                    }
-                }
-            }
+            assertEveryValueAt(batch.data(), (n, t, y, x, c) -> (((((long) n * T + t) * H + y) * W + x) * C) + c);
             assertThat(batch.labels()).containsExactly(10, 11);
             assertThat(batch.clips()).containsExactly(info(0), info(1));
         }
@@ -71,19 +80,7 @@ class BatchLayoutTransformTest {
             BatchCollator.put(batch, 1, clipThwc(1), info(1));
             BatchCollator.put(batch, 0, clipThwc(0), info(0));
             assertThat(batch.shape()).containsExactly(2, C, T, H, W);
-            MemorySegment data = batch.data();
-            for (int n = 0; n < 2; n++) {
-                for (int c = 0; c < C; c++) {
-                    for (int t = 0; t < T; t++) {
-                        for (int y = 0; y < H; y++) {
-                            for (int x = 0; x < W; x++) {
-                                long index = ((((long) n * C + c) * T + t) * H + y) * W + x;
-                                assertThat(data.get(ValueLayout.JAVA_BYTE, index)).isEqualTo(value(n, t, y, x, c));
-                            }
-                        }
-                    }
-                }
-            }
+            assertEveryValueAt(batch.data(), (n, t, y, x, c) -> ((((long) n * C + c) * T + t) * H + y) * W + x);
         }
     }
 
