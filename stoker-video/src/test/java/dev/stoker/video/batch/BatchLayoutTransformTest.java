@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BatchLayoutTransformTest {
@@ -60,28 +61,34 @@ class BatchLayoutTransformTest {
         }
     }
 
-    @Test
-    void nthwcKeepsFrameOrder() throws InterruptedException {
-        BatchShape shape = new BatchShape(2, T, H, W, C, BatchLayout.NTHWC);
+    /**
+     * Puts clips 0 and 1, in {@code putOrder}, into a batch of two in {@code layout}, and checks its shape, where
+     * every value went, and that each clip's label and info sit in its own slot.
+     */
+    private static void assertCollated(BatchLayout layout, List<Integer> putOrder, long[] expectedShape,
+            Position position) throws InterruptedException {
+        BatchShape shape = new BatchShape(2, T, H, W, C, layout);
         try (BatchPool pool = new BatchPool(shape, 0); ClipBatch batch = pool.acquire()) {
-            BatchCollator.put(batch, 0, clipThwc(0), info(0));
-            BatchCollator.put(batch, 1, clipThwc(1), info(1));
-            assertThat(batch.shape()).containsExactly(2, T, H, W, C);
-            assertEveryValueAt(batch.data(), (n, t, y, x, c) -> (((((long) n * T + t) * H + y) * W + x) * C) + c);
+            for (int clip : putOrder) {
+                BatchCollator.put(batch, clip, clipThwc(clip), info(clip));
+            }
+            assertThat(batch.shape()).containsExactly(expectedShape);
+            assertEveryValueAt(batch.data(), position);
             assertThat(batch.labels()).containsExactly(10, 11);
             assertThat(batch.clips()).containsExactly(info(0), info(1));
         }
     }
 
     @Test
+    void nthwcKeepsFrameOrder() throws InterruptedException {
+        assertCollated(BatchLayout.NTHWC, List.of(0, 1), new long[] {2, T, H, W, C},
+                (n, t, y, x, c) -> (((((long) n * T + t) * H + y) * W + x) * C) + c);
+    }
+
+    @Test
     void ncthwPutsEachChannelInItsOwnPlane() throws InterruptedException {
-        BatchShape shape = new BatchShape(2, T, H, W, C, BatchLayout.NCTHW);
-        try (BatchPool pool = new BatchPool(shape, 0); ClipBatch batch = pool.acquire()) {
-            BatchCollator.put(batch, 1, clipThwc(1), info(1));
-            BatchCollator.put(batch, 0, clipThwc(0), info(0));
-            assertThat(batch.shape()).containsExactly(2, C, T, H, W);
-            assertEveryValueAt(batch.data(), (n, t, y, x, c) -> ((((long) n * C + c) * T + t) * H + y) * W + x);
-        }
+        assertCollated(BatchLayout.NCTHW, List.of(1, 0), new long[] {2, C, T, H, W},
+                (n, t, y, x, c) -> ((((long) n * C + c) * T + t) * H + y) * W + x);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
@@ -52,7 +53,7 @@ class VideoLoaderExactResumeTest {
         try (loader) {
             for (ClipBatch batch : loader) {
                 try (batch) {
-                    batches.add(ResumeChild.record(batch));
+                    batches.add(BatchText.of(batch));
                 }
                 if (batches.size() == limit) {
                     break;
