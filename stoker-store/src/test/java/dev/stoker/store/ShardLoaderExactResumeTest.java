@@ -8,11 +8,11 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.ExactResume;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -47,37 +47,10 @@ class ShardLoaderExactResumeTest {
                 .sampler(SamplerOptions.defaults().withWindow(2)).build();
     }
 
-    private record Run(List<String> batches, SamplerState state) {
-    }
-
-    private static Run run(ShardLoader loader, int limit) {
-        List<String> batches = new ArrayList<>();
-        try (loader) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    batches.add(BatchText.of(batch));
-                }
-                if (batches.size() == limit) {
-                    break;
-                }
-            }
-            return new Run(batches, loader.state());
-        }
-    }
-
     private static void assertResumesExactly(LoaderOptions options, int... cuts) throws IOException {
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            Run whole = run(ShardLoader.open(shards, options), Integer.MAX_VALUE);
-            assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
-            for (int cut : cuts) {
-                Run first = run(ShardLoader.open(shards, options), cut);
-                assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
-                SamplerState saved = SamplerState.fromJson(first.state().toJson());
-                Run rest = run(ShardLoader.resume(shards, options, saved), Integer.MAX_VALUE);
-                List<String> joined = new ArrayList<>(first.batches());
-                joined.addAll(rest.batches());
-                assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
-            }
+            ExactResume.assertResumesExactly(() -> ShardLoader.open(shards, options),
+                    saved -> ShardLoader.resume(shards, options, saved), cuts);
         }
     }
 
@@ -93,7 +66,7 @@ class ShardLoaderExactResumeTest {
         LoaderOptions options = options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            Run one = run(ShardLoader.open(shards, options), 1);
+            ExactResume.Run one = ExactResume.run(ShardLoader.open(shards, options), 1);
             assertThat(one.state().clipsDelivered()).isEqualTo(1);
             assertThat(one.state().position()).isEqualTo(1);
         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
@@ -44,37 +43,9 @@ class VideoLoaderExactResumeTest {
         dataset = Dataset.open(demo);
     }
 
-    /** Batches as text until the loader ends or {@code limit} batches; the state after the last one. */
-    private record Run(List<String> batches, SamplerState state) {
-    }
-
-    private static Run run(VideoLoader loader, int limit) {
-        List<String> batches = new ArrayList<>();
-        try (loader) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    batches.add(BatchText.of(batch));
-                }
-                if (batches.size() == limit) {
-                    break;
-                }
-            }
-            return new Run(batches, loader.state());
-        }
-    }
-
     private static void assertResumesExactly(LoaderOptions options, int... cuts) {
-        Run whole = run(VideoLoader.open(dataset, options), Integer.MAX_VALUE);
-        assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
-        for (int cut : cuts) {
-            Run first = run(VideoLoader.open(dataset, options), cut);
-            assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
-            SamplerState saved = SamplerState.fromJson(first.state().toJson());
-            Run rest = run(VideoLoader.resume(dataset, options, saved), Integer.MAX_VALUE);
-            List<String> joined = new ArrayList<>(first.batches());
-            joined.addAll(rest.batches());
-            assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
-        }
+        ExactResume.assertResumesExactly(() -> VideoLoader.open(dataset, options),
+                saved -> VideoLoader.resume(dataset, options, saved), cuts);
     }
 
     @Test
@@ -88,7 +59,7 @@ class VideoLoaderExactResumeTest {
         // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
         LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
-        Run one = run(VideoLoader.open(dataset, options), 1);
+        ExactResume.Run one = ExactResume.run(VideoLoader.open(dataset, options), 1);
         assertThat(one.state().clipsDelivered()).isEqualTo(1);
         assertThat(one.state().position()).isEqualTo(1);
         assertResumesExactly(options, 1, 2);
@@ -144,7 +115,7 @@ class VideoLoaderExactResumeTest {
 
     @Test
     void aKilledTrainingProcessResumesFromItsLastSavedStateExactly() throws Exception {
-        List<String> whole = run(VideoLoader.open(dataset, ResumeChild.options()), Integer.MAX_VALUE).batches();
+        List<String> whole = ExactResume.run(VideoLoader.open(dataset, ResumeChild.options()), Integer.MAX_VALUE).batches();
         assertThat(whole).hasSize(6);
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -178,7 +149,7 @@ class VideoLoaderExactResumeTest {
         assertThat(saved.position()).isEqualTo(2);
 
         List<String> joined = new ArrayList<>(trained);
-        joined.addAll(run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
+        joined.addAll(ExactResume.run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
         assertThat(joined).isEqualTo(whole);
     }
 }
