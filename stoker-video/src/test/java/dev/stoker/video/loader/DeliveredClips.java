@@ -6,12 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** What a loader delivers, as text two runs can be compared by: each clip's file and first frame time, in order. */
-final class DeliveredClips {
+public final class DeliveredClips {
     private DeliveredClips() {
     }
 
     /** Takes every batch of {@code batches} (closing each): {@code clip.mp4@1.25} per clip. */
-    static List<String> of(Iterable<ClipBatch> batches) {
+    public static List<String> of(Iterable<ClipBatch> batches) {
         List<String> seen = new ArrayList<>();
         for (ClipBatch batch : batches) {
             try (batch) {
