@@ -8,10 +8,9 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.DeliveredClips;
 import dev.stoker.video.loader.ExactResume;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
@@ -81,16 +80,10 @@ class ShardLoaderExactResumeTest {
                 for (int rank = 0; rank < world; rank++) {
                     LoaderOptions options = options().toBuilder().order(5, true, 1).batch(1, false, BatchLayout.NTHWC)
                             .sampler(SamplerOptions.defaults().withWindow(2).withRank(rank, world)).build();
-                    List<Path> samples = new ArrayList<>();
                     try (ShardLoader loader = ShardLoader.open(shards, options)) {
-                        for (ClipBatch batch : loader) {
-                            try (batch) {
-                                batch.clips().stream().map(ClipInfo::path).forEach(samples::add);
-                            }
-                        }
+                        parts.add(DeliveredClips.sources(loader));
                         assertThat(loader.state().rank()).isEqualTo(rank);
                     }
-                    parts.add(samples);
                 }
                 Set<Path> union = new HashSet<>();
                 for (List<Path> part : parts) {

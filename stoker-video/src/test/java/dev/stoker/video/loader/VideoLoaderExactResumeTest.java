@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
@@ -84,16 +83,10 @@ class VideoLoaderExactResumeTest {
         List<Set<Path>> parts = new ArrayList<>();
         for (int rank = 0; rank < 2; rank++) {
             LoaderOptions options = ResumeChild.options().toBuilder().order(5, true, 1).rank(rank, 2).build();
-            Set<Path> videos = new HashSet<>();
             try (VideoLoader loader = VideoLoader.open(dataset, options)) {
-                for (ClipBatch batch : loader) {
-                    try (batch) {
-                        batch.clips().stream().map(ClipInfo::path).forEach(videos::add);
-                    }
-                }
+                parts.add(new HashSet<>(DeliveredClips.sources(loader)));
                 assertThat(loader.state().rank()).isEqualTo(rank);
             }
-            parts.add(videos);
         }
         assertThat(parts.get(0)).hasSize(3).doesNotContainAnyElementsOf(parts.get(1));
         assertThat(parts.get(1)).hasSize(3);
