@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.store.remote.S3Server;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
@@ -16,10 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -29,8 +27,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 class RemoteStoreCommandsTest {
     @RegisterExtension
-    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
-            .withCredentials("stoker", "stoker-secret").build();
+    final S3ProxyExtension s3 = S3Server.extension();
 
     @TempDir
     Path source;
@@ -71,9 +68,7 @@ class RemoteStoreCommandsTest {
         try (Stream<Path> files = Files.walk(source)) {
             videos = files.filter(Files::isRegularFile).filter(p -> p.getParent() != null && !p.getParent().equals(source)).toList();
         }
-        try (S3Client client = S3Client.builder().endpointOverride(s3.getUri()).forcePathStyle(true).region(Region.US_EAST_1)
-                .credentialsProvider(() -> AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey()))
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
+        try (S3Client client = S3Server.client(S3Server.settings(s3, s3.getUri()))) {
             client.createBucket(b -> b.bucket(bucket));
             for (Path video : videos) {
                 String key = "videos/" + source.relativize(video).toString().replace('\\', '/');

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,14 +24,9 @@ class PipelineCancellationTest {
 
     /** A stage function that counts each call in {@code entered}, then blocks until its worker is interrupted. */
     private static Function<Integer, Integer> blockedUntilInterrupted(AtomicInteger entered) {
-        CountDownLatch never = new CountDownLatch(1);
         return x -> {
             entered.incrementAndGet();
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Stalls.untilInterrupted();
             return x;
         };
     }

@@ -25,8 +25,8 @@ class PipelineFailureBudgetTest {
         }
     }
 
-    /** A stage function that passes items on and throws {@link BadItem} for those {@code bad} picks. */
-    private static Function<Integer, Integer> failing(IntPredicate bad) {
+    /** A stage function that passes items through and throws {@link BadItem} for those {@code bad} picks. */
+    private static Function<Integer, Integer> badWhen(IntPredicate bad) {
         return x -> {
             if (bad.test(x)) {
                 throw new BadItem(x);
@@ -40,7 +40,7 @@ class PipelineFailureBudgetTest {
         List<Integer> out = new ArrayList<>();
         try (Pipeline<Integer> p = Pipeline.from(HUNDRED)
                 .map("parse", x -> x)
-                .map("decode", failing(x -> x % 10 == 3),
+                .map("decode", badWhen(x -> x % 10 == 3),
                         s -> s.concurrency(3).failureBudget(FailureBudget.count(10)).describeItems(x -> "video-" + x + ".mp4"))
                 .build()) {
             p.forEach(out::add);
@@ -67,7 +67,7 @@ class PipelineFailureBudgetTest {
                     }
                     return x;
                 }, s -> s.failureBudget(FailureBudget.count(5)))
-                .map("decode", failing(x -> x % 4 == 0), s -> s.failureBudget(FailureBudget.count(3)))
+                .map("decode", badWhen(x -> x % 4 == 0), s -> s.failureBudget(FailureBudget.count(3)))
                 .build();
         try (p) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
@@ -89,7 +89,7 @@ class PipelineFailureBudgetTest {
     @Test
     void aRateBudgetAppliesAfterWarmUp() {
         try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 1_000).boxed().toList())
-                .map("flaky", failing(x -> x < 3 || x % 2 == 0), s -> s.failureBudget(FailureBudget.rate(0.2, 50)))
+                .map("flaky", badWhen(x -> x < 3 || x % 2 == 0), s -> s.failureBudget(FailureBudget.rate(0.2, 50)))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
                     .isInstanceOf(PipelineFailedException.class)
@@ -101,8 +101,8 @@ class PipelineFailureBudgetTest {
     @Test
     void thePipelineBudgetCountsFailuresOfAllStages() {
         try (Pipeline<Integer> p = Pipeline.from(HUNDRED)
-                .map("a", failing(x -> x % 10 == 0), s -> s.failureBudget(FailureBudget.count(100)))
-                .map("b", failing(x -> x % 10 == 5), s -> s.failureBudget(FailureBudget.count(100)))
+                .map("a", badWhen(x -> x % 10 == 0), s -> s.failureBudget(FailureBudget.count(100)))
+                .map("b", badWhen(x -> x % 10 == 5), s -> s.failureBudget(FailureBudget.count(100)))
                 .failureBudget(FailureBudget.count(12))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))

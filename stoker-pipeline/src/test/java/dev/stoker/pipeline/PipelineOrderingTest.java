@@ -15,40 +15,49 @@ class PipelineOrderingTest {
         return x;
     }
 
+    private static List<Integer> upTo(int n) {
+        return IntStream.range(0, n).boxed().toList();
+    }
+
+    /** Every item the pipeline delivers, in delivery order; closes the pipeline. */
+    private static List<Integer> drain(Pipeline<Integer> pipeline) {
+        List<Integer> out = new ArrayList<>();
+        try (pipeline) {
+            pipeline.forEach(out::add);
+        }
+        return out;
+    }
+
     @Test
     void orderedStageEmitsInInputOrderUnderRandomTaskDelays() {
-        List<Integer> input = IntStream.range(0, 2_000).boxed().toList();
-
+        List<Integer> input = upTo(2_000);
         List<Integer> out = drain(Pipeline.from(input)
-                .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6).ordered()));
-
+                .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6).ordered())
+                .build());
         assertThat(out).isEqualTo(input);
     }
 
     @Test
     void orderedFlatMapKeepsEachItemsOutputsTogetherAndInOrder() {
-        List<Integer> input = IntStream.range(0, 500).boxed().toList();
-
-        List<Integer> out = drain(Pipeline.from(input)
-                .flatMap("split", (Integer x) -> List.of(jitter(x * 3), x * 3 + 1, x * 3 + 2),
-                        s -> s.concurrency(4).ordered())
-                .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(3).ordered()));
-
-        assertThat(out).isEqualTo(IntStream.range(0, 1_500).boxed().toList());
+        List<Integer> out = drain(Pipeline.from(upTo(500))
+                .flatMap("split", (Integer x) -> List.of(jitter(x * 3), x * 3 + 1, x * 3 + 2), s -> s.concurrency(4).ordered())
+                .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(3).ordered())
+                .build());
+        assertThat(out).isEqualTo(upTo(1_500));
     }
 
     @Test
     void completionOrderDeliversEveryItemOnce() {
-        List<Integer> input = IntStream.range(0, 2_000).boxed().toList();
-
-        List<Integer> out = drain(Pipeline.from(input).map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6)));
-
+        List<Integer> input = upTo(2_000);
+        List<Integer> out = drain(Pipeline.from(input)
+                .map("jitter", PipelineOrderingTest::jitter, s -> s.concurrency(6))
+                .build());
         assertThat(out).containsExactlyInAnyOrderElementsOf(input);
     }
 
     @Test
     void orderedStageWithDropsAndFailuresKeepsTheRestInOrder() {
-        List<Integer> input = IntStream.range(0, 1_000).boxed().toList();
+        List<Integer> input = upTo(1_000);
         List<Integer> out = new ArrayList<>();
         try (Pipeline<Integer> p = Pipeline.from(input)
                 .map("jitter", (Integer x) -> {
@@ -63,14 +72,5 @@ class PipelineOrderingTest {
             assertThat(p.failures()).hasSize(143);
         }
         assertThat(out).isEqualTo(input.stream().filter(x -> x % 7 != 0 && x % 5 != 0).toList());
-    }
-
-    /** Every item {@code builder}'s pipeline delivers, in delivery order; the pipeline is closed after. */
-    private static List<Integer> drain(PipelineBuilder<Integer> builder) {
-        List<Integer> out = new ArrayList<>();
-        try (Pipeline<Integer> p = builder.build()) {
-            p.forEach(out::add);
-        }
-        return out;
     }
 }

@@ -6,21 +6,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class PipelineWatchdogTest {
-    private static final CountDownLatch NEVER = new CountDownLatch(1);
-
     static Integer waitForeverOn(Integer x) {
         if (x == 5) {
-            try {
-                NEVER.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Stalls.untilInterrupted();
         }
         return x;
     }

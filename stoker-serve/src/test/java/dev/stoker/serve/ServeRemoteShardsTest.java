@@ -8,6 +8,7 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.Retry;
 import dev.stoker.store.remote.S3BlobStore;
+import dev.stoker.store.remote.S3Server;
 import dev.stoker.store.remote.ShardUpload;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
@@ -20,11 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A session serving shards from {@code s3://} (s3proxy in this JVM) reads them in place and serves, batch for batch,
@@ -33,8 +29,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 class ServeRemoteShardsTest {
     @RegisterExtension
-    final S3ProxyExtension s3 = S3ProxyExtension.builder().withBlobStoreProvider("filesystem-nio2")
-            .withCredentials("stoker", "stoker-secret").build();
+    final S3ProxyExtension s3 = S3Server.extension();
 
     @TempDir
     Path tmp;
@@ -52,13 +47,8 @@ class ServeRemoteShardsTest {
         Path shards = tmp.resolve("shards");
         Ingest.run(Dataset.open(videos), shards, IngestOptions.defaults().withShortSide(64).withShardSize(16L << 10), 2,
                 IngestListener.NONE);
-        S3BlobStore.Settings settings = new S3BlobStore.Settings(s3.getUri(), "us-east-1",
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.getAccessKey(), s3.getSecretKey())));
-        try (S3Client client = S3Client.builder().endpointOverride(s3.getUri()).forcePathStyle(true)
-                .region(Region.US_EAST_1).credentialsProvider(settings.credentials())
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
-            client.createBucket(b -> b.bucket("served"));
-        }
+        S3BlobStore.Settings settings = S3Server.settings(s3, s3.getUri());
+        S3Server.createBucket(settings, "served");
         String location = "s3://served/shards";
         try (BlobStore store = S3BlobStore.open(location, settings, Retry.standard())) {
             ShardUpload.publish(shards, store);

@@ -12,22 +12,17 @@ import java.nio.file.Path;
 
 /** The small demo dataset (2 classes x 2 clips of 2 s, 340x256; clip 3 is VP8), made once per test JVM. */
 final class DemoSource {
-    private static Path root;
+    private static final MadeOnce<Path> ROOT = new MadeOnce<>(() -> {
+        Path dir = Files.createTempDirectory("stoker-store-demo");
+        dir.toFile().deleteOnExit();
+        return DemoDataset.create(dir, DemoSpec.small(2, 2, 2.0));
+    });
 
     private DemoSource() {
     }
 
-    static synchronized Path root() {
-        if (root == null) {
-            try {
-                Path dir = Files.createTempDirectory("stoker-store-demo");
-                dir.toFile().deleteOnExit();
-                root = DemoDataset.create(dir, DemoSpec.small(2, 2, 2.0));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return root;
+    static Path root() {
+        return ROOT.get();
     }
 
     static Dataset dataset() {

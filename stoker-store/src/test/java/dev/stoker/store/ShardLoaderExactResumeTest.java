@@ -8,10 +8,10 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.DeliveredClips;
+import dev.stoker.video.loader.ExactResume;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -46,37 +46,10 @@ class ShardLoaderExactResumeTest {
                 .sampler(SamplerOptions.defaults().withWindow(2)).build();
     }
 
-    private record Run(List<String> batches, SamplerState state) {
-    }
-
-    private static Run run(ShardLoader loader, int limit) {
-        List<String> batches = new ArrayList<>();
-        try (loader) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    batches.add(BatchText.of(batch));
-                }
-                if (batches.size() == limit) {
-                    break;
-                }
-            }
-            return new Run(batches, loader.state());
-        }
-    }
-
     private static void assertResumesExactly(LoaderOptions options, int... cuts) throws IOException {
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            Run whole = run(ShardLoader.open(shards, options), Integer.MAX_VALUE);
-            assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
-            for (int cut : cuts) {
-                Run first = run(ShardLoader.open(shards, options), cut);
-                assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
-                SamplerState saved = SamplerState.fromJson(first.state().toJson());
-                Run rest = run(ShardLoader.resume(shards, options, saved), Integer.MAX_VALUE);
-                List<String> joined = new ArrayList<>(first.batches());
-                joined.addAll(rest.batches());
-                assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
-            }
+            ExactResume.assertResumesExactly(() -> ShardLoader.open(shards, options),
+                    saved -> ShardLoader.resume(shards, options, saved), cuts);
         }
     }
 
@@ -92,7 +65,7 @@ class ShardLoaderExactResumeTest {
         LoaderOptions options = options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            Run one = run(ShardLoader.open(shards, options), 1);
+            ExactResume.Run one = ExactResume.run(ShardLoader.open(shards, options), 1);
             assertThat(one.state().clipsDelivered()).isEqualTo(1);
             assertThat(one.state().position()).isEqualTo(1);
         }
@@ -107,16 +80,10 @@ class ShardLoaderExactResumeTest {
                 for (int rank = 0; rank < world; rank++) {
                     LoaderOptions options = options().toBuilder().order(5, true, 1).batch(1, false, BatchLayout.NTHWC)
                             .sampler(SamplerOptions.defaults().withWindow(2).withRank(rank, world)).build();
-                    List<Path> samples = new ArrayList<>();
                     try (ShardLoader loader = ShardLoader.open(shards, options)) {
-                        for (ClipBatch batch : loader) {
-                            try (batch) {
-                                batch.clips().stream().map(ClipInfo::path).forEach(samples::add);
-                            }
-                        }
+                        parts.add(DeliveredClips.sources(loader));
                         assertThat(loader.state().rank()).isEqualTo(rank);
                     }
-                    parts.add(samples);
                 }
                 Set<Path> union = new HashSet<>();
                 for (List<Path> part : parts) {

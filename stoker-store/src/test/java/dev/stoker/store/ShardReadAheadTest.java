@@ -6,6 +6,7 @@ import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.loader.LoaderOptions;

@@ -11,42 +11,43 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** When the online tuner keeps a probe, and how it learns the noise that sets the bar. */
 class AcceptanceRuleTest {
 
-    @ParameterizedTest(name = "{5}")
+    @ParameterizedTest(name = "{4}")
     @CsvSource(delimiter = '|', textBlock = """
-            true  | 106 | 100 | NaN  | true  | no noise estimate: +6% clears the smallest gain worth acting on
-            true  | 104 | 100 | NaN  | false | no noise estimate: +4% does not
-            false |  98 | 100 | NaN  | true  | no noise estimate: a decrease that lost 2% is kept (fewer workers win ties)
-            false |  96 | 100 | NaN  | false | no noise estimate: one that lost 4% is not
-            true  | 108 | 100 | 0.05 | false | 5% noise: +8% is inside 2 x the noise
-            true  | 111 | 100 | 0.05 | true  | 5% noise: +11% is past it
-            false |  94 | 100 | 0.05 | true  | 5% noise: -6% is inside 1.25 x the noise
-            false |  93 | 100 | 0.05 | false | 5% noise: -7% is past it
-            false |  84 | 100 | 0.5  | false | 50% noise: no noise keeps a 16% loss
+            true  | 106 | NaN  | true  | without a noise estimate +6% clears the smallest gain worth acting on
+            true  | 104 | NaN  | false | without a noise estimate +4% does not
+            false | 98  | NaN  | true  | a decrease that lost 2% is kept: fewer workers win ties
+            false | 96  | NaN  | false | one that lost 4% is not
+            true  | 108 | 0.05 | false | +8% is inside 2 x 5% noise
+            true  | 111 | 0.05 | true  | +11% is outside 2 x 5% noise
+            false | 94  | 0.05 | true  | -6% is inside 1.25 x 5% noise
+            false | 93  | 0.05 | false | -7% is outside 1.25 x 5% noise
+            false | 84  | 0.5  | false | no noise keeps a 16% loss
             """)
-    void keepsAProbeThatClearsTheBarForItsDirection(boolean increase, double measured, double baseline, double noise,
-                                                    boolean kept, String why) {
-        assertThat(AcceptanceRule.keeps(increase, measured, baseline, noise)).as(why).isEqualTo(kept);
+    void aProbeIsKeptWhenItClearsTheBarThatTheNoiseSets(boolean increase, double probe, double noise, boolean kept,
+            String why) {
+        assertThat(AcceptanceRule.keeps(increase, probe, 100, noise)).isEqualTo(kept);
     }
 
     @Test
-    void theBarsAreFixedWithoutANoiseEstimateAndTheForgivenLossIsCapped() {
+    void withoutANoiseEstimateTheGainBarIsTheSmallestGainWorthActingOn() {
         assertThat(AcceptanceRule.increaseThreshold(Double.NaN)).isEqualTo(Bottleneck.MIN_GAIN);
+    }
+
+    @Test
+    void aNoisyMachineForgivesALossOfAtMostFifteenPercent() {
         assertThat(AcceptanceRule.decreaseThreshold(0.5)).isEqualTo(AcceptanceRule.MAX_KEPT_LOSS);
     }
 
-    @ParameterizedTest(name = "{5}")
-    @CsvSource(delimiter = '|', textBlock = """
-            true  | 104 | 100 | 0.05 | false | +4%: below 5%, plainly not kept
-            true  | 108 | 100 | 0.05 | true  | +8%: between the fixed bar and 2 x noise
-            true  | 111 | 100 | 0.05 | false | +11%: above 2 x noise, plainly kept
-            false |  98 | 100 | 0.05 | false | -2%: a 2% loss is kept on any machine
-            false |  95 | 100 | 0.05 | true  | -5%: only the noise forgives it
-            false |  90 | 100 | 0.05 | false | -10%: past the noise, plainly stepped back
-            true  | 108 | 100 | NaN  | false | no noise known: nothing to wait for
-            """)
-    void onlyTheGapBetweenTheFixedBarAndTheNoiseBarAsksForALongerLook(boolean increase, double measured, double baseline,
-                                                                       double noise, boolean waits, String why) {
-        assertThat(AcceptanceRule.onlyNoiseDecides(increase, measured, baseline, noise)).as(why).isEqualTo(waits);
+    @Test
+    void onlyTheGapBetweenTheFixedBarAndTheNoiseBarAsksForALongerLook() {
+        double noise = 0.05;
+        assertThat(AcceptanceRule.onlyNoiseDecides(true, 104, 100, noise)).as("below 5%%: plainly not kept").isFalse();
+        assertThat(AcceptanceRule.onlyNoiseDecides(true, 108, 100, noise)).isTrue();
+        assertThat(AcceptanceRule.onlyNoiseDecides(true, 111, 100, noise)).as("above 2 x noise: plainly kept").isFalse();
+        assertThat(AcceptanceRule.onlyNoiseDecides(false, 98, 100, noise)).as("a 2%% loss is kept on any machine").isFalse();
+        assertThat(AcceptanceRule.onlyNoiseDecides(false, 95, 100, noise)).isTrue();
+        assertThat(AcceptanceRule.onlyNoiseDecides(false, 90, 100, noise)).as("past the noise: plainly stepped back").isFalse();
+        assertThat(AcceptanceRule.onlyNoiseDecides(true, 108, 100, Double.NaN)).as("no noise known: nothing to wait for").isFalse();
     }
 
     @Test

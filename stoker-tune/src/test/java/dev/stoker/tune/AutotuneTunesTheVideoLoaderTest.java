@@ -8,10 +8,9 @@ import dev.stoker.pipeline.Reconfiguration;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.DeliveredClips;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.nio.file.Files;
@@ -62,23 +61,11 @@ class AutotuneTunesTheVideoLoaderTest {
                         "decode", StageConfig.EMPTY.withConcurrency(1), "demux", StageConfig.EMPTY.withConcurrency(4)))).build();
     }
 
-    private static List<String> clips(VideoLoader loader) {
-        List<String> seen = new ArrayList<>();
-        for (ClipBatch batch : loader) {
-            try (batch) {
-                for (ClipInfo c : batch.clips()) {
-                    seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
-                }
-            }
-        }
-        return seen;
-    }
-
     @Test
     void tunesTheRunningLoaderWithinItsBudgetAndDeliversExactlyTheSameClips() throws Exception {
         List<String> expected;
         try (VideoLoader alone = VideoLoader.open(dataset, options())) {
-            expected = clips(alone);
+            expected = DeliveredClips.of(alone);
             assertThat(alone.pipeline().failures()).isEmpty();
         }
         assertThat(expected).hasSize(VIDEOS.size() * EPOCHS);
@@ -97,7 +84,7 @@ class AutotuneTunesTheVideoLoaderTest {
             // Room for a little more than the start holds: enough to grow, not enough for everything at its maximum.
             budget = budget.withRam(budget.withRam(1, loader.itemBytesByStage()).ramBytes(start) * 3 / 2, loader.itemBytesByStage());
             try (Autotune tuning = Autotune.online(loader.pipeline(), budget)) {
-                got = clips(loader);
+                got = DeliveredClips.of(loader);
                 tuning.close();
                 changes = tuning.changes();
             }

@@ -30,13 +30,15 @@ class HeadspaceWaitingForDataTest {
         }
     }
 
-    /** {@code headspace} run on a loader whose one stage, {@code stage}, takes {@code millis} an item. */
-    private static HeadspaceResult runOnALoaderOf(Headspace<Integer, Integer> headspace, String stage, long millis) {
+    /** Runs {@code headspace} on a loader of one stage, {@code stage}, that takes {@code stageMillis} an item. */
+    private static HeadspaceResult runOnLoader(Headspace<Integer, Integer> headspace, String stage, long stageMillis) {
         try (Pipeline<Integer> loader = Pipeline.from(items(1_000)).map(stage, x -> {
-            sleepMillis(millis);
+            sleepMillis(stageMillis);
             return x;
         }).build()) {
-            return headspace.run(loader);
+            HeadspaceResult r = headspace.run(loader);
+            System.out.println(r.summary());
+            return r;
         }
     }
 
@@ -44,9 +46,8 @@ class HeadspaceWaitingForDataTest {
     void aLoaderSlowerThanTheStepShowsAsWaitingAndHeadspace() {
         Headspace<Integer, Integer> headspace = Headspace.<Integer>of(batch -> sleepMillis(5))
                 .warmupSteps(3).measuredSteps(20).cachedBatches(4).samplesPerBatch(b -> 8);
-        HeadspaceResult r = runOnALoaderOf(headspace, "slow", 20);
+        HeadspaceResult r = runOnLoader(headspace, "slow", 20);
 
-        System.out.println(r.summary());
         assertThat(r.floorStepMillis()).isCloseTo(5, within(2.0));
         assertThat(r.floorStepMedianMillis()).isCloseTo(5, within(2.0));
         assertThat(r.achievedStepMillis()).isCloseTo(20, within(6.0));
@@ -64,9 +65,8 @@ class HeadspaceWaitingForDataTest {
     void aLoaderFasterThanTheStepLeavesNoHeadspace() {
         Headspace<Integer, Integer> headspace = Headspace.<Integer>of(batch -> sleepMillis(20))
                 .warmupSteps(3).measuredSteps(20).cachedBatches(4);
-        HeadspaceResult r = runOnALoaderOf(headspace, "quick", 2);
+        HeadspaceResult r = runOnLoader(headspace, "quick", 2);
 
-        System.out.println(r.summary());
         // sleeps overshoot by a millisecond or two on a busy machine: hence the step of 20 ms and the tolerances
         assertThat(r.floorStepMillis()).isCloseTo(20, within(8.0));
         assertThat(r.waitingShare()).isLessThan(0.05);

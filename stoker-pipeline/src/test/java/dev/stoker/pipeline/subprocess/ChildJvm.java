@@ -1,16 +1,18 @@
 package dev.stoker.pipeline.subprocess;
 
+import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
-/** Test helpers: quick-starting child JVM options, polling, and the shared memory files this JVM owns. */
+/** Test helpers: quick-starting child JVM options, killing a child mid-run, polling, and the shared memory files this JVM owns. */
 final class ChildJvm {
     private ChildJvm() { }
 
@@ -20,6 +22,22 @@ final class ChildJvm {
 
     static SubprocessOptions options(ItemCodec<?> in, ItemCodec<?> out) {
         return SubprocessOptions.codecs(in, out).jvmArgs(FAST_FLAGS).maxHeap("256m");
+    }
+
+    /**
+     * Every item of {@code pipeline}, in delivery order, after SIGKILLing its first child (the first pid in
+     * {@code pids}, which the pipeline's {@code onChildStart} fills) once {@code killAfter} items have arrived.
+     * Leaves the pipeline open, for the caller's checks of its failures.
+     */
+    static <T> List<T> drainKillingFirstChild(Pipeline<T> pipeline, List<Long> pids, int killAfter) {
+        List<T> got = new ArrayList<>();
+        for (T item : pipeline) {
+            got.add(item);
+            if (got.size() == killAfter) {
+                ProcessHandle.of(pids.getFirst()).orElseThrow().destroyForcibly();
+            }
+        }
+        return got;
     }
 
     /** Deletes the hs_err reports that crashed test children wrote. */

@@ -84,15 +84,10 @@ class SubprocessBatchStageTest {
         List<String> source = words(120);
         List<String> expected = inProcess(source, "none");
         List<Long> pids = new CopyOnWriteArrayList<>();
-        List<String> got = new ArrayList<>();
+        List<String> got;
         try (Pipeline<String> p = batched(source, "none")
                 .isolate(ChildJvm.options(ItemCodecs.STRING, ItemCodecs.STRING).onChildStart(pids::add)).build()) {
-            for (String batch : p) {
-                got.add(batch);
-                if (got.size() == 25) {
-                    ProcessHandle.of(pids.getFirst()).orElseThrow().destroyForcibly();
-                }
-            }
+            got = ChildJvm.drainKillingFirstChild(p, pids, 25);
             assertThat(pids).as("a second child took over").hasSize(2);
             assertThat(p.failures()).as("a kill is no item's fault").isEmpty();
         }

@@ -27,18 +27,13 @@ class SubprocessCrashRecoveryTest {
         List<Long> pids = new CopyOnWriteArrayList<>();
         List<String> source = words(150);
         List<String> expected = source.stream().flatMap(w -> IntStream.range(0, 3).mapToObj(i -> w + "-" + i)).toList();
-        List<String> got = new ArrayList<>();
+        List<String> got;
         try (Pipeline<String> p = Pipeline.from(source)
                 .map("slow", TestStages.Slow.class, "2", s -> s.concurrency(2))
                 .<String>flatMap("split", TestStages.Split.class, "3", s -> s.concurrency(2))
                 .isolate(ChildJvm.options(ItemCodecs.STRING, ItemCodecs.STRING).onChildStart(pids::add))
                 .build()) {
-            for (String s : p) {
-                got.add(s);
-                if (got.size() == 100) {
-                    ProcessHandle.of(pids.getFirst()).orElseThrow().destroyForcibly();
-                }
-            }
+            got = ChildJvm.drainKillingFirstChild(p, pids, 100);
             assertThat(pids).as("a second child took over").hasSize(2);
             assertThat(p.failures()).as("a kill is no item's fault").isEmpty();
         }

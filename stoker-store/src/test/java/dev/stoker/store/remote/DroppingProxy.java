@@ -10,6 +10,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntUnaryOperator;
 
 /**
  * A TCP proxy in front of an HTTP server, for fault tests: every {@code n}th answer (counted over all connections)
@@ -62,39 +63,41 @@ final class DroppingProxy implements AutoCloseable {
             this.target = target;
         }
 
+        /** Client to server: passes every byte; the first bytes after an answer start the next one. */
         void requests() {
-            byte[] buffer = new byte[8192];
-            try (client; target) {
-                InputStream in = client.getInputStream();
-                OutputStream out = target.getOutputStream();
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    if (answering) {
-                        answering = false;
-                        answerBytes = 0;
-                        cut = dropAll || answers.incrementAndGet() % dropEvery == 0;
-                    }
-                    out.write(buffer, 0, n);
-                    out.flush();
+            relay(client, target, n -> {
+                if (answering) {
+                    answering = false;
+                    answerBytes = 0;
+                    cut = dropAll || answers.incrementAndGet() % dropEvery == 0;
                 }
-            } catch (IOException e) {
-                // the other side went away
-            }
+                return n;
+            });
         }
 
+        /** Server to client: cuts an answer to be cut at {@code cutAfterBytes}, closing both ends mid-answer. */
         void answers() {
+            relay(target, client, n -> {
+                answering = true;
+                int allowed = cut ? (int) Math.max(0, Math.min(n, cutAfterBytes - answerBytes)) : n;
+                answerBytes += allowed;
+                return allowed;
+            });
+        }
+
+        /** Copies {@code from} to {@code to} until either side goes away or a chunk is let through only in part. */
+        private void relay(Socket from, Socket to, IntUnaryOperator allowedOfChunk) {
             byte[] buffer = new byte[8192];
             try (client; target) {
-                InputStream in = target.getInputStream();
-                OutputStream out = client.getOutputStream();
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
                 for (int n; (n = in.read(buffer)) >= 0; ) {
-                    answering = true;
-                    int allowed = cut ? (int) Math.max(0, Math.min(n, cutAfterBytes - answerBytes)) : n;
+                    int allowed = allowedOfChunk.applyAsInt(n);
                     out.write(buffer, 0, allowed);
                     out.flush();
-                    answerBytes += allowed;
                     if (allowed < n) {
                         drops.incrementAndGet();
-                        return; // closing both ends mid-answer
+                        return;
                     }
                 }
             } catch (IOException e) {

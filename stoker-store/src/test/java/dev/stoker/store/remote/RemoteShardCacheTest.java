@@ -3,21 +3,19 @@ package dev.stoker.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.store.BatchText;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.gaul.s3proxy.junit.S3ProxyExtension;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,20 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(180)
 class RemoteShardCacheTest {
-    private static final String LOCATION = "s3://videos/shards";
-
     @RegisterExtension
-    final S3ProxyExtension s3 = S3Server.extension();
+    final S3SampleShards s3 = new S3SampleShards();
 
     @TempDir
     Path cacheDir;
-    private S3BlobStore.Settings settings;
-
-    @BeforeEach
-    void publish() throws IOException {
-        settings = S3Server.settings(s3, s3.getUri());
-        S3Server.publishSampleShards(settings, LOCATION);
-    }
 
     /** Every video's middle clip (uniform starts: the same clips every epoch), in batches of 4. */
     static LoaderOptions options(int epochs) {
@@ -67,7 +56,7 @@ class RemoteShardCacheTest {
     }
 
     private ShardDataset open(BlockCache.Settings cache) throws IOException {
-        return ShardDataset.open(S3BlobStore.open(LOCATION, settings, Retry.standard()), Verification.FIRST_READ, cache);
+        return ShardDataset.open(S3BlobStore.open(S3SampleShards.LOCATION, s3.settings(), Retry.standard()), Verification.FIRST_READ, cache);
     }
 
     @Test

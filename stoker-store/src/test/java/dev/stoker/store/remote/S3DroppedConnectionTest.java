@@ -13,11 +13,8 @@ import dev.stoker.store.Verification;
 import dev.stoker.video.ClipRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.gaul.s3proxy.junit.S3ProxyExtension;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,25 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(180)
 class S3DroppedConnectionTest {
-    private static final String LOCATION = "s3://videos/shards";
+    private static final String LOCATION = S3SampleShards.LOCATION;
 
     @RegisterExtension
-    final S3ProxyExtension s3 = S3Server.extension();
-
-    @BeforeEach
-    void publish() throws IOException {
-        S3Server.publishSampleShards(settings(s3.getUri()), LOCATION);
-    }
-
-    private S3BlobStore.Settings settings(URI endpoint) {
-        return S3Server.settings(s3, endpoint);
-    }
+    final S3SampleShards s3 = new S3SampleShards();
 
     @Test
     void connectionsDroppedMidObjectAreRetriedAndTheClipsAreExact() throws IOException {
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
-        try (DroppingProxy proxy = new DroppingProxy(s3.getUri(), 3, 2000);
-             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, settings(proxy.uri()), fast),
+        try (DroppingProxy proxy = new DroppingProxy(s3.uri(), 3, 2000);
+             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(proxy.uri()), fast),
                      Verification.FIRST_READ)) {
             assertSameClips(SharedSampleShards.folder(), remote);
             assertThat(proxy.drops.get()).isGreaterThan(2);
@@ -61,13 +49,13 @@ class S3DroppedConnectionTest {
     void theBlockCacheNeverKeepsABlockCutShort(@TempDir Path cacheDir) throws IOException {
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
         BlockCache.Settings cache = new BlockCache.Settings(cacheDir, 64L << 20, 16 << 10);
-        try (DroppingProxy proxy = new DroppingProxy(s3.getUri(), 3, 2000);
-             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, settings(proxy.uri()), fast),
+        try (DroppingProxy proxy = new DroppingProxy(s3.uri(), 3, 2000);
+             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(proxy.uri()), fast),
                      Verification.FIRST_READ, cache)) {
             assertSameClips(SharedSampleShards.folder(), remote);
             assertThat(proxy.drops.get()).isGreaterThan(2);
         }
-        try (ShardDataset again = ShardDataset.open(S3BlobStore.open(LOCATION, settings(s3.getUri()), Retry.standard()),
+        try (ShardDataset again = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(), Retry.standard()),
                 Verification.FIRST_READ, cache)) {
             long atOpen = again.remoteStats().requests();
             assertSameClips(SharedSampleShards.folder(), again);
@@ -79,8 +67,8 @@ class S3DroppedConnectionTest {
     @Test
     void aConnectionThatAlwaysDropsIsAClearErrorNotAHang() throws IOException {
         Retry fast = new Retry(3, Duration.ofMillis(1), Duration.ofMillis(5));
-        try (DroppingProxy proxy = new DroppingProxy(s3.getUri(), Integer.MAX_VALUE, 6000);
-             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, settings(proxy.uri()), fast),
+        try (DroppingProxy proxy = new DroppingProxy(s3.uri(), Integer.MAX_VALUE, 6000);
+             ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(proxy.uri()), fast),
                      Verification.FIRST_READ);
              ClipReader reader = remote.newReader(); Arena arena = Arena.ofConfined()) {
             proxy.dropAll();

@@ -3,6 +3,7 @@ package dev.stoker.store.remote;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.store.IngestOptions;
+import dev.stoker.store.MadeOnce;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.video.dataset.Dataset;
@@ -20,20 +21,13 @@ import java.util.stream.Stream;
  * read is compared with.
  */
 final class SharedSampleShards {
-    private static Path folder;
+    private static final MadeOnce<Path> FOLDER = new MadeOnce<>(SharedSampleShards::ingest);
 
     private SharedSampleShards() {
     }
 
-    static synchronized Path folder() {
-        if (folder == null) {
-            try {
-                folder = ingest();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return folder;
+    static Path folder() {
+        return FOLDER.get();
     }
 
     private static Path ingest() throws IOException {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BatchLayoutTransformTest {
@@ -39,19 +40,19 @@ class BatchLayoutTransformTest {
         return new ClipInfo(Path.of("clip" + clip + ".mp4"), 10 + clip, new double[] {0, 1.0 / 30, 2.0 / 30}, 9);
     }
 
-    /** Where a layout puts clip n's value at frame t, row y, column x, channel c. */
-    private interface Index {
+    /** Where a layout puts channel c of pixel (y, x) of frame t of clip n: a byte offset into the batch. */
+    private interface Position {
         long of(int n, int t, int y, int x, int c);
     }
 
-    /** Every value of {@code clips} clips stands where {@code index} says. */
-    private static void assertEveryValueAt(MemorySegment data, int clips, Index index) {
-        for (int n = 0; n < clips; n++) {
+    /** Checks every value of the two clips of {@code data} at the place {@code position} gives it. */
+    private static void assertEveryValueAt(MemorySegment data, Position position) {
+        for (int n = 0; n < 2; n++) {
             for (int t = 0; t < T; t++) {
                 for (int y = 0; y < H; y++) {
                     for (int x = 0; x < W; x++) {
                         for (int c = 0; c < C; c++) {
-                            assertThat(data.get(ValueLayout.JAVA_BYTE, index.of(n, t, y, x, c)))
+                            assertThat(data.get(ValueLayout.JAVA_BYTE, position.of(n, t, y, x, c)))
                                     .isEqualTo(value(n, t, y, x, c));
                         }
                     }
@@ -60,28 +61,34 @@ class BatchLayoutTransformTest {
         }
     }
 
-    @Test
-    void nthwcKeepsFrameOrder() throws InterruptedException {
-        BatchShape shape = new BatchShape(2, T, H, W, C, BatchLayout.NTHWC);
+    /**
+     * Puts clips 0 and 1, in {@code putOrder}, into a batch of two in {@code layout}, and checks its shape, where
+     * every value went, and that each clip's label and info sit in its own slot.
+     */
+    private static void assertCollated(BatchLayout layout, List<Integer> putOrder, long[] expectedShape,
+            Position position) throws InterruptedException {
+        BatchShape shape = new BatchShape(2, T, H, W, C, layout);
         try (BatchPool pool = new BatchPool(shape, 0); ClipBatch batch = pool.acquire()) {
-            BatchCollator.put(batch, 0, clipThwc(0), info(0));
-            BatchCollator.put(batch, 1, clipThwc(1), info(1));
-            assertThat(batch.shape()).containsExactly(2, T, H, W, C);
-            assertEveryValueAt(batch.data(), 2, (n, t, y, x, c) -> (((((long) n * T + t) * H + y) * W + x) * C) + c);
+            for (int clip : putOrder) {
+                BatchCollator.put(batch, clip, clipThwc(clip), info(clip));
+            }
+            assertThat(batch.shape()).containsExactly(expectedShape);
+            assertEveryValueAt(batch.data(), position);
             assertThat(batch.labels()).containsExactly(10, 11);
             assertThat(batch.clips()).containsExactly(info(0), info(1));
         }
     }
 
     @Test
+    void nthwcKeepsFrameOrder() throws InterruptedException {
+        assertCollated(BatchLayout.NTHWC, List.of(0, 1), new long[] {2, T, H, W, C},
+                (n, t, y, x, c) -> (((((long) n * T + t) * H + y) * W + x) * C) + c);
+    }
+
+    @Test
     void ncthwPutsEachChannelInItsOwnPlane() throws InterruptedException {
-        BatchShape shape = new BatchShape(2, T, H, W, C, BatchLayout.NCTHW);
-        try (BatchPool pool = new BatchPool(shape, 0); ClipBatch batch = pool.acquire()) {
-            BatchCollator.put(batch, 1, clipThwc(1), info(1));
-            BatchCollator.put(batch, 0, clipThwc(0), info(0));
-            assertThat(batch.shape()).containsExactly(2, C, T, H, W);
-            assertEveryValueAt(batch.data(), 2, (n, t, y, x, c) -> ((((long) n * C + c) * T + t) * H + y) * W + x);
-        }
+        assertCollated(BatchLayout.NCTHW, List.of(1, 0), new long[] {2, C, T, H, W},
+                (n, t, y, x, c) -> ((((long) n * C + c) * T + t) * H + y) * W + x);
     }
 
     @Test

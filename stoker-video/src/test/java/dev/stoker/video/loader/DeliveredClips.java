@@ -2,16 +2,20 @@ package dev.stoker.video.loader;
 
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** What a loader delivers, as text two runs can be compared by: each clip's file and first frame time, in order. */
-final class DeliveredClips {
+/**
+ * What a loader delivers, as text two runs can be compared by (each clip's file and first frame time, in order),
+ * or as the clips' sources.
+ */
+public final class DeliveredClips {
     private DeliveredClips() {
     }
 
     /** Takes every batch of {@code batches} (closing each): {@code clip.mp4@1.25} per clip. */
-    static List<String> of(Iterable<ClipBatch> batches) {
+    public static List<String> of(Iterable<ClipBatch> batches) {
         List<String> seen = new ArrayList<>();
         for (ClipBatch batch : batches) {
             try (batch) {
@@ -21,5 +25,16 @@ final class DeliveredClips {
             }
         }
         return seen;
+    }
+
+    /** Takes every batch of {@code batches} (closing each): each clip's source, in order. */
+    public static List<Path> sources(Iterable<ClipBatch> batches) {
+        List<Path> sources = new ArrayList<>();
+        for (ClipBatch batch : batches) {
+            try (batch) {
+                batch.clips().stream().map(ClipInfo::path).forEach(sources::add);
+            }
+        }
+        return sources;
     }
 }

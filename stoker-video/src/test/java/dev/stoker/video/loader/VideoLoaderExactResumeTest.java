@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
@@ -43,37 +42,9 @@ class VideoLoaderExactResumeTest {
         dataset = Dataset.open(demo);
     }
 
-    /** Batches as text until the loader ends or {@code limit} batches; the state after the last one. */
-    private record Run(List<String> batches, SamplerState state) {
-    }
-
-    private static Run run(VideoLoader loader, int limit) {
-        List<String> batches = new ArrayList<>();
-        try (loader) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
-                    batches.add(ResumeChild.record(batch));
-                }
-                if (batches.size() == limit) {
-                    break;
-                }
-            }
-            return new Run(batches, loader.state());
-        }
-    }
-
     private static void assertResumesExactly(LoaderOptions options, int... cuts) {
-        Run whole = run(VideoLoader.open(dataset, options), Integer.MAX_VALUE);
-        assertThat(new HashSet<>(whole.batches())).as("batches differ from each other").hasSameSizeAs(whole.batches());
-        for (int cut : cuts) {
-            Run first = run(VideoLoader.open(dataset, options), cut);
-            assertThat(first.batches()).isEqualTo(whole.batches().subList(0, cut));
-            SamplerState saved = SamplerState.fromJson(first.state().toJson());
-            Run rest = run(VideoLoader.resume(dataset, options, saved), Integer.MAX_VALUE);
-            List<String> joined = new ArrayList<>(first.batches());
-            joined.addAll(rest.batches());
-            assertThat(joined).as("stopped after %d batches, resumed from %s", cut, saved).isEqualTo(whole.batches());
-        }
+        ExactResume.assertResumesExactly(() -> VideoLoader.open(dataset, options),
+                saved -> VideoLoader.resume(dataset, options, saved), cuts);
     }
 
     @Test
@@ -87,7 +58,7 @@ class VideoLoaderExactResumeTest {
         // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
         LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).build();
-        Run one = run(VideoLoader.open(dataset, options), 1);
+        ExactResume.Run one = ExactResume.run(VideoLoader.open(dataset, options), 1);
         assertThat(one.state().clipsDelivered()).isEqualTo(1);
         assertThat(one.state().position()).isEqualTo(1);
         assertResumesExactly(options, 1, 2);
@@ -112,16 +83,10 @@ class VideoLoaderExactResumeTest {
         List<Set<Path>> parts = new ArrayList<>();
         for (int rank = 0; rank < 2; rank++) {
             LoaderOptions options = ResumeChild.options().toBuilder().order(5, true, 1).rank(rank, 2).build();
-            Set<Path> videos = new HashSet<>();
             try (VideoLoader loader = VideoLoader.open(dataset, options)) {
-                for (ClipBatch batch : loader) {
-                    try (batch) {
-                        batch.clips().stream().map(ClipInfo::path).forEach(videos::add);
-                    }
-                }
+                parts.add(new HashSet<>(DeliveredClips.sources(loader)));
                 assertThat(loader.state().rank()).isEqualTo(rank);
             }
-            parts.add(videos);
         }
         assertThat(parts.get(0)).hasSize(3).doesNotContainAnyElementsOf(parts.get(1));
         assertThat(parts.get(1)).hasSize(3);
@@ -143,7 +108,7 @@ class VideoLoaderExactResumeTest {
 
     @Test
     void aKilledTrainingProcessResumesFromItsLastSavedStateExactly() throws Exception {
-        List<String> whole = run(VideoLoader.open(dataset, ResumeChild.options()), Integer.MAX_VALUE).batches();
+        List<String> whole = ExactResume.run(VideoLoader.open(dataset, ResumeChild.options()), Integer.MAX_VALUE).batches();
         assertThat(whole).hasSize(6);
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -177,7 +142,7 @@ class VideoLoaderExactResumeTest {
         assertThat(saved.position()).isEqualTo(2);
 
         List<String> joined = new ArrayList<>(trained);
-        joined.addAll(run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
+        joined.addAll(ExactResume.run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
         assertThat(joined).isEqualTo(whole);
     }
 }

@@ -1,12 +1,13 @@
-package dev.stoker.store;
+package dev.stoker.video.batch;
 
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import java.util.Arrays;
 import java.util.StringJoiner;
 import java.util.zip.CRC32;
 
-/** What tests compare between two runs: a batch as one line of text. */
+/**
+ * What tests compare between two runs: a batch as one line of text. (In the test-jar of stoker-video, for the
+ * loaders of the modules above it too.)
+ */
 public final class BatchText {
     private BatchText() {
     }
