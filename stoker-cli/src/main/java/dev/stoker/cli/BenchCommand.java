@@ -29,14 +29,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker bench}: loads real video clips as fast as it can and says how fast, and what limits it. */
 @Command(name = "bench",
@@ -71,10 +68,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
                 "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
         })
-final class BenchCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class BenchCommand extends Subcommand {
     @Mixin
     LoaderOptionsMixin loader;
 
@@ -129,18 +123,18 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         LoaderOptions options = storage.withColdFetch(loader.loaderOptions(spec));
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
         BenchDevice.requireAvailable(deviceSpec, decode.nvdec()); // before any dataset work: one line naming what is missing
         if (batches < 1) {
-            throw new ParameterException(spec.commandLine(), "--batches: " + batches + " (expected: 1+)");
+            throw usageError("--batches: " + batches + " (expected: 1+)");
         }
         DatasetLocation dataset = loader.location(out);
         autotune.rejectShards(spec, dataset);
         if (dataset.isShards()) { // written by stoker ingest
             if (options.placement().splitAfter() != null) {
-                throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
+                throw usageError("--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
             }
             if (decode.nvdec()) {

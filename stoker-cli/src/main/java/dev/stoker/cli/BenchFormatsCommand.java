@@ -15,14 +15,10 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code stoker bench formats SRC}: which storage format pays on this machine. Ingests a sample of SRC into
@@ -53,10 +49,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench formats ~/kinetics/train --sample 50 --batches 100 --json formats.json",
                 "  stoker bench formats DATA --size 160 --fps 10 --frames 8 --stride 1 --crop 128",
         })
-final class BenchFormatsCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class BenchFormatsCommand extends Subcommand {
     @Parameters(index = "0", arity = "0..1", paramLabel = "SRC") Path source;
     @Option(names = "--sample", defaultValue = "20") int sample;
     @Option(names = "--size", defaultValue = "128") int size;
@@ -79,10 +72,10 @@ final class BenchFormatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         budget(null);   // a bad --failure-budget is a usage error before any work
         if (sample < 1 || batches < 1 || frames < 1 || stride < 1 || crop < 1 || size < crop || batch < 1 || fps < 0) {
-            throw new ParameterException(spec.commandLine(), "--sample " + sample + ", --batches " + batches + ", --frames "
+            throw usageError("--sample " + sample + ", --batches " + batches + ", --frames "
                     + frames + ", --stride " + stride + ", --crop " + crop + ", --size " + size + ", --batch " + batch
                     + ", --fps " + fps + " (expected: 1+ each, --size >= --crop, --fps 0+)");
         }
@@ -90,7 +83,7 @@ final class BenchFormatsCommand implements Callable<Integer> {
         try {
             budget = BenchStorageOptions.parseBudget(prefetchBytes);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--prefetch-bytes: " + e.getMessage());
+            throw usageError("--prefetch-bytes: " + e.getMessage());
         }
         Path root = source != null ? source : LoaderOptionsMixin.demoDataset(out);
         Dataset all = LoaderOptionsMixin.openDataset(spec, root);

@@ -9,14 +9,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker clip VIDEO}: writes one clip as PNG frames, exactly as the loader would feed it. */
 @Command(name = "clip",
@@ -35,10 +31,7 @@ import picocli.CommandLine.Spec;
                 "  stoker clip video.mp4 --start 0 --frames 8 --fps 4 --out clip/   8 frames at 4 fps",
                 "  stoker clip video.mp4 --frames 16 --resize original --out clip/  full size",
         })
-final class ClipCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class ClipCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "VIDEO") Path video;
     @Option(names = "--start", defaultValue = "0") double start;
     @Option(names = "--frames", defaultValue = "16") int frames;
@@ -52,7 +45,7 @@ final class ClipCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (!Files.exists(video)) {
-            throw new ParameterException(spec.commandLine(), "VIDEO: " + video + " does not exist");
+            throw usageError("VIDEO: " + video + " does not exist");
         }
         ClipSpec clip;
         Resize geometry;
@@ -61,10 +54,10 @@ final class ClipCommand implements Callable<Integer> {
                     : ClipSpec.frames(start, frames, stride).withPastEnd(pastEnd);
             geometry = geometry();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw usageError(e.getMessage());
         }
         DecodedClip decoded = ClipExport.export(video, clip, geometry, out);
-        PrintWriter w = spec.commandLine().getOut();
+        PrintWriter w = out();
         w.printf(Locale.ROOT, "wrote %d frames of %dx%d to %s (first pts %.3f s, %d frames decoded)%n",
                 decoded.frameCount(), decoded.width(), decoded.height(), out, decoded.ptsSeconds().getFirst(),
                 decoded.decodedFrames());

@@ -15,16 +15,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker demo}: runs {@link DemoWorkload} and shows what the stats say about it. */
 @Command(name = "demo",
@@ -56,12 +52,9 @@ import picocli.CommandLine.Spec;
                 "  stoker demo --config c.json         with c.json edited to hold",
                 "                                      {\"stages\": {\"decode\": {\"concurrency\": 4}}}",
         })
-final class DemoCommand implements Callable<Integer> {
+final class DemoCommand extends Subcommand {
     private static final Duration REFRESH = Duration.ofSeconds(1);
     private static final long SHUTDOWN_GRACE_MILLIS = 3_000;
-
-    @Spec
-    CommandSpec spec;
 
     @Option(names = "--seconds", paramLabel = "N", defaultValue = "10") long seconds;
     @Option(names = "--trace", paramLabel = "FILE") Path trace;
@@ -82,7 +75,7 @@ final class DemoCommand implements Callable<Integer> {
         if (recorder != null) {
             builder = builder.trace(recorder);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
 
         PipelineStats stats;
         CountDownLatch finished = new CountDownLatch(1);
@@ -114,10 +107,10 @@ final class DemoCommand implements Callable<Integer> {
 
     private void validate() {
         if (seconds < 0) {
-            throw new ParameterException(spec.commandLine(), "--seconds: " + seconds + " (expected: 0+, 0 = until Ctrl-C)");
+            throw usageError("--seconds: " + seconds + " (expected: 0+, 0 = until Ctrl-C)");
         }
         if (config != null && !Files.isRegularFile(config)) {
-            throw new ParameterException(spec.commandLine(), "--config: " + config
+            throw usageError("--config: " + config
                     + " is not a file (expected: a pipeline config JSON, as --save-config writes)");
         }
         requireParentDirectory("--trace", trace);
@@ -130,11 +123,11 @@ final class DemoCommand implements Callable<Integer> {
             return;
         }
         if (Files.isDirectory(file)) {
-            throw new ParameterException(spec.commandLine(), option + ": " + file + " is a directory (expected: a file to write)");
+            throw usageError(option + ": " + file + " is a directory (expected: a file to write)");
         }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
-            throw new ParameterException(spec.commandLine(), option + ": " + file + " (expected: a file in an existing directory; "
+            throw usageError(option + ": " + file + " (expected: a file in an existing directory; "
                     + parent + " is not one)");
         }
     }

@@ -5,14 +5,10 @@ import dev.stoker.video.demo.DemoSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker demo-data DIR}: writes the deterministic Kinetics-like demo dataset. */
 @Command(name = "demo-data",
@@ -31,10 +27,7 @@ import picocli.CommandLine.Spec;
                 "  stoker demo-data /tmp/tiny --classes 2 --clips 3 --seconds 2",
                 "  stoker bench data/demo                      then load it",
         })
-final class DemoDataCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class DemoDataCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "DIR") Path dir;
     @Option(names = "--classes", defaultValue = "10") int classes;
     @Option(names = "--clips", defaultValue = "10") int clips;
@@ -46,9 +39,9 @@ final class DemoDataCommand implements Callable<Integer> {
         try {
             demo = DemoSpec.small(classes, clips, seconds);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw usageError(e.getMessage());
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (DemoDataset.isComplete(dir, demo)) {
             out.println(dir + " already holds this demo dataset (" + demo.clipCount() + " clips)");
             return ExitCode.OK;

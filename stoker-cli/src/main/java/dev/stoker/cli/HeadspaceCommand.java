@@ -16,14 +16,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker headspace}: is training waiting for data, and how much faster could it go with faster loading? */
 @Command(name = "headspace",
@@ -56,11 +52,7 @@ import picocli.CommandLine.Spec;
                 "  stoker headspace DATA --step-class my.Step --step-classpath step.jar",
                 "  stoker headspace DATA --concurrency decode=3    do more decoders help?",
         })
-final class HeadspaceCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
+final class HeadspaceCommand extends Subcommand {
     @Mixin
     LoaderOptionsMixin loader;
 
@@ -78,9 +70,9 @@ final class HeadspaceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (model.model != null && step.given() != null) {
-            throw new ParameterException(spec.commandLine(), "--model with " + step.given()
+            throw usageError("--model with " + step.given()
                     + " (expected: one step: a model, a class or a synthetic step)");
         }
         LoaderOptions options = loader.loaderOptions(spec);
@@ -153,7 +145,7 @@ final class HeadspaceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             String message = e.getMessage()
                     .replace("warmupSteps:", "--warmup:").replace("measuredSteps:", "--steps:").replace("cachedBatches:", "--cache:");
-            throw new ParameterException(spec.commandLine(), message);
+            throw usageError(message);
         }
     }
 }

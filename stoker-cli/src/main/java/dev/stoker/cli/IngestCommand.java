@@ -18,15 +18,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker ingest SRC DEST}: decodes a video dataset once into training shards. */
 @Command(name = "ingest",
@@ -51,10 +47,7 @@ import picocli.CommandLine.Spec;
                 "  stoker ingest data/demo shards/raw --format raw --size 128 --shard-size 1G",
                 "  stoker inspect shards/demo && stoker verify shards/demo",
         })
-final class IngestCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class IngestCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "SRC") Path source;
     @Parameters(index = "1", paramLabel = "DEST") Path dest;
     @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
@@ -71,14 +64,14 @@ final class IngestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         IngestOptions options = options();
         if (sparkMaster != null) {
             return spark(out, options);
         }
         int threads = workers != null ? workers : Runtime.getRuntime().availableProcessors();
         if (threads < 1) {
-            throw new ParameterException(spec.commandLine(), "--workers: " + threads + " (expected: 1+)");
+            throw usageError("--workers: " + threads + " (expected: 1+)");
         }
         FailureBudget budget = failureBudget == null ? FailureBudget.UNLIMITED
                 : LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);
@@ -116,11 +109,11 @@ final class IngestCommand implements Callable<Integer> {
     /** The same ingest as a Spark job; the in-process flags it does not take are refused rather than ignored. */
     private int spark(PrintWriter out, IngestOptions options) throws IOException, InterruptedException {
         if (failureBudget != null) {
-            throw new ParameterException(spec.commandLine(), "--failure-budget with --spark (expected: none; a Spark"
+            throw usageError("--failure-budget with --spark (expected: none; a Spark"
                     + " ingest lists every failed source and never stops for them)");
         }
         if (partitionSources < 1) {
-            throw new ParameterException(spec.commandLine(), "--partition-sources: " + partitionSources + " (expected: 1+)");
+            throw usageError("--partition-sources: " + partitionSources + " (expected: 1+)");
         }
         List<String> args = new ArrayList<>(List.of(
                 RemoteLocations.of(source) != null ? RemoteLocations.of(source) : source.toAbsolutePath().toString(),
@@ -151,9 +144,9 @@ final class IngestCommand implements Callable<Integer> {
             }
             return o;
         } catch (NumberFormatException e) {
-            throw new ParameterException(spec.commandLine(), "--size: " + size + " (expected: S or WxH, e.g. 112 or 160x120)");
+            throw usageError("--size: " + size + " (expected: S or WxH, e.g. 112 or 160x120)");
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw usageError(e.getMessage());
         }
     }
 

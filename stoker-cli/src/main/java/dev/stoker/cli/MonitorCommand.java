@@ -13,14 +13,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker monitor HOST:PORT}: watches a pipeline that publishes its stats, in the terminal or a browser. */
 @Command(name = "monitor",
@@ -41,11 +38,8 @@ import picocli.CommandLine.Spec;
                 "  stoker monitor --web 9000 host:7077     ... on port 9000",
                 "  stoker monitor --count 1 :7077          one snapshot, then exit",
         })
-final class MonitorCommand implements Callable<Integer> {
+final class MonitorCommand extends Subcommand {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
-
-    @Spec
-    CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "HOST:PORT") String target;
 
@@ -59,9 +53,9 @@ final class MonitorCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         InetSocketAddress address = parseTarget(target);
         if (count < 0) {
-            throw new ParameterException(spec.commandLine(), "--count: " + count + " (expected: 0+)");
+            throw usageError("--count: " + count + " (expected: 0+)");
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         String name = address.getHostString() + ":" + address.getPort();
         try (StatsSubscriber subscriber = StatsSubscriber.connect(address, CONNECT_TIMEOUT)) {
             return webPort != null ? serve(subscriber, name, out) : draw(subscriber, name, out);

@@ -9,14 +9,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker scan DATASET}: opens every video once and reports the ones a loader would fail on. */
 @Command(name = "scan",
@@ -37,10 +33,7 @@ import picocli.CommandLine.Spec;
                 "  stoker bench ~/kinetics/train --quarantine bad.jsonl   then train without the broken files",
                 "  stoker scan train.csv --workers 4 --json scan.json",
         })
-final class ScanCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class ScanCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "DATASET") Path source;
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
     @Option(names = "--workers", paramLabel = "N") Integer workers;
@@ -48,17 +41,17 @@ final class ScanCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         int threads = workers != null ? workers : DatasetScan.DEFAULT_WORKERS;
         if (threads < 1) {
-            throw new ParameterException(spec.commandLine(), "--workers: " + threads + " (expected: 1+)");
+            throw usageError("--workers: " + threads + " (expected: 1+)");
         }
         Quarantine into = null;
         if (quarantine != null) {
             try {
                 into = Quarantine.open(quarantine);
             } catch (IOException e) {
-                throw new ParameterException(spec.commandLine(), "--quarantine: " + CliErrors.describePath(quarantine, e));
+                throw usageError("--quarantine: " + CliErrors.describePath(quarantine, e));
             }
         }
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);

@@ -12,13 +12,9 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code stoker serve}: the JVM side of the PyTorch bridge ({@code python/stoker}), which starts it. Standard
@@ -40,10 +36,7 @@ import picocli.CommandLine.Spec;
                 "  python3 -c 'from stoker.torch import VideoLoader; print(len(VideoLoader(\"DATA\")))'",
                 "  stoker serve DATA --batch 8 --rank 0 --world-size 2 < requests.jsonl   (what the bridge runs)",
         })
-final class ServeCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class ServeCommand extends Subcommand {
     @Mixin
     LoaderOptionsMixin loader;
 
@@ -70,7 +63,7 @@ final class ServeCommand implements Callable<Integer> {
                     .order(given.sampling().seed(), given.sampling().shuffle(), epochs)
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage().replace("rank:", "--rank:")
+            throw usageError(e.getMessage().replace("rank:", "--rank:")
                     .replace("worldSize:", "--world-size:").replace("epochs:", "--epochs:"));
         }
         SamplerState state = null;
@@ -78,7 +71,7 @@ final class ServeCommand implements Callable<Integer> {
             try {
                 state = SamplerState.fromJson(Files.readString(resume));
             } catch (IOException | IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--resume: " + resume + ": " + CliErrors.describe(e));
+                throw usageError("--resume: " + resume + ": " + CliErrors.describe(e));
             }
         }
         String dataset = loader.location(log).name();
@@ -88,7 +81,7 @@ final class ServeCommand implements Callable<Integer> {
             settings = new ServeSettings(dataset, loader.s3Endpoint, cache, options, prefetch, hold, new SharedMemoryDir(shmDir),
                     state, publish == null ? -1 : publish);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            throw usageError("--" + e.getMessage());
         }
         return ServeSession.run(settings, System.in, channel);
     }

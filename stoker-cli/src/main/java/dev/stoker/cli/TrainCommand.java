@@ -16,14 +16,10 @@ import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker train}: trains a video model in Java (DJL) on the loader's batches, and says what held it back. */
 @Command(name = "train",
@@ -51,10 +47,7 @@ import picocli.CommandLine.Spec;
                 "  stoker train shards/demo --concurrency decode=2 from shards written by stoker ingest",
                 "  stoker train DATA --width 1 --device cuda:0     full R3D-18 on a GPU (needs a CUDA libtorch)",
         })
-final class TrainCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class TrainCommand extends Subcommand {
     @Mixin
     LoaderOptionsMixin loader;
 
@@ -71,12 +64,12 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (steps < 1) {
-            throw new ParameterException(spec.commandLine(), "--steps: " + steps + " (expected: 1+)");
+            throw usageError("--steps: " + steps + " (expected: 1+)");
         }
         if (warmup < 0 || cache < 1 || floorSteps < 0) {
-            throw new ParameterException(spec.commandLine(), "--warmup " + warmup + ", --cache " + cache + ", --floor-steps "
+            throw usageError("--warmup " + warmup + ", --cache " + cache + ", --floor-steps "
                     + floorSteps + " (expected: 0+, 1+, 0+)");
         }
         if (model.model == null) {
@@ -87,7 +80,7 @@ final class TrainCommand implements Callable<Integer> {
         String where = dataset.name();
         boolean shards = dataset.isShards();
         if (shards && options.placement().splitAfter() != null) {
-            throw new ParameterException(spec.commandLine(), "--split-after: " + options.placement().splitAfter()
+            throw usageError("--split-after: " + options.placement().splitAfter()
                     + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
         }
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();

@@ -24,14 +24,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code stoker tune}: finds the fastest loader configuration by experiment, each trial a {@code stoker bench} child process. */
 @Command(name = "tune",
@@ -65,10 +61,7 @@ import picocli.CommandLine.Spec;
                 "  stoker tune DATA --out tune/ --headspace 120   the ceiling of a 120 ms step in the report",
                 "  stoker bench DATA --config tune/best.json      use what it found",
         })
-final class TuneCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+final class TuneCommand extends Subcommand {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") String dataset;
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
     @Option(names = "--config", paramLabel = "FILE") Path config;
@@ -114,12 +107,12 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter w = spec.commandLine().getOut();
+        PrintWriter w = out();
         if (failureBudget != null) {
             LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);   // a bad value is a usage error now, not per trial
         }
         if (trials < 1 || patience < 1 || repeats < 1 || batches < 1 || trialSeconds < 1 || totalMinutes < 1) {
-            throw new ParameterException(spec.commandLine(), "--trials, --patience, --repeats, --batches, --trial-seconds and "
+            throw usageError("--trials, --patience, --repeats, --batches, --trial-seconds and "
                     + "--total-minutes: 1+ each");
         }
         int cores = Runtime.getRuntime().availableProcessors();
@@ -139,7 +132,7 @@ final class TuneCommand implements Callable<Integer> {
                 }
             }
         } catch (RuntimeException e) {
-            throw new ParameterException(spec.commandLine(), (spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
+            throw usageError((spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
         }
         Path root = LoaderOptionsMixin.datasetRoot(dataset, null, w);
         if (!dev.stoker.store.ShardDataset.isShardDataset(root)) {

@@ -8,7 +8,6 @@ import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.ParameterException;
 
 /** {@code stoker verify DEST}: checks every checksum of an ingested folder. */
 @Command(name = "verify",
@@ -29,7 +28,7 @@ final class VerifyCommand extends ShardFolderCommand {
     @Override
     int report(PrintWriter out) throws IOException {
         if (!ShardDataset.isShardDataset(dest)) {
-            throw new ParameterException(spec.commandLine(), "DEST: " + dest + ": no " + ShardDataset.MANIFEST
+            throw usageError("DEST: " + dest + ": no " + ShardDataset.MANIFEST
                     + " (expected: a folder written by a finished stoker ingest)");
         }
         ShardVerifier.Report report = ShardVerifier.verify(dest);
