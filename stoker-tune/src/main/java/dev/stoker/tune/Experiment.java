@@ -3,6 +3,8 @@ package dev.stoker.tune;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.Map;
 
 /**
@@ -30,23 +32,24 @@ import java.util.Map;
  * @param options     the options it ran
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record Experiment(
-        @JsonProperty("trial") int trial,
-        @JsonProperty("parent") int parent,
-        @JsonProperty("phase") String phase,
-        @JsonProperty("change") String change,
-        @JsonProperty("hypothesis") String hypothesis,
-        @JsonProperty("point") Map<String, Integer> point,
-        @JsonProperty("status") String status,
-        @JsonProperty("message") String message,
-        @JsonProperty("metrics") TrialMetrics metrics,
-        @JsonProperty("kept") boolean kept,
-        @JsonProperty("best_so_far") double bestSoFar,
-        @JsonProperty("threshold") double threshold,
+        int trial,
+        int parent,
+        String phase,
+        String change,
+        String hypothesis,
+        Map<String, Integer> point,
+        String status,
+        String message,
+        TrialMetrics metrics,
+        boolean kept,
+        double bestSoFar,
+        double threshold,
         @JsonProperty("started_s") double startedSeconds,
         @JsonProperty("duration_s") double durationSeconds,
-        @JsonProperty("config") JsonNode config,
-        @JsonProperty("options") Map<String, String> options) {
+        JsonNode config,
+        Map<String, String> options) {
 
     public boolean ok() {
         return "ok".equals(status);

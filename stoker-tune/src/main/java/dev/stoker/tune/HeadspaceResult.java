@@ -3,6 +3,8 @@ package dev.stoker.tune;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
@@ -30,6 +32,7 @@ import java.util.Locale;
  * @param loaderVerdict           the loader pipeline's bottleneck line at the end of the loader phase, or
  *                                null when the batches did not come from a {@code Pipeline}
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record HeadspaceResult(
         @JsonProperty("floor_step_ms") double floorStepMillis,
         @JsonProperty("floor_step_median_ms") double floorStepMedianMillis,
@@ -37,14 +40,14 @@ public record HeadspaceResult(
         @JsonProperty("achieved_step_median_ms") double achievedStepMedianMillis,
         @JsonProperty("step_with_loader_ms") double stepWithLoaderMillis,
         @JsonProperty("wait_ms_per_step") double waitMillisPerStep,
-        @JsonProperty("waiting_share") double waitingShare,
-        @JsonProperty("headspace") double headspace,
-        @JsonProperty("samples_per_second") double samplesPerSecond,
-        @JsonProperty("ceiling_samples_per_second") double ceilingSamplesPerSecond,
-        @JsonProperty("steps_measured") int stepsMeasured,
-        @JsonProperty("warmup_steps") int warmupSteps,
-        @JsonProperty("cached_batches") int cachedBatches,
-        @JsonProperty("loader_verdict") String loaderVerdict) {
+        double waitingShare,
+        double headspace,
+        double samplesPerSecond,
+        double ceilingSamplesPerSecond,
+        int stepsMeasured,
+        int warmupSteps,
+        int cachedBatches,
+        String loaderVerdict) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 

@@ -2,6 +2,8 @@ package dev.stoker.tune;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageStats;
@@ -23,16 +25,17 @@ import java.util.List;
  *                         shared a loaded machine says so
  * @param effectiveConfig  the config the trial ran with, every field set (null when unknown)
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record TrialMetrics(
-        @JsonProperty("samples_per_second") double samplesPerSecond,
-        @JsonProperty("bottleneck") String bottleneck,
-        @JsonProperty("state") String state,
-        @JsonProperty("verdict") String verdict,
-        @JsonProperty("data_readiness") double dataReadiness,
-        @JsonProperty("sink_mean_fill") double sinkMeanFill,
-        @JsonProperty("stages") List<Stage> stages,
-        @JsonProperty("cpu_cores") Double cpuCores,
-        @JsonProperty("other_cores") Double otherCores,
+        double samplesPerSecond,
+        String bottleneck,
+        String state,
+        String verdict,
+        double dataReadiness,
+        double sinkMeanFill,
+        List<Stage> stages,
+        Double cpuCores,
+        Double otherCores,
         @JsonIgnore PipelineConfig effectiveConfig) {
 
     /**
@@ -48,17 +51,18 @@ public record TrialMetrics(
      * @param queueFull     share of time the input queue was full
      * @param queueEmpty    share of time it was empty
      */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Stage(
-            @JsonProperty("name") String name,
-            @JsonProperty("concurrency") int concurrency,
-            @JsonProperty("busy") double busy,
-            @JsonProperty("idle") double idle,
-            @JsonProperty("back_pressured") double backPressured,
+            String name,
+            int concurrency,
+            double busy,
+            double idle,
+            double backPressured,
             @JsonProperty("task_mean_ms") double taskMeanMillis,
             @JsonProperty("task_p50_ms") double taskP50Millis,
-            @JsonProperty("queue_capacity") int queueCapacity,
-            @JsonProperty("queue_full") double queueFull,
-            @JsonProperty("queue_empty") double queueEmpty) {
+            int queueCapacity,
+            double queueFull,
+            double queueEmpty) {
 
         static Stage of(StageStats s) {
             return new Stage(s.name(), s.concurrency(), round(s.busyFraction()), round(s.idleFraction()),
