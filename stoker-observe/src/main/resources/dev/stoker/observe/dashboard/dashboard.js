@@ -42,29 +42,24 @@
     });
   }
 
+  // A bar per stage in each of the series ([label, colour]); options: the axes.
+  function barChart(id, series, options) {
+    return new Chart($(id), {
+      type: 'bar',
+      data: { labels: [], datasets: series.map(([label, colour]) => ({ label: label, data: [], backgroundColor: colour })) },
+      options: Object.assign({ plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } } }, options)
+    });
+  }
+
   const charts = {
     throughput: lineChart('chart-throughput', 'items/s'),
     queues: lineChart('chart-queues', '% full', 100),
     memory: lineChart('chart-memory', 'MiB'),
-    tasktime: new Chart($('chart-tasktime'), {
-      type: 'bar',
-      data: { labels: [], datasets: [
-        { label: 'p50', data: [], backgroundColor: '#90caf9' },
-        { label: 'p90', data: [], backgroundColor: '#42a5f5' },
-        { label: 'p99', data: [], backgroundColor: '#1565c0' }] },
-      options: { scales: { y: { type: 'logarithmic', title: { display: true, text: 'ms (log)' } } },
-        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } } }
-    }),
-    shares: new Chart($('chart-shares'), {
-      type: 'bar',
-      data: { labels: [], datasets: [
-        { label: 'busy', data: [], backgroundColor: '#d84315' },
-        { label: 'idle', data: [], backgroundColor: '#b0bec5' },
-        { label: 'back-pressured', data: [], backgroundColor: '#ffb300' }] },
-      options: { indexAxis: 'y',
-        scales: { x: { stacked: true, min: 0, max: 100, title: { display: true, text: '% of worker time' } }, y: { stacked: true } },
-        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } } }
-    })
+    tasktime: barChart('chart-tasktime', [['p50', '#90caf9'], ['p90', '#42a5f5'], ['p99', '#1565c0']],
+      { scales: { y: { type: 'logarithmic', title: { display: true, text: 'ms (log)' } } } }),
+    shares: barChart('chart-shares', [['busy', '#d84315'], ['idle', '#b0bec5'], ['back-pressured', '#ffb300']],
+      { indexAxis: 'y',
+        scales: { x: { stacked: true, min: 0, max: 100, title: { display: true, text: '% of worker time' } }, y: { stacked: true } } })
   };
 
   const history = [];      // the snapshots drawn so far (live: the newest LIVE_POINTS)

@@ -48,11 +48,7 @@ public final class Messages {
     }
 
     public static JsonNode state(SamplerState state) {
-        try {
-            return ControlChannel.JSON.readTree(state.toJson());
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("sampler state: cannot re-read its own JSON", e);
-        }
+        return reread("sampler state", state.toJson());
     }
 
     public static ArrayNode failures(List<Failure> failures) {
@@ -65,10 +61,15 @@ public final class Messages {
     }
 
     public static JsonNode stats(PipelineStats stats) {
+        return reread("pipeline stats", stats.toJson());
+    }
+
+    /** {@code json}, which {@code what} wrote itself, as a tree to embed in a message. */
+    private static JsonNode reread(String what, String json) {
         try {
-            return ControlChannel.JSON.readTree(stats.toJson());
+            return ControlChannel.JSON.readTree(json);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("pipeline stats: cannot re-read their own JSON", e);
+            throw new IllegalStateException(what + ": cannot re-read its own JSON", e);
         }
     }
 }
