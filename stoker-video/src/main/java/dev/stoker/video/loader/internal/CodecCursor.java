@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalDouble;
+import java.util.function.IntFunction;
 
 /**
  * Writes (or, over no segment, only counts) and reads length-prefixed fields in order. Arrays go with
@@ -59,35 +60,28 @@ public final class CodecCursor {
     }
 
     void putInts(int[] v) {
-        putInt(v.length);
-        if (target != null) {
-            MemorySegment.copy(v, 0, target, INT, at, v.length);
-        }
-        at += 4L * v.length;
+        putArray(v, INT, v.length);
     }
 
     void putLongs(long[] v) {
-        putInt(v.length);
-        if (target != null) {
-            MemorySegment.copy(v, 0, target, LONG, at, v.length);
-        }
-        at += 8L * v.length;
+        putArray(v, LONG, v.length);
     }
 
     void putDoubles(double[] v) {
-        putInt(v.length);
-        if (target != null) {
-            MemorySegment.copy(v, 0, target, DOUBLE, at, v.length);
-        }
-        at += 8L * v.length;
+        putArray(v, DOUBLE, v.length);
     }
 
     void putBytes(byte[] v) {
-        putInt(v.length);
+        putArray(v, ValueLayout.JAVA_BYTE, v.length);
+    }
+
+    /** {@code length}, then the primitive array {@code array} of that length in one bulk copy. */
+    private void putArray(Object array, ValueLayout element, int length) {
+        putInt(length);
         if (target != null) {
-            MemorySegment.copy(v, 0, target, ValueLayout.JAVA_BYTE, at, v.length);
+            MemorySegment.copy(array, 0, target, element, at, length);
         }
-        at += v.length;
+        at += element.byteSize() * length;
     }
 
     void putString(String v) {
@@ -121,31 +115,28 @@ public final class CodecCursor {
     }
 
     int[] getInts() {
-        int[] v = new int[getInt()];
-        MemorySegment.copy(target, INT, at, v, 0, v.length);
-        at += 4L * v.length;
-        return v;
+        return getArray(int[]::new, INT);
     }
 
     long[] getLongs() {
-        long[] v = new long[getInt()];
-        MemorySegment.copy(target, LONG, at, v, 0, v.length);
-        at += 8L * v.length;
-        return v;
+        return getArray(long[]::new, LONG);
     }
 
     double[] getDoubles() {
-        double[] v = new double[getInt()];
-        MemorySegment.copy(target, DOUBLE, at, v, 0, v.length);
-        at += 8L * v.length;
-        return v;
+        return getArray(double[]::new, DOUBLE);
     }
 
     byte[] getBytes() {
-        byte[] v = new byte[getInt()];
-        MemorySegment.copy(target, ValueLayout.JAVA_BYTE, at, v, 0, v.length);
-        at += v.length;
-        return v;
+        return getArray(byte[]::new, ValueLayout.JAVA_BYTE);
+    }
+
+    /** A primitive array as {@link #putArray} wrote it: its length, then its elements. */
+    private <A> A getArray(IntFunction<A> newArray, ValueLayout element) {
+        int length = getInt();
+        A array = newArray.apply(length);
+        MemorySegment.copy(target, element, at, array, 0, length);
+        at += element.byteSize() * length;
+        return array;
     }
 
     String getString() {
