@@ -84,6 +84,16 @@ public final class CodecCursor {
         at += element.byteSize() * length;
     }
 
+    /** {@code item} as {@code codec} encodes it, after its length: an item inside an item. */
+    <T> void putItem(ItemCodec<T> codec, T item) {
+        long bytes = codec.encodedBytes(item);
+        putInt((int) bytes);
+        if (target != null) {
+            codec.encode(item, target.asSlice(at, bytes));
+        }
+        at += bytes;
+    }
+
     void putString(String v) {
         putBytes(v.getBytes(StandardCharsets.UTF_8));
     }
@@ -137,6 +147,14 @@ public final class CodecCursor {
         MemorySegment.copy(target, element, at, array, 0, length);
         at += element.byteSize() * length;
         return array;
+    }
+
+    /** An item {@link #putItem} wrote with {@code codec}. */
+    <T> T getItem(ItemCodec<T> codec) {
+        int bytes = getInt();
+        T item = codec.decode(target.asSlice(at, bytes));
+        at += bytes;
+        return item;
     }
 
     String getString() {

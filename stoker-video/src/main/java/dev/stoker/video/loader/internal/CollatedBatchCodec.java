@@ -1,6 +1,5 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
@@ -30,7 +29,7 @@ import java.util.OptionalDouble;
  * copy, no allocation for the pixels), which the consumer closes as any other: back to that pool, leaks
  * reported as any other.
  */
-public final class CollatedBatchCodec implements ItemCodec<CollatedBatch> {
+public final class CollatedBatchCodec extends CursorCodec<CollatedBatch> {
     private final BatchPool batches;
 
     /** Encodes only (the child's side). */
@@ -44,18 +43,8 @@ public final class CollatedBatchCodec implements ItemCodec<CollatedBatch> {
     }
 
     @Override
-    public long encodedBytes(CollatedBatch collated) {
-        CodecCursor count = new CodecCursor(null);
-        write(collated, collated.batch().clips(), count);
-        return count.at;
-    }
-
-    @Override
-    public void encode(CollatedBatch collated, MemorySegment target) {
-        write(collated, collated.batch().clips(), new CodecCursor(target));
-    }
-
-    private static void write(CollatedBatch collated, List<ClipInfo> clips, CodecCursor out) {
+    void write(CollatedBatch collated, CodecCursor out) {
+        List<ClipInfo> clips = collated.batch().clips();
         BatchShape shape = collated.batch().batchShape();
         out.putInts(new int[] {shape.clipsPerBatch(), shape.frames(), shape.height(), shape.width(), shape.channels(),
                 shape.layout().ordinal(), collated.epoch(), collated.position(), collated.clip(), collated.clipsOfVideo()});

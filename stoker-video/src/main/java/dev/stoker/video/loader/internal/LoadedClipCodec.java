@@ -1,6 +1,5 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
@@ -30,7 +29,7 @@ import java.util.OptionalDouble;
  * pixels into a one-clip buffer of its own pool, closed with the clip as any other: one copy out of the
  * ring, no allocation per clip for the pixels.
  */
-public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
+public final class LoadedClipCodec extends CursorCodec<LoadedClip> {
     private final LoaderCodecs.VideoTaskCodec tasks = new LoaderCodecs.VideoTaskCodec();
     private final BatchPool clipBuffers;
     private final java.util.function.Consumer<LoadedClip> arrived;
@@ -53,24 +52,8 @@ public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
     }
 
     @Override
-    public long encodedBytes(LoadedClip clip) {
-        CodecCursor count = new CodecCursor(null);
-        write(clip, count);
-        return count.at;
-    }
-
-    @Override
-    public void encode(LoadedClip clip, MemorySegment target) {
-        write(clip, new CodecCursor(target));
-    }
-
-    private void write(LoadedClip clip, CodecCursor out) {
-        long taskBytes = tasks.encodedBytes(clip.task());
-        out.putInt((int) taskBytes);
-        if (out.target != null) {
-            tasks.encode(clip.task(), out.target.asSlice(out.at, taskBytes));
-        }
-        out.at += taskBytes;
+    void write(LoadedClip clip, CodecCursor out) {
+        out.putItem(tasks, clip.task());
         out.putInt(clip.clip());
         out.putInt(clip.clipsOfVideo());
         out.putDouble(clip.startSeconds());
@@ -90,9 +73,7 @@ public final class LoadedClipCodec implements ItemCodec<LoadedClip> {
     public LoadedClip decode(MemorySegment source) {
         BatchPool pool = LoaderCodecs.requirePool(clipBuffers, this);
         CodecCursor in = new CodecCursor(source);
-        int taskBytes = in.getInt();
-        VideoTask task = tasks.decode(source.asSlice(in.at, taskBytes));
-        in.at += taskBytes;
+        VideoTask task = in.getItem(tasks);
         int clip = in.getInt();
         int clipsOfVideo = in.getInt();
         double start = in.getDouble();

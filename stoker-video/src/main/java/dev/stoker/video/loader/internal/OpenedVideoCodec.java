@@ -1,6 +1,5 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
@@ -31,28 +30,13 @@ import java.util.OptionalDouble;
  * the ring into memory the video owns, freed when the item is closed; no demuxing again, and the same
  * frames, timestamps and pixels as the video that was opened.
  */
-public final class OpenedVideoCodec implements ItemCodec<OpenedVideo> {
+public final class OpenedVideoCodec extends CursorCodec<OpenedVideo> {
     private final LoaderCodecs.VideoTaskCodec tasks = new LoaderCodecs.VideoTaskCodec();
 
     @Override
-    public long encodedBytes(OpenedVideo opened) {
-        CodecCursor count = new CodecCursor(null);
-        write(opened, opened.video().asPackets(), count);
-        return count.at;
-    }
-
-    @Override
-    public void encode(OpenedVideo opened, MemorySegment target) {
-        write(opened, opened.video().asPackets(), new CodecCursor(target));
-    }
-
-    private void write(OpenedVideo opened, VideoPackets p, CodecCursor out) {
-        long taskBytes = tasks.encodedBytes(opened.task());
-        out.putInt((int) taskBytes);
-        if (out.target != null) {
-            tasks.encode(opened.task(), out.target.asSlice(out.at, taskBytes));
-        }
-        out.at += taskBytes;
+    void write(OpenedVideo opened, CodecCursor out) {
+        VideoPackets p = opened.video().asPackets();
+        out.putItem(tasks, opened.task());
         out.putDoubles(opened.clipStarts());
         out.putString(p.codecName());
         out.putString(p.pixelFormat());
@@ -90,9 +74,7 @@ public final class OpenedVideoCodec implements ItemCodec<OpenedVideo> {
     @Override
     public OpenedVideo decode(MemorySegment source) {
         CodecCursor in = new CodecCursor(source);
-        int taskBytes = in.getInt();
-        VideoTask task = tasks.decode(source.asSlice(in.at, taskBytes));
-        in.at += taskBytes;
+        VideoTask task = in.getItem(tasks);
         double[] clipStarts = in.getDoubles();
         String codecName = in.getString();
         String pixelFormat = in.getString();
