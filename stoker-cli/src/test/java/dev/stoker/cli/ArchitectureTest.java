@@ -76,8 +76,9 @@ class ArchitectureTest {
             new Module("stoker-dist", "dev.stoker.dist", List.of("stoker-cli"), true));
 
     private static final Pattern MODULE_LINE = Pattern.compile("<module>([^<]+)</module>");
-    private static final Pattern STOKER_DEPENDENCY =
-            Pattern.compile("<dependency>\\s*<groupId>dev\\.stoker</groupId>\\s*<artifactId>([^<]+)</artifactId>");
+    private static final Pattern STOKER_DEPENDENCY = Pattern.compile(
+            "<dependency>\\s*<groupId>dev\\.stoker</groupId>\\s*<artifactId>([^<]+)</artifactId>(.*?)</dependency>",
+            Pattern.DOTALL);
 
     private static JavaClasses classes;
     private static Path root;
@@ -101,8 +102,11 @@ class ArchitectureTest {
             List<String> above = MODULES.subList(0, i).stream().map(Module::artifact).toList();
             assertThat(above).as("%s depends only on modules above it in MODULES", m.artifact())
                     .containsAll(m.dependsOn());
-            assertThat(pomDependencies(m)).as("the stoker dependencies in %s/pom.xml", m.artifact())
+            assertThat(pomDependencies(m, false)).as("the stoker dependencies in %s/pom.xml", m.artifact())
                     .containsExactlyInAnyOrderElementsOf(m.dependsOn());
+            // Test fixtures (a module's test-jar) only from a module this one already depends on: inward.
+            assertThat(m.dependsOn()).as("the stoker test-jars in %s/pom.xml", m.artifact())
+                    .containsAll(pomDependencies(m, true));
         }
     }
 
@@ -159,9 +163,18 @@ class ArchitectureTest {
                 .orElseThrow(() -> new AssertionError("no row for " + artifact + " in ArchitectureTest.MODULES"));
     }
 
-    private static List<String> pomDependencies(Module m) throws IOException {
+    /** The stoker modules {@code m}'s pom depends on: their main jars, or ({@code testJars}) their test-jars. */
+    private static List<String> pomDependencies(Module m, boolean testJars) throws IOException {
         String pom = Files.readString(root.resolve(m.artifact()).resolve("pom.xml")).replaceAll("(?s)<!--.*?-->", "");
-        return matches(STOKER_DEPENDENCY, pom).stream().filter(a -> !a.equals(m.artifact())).toList();
+        List<String> found = new ArrayList<>();
+        Matcher dependency = STOKER_DEPENDENCY.matcher(pom);
+        while (dependency.find()) {
+            boolean testJar = dependency.group(2).contains("<type>test-jar</type>");
+            if (testJar == testJars && !dependency.group(1).equals(m.artifact())) {
+                found.add(dependency.group(1));
+            }
+        }
+        return found;
     }
 
     private static List<String> matches(Pattern pattern, String text) {
