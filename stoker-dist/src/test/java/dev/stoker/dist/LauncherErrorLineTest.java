@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,13 @@ import org.junit.jupiter.api.Test;
  * warning first.
  */
 class LauncherErrorLineTest {
+
+    @BeforeAll
+    static void buildAndCache() throws Exception {
+        // A stale jar is rebuilt, and a missing startup cache made (saying so on standard error), by the first run:
+        // one plain run first, so that the test sees only the command's own lines.
+        ProcessRun.run(ProcessRun.root(), env -> { }, Duration.ofMinutes(3), "./stoker", "--version").succeeded();
+    }
 
     @Test
     void anUnreachableS3EndpointIsOneLineNamingTheLocation() throws Exception {
