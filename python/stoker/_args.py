@@ -139,18 +139,22 @@ def check_s3_endpoint(endpoint) -> Optional[str]:
     return text
 
 
+# A byte count as the JVM reads one (IngestOptions.parseBytes): digits, then k, M, G or T, then an optional B.
+BYTE_COUNT = re.compile(r"\s*([0-9]+)\s*[kmgt]?b?\s*", re.IGNORECASE)
+
+
 def check_cache(cache_dir, cache_bytes) -> Tuple[Optional[str], Optional[str]]:
-    """A folder for the block cache of remote shards and its budget: bytes, or a count with k, M or G ("20G")."""
+    """A folder for the block cache of remote shards and its budget: bytes, or a count with k, M, G or T ("20G")."""
     if cache_dir is None:
         if cache_bytes is not None:
             raise ValueError(f"cache_bytes={cache_bytes!r}: given without cache_dir")
         return None, None
     if cache_bytes is None:
         return os.fspath(cache_dir), None
-    text = str(cache_bytes)
-    if isinstance(cache_bytes, bool) or not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", text):
+    count = None if isinstance(cache_bytes, bool) else BYTE_COUNT.fullmatch(str(cache_bytes))
+    if count is None or int(count.group(1)) < 1:
         raise ValueError(f"cache_bytes={cache_bytes!r}: expected a byte count, e.g. 4294967296 or '4G'")
-    return os.fspath(cache_dir), text
+    return os.fspath(cache_dir), str(cache_bytes).strip()
 
 
 def check_concurrency(concurrency) -> Dict[str, int]:

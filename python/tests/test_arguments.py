@@ -23,7 +23,7 @@ from stoker.torch import VideoLoader
     ({"shm_dir": "/nonexistent/shm"}, FileNotFoundError, "shm_dir='/nonexistent/shm'"),
     ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
     ({"cache_bytes": "4G"}, ValueError, "cache_bytes='4G': given without cache_dir"),
-    ({"cache_dir": "/tmp/c", "cache_bytes": "4 GB"}, ValueError, "cache_bytes='4 GB'"),
+    ({"cache_dir": "/tmp/c", "cache_bytes": "4 GiB"}, ValueError, "cache_bytes='4 GiB'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names):
     start = time.monotonic()
@@ -41,6 +41,15 @@ def test_remote_shards_and_their_endpoint_reach_the_jvm_as_given():
     assert flags[0] == "s3://bucket/shards/train"
     assert flags[flags.index("--s3-endpoint") + 1] == "http://minio:9000"
     assert "--s3-endpoint" not in LoaderArgs(dataset=location).flags()
+
+
+def test_cache_bytes_are_read_as_the_jvm_reads_them():
+    from stoker._args import check_cache
+    for given in ("4G", "4GB", "512m", "1T", 4294967296, " 64 MB "):
+        assert check_cache("/tmp/c", given) == ("/tmp/c", str(given).strip())
+    for bad in ("0", "4 GiB", "-1G", "4.5G", True):
+        with pytest.raises(ValueError, match="cache_bytes="):
+            check_cache("/tmp/c", bad)
 
 
 def test_a_missing_dataset_is_file_not_found(tmp_path):

@@ -1,7 +1,7 @@
 """Shards written by ``stoker ingest``, read by the bridge from a folder and, in place, from a web server."""
 import functools
-import socket
 import http.server
+import socket
 import subprocess
 import threading
 from contextlib import contextmanager
@@ -49,7 +49,7 @@ def epoch(loader):
     return [(list(b.paths), b.label.tolist(), b.video.numpy().tobytes()) for b in loader]
 
 
-def test_a_shard_folder_gives_every_sample_once_per_epoch(shards, dataset):
+def test_a_shard_folder_gives_every_sample_once_per_epoch(shards):
     with VideoLoader(shards, frames=4, size=64, batch_size=BATCH, seed=3) as loader:
         batches = epoch(loader)
         assert len(loader) == len(batches) == 3  # 8 samples: 3, 3, 2
@@ -66,7 +66,7 @@ def test_shards_on_a_web_server_are_read_in_place_and_give_the_folders_batches(s
         with VideoLoader(f"{base}/shards/", frames=4, size=64, batch_size=BATCH, seed=3) as remote:
             got = epoch(remote)
     assert got == want
-    # Read where they are: the manifest and the shard files, nothing copied ahead by another route.
+    # Read where they are: the manifest, then the shard files, from the server.
     assert any("stoker-shards.json" in r for r in QuietHandler.requests)
     assert any(r.startswith("GET ") and ".json" not in r for r in QuietHandler.requests)
 

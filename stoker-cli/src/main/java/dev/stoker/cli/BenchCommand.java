@@ -124,7 +124,7 @@ final class BenchCommand extends Subcommand {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = out();
-        LoaderOptions options = storage.withColdFetch(loader.loaderOptions(spec));
+        LoaderOptions options = storage.withColdFetch(loader.loaderOptions());
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
         BenchDevice.requireAvailable(deviceSpec, decode.nvdec()); // before any dataset work: one line naming what is missing
         if (batches < 1) {

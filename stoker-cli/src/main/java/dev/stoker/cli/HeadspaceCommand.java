@@ -75,7 +75,7 @@ final class HeadspaceCommand extends Subcommand {
             throw usageError("--model with " + step.given()
                     + " (expected: one step: a model, a class or a synthetic step)");
         }
-        LoaderOptions options = loader.loaderOptions(spec);
+        LoaderOptions options = loader.loaderOptions();
         Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
         DatasetLocation dataset = loader.location(out);
         if (synthetic != null) {

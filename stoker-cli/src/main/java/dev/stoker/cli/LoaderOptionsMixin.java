@@ -69,15 +69,15 @@ final class LoaderOptionsMixin {
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
 
     /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
-    LoaderOptions loaderOptions(CommandSpec spec) {
+    LoaderOptions loaderOptions() {
         LoaderOptions base;
         try {
             base = config == null ? LoaderOptions.defaults() : LoaderOptions.read(config);
         } catch (RuntimeException e) {
-            throw new ParameterException(spec.commandLine(), "--config: " + e.getMessage());
+            throw new ParameterException(command.commandLine(), "--config: " + e.getMessage());
         }
         // Over a file, only the flags given; without one, every flag (their defaults are the options' defaults).
-        ParseResult parsed = spec.commandLine().getParseResult();
+        ParseResult parsed = command.commandLine().getParseResult();
         Predicate<String> given = name -> config == null || parsed == null || parsed.hasMatchedOption(name);
         try {
             LoaderOptionsBuilder o = base.toBuilder();
@@ -87,8 +87,8 @@ final class LoaderOptionsMixin {
                     given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
                     given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds()));
             if (given.test("--size") || given.test("--resize") || given.test("--short-side")) {
-                int[] wh = parseSize(spec, size);
-                o.size(wh[0], wh[1], resizeMode(spec), shortSide);
+                int[] wh = parseSize(command, size);
+                o.size(wh[0], wh[1], resizeMode(command), shortSide);
             }
             if (given.test("--batch") || given.test("--layout")) {
                 o.batch(batch, base.batch().dropLast(), layout);
@@ -106,15 +106,15 @@ final class LoaderOptionsMixin {
                 o.splitAfter(LoaderStage.of(splitAfter));
             }
             if (failureBudget != null) {
-                o.failureBudget(parseFailureBudget(spec, failureBudget));
+                o.failureBudget(parseFailureBudget(command, failureBudget));
             }
             if (quarantine != null) {
                 o.quarantine(quarantine);
             }
-            o.config(concurrencyOverrides(spec));
+            o.config(concurrencyOverrides(command));
             return o.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+            throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
         }
     }
 

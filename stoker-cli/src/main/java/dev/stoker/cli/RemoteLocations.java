@@ -1,7 +1,6 @@
 package dev.stoker.cli;
 
 import dev.stoker.bench.Bytes;
-import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.RemoteVideos;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,9 +14,10 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * {@code s3://bucket/prefix} and {@code http(s)://…} arguments. Picocli hands dataset arguments over as paths, which
- * fold the {@code //} after the scheme into one {@code /}; a path that starts with such a scheme is taken back as
- * the location it was typed as (no local path starts with {@code s3:/}).
+ * {@code s3://bucket/prefix} and {@code http(s)://…} arguments. Picocli hands {@code stoker ingest}'s SRC and DEST
+ * over as paths, which fold the {@code //} after the scheme into one {@code /}; a path that starts with such a scheme
+ * is taken back as the location it was typed as (no local path starts with {@code s3:/}). The loader commands take
+ * DATASET as a string instead: a folder URL's trailing slash matters there.
  */
 final class RemoteLocations {
     private static final Pattern REMOTE = Pattern.compile("^(s3|https?):/+(.*)$");
@@ -32,11 +32,6 @@ final class RemoteLocations {
         }
         var m = REMOTE.matcher(argument.toString());
         return m.matches() ? m.group(1) + "://" + m.group(2) : null;
-    }
-
-    /** Whether {@code argument} names object storage or HTTP. */
-    static boolean isRemote(Path argument) {
-        return of(argument) != null && BlobStore.isRemote(of(argument));
     }
 
     /**

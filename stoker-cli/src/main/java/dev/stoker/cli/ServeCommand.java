@@ -57,7 +57,7 @@ final class ServeCommand extends Subcommand {
         PrintWriter log = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
         LoaderOptions options;
         try {
-            LoaderOptions given = loader.loaderOptions(spec);
+            LoaderOptions given = loader.loaderOptions();
             options = given.toBuilder().rank(rank, worldSize)
                     .batch(given.batch().size(), dropLast, given.batch().layout())
                     .order(given.sampling().seed(), given.sampling().shuffle(), epochs)

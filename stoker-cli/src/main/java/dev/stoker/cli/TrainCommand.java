@@ -75,7 +75,7 @@ final class TrainCommand extends Subcommand {
         if (model.model == null) {
             model.model = "r3d";
         }
-        LoaderOptions options = loader.loaderOptions(spec);
+        LoaderOptions options = loader.loaderOptions();
         DatasetLocation dataset = loader.location(out);
         String where = dataset.name();
         boolean shards = dataset.isShards();

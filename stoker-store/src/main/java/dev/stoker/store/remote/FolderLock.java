@@ -17,8 +17,15 @@ record FolderLock(FileChannel channel, FileLock lock) implements AutoCloseable {
      * @throws IOException when the folder cannot be made, or another process has it open
      */
     static FolderLock take(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        FileChannel channel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel channel;
+        try {
+            Files.createDirectories(dir);
+            channel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            // A file-system exception's message is often the path alone; its kind is the reason.
+            throw new IOException(dir + ": cannot make the block cache folder or its lock file ("
+                    + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
+        }
         FileLock lock;
         try {
             lock = channel.tryLock();

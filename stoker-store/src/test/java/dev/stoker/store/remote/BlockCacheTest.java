@@ -177,4 +177,15 @@ class BlockCacheTest {
                     .isInstanceOf(IOException.class).hasMessageContaining(cacheDir.toString()).hasMessageContaining("in use");
         }
     }
+
+    @Test
+    void aFolderThatCannotBeMadeIsAnErrorNamingItAndWhy() throws IOException {
+        Path file = Files.writeString(cacheDir.resolve("a-file"), "not a folder");
+        BlockCache.Settings settings = new BlockCache.Settings(file.resolve("cache"), 1 << 20, BLOCK);
+
+        assertThatThrownBy(() -> BlockCache.open(settings)).isInstanceOf(IOException.class)
+                .hasMessageContaining(file.resolve("cache").toString())
+                .hasMessageContaining("cannot make the block cache folder")
+                .hasMessageContaining("FileSystemException");
+    }
 }
