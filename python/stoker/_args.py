@@ -1,82 +1,37 @@
-"""The loader's arguments: checked here, before a JVM starts, and turned into ``stoker serve`` flags."""
+"""The session's arguments (dataset, shared memory, storage): checked here, before a JVM starts, and turned into
+``stoker serve`` flags with the options document (``_document``)."""
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
-LAYOUTS = ("NTHWC", "NCTHW")
-# The stages --split-after and --concurrency name (dev.stoker.video.loader.LoaderStage).
-STAGES = ("fetch", "demux", "decode", "convert", "batch", "collate")
+from ._document import to_json
+
 SHARD_MANIFEST = "stoker-shards.json"
-# Arguments that are None unless given, and the stoker serve flag each becomes.
-OPTIONAL_FLAGS = (("split_after", "--split-after"), ("failure_budget", "--failure-budget"), ("quarantine", "--quarantine"),
-                  ("publish", "--publish"), ("s3_endpoint", "--s3-endpoint"), ("cache_dir", "--cache-dir"),
-                  ("cache_bytes", "--cache-bytes"))
 
 
 @dataclass(frozen=True)
-class LoaderArgs:
-    """Everything a ``VideoLoader`` was given, checked. ``flags()`` is the ``stoker serve`` command line."""
+class ServeArgs:
+    """What ``stoker serve`` is started with: the dataset, the options document (only what was given: the JVM's
+    defaults stand for the rest), and the session's own settings. ``flags()`` is its command line."""
     dataset: str
-    frames: int = 16
-    stride: int = 2
-    size: Tuple[int, int] = (112, 112)
-    batch_size: int = 8
-    layout: str = "NTHWC"
-    seed: int = 0
-    rank: int = 0
-    world_size: int = 1
-    drop_last: bool = False
-    config: Optional[str] = None
-    concurrency: Dict[str, int] = field(default_factory=dict)
-    split_after: Optional[str] = None
-    failure_budget: Optional[str] = None
-    quarantine: Optional[str] = None
-    clips_per_video: int = 1
-    prefetch: int = 4
+    options: dict
     hold: int = 0
-    shm_dir: str = "/dev/shm"
+    config: Optional[str] = None
+    prefetch: Optional[int] = None
+    shm_dir: Optional[str] = None
     publish: Optional[int] = None
     s3_endpoint: Optional[str] = None
     cache_dir: Optional[str] = None
     cache_bytes: Optional[str] = None
 
     def flags(self) -> List[str]:
-        defaults = LoaderArgs(dataset=self.dataset)
-        # Beside a config file, only what differs from the defaults, so that the file's values stand.
-        explicit = self.config is None
-
-        def given(name):
-            return explicit or getattr(self, name) != getattr(defaults, name)
-
-        args = [self.dataset]
-        if self.config is not None:
-            args += ["--config", self.config]
-        if given("frames"):
-            args += ["--frames", str(self.frames)]
-        if given("stride"):
-            args += ["--stride", str(self.stride)]
-        if given("size"):
-            w, h = self.size
-            args += ["--size", str(w) if w == h else f"{w}x{h}"]
-        if given("batch_size"):
-            args += ["--batch", str(self.batch_size)]
-        if given("layout"):
-            args += ["--layout", self.layout]
-        if given("seed"):
-            args += ["--seed", str(self.seed)]
-        if given("clips_per_video"):
-            args += ["--clips-per-video", str(self.clips_per_video)]
-        for stage, n in self.concurrency.items():
-            args += ["--concurrency", f"{stage}={n}"]
-        for name, flag in OPTIONAL_FLAGS:
-            if getattr(self, name) is not None:
-                args += [flag, str(getattr(self, name))]
-        args += ["--rank", str(self.rank), "--world-size", str(self.world_size), "--prefetch", str(self.prefetch),
-                 "--hold", str(self.hold), "--shm-dir", self.shm_dir]
-        if self.drop_last:
-            args.append("--drop-last")
+        args = [self.dataset, "--options", to_json(self.options), "--hold", str(self.hold)]
+        for name in ("config", "prefetch", "shm_dir", "publish", "s3_endpoint", "cache_dir", "cache_bytes"):
+            value = getattr(self, name)
+            if value is not None:
+                args += ["--" + name.replace("_", "-"), str(value)]
         return args
 
 
@@ -155,33 +110,6 @@ def check_cache(cache_dir, cache_bytes) -> Tuple[Optional[str], Optional[str]]:
     if count is None or int(count.group(1)) < 1:
         raise ValueError(f"cache_bytes={cache_bytes!r}: expected a byte count, e.g. 4294967296 or '4G'")
     return os.fspath(cache_dir), str(cache_bytes).strip()
-
-
-def check_concurrency(concurrency) -> Dict[str, int]:
-    if concurrency is None:
-        return {}
-    if not isinstance(concurrency, dict):
-        raise ValueError(f"concurrency={concurrency!r}: expected a dict of stage to threads, e.g. {{'decode': 3}}")
-    for stage, n in concurrency.items():
-        if stage not in STAGES:
-            raise ValueError(f"concurrency: unknown stage {stage!r} (expected one of {', '.join(STAGES)})")
-        positive_int(f"concurrency[{stage!r}]", n)
-    return dict(concurrency)
-
-
-def check_failure_budget(budget) -> Optional[str]:
-    """``0.3``, ``"0.3@100"`` (a rate, once that many items were seen), ``0`` (stop at the first), ``1`` (never)."""
-    if budget is None:
-        return None
-    text = str(budget)
-    rate, _, minimum = text.partition("@")
-    try:
-        ok = 0.0 <= float(rate) <= 1.0 and (not minimum or int(minimum) >= 0)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"failure_budget={budget!r}: expected RATE or 'RATE@MIN_ITEMS' with RATE in [0, 1]")
-    return text
 
 
 def check_existing_file(name: str, value) -> Optional[str]:

@@ -10,16 +10,23 @@ import tempfile
 import time
 import weakref
 from collections import deque
-from typing import Deque, Dict, List, Optional, Union
+from typing import Deque, List, Mapping, Optional, Tuple, Union
+
+try:
+    from typing import Unpack
+except ImportError:  # Python 3.10: torch brings typing_extensions
+    from typing_extensions import Unpack
 
 import torch
 
-from ._args import (LAYOUTS, STAGES, LoaderArgs, check_concurrency, check_dataset, check_existing_file,
-                    check_cache, check_failure_budget, check_s3_endpoint, parse_size, positive_int)
+from . import _document
+from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, check_s3_endpoint, parse_size,
+                    positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
 from ._home import stoker_command
+from ._options import LoaderOptionArgs
 from ._serve import PROTOCOL, ServeProcess
 from ._slots import SlotMap
 
@@ -47,40 +54,57 @@ class VideoLoader:
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
     until the batch ``hold + 1`` after them is taken; ``copy=True`` (or ``batch.detach()``) gives batches to keep.
     With ``device="cuda:N"`` batches arrive on the GPU, copied one ahead on a side stream.
-    """
 
-    def __init__(self, dataset, frames: int = 16, stride: int = 2, size=112, batch_size: int = 8,
-                 layout: str = "NTHWC", seed: int = 0, rank: Optional[int] = None, world_size: Optional[int] = None,
-                 drop_last: bool = False, device=None, pin_memory: bool = False, config=None,
-                 concurrency: Optional[Dict[str, int]] = None, split_after: Optional[str] = None,
-                 publish: Optional[int] = None, failure_budget: Union[None, float, str] = None, quarantine=None,
-                 clips_per_video: int = 1, prefetch: int = 4, hold: int = 0, copy: bool = False, debug: bool = False,
-                 shm_dir: str = "/dev/shm", s3_endpoint: Optional[str] = None, cache_dir=None, cache_bytes=None,
-                 stoker_home: Optional[str] = None):
-        if layout not in LAYOUTS:
-            raise ValueError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
-        if split_after is not None and split_after not in STAGES:
-            raise ValueError(f"split_after={split_after!r}: expected one of {', '.join(STAGES)}")
-        rank, world_size = _rank_and_world(rank, world_size)
-        positive_int("world_size", world_size)
-        positive_int("rank", rank, minimum=0)
-        if rank >= world_size:
-            raise ValueError(f"rank={rank}: expected below world_size={world_size}")
+    Every argument after ``dataset`` is a keyword. The loader keywords (below) are the options document's
+    (``docs/options.schema.json``): each sets one value of it, checked here before a JVM starts; a keyword not given
+    keeps the JVM's default. ``options={...}`` gives a document (or part of one) directly, under the keywords;
+    ``config="file.json"`` a file of one (``stoker options``, ``--save-config``), under both. Shorthands: ``size``
+    (``112``, ``(W, H)`` or ``"WxH"``: width and height), ``crop`` (``"center"`` or ``"random"``: the resize mode).
+    ``rank`` and ``world_size`` default to ``torch.distributed``'s when it is initialised.
+
+    The session's own keywords: ``device``, ``pin_memory``, ``copy``, ``debug``, ``hold`` (batches kept valid
+    besides the newest, default 0), ``prefetch`` (batches ready ahead, default 4), ``shm_dir`` (default /dev/shm),
+    ``publish`` (a port for ``stoker monitor``), ``s3_endpoint``, ``cache_dir``, ``cache_bytes``, ``stoker_home``.
+
+    Loader keywords [their place in the document] (the table is the schema's, appended here at import):
+"""
+
+    def __init__(self, dataset, *, size: Union[None, int, Tuple[int, int], str] = None, crop: Optional[str] = None,
+                 options: Optional[Mapping] = None, config=None, device=None, pin_memory: bool = False,
+                 copy: bool = False, debug: bool = False, hold: int = 0, prefetch: Optional[int] = None,
+                 shm_dir: Optional[str] = None, publish: Optional[int] = None, s3_endpoint: Optional[str] = None,
+                 cache_dir=None, cache_bytes=None, stoker_home: Optional[str] = None,
+                 **loader_options: Unpack[LoaderOptionArgs]):
+        given = dict(loader_options)
+        if size is not None:
+            if "width" in given or "height" in given:
+                raise ValueError(f"size={size!r}: given with width or height (expected one or the other)")
+            given["width"], given["height"] = parse_size(size)
+        if crop is not None:
+            if "resize" in given:
+                raise ValueError(f"crop={crop!r}: given with resize (expected one or the other)")
+            if crop not in ("center", "random"):
+                raise ValueError(f"crop={crop!r}: expected 'center' or 'random'")
+            given["resize"] = crop
+        rank, world_size = _rank_and_world(given.get("rank"), given.get("world_size"))
+        if rank != 0 or "rank" in given:
+            given["rank"] = rank
+        if world_size != 1 or "world_size" in given:
+            given["world_size"] = world_size
+        document = _document.document(given, options)
+        sampling = document.get("sampling", {})
+        if sampling.get("rank", 0) >= sampling.get("worldSize", 1):
+            raise ValueError(f"rank={sampling.get('rank')}: expected below world_size={sampling.get('worldSize', 1)}")
         if publish is not None and not (0 <= positive_int("publish", publish, minimum=0) <= 65535):
             raise ValueError(f"publish={publish}: expected a port, 0 to 65535 (0: any free port)")
-        if not os.path.isdir(shm_dir):
+        if shm_dir is not None and not os.path.isdir(shm_dir):
             raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder")
         cache_dir, cache_bytes = check_cache(cache_dir, cache_bytes)
-        self._args = LoaderArgs(
-            dataset=check_dataset(dataset), frames=positive_int("frames", frames), stride=positive_int("stride", stride),
-            size=parse_size(size), batch_size=positive_int("batch_size", batch_size), layout=layout,
-            seed=positive_int("seed", seed, minimum=0), rank=rank, world_size=world_size, drop_last=bool(drop_last),
-            config=check_existing_file("config", config), concurrency=check_concurrency(concurrency),
-            split_after=split_after, failure_budget=check_failure_budget(failure_budget),
-            quarantine=None if quarantine is None else os.fspath(quarantine),
-            clips_per_video=positive_int("clips_per_video", clips_per_video), prefetch=positive_int("prefetch", prefetch),
-            hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish,
-            s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes)
+        self._args = ServeArgs(
+            dataset=check_dataset(dataset), options=document, hold=positive_int("hold", hold, minimum=0),
+            config=check_existing_file("config", config),
+            prefetch=None if prefetch is None else positive_int("prefetch", prefetch), shm_dir=shm_dir,
+            publish=publish, s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes)
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():
@@ -132,7 +156,9 @@ class VideoLoader:
                 os.unlink(resume_file)
         if hello.get("type") == "error":
             self._stop_process()
-            raise StokerError(f"stoker serve: {hello.get('message')}")
+            # A document the JVM refused (a stage the loader lacks): a bad argument, as the checks here raise.
+            refused = ValueError if hello.get("kind") == "OptionsException" else StokerError
+            raise refused(f"stoker serve: {hello.get('message')}")
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
             self._stop_process()
             raise StokerError(f"stoker serve spoke another protocol (expected {PROTOCOL}): {hello}")
@@ -365,3 +391,6 @@ class VideoLoader:
     @property
     def pid(self) -> Optional[int]:
         return None if self._process is None else self._process.pid
+
+
+VideoLoader.__doc__ += _document.describe() + "\n"

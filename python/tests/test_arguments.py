@@ -16,7 +16,11 @@ from stoker.torch import VideoLoader
     ({"frames": 0}, ValueError, "frames=0"),
     ({"batch_size": 2.5}, ValueError, "batch_size=2.5"),
     ({"rank": 2, "world_size": 2}, ValueError, "rank=2"),
-    ({"concurrency": {"decoder": 2}}, ValueError, "unknown stage 'decoder'"),
+    ({"concurrency": {"decode": 0}}, ValueError, "concurrency={'decode': 0}: config.stages.decode.concurrency: 0 (expected: 1+)"),
+    ({"resize": "nearest"}, ValueError, "resize='nearest': size.mode: \"nearest\" (expected: one of SHORT_SIDE_CENTER_CROP"),
+    ({"crop": "left"}, ValueError, "crop='left': expected 'center' or 'random'"),
+    ({"options": {"clip": {"framez": 8}}}, ValueError, "options: clip.framez: not an option (expected one of: frames,"),
+    ({"framez": 8}, TypeError, "unexpected keyword argument 'framez' (did you mean 'frames'?)"),
     ({"split_after": "resize"}, ValueError, "split_after='resize'"),
     ({"failure_budget": 1.5}, ValueError, "failure_budget=1.5"),
     ({"config": "/nonexistent/config.json"}, FileNotFoundError, "config='/nonexistent/config.json'"),
@@ -35,12 +39,18 @@ def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, n
 
 def test_remote_shards_and_their_endpoint_reach_the_jvm_as_given():
     # s3:// and https:// datasets are the JVM's to open (ServeRemoteShardsTest serves shards from S3 there).
-    from stoker._args import LoaderArgs, check_dataset
+    from stoker._args import ServeArgs, check_dataset
     location = check_dataset("s3://bucket/shards/train")
-    flags = LoaderArgs(dataset=location, s3_endpoint="http://minio:9000").flags()
+    flags = ServeArgs(dataset=location, options={}, s3_endpoint="http://minio:9000").flags()
     assert flags[0] == "s3://bucket/shards/train"
     assert flags[flags.index("--s3-endpoint") + 1] == "http://minio:9000"
-    assert "--s3-endpoint" not in LoaderArgs(dataset=location).flags()
+    assert "--s3-endpoint" not in ServeArgs(dataset=location, options={}).flags()
+
+
+def test_a_stage_the_loader_lacks_is_a_value_error_from_the_jvm(dataset):
+    # Stage names are the loader's (video files and shards have different ones): the JVM judges them, by name.
+    with pytest.raises(ValueError, match="config.stages.decoder: not a stage of this loader"):
+        len(VideoLoader(dataset, concurrency={"decoder": 2}))
 
 
 def test_cache_bytes_are_read_as_the_jvm_reads_them():

@@ -46,18 +46,19 @@ final class LoaderOptionsMixin {
     @Option(names = "--s3-endpoint", paramLabel = "URL") URI s3Endpoint;
     @Option(names = "--cache-dir", paramLabel = "DIR") Path cacheDir;
     @Option(names = "--cache-bytes", defaultValue = "4G", paramLabel = "BYTES") String cacheBytes;
-    @Option(names = "--frames", defaultValue = "16") int frames;
-    @Option(names = "--stride", defaultValue = "2") int stride;
+    // No defaultValue here: LoaderFlagDefaults reads each from LoaderOptions.defaults(), the one place they are set.
+    @Option(names = "--frames") int frames;
+    @Option(names = "--stride") int stride;
     @Option(names = "--fps") Double fps;
-    @Option(names = "--size", defaultValue = "112", paramLabel = "S|WxH") String size;
-    @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE") String resize;
-    @Option(names = "--short-side", defaultValue = "0") int shortSide;
-    @Option(names = "--batch", defaultValue = "8") int batch;
-    @Option(names = "--clips-per-video", defaultValue = "1") int clipsPerVideo;
-    @Option(names = "--layout", defaultValue = "NTHWC") BatchLayout layout;
-    @Option(names = "--seed", defaultValue = "0") long seed;
-    @Option(names = "--decoder-threads", defaultValue = "1") int decoderThreads;
-    @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true") boolean skipFrames;
+    @Option(names = "--size", paramLabel = "S|WxH") String size;
+    @Option(names = "--resize", paramLabel = "MODE") String resize;
+    @Option(names = "--short-side") int shortSide;
+    @Option(names = "--batch") int batch;
+    @Option(names = "--clips-per-video") int clipsPerVideo;
+    @Option(names = "--layout") BatchLayout layout;
+    @Option(names = "--seed") long seed;
+    @Option(names = "--decoder-threads") int decoderThreads;
+    @Option(names = "--no-skip-frames", negatable = true) boolean skipFrames;
     @Option(names = "--fused-convert") boolean fusedConvert;
 
     @Option(names = "--concurrency", paramLabel = "STAGE=N")
@@ -65,67 +66,108 @@ final class LoaderOptionsMixin {
 
     @Option(names = "--split-after", paramLabel = "STAGE") String splitAfter;
     @Option(names = "--config", paramLabel = "FILE") Path config;
+    @Option(names = "--options", paramLabel = "JSON") String options;
     @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
 
-    /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
+    /**
+     * The loader options: the defaults, then {@code --config}'s file, then {@code --options}' document, then each flag
+     * given (a flag not given changes nothing, so the file's and the document's values stand). Bad values are usage
+     * errors naming the flag, or the path in the document.
+     */
     LoaderOptions loaderOptions() {
-        LoaderOptions base;
+        LoaderOptions o;
         try {
-            base = config == null ? LoaderOptions.defaults() : LoaderOptions.read(config);
+            o = config == null ? LoaderOptions.defaults() : LoaderOptions.read(config);
         } catch (RuntimeException e) {
             throw new ParameterException(command.commandLine(), "--config: " + e.getMessage());
         }
-        // Over a file, only the flags given; without one, every flag (their defaults are the options' defaults).
-        ParseResult parsed = command.commandLine().getParseResult();
-        Predicate<String> given = name -> config == null || parsed == null || parsed.hasMatchedOption(name);
+        if (options != null) {
+            try {
+                o = o.overlaid(options);
+            } catch (RuntimeException e) {
+                throw new ParameterException(command.commandLine(), "--options: " + e.getMessage());
+            }
+        }
+        Predicate<String> given = this::given;
         try {
-            LoaderOptionsBuilder o = base.toBuilder();
-            LoaderOptions.Clip c = base.clip();
-            o.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
+            LoaderOptionsBuilder b = o.toBuilder();
+            LoaderOptions.Clip c = o.clip();
+            b.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
                     given.test("--stride") ? stride : c.strideFrames(),
                     given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
                     given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds()));
-            if (given.test("--size") || given.test("--resize") || given.test("--short-side")) {
-                int[] wh = parseSize(command, size);
-                o.size(wh[0], wh[1], resizeMode(command), shortSide);
-            }
-            if (given.test("--batch") || given.test("--layout")) {
-                o.batch(batch, base.batch().dropLast(), layout);
-            }
+            LoaderOptions.Size z = o.size();
+            int[] wh = given.test("--size") ? parseSize(command, size) : new int[] {z.width(), z.height()};
+            b.size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
+                    given.test("--short-side") ? shortSide : z.shortSide());
+            b.batch(given.test("--batch") ? batch : o.batch().size(), o.batch().dropLast(),
+                    given.test("--layout") ? layout : o.batch().layout());
             if (given.test("--seed")) {
-                o.order(seed, base.sampling().shuffle(), base.sampling().epochs());
+                b.order(seed, o.sampling().shuffle(), o.sampling().epochs());
             }
-            if (given.test("--decoder-threads") || given.test("--no-skip-frames")) {
-                o.decoder(decoderThreads, skipFrames);
-            }
+            b.decoder(given.test("--decoder-threads") ? decoderThreads : o.decode().threads(),
+                    given.test("--no-skip-frames") ? skipFrames : o.decode().skipNonReferenceFrames());
             if (fusedConvert) {
-                o.fusedConvert(true);
+                b.fusedConvert(true);
             }
             if (splitAfter != null) {
-                o.splitAfter(LoaderStage.of(splitAfter));
+                b.splitAfter(LoaderStage.of(splitAfter));
             }
             if (failureBudget != null) {
-                o.failureBudget(parseFailureBudget(command, failureBudget));
+                b.failureBudget(parseFailureBudget(command, failureBudget));
             }
             if (quarantine != null) {
-                o.quarantine(quarantine);
+                b.quarantine(quarantine);
             }
-            o.config(concurrencyOverrides(command));
-            return o.build();
+            b.config(concurrencyOverrides(command));
+            return b.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
         }
     }
 
-    private Resize.Mode resizeMode(CommandSpec spec) {
-        return switch (resize) {
-            case "center-crop" -> Resize.Mode.SHORT_SIDE_CENTER_CROP;
-            case "random-crop" -> Resize.Mode.SHORT_SIDE_RANDOM_CROP;
-            case "stretch" -> Resize.Mode.STRETCH;
-            default -> throw new ParameterException(spec.commandLine(),
-                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
+    /** Whether {@code flag} was on the command line (so that it lays its value over the file's and the document's). */
+    boolean given(String flag) {
+        ParseResult parsed = command.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption(flag);
+    }
+
+    /** The default of each flag that sets one value, read from {@link LoaderOptions#defaults()}; null for others. */
+    static String defaultOf(String flag) {
+        LoaderOptions d = LoaderOptions.defaults();
+        return switch (flag) {
+            case "--frames" -> Integer.toString(d.clip().frames());
+            case "--stride" -> Integer.toString(d.clip().strideFrames());
+            case "--size" -> d.size().width() == d.size().height() ? Integer.toString(d.size().width())
+                    : d.size().width() + "x" + d.size().height();
+            case "--resize" -> RESIZE_NAMES.entrySet().stream().filter(e -> e.getValue() == d.size().mode())
+                    .map(Map.Entry::getKey).findFirst().orElseThrow();
+            case "--short-side" -> Integer.toString(d.size().shortSide());
+            case "--batch" -> Integer.toString(d.batch().size());
+            case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
+            case "--layout" -> d.batch().layout().name();
+            case "--seed" -> Long.toString(d.sampling().seed());
+            case "--decoder-threads" -> Integer.toString(d.decode().threads());
+            case "--no-skip-frames" -> Boolean.toString(d.decode().skipNonReferenceFrames());
+            case "--rank" -> Integer.toString(d.sampling().rank());
+            case "--world-size" -> Integer.toString(d.sampling().worldSize());
+            case "--epochs" -> Integer.toString(d.sampling().epochs());
+            default -> null;
         };
+    }
+
+    /** {@code --resize}'s spellings. */
+    private static final Map<String, Resize.Mode> RESIZE_NAMES = Map.of("center-crop", Resize.Mode.SHORT_SIDE_CENTER_CROP,
+            "random-crop", Resize.Mode.SHORT_SIDE_RANDOM_CROP, "stretch", Resize.Mode.STRETCH);
+
+    private Resize.Mode resizeMode(CommandSpec spec) {
+        Resize.Mode mode = RESIZE_NAMES.get(resize);
+        if (mode == null) {
+            throw new ParameterException(spec.commandLine(),
+                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
+        }
+        return mode;
     }
 
     private PipelineConfig concurrencyOverrides(CommandSpec spec) {

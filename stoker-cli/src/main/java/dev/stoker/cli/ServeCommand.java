@@ -40,10 +40,11 @@ final class ServeCommand extends Subcommand {
     @Mixin
     LoaderOptionsMixin loader;
 
-    @Option(names = "--rank", defaultValue = "0") int rank;
-    @Option(names = "--world-size", defaultValue = "1") int worldSize;
+    // Defaults from LoaderOptions (LoaderFlagDefaults); each laid over the options only when given.
+    @Option(names = "--rank") int rank;
+    @Option(names = "--world-size") int worldSize;
     @Option(names = "--drop-last") boolean dropLast;
-    @Option(names = "--epochs", defaultValue = "-1") int epochs;
+    @Option(names = "--epochs") int epochs;
     @Option(names = "--prefetch", defaultValue = "4") int prefetch;
     @Option(names = "--hold", defaultValue = "0") int hold;
     @Option(names = "--shm-dir", defaultValue = "/dev/shm", paramLabel = "DIR") Path shmDir;
@@ -58,9 +59,11 @@ final class ServeCommand extends Subcommand {
         LoaderOptions options;
         try {
             LoaderOptions given = loader.loaderOptions();
-            options = given.toBuilder().rank(rank, worldSize)
-                    .batch(given.batch().size(), dropLast, given.batch().layout())
-                    .order(given.sampling().seed(), given.sampling().shuffle(), epochs)
+            LoaderOptions.Sampling s = given.sampling();
+            options = given.toBuilder()
+                    .rank(loader.given("--rank") ? rank : s.rank(), loader.given("--world-size") ? worldSize : s.worldSize())
+                    .batch(given.batch().size(), dropLast || given.batch().dropLast(), given.batch().layout())
+                    .order(s.seed(), s.shuffle(), loader.given("--epochs") ? epochs : s.epochs())
                     .build();
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage().replace("rank:", "--rank:")

@@ -54,6 +54,7 @@ import picocli.CommandLine.Spec;
                 VerifyCommand.class,
                 ScanCommand.class,
                 ServeCommand.class,
+                OptionsCommand.class,
         })
 public final class StokerCommand implements Callable<Integer> {
     @Spec
@@ -73,6 +74,7 @@ public final class StokerCommand implements Callable<Integer> {
     /** The command line with Stoker's error handling: one-line errors, exit codes 0 / 1 / 2. */
     public static CommandLine commandLine() {
         return HelpParagraphs.apply(new CommandLine(new StokerCommand()))
+                .setDefaultValueProvider(new LoaderFlagDefaults())
                 .setParameterExceptionHandler(CliErrors::onUsageError)
                 .setExecutionExceptionHandler(CliErrors::onFailure);
     }

@@ -152,7 +152,7 @@ public final class ShardLoader extends HostBatchLoader {
         ResumeTracker resume = new ResumeTracker(sampler, start);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.config());
+        PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
         MemoryPlan plan = MemoryPlan.of(options, defaults, "decode", false);   // decode reads converted clips
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();

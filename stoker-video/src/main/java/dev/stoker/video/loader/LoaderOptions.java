@@ -1,6 +1,7 @@
 package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.video.ClipSpec;
@@ -291,6 +292,46 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      */
     public static LoaderOptions fromJson(String json) {
         return LoaderOptionsJson.read(json, DEFAULTS);
+    }
+
+    /**
+     * These options with a document laid over them: what it names replaces what these hold (groups field by field),
+     * the rest stays. {@code --options} and the Python bridge send one.
+     *
+     * @throws OptionsException if the document names a place it does not have or holds a bad value there
+     */
+    public LoaderOptions overlaid(String json) {
+        return LoaderOptionsJson.read(json, this);
+    }
+
+    /**
+     * These options with {@code value} at {@code path} of the document ({@code "decode.threads"},
+     * {@code "config.stages.decode.concurrency"}): how the tuner sets a knob.
+     *
+     * @throws OptionsException if the document has no such place, or the value does not fit it
+     */
+    public LoaderOptions with(String path, Object value) {
+        return LoaderOptionsJson.with(this, path, LoaderOptionsJson.tree(value));
+    }
+
+    /** The value at {@code path} of the document; a missing node where nothing sets it (a stage's unset concurrency). */
+    public JsonNode valueAt(String path) {
+        return LoaderOptionsJson.valueAt(this, path);
+    }
+
+    /**
+     * Checks that {@link #config()} sets only stages the loader has: a stage it lacks would be silently ignored.
+     *
+     * @throws OptionsException naming the first stage that {@code stages} lacks, and the stages it has
+     */
+    public LoaderOptions requireStages(java.util.Collection<String> stages) {
+        for (String stage : config.stages().keySet()) {
+            if (!stages.contains(stage)) {
+                throw new OptionsException(LoaderOption.STAGES.path() + "." + stage,
+                        "not a stage of this loader (expected one of: " + String.join(", ", stages) + ")");
+            }
+        }
+        return this;
     }
 
     /** {@link #fromJson} of a file; errors name it. */

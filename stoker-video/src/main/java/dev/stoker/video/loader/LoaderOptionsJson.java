@@ -2,6 +2,7 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -20,6 +21,8 @@ import java.util.Set;
  * hand-written file or the Python bridge names only what it changes. A budget may be the short form
  * ({@code "failureBudget": "0.3@100"}, see {@link FailureBudgets}). A bare pipeline config (what
  * {@code --save-config} wrote before the options had a JSON form) reads as the defaults with that config.
+ * A document is checked against the {@link OptionsSchema} before it is read, so that an unknown key or a value out
+ * of range is an {@link OptionsException} naming its path.
  */
 final class LoaderOptionsJson {
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -50,6 +53,7 @@ final class LoaderOptionsJson {
             if (isPipelineConfig(given)) {
                 return defaults.toBuilder().config(PipelineConfig.fromJson(json)).build();
             }
+            OptionsValidator.check(given);
             JsonNode budget = given.get(BUDGET);
             if (budget != null && (budget.isTextual() || budget.isNumber())) {
                 given.set(BUDGET, JSON.valueToTree(FailureBudgets.parse(budget.asText())));
@@ -57,9 +61,40 @@ final class LoaderOptionsJson {
             ObjectNode merged = JSON.valueToTree(defaults);
             merge(merged, given);
             return JSON.treeToValue(merged, LoaderOptions.class);
+        } catch (JsonMappingException e) {
+            // A check across values (a constructor's) failed: name the group it is in.
+            String group = e.getPath().isEmpty() ? "" : e.getPath().getFirst().getFieldName() + ": ";
+            throw new IllegalArgumentException("loader options: " + group + rootMessage(e), e);
         } catch (JacksonException e) {
             throw new IllegalArgumentException("loader options: " + rootMessage(e), e);
         }
+    }
+
+    static JsonNode tree(Object value) {
+        return JSON.valueToTree(value);
+    }
+
+    /** The value at {@code path} (checked to be a place of the document); missing where nothing sets it. */
+    static JsonNode valueAt(LoaderOptions options, String path) {
+        OptionsSchema.at(path);
+        JsonNode node = JSON.valueToTree(options);
+        for (String key : path.split("\\.")) {
+            node = node.path(key);
+        }
+        return node;
+    }
+
+    /** {@code options} with {@code value} at {@code path}: a document of that one value, read over them. */
+    static LoaderOptions with(LoaderOptions options, String path, JsonNode value) {
+        OptionsSchema.at(path);
+        ObjectNode document = JSON.createObjectNode();
+        ObjectNode parent = document;
+        String[] keys = path.split("\\.");
+        for (int i = 0; i < keys.length - 1; i++) {
+            parent = parent.putObject(keys[i]);
+        }
+        parent.set(keys[keys.length - 1], value);
+        return read(document.toString(), options);
     }
 
     static LoaderOptions read(Path file, LoaderOptions defaults) {

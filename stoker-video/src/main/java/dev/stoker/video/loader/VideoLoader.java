@@ -176,7 +176,7 @@ public final class VideoLoader extends HostBatchLoader {
     private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
                                     BatchMemory batchMemory, Quarantine quarantine) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.config());
+        PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
         if (options.decode().fusedConvert()) {
             config = withoutStage(config, "convert");
         }

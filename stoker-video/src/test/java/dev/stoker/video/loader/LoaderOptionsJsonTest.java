@@ -78,11 +78,12 @@ class LoaderOptionsJsonTest {
     @Test
     void badValuesAreNamed(@TempDir Path dir) throws Exception {
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"batch\": {\"size\": 0}}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("loader options: batchSize: 0 (expected: 1+)");
+                .isInstanceOf(OptionsException.class).hasMessage("batch.size: 0 (expected: 1+)");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"placement\": {\"splitAfter\": \"resize\"}}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stage: 'resize' (expected: one of [fetch,");
+                .isInstanceOf(OptionsException.class)
+                .hasMessage("placement.splitAfter: \"resize\" (expected: one of fetch, demux, decode, convert, batch, collate)");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"frame\": 8}}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("frame");
+                .isInstanceOf(OptionsException.class).hasMessageStartingWith("clip.frame: not an option (expected one of: frames, strideFrames,");
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "[1, 2]");
         assertThatThrownBy(() -> LoaderOptions.read(file)).isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,61 @@
+package dev.stoker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.OptionsSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How a loader command's options are made, in one order: the defaults, {@code --config}'s file, {@code --options}'
+ * document, then each flag given; a flag not given changes nothing. {@code stoker options} prints the result (and
+ * {@code --schema} the published schema), so the order is checked on what the commands run with.
+ */
+class OptionsDocumentFlagsTest {
+    @Test
+    void defaultsThenFileThenDocumentThenFlags(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("loader.json");
+        Files.writeString(file, "{\"clip\": {\"frames\": 2, \"strideFrames\": 5}, \"batch\": {\"size\": 3}}");
+        CliRun run = CliRun.stoker("options", "--config", file.toString(),
+                "--options", "{\"clip\": {\"strideFrames\": 3}, \"decode\": {\"threads\": 2}}", "--frames", "8");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        LoaderOptions o = LoaderOptions.fromJson(run.out());
+        assertThat(o.clip().frames()).as("the flag").isEqualTo(8);
+        assertThat(o.clip().strideFrames()).as("the document over the file").isEqualTo(3);
+        assertThat(o.batch().size()).as("the file; --batch not given").isEqualTo(3);
+        assertThat(o.decode().threads()).as("the document").isEqualTo(2);
+        assertThat(o.size()).as("the defaults").isEqualTo(LoaderOptions.defaults().size());
+    }
+
+    @Test
+    void noFlagsAreTheDefaults() {
+        CliRun run = CliRun.stoker("options");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out())).isEqualTo(LoaderOptions.defaults());
+    }
+
+    @Test
+    void theSchemaIsThePublishedOne() {
+        CliRun run = CliRun.stoker("options", "--schema");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).isEqualTo(OptionsSchema.json());
+    }
+
+    @Test
+    void aBadDocumentIsAUsageErrorNamingThePath() {
+        CliRun run = CliRun.stoker("options", "--options", "{\"batch\": {\"size\": 0}}");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines().getFirst())
+                .isEqualTo("stoker options: --options: batch.size: 0 (expected: 1+); see 'stoker options --help'");
+    }
+
+    @Test
+    void theHelpShowsTheRecordsDefaults() {
+        CliRun run = CliRun.stoker("bench", "--help");
+        assertThat(run.out()).contains("Frames per clip (default: " + LoaderOptions.defaults().clip().frames() + ")")
+                .contains("(default: center-crop)").contains("Clips per batch (default: 8)");
+    }
+}
