@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -54,14 +53,6 @@ final class BenchTrialRunner implements TrialRunner {
         cmd.add(Long.toString(batches));
         cmd.add("--json");
         cmd.add(json.toString());
-        for (Map.Entry<String, String> o : new java.util.TreeMap<>(trial.options()).entrySet()) {
-            if (o.getValue().equals("true")) {
-                cmd.add("--" + o.getKey());
-            } else if (!o.getValue().equals("false")) {
-                cmd.add("--" + o.getKey());
-                cmd.add(o.getValue());
-            }
-        }
         cmd.addAll(extraArgs);
         cmd.addAll(more);
         return cmd;
@@ -81,7 +72,7 @@ final class BenchTrialRunner implements TrialRunner {
         Path json = dir.resolve(name + ".bench.json");
         Path log = dir.resolve(name + ".log");
         Files.deleteIfExists(json);
-        trial.config().write(config);
+        Files.writeString(config, trial.options().toJson());
         ProcessBuilder pb = new ProcessBuilder(command(trial, config, json, more)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         long start = System.nanoTime();

@@ -3,7 +3,6 @@ package dev.stoker.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.bench.DecodeCeiling;
 import dev.stoker.observe.DashboardAssets;
-import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.Ceiling;
 import dev.stoker.tune.Experiment;
 import dev.stoker.tune.Knob;
@@ -14,7 +13,10 @@ import dev.stoker.tune.TrialSpec;
 import dev.stoker.tune.TuneReport;
 import dev.stoker.tune.TuneResult;
 import dev.stoker.tune.Tuner;
+import dev.stoker.video.loader.LoaderOption;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.LoaderStage;
+import dev.stoker.video.loader.StageOption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -23,11 +25,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code stoker tune}: finds the fastest loader configuration by experiment, each trial a {@code stoker bench} child process. */
 @Command(name = "tune",
@@ -62,9 +63,11 @@ import picocli.CommandLine.Parameters;
                 "  stoker bench DATA --config tune/best.json      use what it found",
         })
 final class TuneCommand extends Subcommand {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DATASET") String dataset;
+    // The loader flags of bench: the start document is the defaults, --config, --options and the flags given.
+    @Mixin
+    LoaderOptionsMixin loader;
+
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
-    @Option(names = "--config", paramLabel = "FILE") Path config;
     @Option(names = "--space", paramLabel = "FILE") Path spaceFile;
     @Option(names = "--trials", defaultValue = "20") int trials;
     @Option(names = "--patience", defaultValue = "8") int patience;
@@ -82,59 +85,59 @@ final class TuneCommand extends Subcommand {
     boolean decodeCeiling;
 
     @Option(names = "--headspace", paramLabel = "STEP_MS") Double headspaceStepMillis;
-    @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
     @Option(names = "--bench-arg", paramLabel = "ARG") List<String> benchArgs = new ArrayList<>();
 
     /** The default space: every stage's concurrency, the main queues, the sink, decoder threads, fused convert. */
     static SearchSpace defaultSpace(int cores, boolean tuneBatch) {
         List<Knob> knobs = new ArrayList<>(List.of(
-                Knob.linear("fetch.concurrency", 1, 16),
-                Knob.linear("demux.concurrency", 1, 4),
-                Knob.linear("decode.concurrency", 1, Math.max(4, 2 * cores)),
-                Knob.linear("convert.concurrency", 1, 4),
-                Knob.linear("collate.concurrency", 1, 2),
-                Knob.log("decode.queueCapacity", 1, 64),
-                Knob.log("convert.queueCapacity", 1, 64),
-                Knob.log("batch.queueCapacity", 1, 64),
-                Knob.log("sinkCapacity", 1, 16),
-                Knob.linear("option.decoder-threads", 1, Math.max(2, cores)),
-                Knob.flag("option.fused-convert")));
+                stage(LoaderStage.FETCH, StageOption.CONCURRENCY, 1, 16, Knob.Scale.LINEAR),
+                stage(LoaderStage.DEMUX, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
+                stage(LoaderStage.DECODE, StageOption.CONCURRENCY, 1, Math.max(4, 2 * cores), Knob.Scale.LINEAR),
+                stage(LoaderStage.CONVERT, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
+                stage(LoaderStage.COLLATE, StageOption.CONCURRENCY, 1, 2, Knob.Scale.LINEAR),
+                stage(LoaderStage.DECODE, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                stage(LoaderStage.CONVERT, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                stage(LoaderStage.BATCH, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                Knob.log(LoaderOption.SINK_CAPACITY.path(), 1, 16),
+                Knob.linear(LoaderOption.DECODER_THREADS.path(), 1, Math.max(2, cores)),
+                Knob.flag(LoaderOption.FUSED_CONVERT.path())));
         if (tuneBatch) {
-            knobs.add(Knob.log("option.batch", 4, 32));
+            knobs.add(Knob.log(LoaderOption.BATCH_SIZE.path(), 4, 32));
         }
         return new SearchSpace(knobs);
+    }
+
+    private static Knob stage(LoaderStage stage, StageOption setting, int min, int max, Knob.Scale scale) {
+        return Knob.ofStage(stage.stageName(), setting, min, max, scale);
     }
 
     @Override
     public Integer call() throws Exception {
         PrintWriter w = out();
-        if (failureBudget != null) {
-            LoaderOptionsMixin.parseFailureBudget(spec, failureBudget);   // a bad value is a usage error now, not per trial
-        }
         if (trials < 1 || patience < 1 || repeats < 1 || batches < 1 || trialSeconds < 1 || totalMinutes < 1) {
             throw usageError("--trials, --patience, --repeats, --batches, --trial-seconds and "
                     + "--total-minutes: 1+ each");
         }
         int cores = Runtime.getRuntime().availableProcessors();
         SearchSpace space;
-        PipelineConfig start;
+        LoaderOptions start;
         try {
             space = spaceFile == null ? defaultSpace(cores, tuneBatch) : SearchSpace.read(spaceFile);
-            start = config == null ? PipelineConfig.EMPTY : LoaderOptions.read(config).config();
+            start = loader.loaderOptions();   // a bad value is a usage error now, not in every trial
             if (startAll != null) {
-                if (config != null || startAll < 1) {
+                if (loader.config != null || startAll < 1) {
                     throw new IllegalArgumentException("--start-all " + startAll + " (expected: 1+, and no --config)");
                 }
-                for (String stage : dev.stoker.video.loader.VideoLoader.STAGES) {
-                    if (!stage.equals("batch")) {   // a batch stage is sequential
-                        start = start.withStage(stage, dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(startAll));
+                for (LoaderStage stage : LoaderStage.values()) {
+                    if (stage != LoaderStage.BATCH) {   // a batch stage is sequential
+                        start = start.with(StageOption.CONCURRENCY.pathFor(stage.stageName()), startAll);
                     }
                 }
             }
         } catch (RuntimeException e) {
-            throw usageError((spaceFile != null ? "--space/--config: " : "--config: ") + e.getMessage());
+            throw usageError((spaceFile != null ? "--space: " : "") + e.getMessage());
         }
-        Path root = LoaderOptionsMixin.datasetRoot(dataset, null, w);
+        Path root = loader.datasetRoot(w);
         if (!dev.stoker.store.ShardDataset.isShardDataset(root)) {
             LoaderOptionsMixin.openDataset(spec, root);   // a bad DATASET is a usage error now, not in every trial
         }
@@ -149,10 +152,6 @@ final class TuneCommand extends Subcommand {
                 extra.add(a);
             }
         }
-        if (failureBudget != null) {
-            extra.add("--failure-budget");
-            extra.add(failureBudget);
-        }
         BenchTrialRunner runner = new BenchTrialRunner(root, batches, extra, out.resolve("trials"));
         int done = Tuner.readJournal(out).size();
         if (done > 0) {
@@ -165,12 +164,12 @@ final class TuneCommand extends Subcommand {
         List<Ceiling> ceilings = new ArrayList<>();
         if (decodeCeiling) {
             // Three times a trial's time: the run, the single-thread reference and the alternated ceiling passes.
-            TrialSpec ceilingRun = new TrialSpec(-3, start, Map.of(), trialSeconds * 1000 * 3);
+            TrialSpec ceilingRun = new TrialSpec(-3, start, trialSeconds * 1000 * 3);
             DecodeCeiling.measureOrRead(() -> runner.run(ceilingRun, List.of("--ceiling")).bench(), out, w)
                     .ifPresent(ceilings::add);
         }
         TuneResult result = Tuner.of(space, runner)
-                .startFrom(start, Map.of())
+                .startFrom(start)
                 .maxTrials(trials).patience(patience).repeats(repeats).minGain(minGain)
                 .trialTimeout(Duration.ofSeconds(trialSeconds)).totalTime(Duration.ofMinutes(totalMinutes))
                 .cores(cores)
@@ -183,11 +182,11 @@ final class TuneCommand extends Subcommand {
         SideBySide compared = null;
         if (compareDefault) {
             List<SideBySide.Candidate> configs = new ArrayList<>();
-            configs.add(new SideBySide.Candidate("start", start, Map.of()));
-            if (!start.equals(PipelineConfig.EMPTY)) {
-                configs.add(new SideBySide.Candidate("default", PipelineConfig.EMPTY, Map.of()));
+            configs.add(new SideBySide.Candidate("start", start));
+            if (!start.equals(LoaderOptions.defaults())) {
+                configs.add(new SideBySide.Candidate("default", LoaderOptions.defaults()));
             }
-            configs.add(new SideBySide.Candidate("best", result.bestConfig(), result.bestOptions()));
+            configs.add(new SideBySide.Candidate("best", result.bestOptions()));
             if (result.best().trial() == result.start().trial()) {
                 w.println("(nothing beat the start config above the noise: 'best' is the start config, its effective settings"
                         + " spelled out; the two differ only by noise)");
@@ -206,8 +205,8 @@ final class TuneCommand extends Subcommand {
             w.printf(Locale.ROOT, "measuring the headspace ceiling with the best config (a %.0f ms step)...%n", headspaceStepMillis);
             w.flush();
             try {
-                BenchTrialRunner.Outcome o = runner.run(new TrialSpec(-2, result.bestConfig(), result.bestOptions(),
-                        trialSeconds * 1000 * 3), List.of("--no-reference", "--headspace", Double.toString(headspaceStepMillis)));
+                BenchTrialRunner.Outcome o = runner.run(new TrialSpec(-2, result.bestOptions(), trialSeconds * 1000 * 3),
+                        List.of("--no-reference", "--headspace", Double.toString(headspaceStepMillis)));
                 JsonNode c = o.bench().path("headspace").path("ceiling_samples_per_second");
                 if (c.isNumber()) {
                     ceilingNow = c.asDouble();
@@ -221,14 +220,8 @@ final class TuneCommand extends Subcommand {
                     ? String.format(Locale.ROOT, "the best config feeding a %.0f ms step", headspaceStepMillis) : "given with --ceiling"));
         }
         TuneReport.write(out.resolve("report.html"), result, ceilings, compared, DashboardAssets.text(DashboardAssets.CHART_JS));
-        StringBuilder command = new StringBuilder("stoker bench " + root + " --config " + out.resolve("best.json"));
-        result.bestOptions().forEach((k, v) -> {
-            if (v.equals("true")) {
-                command.append(" --").append(k);
-            } else if (!v.equals("false")) {
-                command.append(" --").append(k).append(' ').append(v);
-            }
-        });
+        String command = String.join(" ", List.of("stoker bench", root.toString(), "--config", out.resolve("best.json").toString()))
+                + (extra.isEmpty() ? "" : " " + String.join(" ", extra));
         Files.writeString(out.resolve("best-command.txt"), command + "\n");
         w.printf(Locale.ROOT, "%nbest: %.1f samples/s (trial %d, mean of its runs) vs %.1f for the start config: %.2fx;"
                         + " noise of one run %s; stopped: %s%n", result.bestMean(), result.best().trial(), result.startMean(),

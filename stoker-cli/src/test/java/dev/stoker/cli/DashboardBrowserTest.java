@@ -176,15 +176,14 @@ class DashboardBrowserTest {
     void tuneReportDrawsItsCeilingsBesideTheTrials() throws IOException {
         // A real search over instant trials (throughput peaks at a=4), then its report with both ceilings.
         dev.stoker.tune.TrialRunner runner = t -> {
-            int a = t.config().stage("a").concurrency();
+            int a = t.options().config().stage("a").concurrency();
             return new dev.stoker.tune.TrialMetrics(50.0 * Math.min(a, 4) + t.trial() % 2, "a", "saturated",
                     "bottleneck: a (saturated)", 0.5, 0.1, List.of(new dev.stoker.tune.TrialMetrics.Stage("a", a, 0.95, 0.05, 0,
                     10, 10, 4, 0.9, 0)), 0.2, null, null);
         };
         dev.stoker.tune.TuneResult result = dev.stoker.tune.Tuner.of(dev.stoker.tune.SearchSpace.of(
-                        dev.stoker.tune.Knob.linear("a.concurrency", 1, 8)), runner)
-                .startFrom(dev.stoker.pipeline.PipelineConfig.EMPTY.withStage("a",
-                        dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(1)), Map.of())
+                        dev.stoker.tune.Knob.linear("config.stages.a.concurrency", 1, 8)), runner)
+                .startFrom(dev.stoker.video.loader.LoaderOptions.defaults().with("config.stages.a.concurrency", 1))
                 .maxTrials(8).run();
         Path report = Path.of("target", "tune-report.html").toAbsolutePath();
         dev.stoker.tune.TuneReport.write(report, result, List.of(

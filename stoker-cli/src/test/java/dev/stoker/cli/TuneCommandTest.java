@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +21,7 @@ class TuneCommandTest {
         CliRun.demoData(data, 2, 2, 1);
         Path out = dir.resolve("tune");
         String[] common = {"tune", data.toString(), "--out", out.toString(), "--repeats", "1", "--batches", "2",
-                "--bench-arg=--batch=2", "--bench-arg=--frames=4"};
+                "--batch", "2", "--frames", "4"};
 
         CliRun first = CliRun.stoker(concat(common, "--trials", "2"));
         assertThat(first.exitCode()).as(first.err()).isZero();
@@ -34,8 +34,10 @@ class TuneCommandTest {
         assertThat(second.get("parent").asInt()).isEqualTo(0);
         assertThat(second.get("hypothesis").asText()).isNotBlank();
         assertThat(start.get("metrics").get("samples_per_second").asDouble()).isPositive();
-        PipelineConfig best = PipelineConfig.read(out.resolve("best.json"));
-        assertThat(best.stages()).containsKey("decode");
+        LoaderOptions best = LoaderOptions.read(out.resolve("best.json"));
+        assertThat(best.config().stages()).as("the effective settings, spelled out").containsKey("decode");
+        assertThat(best.clip().frames()).as("the start's loader flags are in it: bench --config reads it").isEqualTo(4);
+        assertThat(best.batch().size()).isEqualTo(2);
         assertThat(Files.readString(out.resolve("report.html"))).contains("<html").contains("Chart");
         // The decode ceiling, measured once before the search: every core decoding the run's clips at once.
         JsonNode ceiling = json.readTree(out.resolve("decode-ceiling.json").toFile());
@@ -60,12 +62,12 @@ class TuneCommandTest {
         Path out = dir.resolve("tune");
         CliRun run = CliRun.stoker("tune", data.toString(), "--out", out.toString(), "--start-all", "2", "--compare-default",
                 "--no-decode-ceiling",
-                "--trials", "2", "--repeats", "2", "--batches", "2", "--bench-arg=--batch=2", "--bench-arg=--frames=4");
+                "--trials", "2", "--repeats", "2", "--batches", "2", "--batch", "2", "--frames", "4");
         assertThat(run.exitCode()).as(run.err()).isZero();
         ObjectMapper json = new ObjectMapper();
         JsonNode start = json.readTree(Files.readAllLines(out.resolve("experiments.jsonl")).getFirst());
         for (String stage : List.of("fetch", "demux", "decode", "convert", "collate")) {
-            assertThat(start.at("/config/stages/" + stage + "/concurrency").asInt()).as(stage).isEqualTo(2);
+            assertThat(start.at("/options/config/stages/" + stage + "/concurrency").asInt()).as(stage).isEqualTo(2);
         }
         JsonNode compared = json.readTree(out.resolve("side-by-side.json").toFile());
         assertThat(compared.get("entries")).hasSize(3);

@@ -28,8 +28,7 @@ import java.util.Map;
  * @param threshold   the gain it needed to be kept (samples/s over the best config's score)
  * @param startedSeconds  seconds since the search started (across resumes: since its first start)
  * @param durationSeconds how long the trial took
- * @param config      the config it ran (a PipelineConfig as JSON)
- * @param options     the options it ran
+ * @param options     the options document it ran
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -48,8 +47,7 @@ public record Experiment(
         double threshold,
         @JsonProperty("started_s") double startedSeconds,
         @JsonProperty("duration_s") double durationSeconds,
-        JsonNode config,
-        Map<String, String> options) {
+        JsonNode options) {
 
     public boolean ok() {
         return "ok".equals(status);

@@ -1,5 +1,7 @@
 package dev.stoker.tune;
 
+import dev.stoker.video.loader.LoaderOption;
+import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,7 +30,8 @@ import java.util.TreeMap;
  *   <li><b>empty queue at the bottleneck</b> or bursts: a deeper queue keeps it fed;</li>
  *   <li><b>consumer waits</b> with the sink nearly empty: a larger sink buffer (and more upstream, rule 2);</li>
  *   <li><b>idle stages</b>: fewer workers;</li>
- *   <li><b>options</b> ({@code option.*} knobs): their neighbours, decoder threads first when cores idle
+ *   <li><b>options</b> (knobs of the document that are not a stage's or the sink's: {@code decode.threads},
+ *       {@code decode.fusedConvert}, {@code batch.size}): their neighbours, decoder threads first when cores idle
  *       while decode is the bottleneck.</li>
  * </ol>
  */
@@ -68,9 +71,9 @@ final class Hypotheses {
                                 ? madeIt.samplesPerSecond() / parent.samplesPerSecond() - 1 : 0;
                         int next = k.scale() == Knob.Scale.LOG ? k.step(now, now > was ? 1 : -1) : k.clamp(now + 2 * (now - was));
                         out.add(k, next, String.format(Locale.ROOT, "%s %s→%s helped (%+.0f%%): a bigger step the same way",
-                                k.name(), k.format(was), k.format(now), gain * 100), 100);
+                                k.label(), k.format(was), k.format(now), gain * 100), 100);
                         out.add(k, k.clamp(now + (now - was > 0 ? 1 : -1)), String.format(Locale.ROOT,
-                                "%s %s→%s helped (%+.0f%%): one more step the same way", k.name(), k.format(was), k.format(now), gain * 100), 99);
+                                "%s %s→%s helped (%+.0f%%): one more step the same way", k.label(), k.format(was), k.format(now), gain * 100), 99);
                     }
                 }
             }
@@ -192,37 +195,37 @@ final class Hypotheses {
             }
         }
         // 6. the consumer waits
-        if (space.knobs().stream().anyMatch(k -> k.name().equals("sinkCapacity"))) {
-            Knob sink = space.knob("sinkCapacity");
+        Knob sink = find(LoaderOption.SINK_CAPACITY.path());
+        if (sink != null) {
             if (m.dataReadiness() < 0.9 && m.sinkMeanFill() < 0.3) {
-                out.add(sink, sink.step(p.get("sinkCapacity"), 1), String.format(Locale.ROOT,
+                out.add(sink, sink.step(p.get(sink.name()), 1), String.format(Locale.ROOT,
                         "the consumer waits (data ready on %.0f%% of calls) and the sink is %.0f%% full on average: a "
                                 + "larger sink buffer absorbs bursts", m.dataReadiness() * 100, m.sinkMeanFill() * 100), 30);
             }
         }
         // 8. options
         for (Knob k : space.knobs()) {
-            if (!k.isOption()) {
+            if (!k.isLoaderOption()) {
                 continue;
             }
             int v = p.get(k.name());
-            String option = k.name().substring("option.".length());
-            if (option.equals("decoder-threads")) {
+            LoaderOption option = k.option().orElse(null);
+            if (option == LoaderOption.DECODER_THREADS) {
                 boolean idleCores = busyWorkers < cores * 0.8;
                 out.add(k, v + 1, String.format(Locale.ROOT, "%s while %.1f of %d cores are busy: FFmpeg threads inside "
                         + "each decoder", "decode".equals(b) ? "decode is the bottleneck" : "more decoder threads",
                         busyWorkers, cores), "decode".equals(b) && idleCores ? 65 : 12);
                 out.add(k, v - 1, "fewer decoder threads: less thread hand-off inside FFmpeg when cores are busy",
                         oversubscribed ? 50 : 11);
-            } else if (option.equals("fused-convert")) {
+            } else if (option == LoaderOption.FUSED_CONVERT) {
                 out.add(k, 1 - v, v == 0 ? "convert inside decode: one hand-off and one clip buffer less per clip"
                         : "convert as a stage of its own: decode and convert overlap on different cores", 15);
             } else if (k.scale() == Knob.Scale.BOOLEAN) {
-                out.add(k, 1 - v, "try " + k.name() + " " + k.format(1 - v), 10);
+                out.add(k, 1 - v, "try " + k.label() + " " + k.format(1 - v), 10);
             } else {
-                out.add(k, k.step(v, 1), "try a larger " + option + (option.equals("batch")
+                out.add(k, k.step(v, 1), "try a larger " + k.label() + (option == LoaderOption.BATCH_SIZE
                         ? ": per-batch costs amortised over more samples" : ""), 10);
-                out.add(k, k.step(v, -1), "try a smaller " + option, 9);
+                out.add(k, k.step(v, -1), "try a smaller " + k.label(), 9);
             }
         }
         moves.sort((x, y) -> Double.compare(y.priority(), x.priority()));
@@ -278,11 +281,11 @@ final class Hypotheses {
     }
 
     private Knob concurrencyKnob(String stage) {
-        return stage == null ? null : find(stage + ".concurrency");
+        return stage == null ? null : find(StageOption.CONCURRENCY.pathFor(stage));
     }
 
     private Knob queueKnob(String stage) {
-        return stage == null ? null : find(stage + ".queueCapacity");
+        return stage == null ? null : find(StageOption.QUEUE_CAPACITY.pathFor(stage));
     }
 
     private Knob find(String name) {
@@ -344,7 +347,7 @@ final class Hypotheses {
             if (tried.contains(point)) {
                 return;
             }
-            into.add(new Move(point, k.name(), v - now, k.name() + " " + k.format(now) + "→" + k.format(v), why, phase, priority));
+            into.add(new Move(point, k.name(), v - now, k.label() + " " + k.format(now) + "→" + k.format(v), why, phase, priority));
         }
 
         /** Two knobs at once (judged together: neither may pay alone); skipped when either would not move. */
@@ -362,8 +365,8 @@ final class Hypotheses {
             if (tried.contains(point)) {
                 return;
             }
-            into.add(new Move(point, k.name(), v - now, k.name() + " " + k.format(now) + "→" + k.format(v) + ", "
-                    + k2.name() + " " + k2.format(now2) + "→" + k2.format(v2), why, "hypothesis", priority));
+            into.add(new Move(point, k.name(), v - now, k.label() + " " + k.format(now) + "→" + k.format(v) + ", "
+                    + k2.label() + " " + k2.format(now2) + "→" + k2.format(v2), why, "hypothesis", priority));
         }
     }
 }

@@ -3,27 +3,37 @@ package dev.stoker.tune;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.video.loader.LoaderOption;
+import dev.stoker.video.loader.OptionsException;
+import dev.stoker.video.loader.OptionsSchema;
+import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * One knob the tuner may move, with its range. The name says what it sets:
+ * One knob the tuner may move, with its range. Its name is a path of the options document
+ * ({@code docs/options.schema.json}) holding an integer or, for a {@code boolean} knob, a true/false:
  * <ul>
- *   <li>{@code STAGE.concurrency}, {@code STAGE.queueCapacity}: a stage's {@code StageConfig} field;</li>
- *   <li>{@code sinkCapacity}: the sink buffer;</li>
- *   <li>{@code option.NAME}: anything else the trial runner understands (for {@code stoker bench}: a flag,
- *       e.g. {@code option.decoder-threads}, {@code option.fused-convert}, {@code option.batch}).</li>
+ *   <li>{@code config.stages.STAGE.concurrency}, {@code config.stages.STAGE.queueCapacity}: a stage's settings
+ *       ({@link StageOption});</li>
+ *   <li>any other integer or boolean of the document ({@link LoaderOption}): {@code config.sinkCapacity},
+ *       {@code decode.threads}, {@code decode.fusedConvert}, {@code batch.size}, ...</li>
  * </ul>
+ * A trial runs the options the search started from with each knob's value at its path, so every runner (a child
+ * {@code stoker bench}, a model in tests) reads one {@link dev.stoker.video.loader.LoaderOptions}.
  *
- * @param name  what it sets, as above
+ * @param name  the path it sets, as above
  * @param min   smallest value (booleans: 0)
  * @param max   largest value (booleans: 1)
  * @param scale {@code linear} (steps of 1), {@code log} (steps double or halve) or {@code boolean}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Knob(String name, int min, int max, Scale scale) {
+    private static final String STAGES = LoaderOption.STAGES.path() + ".";
 
     /** How the knob steps. */
     public enum Scale {
@@ -49,19 +59,29 @@ public record Knob(String name, int min, int max, Scale scale) {
 
     public Knob {
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("knob name: '" + name + "' (expected: STAGE.concurrency, STAGE.queueCapacity, sinkCapacity or option.NAME)");
+            throw new IllegalArgumentException("knob name: '" + name + "' (expected: a path of the options document, e.g."
+                    + " config.stages.decode.concurrency, config.sinkCapacity, decode.threads, batch.size)");
         }
-        boolean known = name.equals("sinkCapacity") || name.startsWith("option.")
-                || name.endsWith(".concurrency") || name.endsWith(".queueCapacity");
-        if (!known) {
-            throw new IllegalArgumentException("knob name: '" + name + "' (expected: STAGE.concurrency, STAGE.queueCapacity, sinkCapacity or option.NAME)");
+        ObjectNode schema;
+        try {
+            schema = OptionsSchema.at(name);
+        } catch (OptionsException e) {
+            throw new IllegalArgumentException("knob '" + name + "': " + e.getMessage(), e);
+        }
+        String type = schema.path("type").asText();
+        if (scale == Scale.BOOLEAN ? !type.equals("boolean") : !type.equals("integer")) {
+            throw new IllegalArgumentException("knob '" + name + "': holds " + (type.isEmpty() ? "an object" : "a " + type)
+                    + " (expected: " + (scale == Scale.BOOLEAN ? "a boolean for a boolean knob" : "an integer, or scale boolean")
+                    + ")");
         }
         if (scale == Scale.BOOLEAN) {
             min = 0;
             max = 1;
         }
-        if (max < min || (scale != Scale.BOOLEAN && !name.startsWith("option.") && min < 1)) {
-            throw new IllegalArgumentException("knob '" + name + "' range: " + min + ".." + max + " (expected: 1 <= min <= max)");
+        long floor = schema.has("minimum") ? schema.get("minimum").asLong() : Long.MIN_VALUE;
+        if (max < min || (scale != Scale.BOOLEAN && min < floor)) {
+            throw new IllegalArgumentException("knob '" + name + "' range: " + min + ".." + max + " (expected: "
+                    + (floor > Long.MIN_VALUE ? floor + " <= " : "") + "min <= max)");
         }
     }
 
@@ -77,18 +97,43 @@ public record Knob(String name, int min, int max, Scale scale) {
         return new Knob(name, 0, 1, Scale.BOOLEAN);
     }
 
+    /** A stage's setting as a knob: {@code config.stages.STAGE.FIELD}. */
+    public static Knob ofStage(String stage, StageOption setting, int min, int max, Scale scale) {
+        return new Knob(setting.pathFor(stage), min, max, scale);
+    }
+
     /** The stage a stage knob sets, else null. */
     public String stage() {
+        if (!name.startsWith(STAGES)) {
+            return null;
+        }
         int dot = name.lastIndexOf('.');
-        return name.startsWith("option.") || dot < 0 ? null : name.substring(0, dot);
+        return name.substring(STAGES.length(), dot);
+    }
+
+    /** How changes name it: {@code decode.concurrency} for a stage's setting, else its path. */
+    public String label() {
+        String stage = stage();
+        return stage == null ? name : name.substring(STAGES.length());
+    }
+
+    /** The setting a stage knob sets, if it is one. */
+    public Optional<StageOption> stageSetting() {
+        return stage() == null ? Optional.empty() : StageOption.ofField(name.substring(name.lastIndexOf('.') + 1));
+    }
+
+    /** The option a knob that is not a stage's sets, if it is one. */
+    public Optional<LoaderOption> option() {
+        return LoaderOption.atPath(name);
     }
 
     boolean isConcurrency() {
-        return name.endsWith(".concurrency") && !name.startsWith("option.");
+        return stageSetting().orElse(null) == StageOption.CONCURRENCY;
     }
 
-    boolean isOption() {
-        return name.startsWith("option.");
+    /** Whether it sets a loader option (not a stage's setting, not the sink): decoder threads, fused convert, batch size. */
+    boolean isLoaderOption() {
+        return stage() == null && option().orElse(null) != LoaderOption.SINK_CAPACITY;
     }
 
     int clamp(int value) {

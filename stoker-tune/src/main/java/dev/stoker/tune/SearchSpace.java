@@ -3,17 +3,16 @@ package dev.stoker.tune;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,18 +20,18 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Which knobs the tuner moves, and their ranges. JSON:
+ * Which knobs the tuner moves, and their ranges; each knob is a path of the options document. JSON:
  * <pre>{@code
  * {"knobs": [
- *   {"name": "decode.concurrency", "min": 1, "max": 8},
- *   {"name": "decode.queueCapacity", "min": 1, "max": 64, "scale": "log"},
- *   {"name": "sinkCapacity", "min": 1, "max": 16, "scale": "log"},
- *   {"name": "option.decoder-threads", "min": 1, "max": 2},
- *   {"name": "option.fused-convert", "scale": "boolean"}
+ *   {"name": "config.stages.decode.concurrency", "min": 1, "max": 8},
+ *   {"name": "config.stages.decode.queueCapacity", "min": 1, "max": 64, "scale": "log"},
+ *   {"name": "config.sinkCapacity", "min": 1, "max": 16, "scale": "log"},
+ *   {"name": "decode.threads", "min": 1, "max": 2},
+ *   {"name": "decode.fusedConvert", "scale": "boolean"}
  * ]}
  * }</pre>
- * A point of the space is a value for every knob ({@link #pointOf}); {@link #configOf} and
- * {@link #optionsOf} turn it into what a trial runs.
+ * A point of the space is a value for every knob ({@link #pointOf}); {@link #optionsAt} lays it over the options
+ * a trial starts from.
  */
 public record SearchSpace(List<Knob> knobs) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
@@ -67,13 +66,13 @@ public record SearchSpace(List<Knob> knobs) {
     }
 
     /**
-     * The point {@code config} (an effective config: every field set) and {@code options} stand on, each
-     * value clamped to its knob's range. A knob neither sets (an option not given) takes its minimum.
+     * The point {@code options} stand on (with an effective config: every stage's settings set), each value clamped
+     * to its knob's range. A knob the options leave unset takes its minimum.
      */
-    public Map<String, Integer> pointOf(PipelineConfig config, Map<String, String> options) {
+    public Map<String, Integer> pointOf(LoaderOptions options) {
         Map<String, Integer> point = new TreeMap<>();
         for (Knob k : knobs) {
-            Integer v = valueOf(k, config, options);
+            Integer v = valueOf(k, options);
             point.put(k.name(), k.clamp(v != null ? v : k.min()));
         }
         return point;
@@ -94,11 +93,11 @@ public record SearchSpace(List<Knob> knobs) {
         return new SearchSpace(widened);
     }
 
-    /** The values {@code config} and {@code options} set, unclamped, for the knobs they set (on/off options left out). */
-    public Map<String, Integer> valuesOf(PipelineConfig config, Map<String, String> options) {
+    /** The values {@code options} set, unclamped, for the integer knobs they set. */
+    public Map<String, Integer> valuesOf(LoaderOptions options) {
         Map<String, Integer> values = new TreeMap<>();
         for (Knob k : knobs) {
-            Integer v = k.isOption() && k.scale() == Knob.Scale.BOOLEAN ? null : valueOf(k, config, options);
+            Integer v = k.scale() == Knob.Scale.BOOLEAN ? null : valueOf(k, options);
             if (v != null) {
                 values.put(k.name(), v);
             }
@@ -106,51 +105,25 @@ public record SearchSpace(List<Knob> knobs) {
         return values;
     }
 
-    /** What {@code config} and {@code options} set {@code k} to, unclamped (on/off as 1/0); null for an option not given. */
-    private static Integer valueOf(Knob k, PipelineConfig config, Map<String, String> options) {
-        if (k.name().equals("sinkCapacity")) {
-            return config.sinkCapacity();
+    /** What {@code options} set {@code k} to, unclamped (true/false as 1/0); null where nothing sets it. */
+    private static Integer valueOf(Knob k, LoaderOptions options) {
+        JsonNode v = options.valueAt(k.name());
+        if (v.isMissingNode() || v.isNull()) {
+            return null;
         }
-        if (k.isOption()) {
-            String text = options.get(k.name().substring("option.".length()));
-            if (text == null) {
-                return null;
-            }
-            return k.scale() == Knob.Scale.BOOLEAN ? (Boolean.parseBoolean(text) ? 1 : 0) : Integer.parseInt(text);
-        }
-        StageConfig s = config.stage(k.stage());
-        return k.isConcurrency() ? s.concurrency() : s.queueCapacity();
+        return v.isBoolean() ? (v.asBoolean() ? 1 : 0) : v.asInt();
     }
 
-    /** {@code base} with the point's stage and sink knobs laid over it. */
-    public PipelineConfig configOf(PipelineConfig base, Map<String, Integer> point) {
-        PipelineConfig c = base;
+    /** {@code base} with the point's value at each knob's path (a boolean knob's 1/0 as true/false). */
+    public LoaderOptions optionsAt(LoaderOptions base, Map<String, Integer> point) {
+        LoaderOptions o = base;
         for (Knob k : knobs) {
             Integer v = point.get(k.name());
-            if (v == null || k.isOption()) {
-                continue;
-            }
-            if (k.name().equals("sinkCapacity")) {
-                c = c.withSinkCapacity(v);
-            } else {
-                StageConfig s = c.stage(k.stage());
-                c = c.withStage(k.stage(), k.isConcurrency() ? s.withConcurrency(v) : s.withQueueCapacity(v));
+            if (v != null) {
+                o = o.with(k.name(), k.scale() == Knob.Scale.BOOLEAN ? (Object) (v != 0) : (Object) v);
             }
         }
-        return c;
-    }
-
-    /** {@code base} options with the point's {@code option.} knobs laid over them (booleans as true/false). */
-    public Map<String, String> optionsOf(Map<String, String> base, Map<String, Integer> point) {
-        Map<String, String> options = new LinkedHashMap<>(base);
-        for (Knob k : knobs) {
-            Integer v = point.get(k.name());
-            if (v != null && k.isOption()) {
-                options.put(k.name().substring("option.".length()),
-                        k.scale() == Knob.Scale.BOOLEAN ? Boolean.toString(v != 0) : Integer.toString(v));
-            }
-        }
-        return options;
+        return o;
     }
 
     /** Knobs of {@code stage}. */

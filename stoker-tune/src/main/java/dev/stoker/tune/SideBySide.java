@@ -2,11 +2,10 @@ package dev.stoker.tune;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -17,8 +16,8 @@ import java.util.function.Consumer;
  * round by round, then averaged (geometric mean), with their spread.
  *
  * <pre>{@code
- * SideBySide s = SideBySide.run(runner, List.of(new SideBySide.Candidate("start", start, Map.of()),
- *         new SideBySide.Candidate("best", best, Map.of())), 3, 300_000, System.out::println);
+ * SideBySide s = SideBySide.run(runner, List.of(new SideBySide.Candidate("start", start),
+ *         new SideBySide.Candidate("best", best)), 3, 300_000, System.out::println);
  * s.ratio("best", "start");   // e.g. 1.42
  * }</pre>
  *
@@ -30,11 +29,10 @@ public record SideBySide(@JsonProperty("entries") List<Entry> entries) {
     }
 
     /** A config to measure, by name. */
-    public record Candidate(String name, PipelineConfig config, Map<String, String> options) {
+    public record Candidate(String name, LoaderOptions options) {
         public Candidate {
             Objects.requireNonNull(name, "name");
-            Objects.requireNonNull(config, "config");
-            options = Map.copyOf(options);
+            Objects.requireNonNull(options, "options");
         }
     }
 
@@ -95,7 +93,7 @@ public record SideBySide(@JsonProperty("entries") List<Entry> entries) {
                 double sps;
                 String note;
                 try {
-                    TrialMetrics m = runner.run(new TrialSpec(1000 + trial, c.config(), c.options(), timeoutMillis));
+                    TrialMetrics m = runner.run(new TrialSpec(1000 + trial, c.options(), timeoutMillis));
                     sps = m == null || !(m.samplesPerSecond() > 0) ? Double.NaN : m.samplesPerSecond();
                     note = Double.isNaN(sps) ? "no samples delivered" : String.format(Locale.ROOT, "%.1f samples/s", sps);
                 } catch (InterruptedException e) {

@@ -102,10 +102,7 @@ public final class TuneReport {
                     .append("</td><td class=n>").append(Tuner.rate(e.samplesPerSecond())).append("</td><td class=n>").append(gain)
                     .append("</td><td>").append(esc(e.hypothesis())).append("</td></tr>\n");
         }
-        h.append("</table>\n<h2>Best config</h2>\n<pre>").append(esc(r.bestConfig().toJson())).append("</pre>\n");
-        if (!r.bestOptions().isEmpty()) {
-            h.append("<p>Options: ").append(esc(r.bestOptions().toString())).append("</p>\n");
-        }
+        h.append("</table>\n<h2>Best options</h2>\n<pre>").append(esc(r.bestOptions().toJson())).append("</pre>\n");
         h.append("<h2>Every trial</h2>\n<p class=\"muted\">cpu: cores the trial used; others: cores the rest of the machine used"
                 + " meanwhile (a trial that shared a loaded machine).</p>\n<table><tr><th>trial</th><th>parent</th><th>phase</th>"
                 + "<th>change</th><th>samples/s</th><th>cpu</th><th>others</th><th>status</th><th>bottleneck</th><th>hypothesis</th></tr>\n");

@@ -1,15 +1,14 @@
 package dev.stoker.tune;
 
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a search found.
  *
  * @param best          the best trial (the incumbent when the search stopped)
- * @param bestConfig    its pipeline config: write it, load it with {@code stoker bench --config}
- * @param bestOptions   its {@code option.*} knobs
+ * @param bestOptions   its options document: write it ({@link LoaderOptions#toJson()}), load it with
+ *                      {@code stoker bench --config}
  * @param start         the first trial (the start config)
  * @param startMean     mean throughput of the start config over its repeats
  * @param bestMean      mean throughput of the best config over its runs (it may have run several times: a
@@ -19,7 +18,7 @@ import java.util.Map;
  * @param experiments   every trial, in order
  * @param stopReason    why the search stopped, in words
  */
-public record TuneResult(Experiment best, PipelineConfig bestConfig, Map<String, String> bestOptions, Experiment start,
+public record TuneResult(Experiment best, LoaderOptions bestOptions, Experiment start,
                          double startMean, double bestMean, double noise, List<Experiment> experiments,
                          String stopReason) {
 

@@ -1,11 +1,10 @@
 package dev.stoker.tune;
 
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -34,15 +33,14 @@ import java.util.function.Consumer;
  * is rewritten when the best changes; a search given a journal that exists continues where it stopped.
  *
  * <pre>{@code
- * TuneResult r = Tuner.of(space, runner).startFrom(config, Map.of()).maxTrials(20).journal(dir).run();
- * r.bestConfig().write(Path.of("best.json"));
+ * TuneResult r = Tuner.of(space, runner).startFrom(options).maxTrials(20).journal(dir).run();
+ * Files.writeString(Path.of("best.json"), r.bestOptions().toJson());
  * }</pre>
  */
 public final class Tuner {
     private final SearchSpace givenSpace;
     private final TrialRunner runner;
-    private PipelineConfig startConfig = PipelineConfig.EMPTY;
-    private Map<String, String> startOptions = Map.of();
+    private LoaderOptions startOptions = LoaderOptions.defaults();
     private int maxTrials = 20;
     private int patience = 8;
     private int repeats = 3;
@@ -62,10 +60,9 @@ public final class Tuner {
         return new Tuner(space, runner);
     }
 
-    /** The config to start from (laid over the code's defaults by the runner) and its options. */
-    public Tuner startFrom(PipelineConfig config, Map<String, String> options) {
-        this.startConfig = Objects.requireNonNull(config, "config");
-        this.startOptions = Map.copyOf(options);
+    /** The options to start from (their pipeline config laid over the loader's defaults by the runner). */
+    public Tuner startFrom(LoaderOptions options) {
+        this.startOptions = Objects.requireNonNull(options, "options");
         return this;
     }
 
@@ -138,13 +135,13 @@ public final class Tuner {
 
     /** Runs the search (or continues it) until a budget ends it. */
     public TuneResult run() {
-        Settings settings = new Settings(givenSpace, runner, startConfig, startOptions, maxTrials, patience, repeats, minGain,
+        Settings settings = new Settings(givenSpace, runner, startOptions, maxTrials, patience, repeats, minGain,
                 trialTimeout, totalTime, cores, onTrial);
         return new TunerSearch(settings, new TunerJournal(journal)).run();
     }
 
     /** What {@link #run()} searches with: this builder's settings, fixed. */
-    record Settings(SearchSpace space, TrialRunner runner, PipelineConfig startConfig, Map<String, String> startOptions,
+    record Settings(SearchSpace space, TrialRunner runner, LoaderOptions startOptions,
                     int maxTrials, int patience, int repeats, double minGain, Duration trialTimeout, Duration totalTime,
                     int cores, Consumer<Experiment> onTrial) {
     }

@@ -2,7 +2,7 @@ package dev.stoker.tune;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,9 +96,15 @@ final class TunerJournal {
         }
     }
 
-    void writeBest(PipelineConfig config) {
+    /** Rewrites {@code best.json}: the options document of the best trial, what {@code stoker bench --config} reads. */
+    void writeBest(LoaderOptions options) {
         if (dir != null) {
-            config.write(dir.resolve("best.json"));
+            Path file = dir.resolve("best.json");
+            try {
+                Files.writeString(file, options.toJson() + "\n");
+            } catch (IOException ex) {
+                throw new UncheckedIOException("cannot write " + file + ": " + ex.getMessage(), ex);
+            }
         }
     }
 
@@ -111,10 +117,10 @@ final class TunerJournal {
         }
     }
 
-    /** A PipelineConfig as a JSON tree, in its own field names (what {@code stoker bench --config} reads). */
-    static JsonNode tree(PipelineConfig config) {
+    /** An options document as a JSON tree, in its own field names (what {@code stoker bench --config} reads). */
+    static JsonNode tree(LoaderOptions options) {
         try {
-            return JSON.readTree(config.toJson());
+            return JSON.readTree(options.toJson());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,6 +1,6 @@
 package dev.stoker.tune;
 
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -34,7 +34,7 @@ final class TunerSearch {
         this.journal = journal;
         this.history = journal.open();
         this.scores = new TrialScores(history);
-        widen(settings.space().valuesOf(settings.startConfig(), settings.startOptions()));
+        widen(settings.space().valuesOf(settings.startOptions()));
         if (!history.isEmpty()) {
             widen(history.getFirst().point());
         }
@@ -87,11 +87,10 @@ final class TunerSearch {
         Experiment start = history.getFirst();
         while (scores.baseline().size() < settings.repeats() && history.size() < settings.maxTrials()
                 && elapsedSeconds() < settings.totalTime().toSeconds()) {
-            PipelineConfig config = configFor(start.point());
-            Map<String, String> options = space.optionsOf(settings.startOptions(), start.point());
-            TrialRun r = execute(config, options);
+            LoaderOptions options = optionsFor(start.point());
+            TrialRun r = execute(options);
             record(start.trial(), "repeat", "none", "the start config again: the spread of its runs is the noise",
-                    config, options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));
+                    options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));
         }
         settleIncumbent();
         if (incumbent == null) {
@@ -122,20 +121,20 @@ final class TunerSearch {
         }
         settleIncumbent();
         Experiment best = incumbent != null ? incumbent : start;
-        return new TuneResult(best, configFor(best.point()), space.optionsOf(settings.startOptions(), best.point()), start,
+        return new TuneResult(best, optionsFor(best.point()), start,
                 scores.startMean(), scores.meanOf(best.point()), scores.noise(), List.copyOf(history), stop);
     }
 
-    /** Runs the start config; its effective config fills in what the start config left to the code (queue capacities...). */
+    /** Runs the start options; the effective config fills in what they left to the loader (queue capacities...). */
     private void runStart() {
-        PipelineConfig config = space.configOf(settings.startConfig(), Map.of());
-        Map<String, Integer> startPoint = space.pointOf(settings.startConfig(), settings.startOptions());
-        TrialRun r = execute(config, settings.startOptions());
-        Experiment first = record(-1, "start", null, "the start config, as given", config, settings.startOptions(),
-                startPoint, r, true, 0, r.samplesPerSecond());
+        LoaderOptions start = settings.startOptions();
+        TrialRun r = execute(start);
+        Experiment first = record(-1, "start", null, "the start config, as given", start, space.pointOf(start), r, true, 0,
+                r.samplesPerSecond());
         if (first.ok() && first.metrics().effectiveConfig() != null) {
-            widen(space.valuesOf(first.metrics().effectiveConfig(), settings.startOptions()));
-            Map<String, Integer> effective = space.pointOf(first.metrics().effectiveConfig(), settings.startOptions());
+            LoaderOptions ran = start.toBuilder().config(first.metrics().effectiveConfig()).build();
+            widen(space.valuesOf(ran));
+            Map<String, Integer> effective = space.pointOf(ran);
             if (!effective.equals(first.point())) {
                 first = withPoint(first, effective);
                 history.set(history.size() - 1, first);
@@ -143,7 +142,7 @@ final class TunerSearch {
             }
         }
         tried.add(first.point());
-        journal.writeBest(configFor(first.point()));
+        journal.writeBest(optionsFor(first.point()));
     }
 
     /** Why the search stops now, or null to go on. */
@@ -199,14 +198,13 @@ final class TunerSearch {
      * the noise of that difference ({@link TrialScores#confirmedGain}).
      */
     private void evaluate(Move move) {
-        PipelineConfig config = configFor(move.point());
-        Map<String, String> options = space.optionsOf(settings.startOptions(), move.point());
+        LoaderOptions options = optionsFor(move.point());
         double score = incumbentScore();
         double clearGain = TrialScores.clearGain(settings.minGain(), scores.noiseOrZero(), scores.recentCount(incumbent.point()));
-        TrialRun r = execute(config, options);
+        TrialRun r = execute(options);
         double sps = r.samplesPerSecond();
         boolean clear = r.metrics() != null && sps > score * (1 + clearGain);
-        Experiment first = record(incumbent.trial(), move.phase(), move.change(), move.hypothesis(), config, options,
+        Experiment first = record(incumbent.trial(), move.phase(), move.change(), move.hypothesis(), options,
                 move.point(), r, clear, score * clearGain, clear ? sps : score);
         sinceReference++;
         if (clear) {
@@ -224,12 +222,12 @@ final class TunerSearch {
         double again = incumbentScore();
         double needGain = TrialScores.confirmedGain(settings.minGain(), scores.noiseOrZero(),
                 scores.recentCount(incumbent.point()));
-        TrialRun r2 = execute(config, options);
+        TrialRun r2 = execute(options);
         double mean = r2.metrics() == null ? 0 : (sps + r2.samplesPerSecond()) / 2;
         boolean keep = r2.metrics() != null && mean > again * (1 + needGain);
         Experiment second = record(first.parent(), "confirm", move.change(), String.format(Locale.ROOT,
                 "trial %d again, after the best config's run: kept when the mean of the two beats the best config's recent"
-                        + " mean by more than %.0f%%", first.trial(), needGain * 100), config, options, move.point(), r2, keep,
+                        + " mean by more than %.0f%%", first.trial(), needGain * 100), options, move.point(), r2, keep,
                 again * needGain, keep ? mean : again);
         if (keep) {
             becomeIncumbent(second);
@@ -243,35 +241,33 @@ final class TunerSearch {
         lastKept = e;
         sinceKept = 0;
         sinceReference = 0;
-        journal.writeBest(configFor(e.point()));
+        journal.writeBest(optionsFor(e.point()));
     }
 
     /** Runs the incumbent again (drift, noise, a fresh score to compare with). */
     private void reference(String why) {
-        PipelineConfig config = configFor(incumbent.point());
-        Map<String, String> options = space.optionsOf(settings.startOptions(), incumbent.point());
-        TrialRun r = execute(config, options);
-        record(incumbent.trial(), "reference", "none", why, config, options, incumbent.point(), r, false, 0,
+        LoaderOptions options = optionsFor(incumbent.point());
+        TrialRun r = execute(options);
+        record(incumbent.trial(), "reference", "none", why, options, incumbent.point(), r, false, 0,
                 scores.recentScoreWith(incumbent.point(), r));
         sinceReference = 0;
     }
 
-    private PipelineConfig configFor(Map<String, Integer> point) {
-        return space.configOf(settings.startConfig(), point);
+    private LoaderOptions optionsFor(Map<String, Integer> point) {
+        return space.optionsAt(settings.startOptions(), point);
     }
 
-    private TrialRun execute(PipelineConfig config, Map<String, String> options) {
-        TrialSpec spec = new TrialSpec(history.size(), config, options, settings.trialTimeout().toMillis());
+    private TrialRun execute(LoaderOptions options) {
+        TrialSpec spec = new TrialSpec(history.size(), options, settings.trialTimeout().toMillis());
         return TrialRun.execute(settings.runner(), spec, elapsedSeconds());
     }
 
     /** Appends a trial to the history and the journal, and tells the listener. */
-    private Experiment record(int parent, String phase, String change, String hypothesis, PipelineConfig config,
-                              Map<String, String> options, Map<String, Integer> point, TrialRun r, boolean kept,
-                              double threshold, double bestSoFar) {
+    private Experiment record(int parent, String phase, String change, String hypothesis, LoaderOptions options,
+                              Map<String, Integer> point, TrialRun r, boolean kept, double threshold, double bestSoFar) {
         Experiment e = new Experiment(history.size(), parent, phase, change, hypothesis, new TreeMap<>(point),
                 r.status(), r.message(), r.metrics(), kept && r.metrics() != null, round(bestSoFar), round(threshold),
-                round(r.started()), round(r.duration()), TunerJournal.tree(config), new LinkedHashMap<>(options));
+                round(r.started()), round(r.duration()), TunerJournal.tree(options));
         history.add(e);
         tried.add(e.point());
         if (phase.equals("start")) {
@@ -286,7 +282,7 @@ final class TunerSearch {
     private Experiment withPoint(Experiment e, Map<String, Integer> point) {
         return new Experiment(e.trial(), e.parent(), e.phase(), e.change(), e.hypothesis(), new TreeMap<>(point),
                 e.status(), e.message(), e.metrics(), e.kept(), e.bestSoFar(), e.threshold(), e.startedSeconds(),
-                e.durationSeconds(), TunerJournal.tree(configFor(point)), e.options());
+                e.durationSeconds(), TunerJournal.tree(optionsFor(point)));
     }
 
     private static double round(double v) {

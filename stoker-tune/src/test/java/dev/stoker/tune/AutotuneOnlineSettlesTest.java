@@ -48,7 +48,7 @@ class AutotuneOnlineSettlesTest {
             lateChanges = changes.stream().filter(c -> c.outcome().equals("kept") && c.atMillis() > 5_000).count();
             assertThat(p.stats().stage(kind.second).concurrency()).isEqualTo(settled.stage(kind.second).concurrency());
         }
-        PipelineConfig gridBest = kind.space().configOf(kind.start(), g.bestPoint());
+        PipelineConfig gridBest = kind.configAt(g.bestPoint());
         double[] both = SyntheticPipelines.sideBySide(kind, settled, gridBest, 2);   // the larger of each
         double tuned = both[0];
         double best = both[1];

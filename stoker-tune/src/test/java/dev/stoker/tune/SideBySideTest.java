@@ -3,17 +3,15 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Side-by-side runs rotate their order from round to round, and take ratios round by round, past failed runs. */
 class SideBySideTest {
-    private static PipelineConfig workers(int n) {
-        return PipelineConfig.EMPTY.withStage("a", StageConfig.EMPTY.withConcurrency(n));
+    private static LoaderOptions workers(int n) {
+        return LoaderOptions.defaults().with("config.stages.a.concurrency", n);
     }
 
     @Test
@@ -22,7 +20,7 @@ class SideBySideTest {
         int[] calls = {0};
         // The machine slows down by 10% a run; config n runs at 100 x n on the machine as it is.
         TrialRunner runner = t -> {
-            int n = t.config().stage("a").concurrency();
+            int n = t.options().config().stage("a").concurrency();
             order.add(n);
             if (n == 3 && calls[0] == 4) {
                 calls[0]++;
@@ -31,8 +29,8 @@ class SideBySideTest {
             return TrialMetrics.throughputOnly(100.0 * n * Math.pow(0.9, calls[0]++));
         };
         List<String> lines = new ArrayList<>();
-        SideBySide s = SideBySide.run(runner, List.of(new SideBySide.Candidate("one", workers(1), Map.of()),
-                new SideBySide.Candidate("two", workers(2), Map.of()), new SideBySide.Candidate("three", workers(3), Map.of())),
+        SideBySide s = SideBySide.run(runner, List.of(new SideBySide.Candidate("one", workers(1)),
+                new SideBySide.Candidate("two", workers(2)), new SideBySide.Candidate("three", workers(3))),
                 3, 1000, lines::add);
         assertThat(order).containsExactly(1, 2, 3, 2, 3, 1, 3, 1, 2);
         assertThat(lines).hasSize(9).anyMatch(l -> l.contains("three") && l.contains("failed: crashed"));

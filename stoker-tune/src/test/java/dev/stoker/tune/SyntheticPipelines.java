@@ -4,6 +4,8 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -52,8 +54,18 @@ final class SyntheticPipelines {
         }
 
         SearchSpace space() {
-            return SearchSpace.of(Knob.linear(first + ".concurrency", 1, 8), Knob.linear(second + ".concurrency", 1, 8),
-                    Knob.log(second + ".queueCapacity", 1, 32), Knob.log("sinkCapacity", 1, 16));
+            return SearchSpace.of(Knob.linear(concurrency(first), 1, 8), Knob.linear(concurrency(second), 1, 8),
+                    Knob.log(StageOption.QUEUE_CAPACITY.pathFor(second), 1, 32), Knob.log("config.sinkCapacity", 1, 16));
+        }
+
+        /** {@link #start()} as the options a tuner starts from. */
+        LoaderOptions startOptions() {
+            return LoaderOptions.defaults().toBuilder().config(start()).build();
+        }
+
+        /** The pipeline config at {@code point} of {@link #space()}, from {@link #start()}. */
+        PipelineConfig configAt(Map<String, Integer> point) {
+            return space().optionsAt(startOptions(), point).config();
         }
 
         /** A bad place to start. */
@@ -108,10 +120,15 @@ final class SyntheticPipelines {
 
         Map<String, Integer> point(int a, int b) {
             Map<String, Integer> p = new TreeMap<>();
-            p.put(first + ".concurrency", a);
-            p.put(second + ".concurrency", b);
+            p.put(concurrency(first), a);
+            p.put(concurrency(second), b);
             return p;
         }
+    }
+
+    /** The knob of {@code stage}'s concurrency. */
+    static String concurrency(String stage) {
+        return StageOption.CONCURRENCY.pathFor(stage);
     }
 
     /** Parks for {@code nanos} (parking returns early at times; this does not). */
@@ -190,7 +207,7 @@ final class SyntheticPipelines {
 
     /** An in-process trial runner over {@code kind}. */
     static TrialRunner runner(Kind kind, long warmupMillis, long measureMillis) {
-        return trial -> measure(kind, trial.config(), warmupMillis, measureMillis);
+        return trial -> measure(kind, trial.options().config(), warmupMillis, measureMillis);
     }
 
     /** The exhaustive grid over both stages' concurrency (1-6, 8), queue and sink as in the start config. */
@@ -204,7 +221,6 @@ final class SyntheticPipelines {
 
     private static Grid runGrid(Kind kind) {
         int[] values = {1, 2, 3, 4, 5, 6, 8};
-        SearchSpace space = kind.space();
         List<Map<String, Integer>> points = new ArrayList<>();
         for (int a : values) {
             for (int b : values) {
@@ -215,7 +231,7 @@ final class SyntheticPipelines {
         try (ExecutorService pool = Executors.newFixedThreadPool(7)) {
             List<Future<Double>> results = new ArrayList<>();
             for (Map<String, Integer> p : points) {
-                PipelineConfig c = space.configOf(kind.start(), p);
+                PipelineConfig c = kind.configAt(p);
                 results.add(pool.submit(() -> measure(kind, c, 80, 250).samplesPerSecond()));
             }
             for (int i = 0; i < points.size(); i++) {

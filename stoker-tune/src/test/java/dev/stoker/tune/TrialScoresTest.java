@@ -3,7 +3,7 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** What the offline tuner reads from its trials (noise, scores, the bars a gain must clear), and how a trial's run ends. */
 class TrialScoresTest {
-    private static final Map<String, Integer> A = Map.of("a.concurrency", 1);
-    private static final Map<String, Integer> B = Map.of("a.concurrency", 2);
+    private static final Map<String, Integer> A = Map.of("config.stages.a.concurrency", 1);
+    private static final Map<String, Integer> B = Map.of("config.stages.a.concurrency", 2);
 
     @Test
     void theNoiseIsPooledOverEveryConfigThatRanTwiceButNotOverSecondLooks() {
@@ -63,7 +63,7 @@ class TrialScoresTest {
 
     @Test
     void aTrialThatFailsOnceRunsAgainAndOneThatHangsDoesNot() {
-        TrialSpec spec = new TrialSpec(0, PipelineConfig.EMPTY, Map.of(), 1000);
+        TrialSpec spec = new TrialSpec(0, LoaderOptions.defaults(), 1000);
         AtomicInteger calls = new AtomicInteger();
         TrialRun flaky = TrialRun.execute(t -> {
             if (calls.incrementAndGet() == 1) {
@@ -106,10 +106,10 @@ class TrialScoresTest {
     }
 
     private static Experiment trial(String phase, Map<String, Integer> point, double sps) {
-        return new Experiment(0, -1, phase, null, "test", point, "ok", null, metrics(sps), false, 0, 0, 0, 0, null, Map.of());
+        return new Experiment(0, -1, phase, null, "test", point, "ok", null, metrics(sps), false, 0, 0, 0, 0, null);
     }
 
     private static Experiment failed(String phase, Map<String, Integer> point) {
-        return new Experiment(0, -1, phase, null, "test", point, "failed", "boom", null, false, 0, 0, 0, 0, null, Map.of());
+        return new Experiment(0, -1, phase, null, "test", point, "failed", "boom", null, false, 0, 0, 0, 0, null);
     }
 }

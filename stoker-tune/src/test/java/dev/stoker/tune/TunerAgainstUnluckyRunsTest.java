@@ -3,8 +3,7 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
+import dev.stoker.video.loader.LoaderOptions;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,17 +16,18 @@ import org.junit.jupiter.api.Test;
  * decisive step must not close it, and two stages saturated at once get a worker each together.
  */
 class TunerAgainstUnluckyRunsTest {
-    private static final SearchSpace SPACE = SearchSpace.of(Knob.linear("read.concurrency", 1, 8),
-            Knob.linear("work.concurrency", 1, 8));
+    private static final String READ = "config.stages.read.concurrency";
+    private static final String WORK = "config.stages.work.concurrency";
+    private static final SearchSpace SPACE = SearchSpace.of(Knob.linear(READ, 1, 8), Knob.linear(WORK, 1, 8));
 
     /** Instant trials of the model; the first run of {@code stalled} (if any) delivers half. */
     private static TrialRunner model(Map<String, Integer> stalled) {
         Set<Map<String, Integer>> seen = new HashSet<>();
         return t -> {
-            int read = t.config().stage("read").concurrency();
-            int work = t.config().stage("work").concurrency();
+            int read = t.options().config().stage("read").concurrency();
+            int work = t.options().config().stage("work").concurrency();
             double sps = Math.min(500.0 * read, 100.0 * work);
-            if (Map.of("read.concurrency", read, "work.concurrency", work).equals(stalled) && seen.add(stalled)) {
+            if (Map.of(READ, read, WORK, work).equals(stalled) && seen.add(stalled)) {
                 sps /= 2;
             }
             double readBusy = sps * 0.002 / read;
@@ -37,24 +37,23 @@ class TunerAgainstUnluckyRunsTest {
                     List.of(new TrialMetrics.Stage("source", 1, 0.1, 0, 0.9, 0, 0, 0, 0, 0),
                             new TrialMetrics.Stage("read", read, readBusy, 1 - readBusy, 0, 2, 2, 2, 0, 0.5),
                             new TrialMetrics.Stage("work", work, workBusy, 1 - workBusy, 0, 10, 10, 2, 0, 0.5)),
-                    null, null, t.config());
+                    null, null, t.options().config());
         };
     }
 
-    private static PipelineConfig start(int read, int work) {
-        return PipelineConfig.EMPTY.withStage("read", StageConfig.EMPTY.withConcurrency(read))
-                .withStage("work", StageConfig.EMPTY.withConcurrency(work));
+    private static LoaderOptions start(int read, int work) {
+        return LoaderOptions.defaults().with(READ, read).with(WORK, work);
     }
 
     @Test
     void aStalledRunOfTheDecisiveStepGetsASecondLook() {
         // From read 1 / work 8 (500/s, read saturated), read 1→2 is the one step to 800/s; its first run stalls.
-        TuneResult r = Tuner.of(SPACE, model(Map.of("read.concurrency", 2, "work.concurrency", 8)))
-                .startFrom(start(1, 8), Map.of()).maxTrials(20).patience(6).cores(2).run();
+        TuneResult r = Tuner.of(SPACE, model(Map.of(READ, 2, WORK, 8)))
+                .startFrom(start(1, 8)).maxTrials(20).patience(6).cores(2).run();
         assertThat(r.best().samplesPerSecond()).isEqualTo(800);
         assertThat(r.experiments()).anySatisfy(e -> {
             assertThat(e.phase()).isEqualTo("second-look");
-            assertThat(e.point()).containsEntry("read.concurrency", 2).containsEntry("work.concurrency", 8);
+            assertThat(e.point()).containsEntry(READ, 2).containsEntry(WORK, 8);
             assertThat(e.kept()).isTrue();
         });
     }
@@ -62,15 +61,15 @@ class TunerAgainstUnluckyRunsTest {
     @Test
     void theStalledRunAndItsSecondLookDoNotSetTheNoise() {
         // The model has no noise: the two runs of the second-looked point (400 and 800/s) are a selected pair.
-        TuneResult r = Tuner.of(SPACE, model(Map.of("read.concurrency", 2, "work.concurrency", 8)))
-                .startFrom(start(1, 8), Map.of()).maxTrials(20).patience(6).cores(2).run();
+        TuneResult r = Tuner.of(SPACE, model(Map.of(READ, 2, WORK, 8)))
+                .startFrom(start(1, 8)).maxTrials(20).patience(6).cores(2).run();
         assertThat(r.noise()).isCloseTo(0, within(1e-9));
     }
 
     @Test
     void twoSaturatedStagesGetAWorkerEachTogether() {
         // read 1 and work 5 both deliver 500/s: one worker more for either alone gains nothing.
-        TuneResult r = Tuner.of(SPACE, model(Map.of())).startFrom(start(1, 5), Map.of()).maxTrials(20).patience(6).cores(2)
+        TuneResult r = Tuner.of(SPACE, model(Map.of())).startFrom(start(1, 5)).maxTrials(20).patience(6).cores(2)
                 .run();
         assertThat(r.best().samplesPerSecond()).isEqualTo(800);
         assertThat(r.experiments().get(3).change()).isEqualTo("read.concurrency 1→2, work.concurrency 5→6");

@@ -22,14 +22,14 @@ class TunerFindsKnownOptimaTest {
     void reachesNinetyPercentOfTheGridsBestWithinTwentyTrials(Kind kind) {
         SyntheticPipelines.Grid g = SyntheticPipelines.grid(kind);   // first, so that it does not load the tuner's trials
         TuneResult result = Tuner.of(kind.space(), SyntheticPipelines.runner(kind, 100, 400))
-                .startFrom(kind.start(), java.util.Map.of())
+                .startFrom(kind.startOptions())
                 .maxTrials(20)
                 .patience(6)
                 .cores(2)
                 .run();
 
-        PipelineConfig gridBest = kind.space().configOf(kind.start(), g.bestPoint());
-        double[] both = SyntheticPipelines.sideBySide(kind, result.bestConfig(), gridBest, 2);   // the larger of each
+        PipelineConfig gridBest = kind.configAt(g.bestPoint());
+        double[] both = SyntheticPipelines.sideBySide(kind, result.bestOptions().config(), gridBest, 2);   // the larger of each
         double tuned = both[0];
         double best = both[1];
         System.out.printf(Locale.ROOT, "%-8s start %.0f/s, tuner best %.0f/s (%s, trial %d of %d; %s), grid best %.0f/s %s"

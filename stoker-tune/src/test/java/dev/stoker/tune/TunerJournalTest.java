@@ -3,6 +3,8 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.video.loader.LoaderOption;
+import dev.stoker.video.loader.LoaderOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -15,11 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The tuner's files: experiments.jsonl, best.json, the report, and a search that continues where it stopped. */
 class TunerJournalTest {
-    private static final SearchSpace SPACE = SearchSpace.of(Knob.linear("a.concurrency", 1, 8), Knob.log("sinkCapacity", 1, 16));
+    private static final String A = "config.stages.a.concurrency";
+    private static final SearchSpace SPACE = SearchSpace.of(Knob.linear(A, 1, 8), Knob.log("config.sinkCapacity", 1, 16));
 
     /** Instant trials: throughput peaks at a=5; a=7 crashes, a=8 hangs. */
     private static TrialMetrics fake(TrialSpec t) throws Exception {
-        int a = t.config().stage("a").concurrency();
+        PipelineConfig config = t.options().config();
+        int a = config.stage("a").concurrency();
         if (a == 7) {
             throw new IllegalStateException("boom at 7");
         }
@@ -27,8 +31,8 @@ class TunerJournalTest {
             throw new TimeoutException("ran past 1 s and was killed");
         }
         double sps = 100 * Math.min(a, 5) - (a > 5 ? 40 * (a - 5) : 0) + (t.trial() % 2);
-        PipelineConfig effective = new PipelineConfig(t.config().sinkCapacity() == null ? 2 : t.config().sinkCapacity(), null, null,
-                Map.of("a", t.config().stage("a").withQueueCapacity(4)));
+        PipelineConfig effective = new PipelineConfig(config.sinkCapacity() == null ? 2 : config.sinkCapacity(), null, null,
+                Map.of("a", config.stage("a").withQueueCapacity(4)));
         return new TrialMetrics(sps, "a", "saturated", "bottleneck: a (saturated)", 0.5, 0.1,
                 List.of(new TrialMetrics.Stage("source", 1, 0, 0, 1, 0, 0, 0, 0, 0),
                         new TrialMetrics.Stage("a", a, 0.95, 0.05, 0, 10.0 / Math.min(a, 5) * a, 10, 4, 0.9, 0)),
@@ -37,12 +41,12 @@ class TunerJournalTest {
 
     @Test
     void writesEveryTrialAndContinuesWhereItStopped(@TempDir Path dir) throws Exception {
-        PipelineConfig start = PipelineConfig.EMPTY.withStage("a", dev.stoker.pipeline.StageConfig.EMPTY.withConcurrency(1));
-        TuneResult first = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start, Map.of()).maxTrials(5).journal(dir).run();
+        LoaderOptions start = LoaderOptions.defaults().with(A, 1);
+        TuneResult first = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start).maxTrials(5).journal(dir).run();
         assertThat(first.experiments()).hasSize(5);
         assertThat(Files.readAllLines(dir.resolve("experiments.jsonl"))).hasSize(5);
 
-        TuneResult second = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start, Map.of()).maxTrials(14).patience(20)
+        TuneResult second = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start).maxTrials(14).patience(20)
                 .journal(dir).run();
         List<Experiment> all = Tuner.readJournal(dir);
         assertThat(all).hasSize(second.experiments().size());
@@ -60,10 +64,13 @@ class TunerJournalTest {
                         .as("point tried twice: %s", e.point()).isTrue();
             }
         }
-        assertThat(second.best().point()).containsEntry("a.concurrency", 5);
-        assertThat(all.getFirst().point()).containsEntry("a.concurrency", 1);
-        assertThat(PipelineConfig.read(dir.resolve("best.json"))).isEqualTo(second.bestConfig());
-        assertThat(second.bestConfig().stage("a").concurrency()).isEqualTo(5);
+        assertThat(second.best().point()).containsEntry(A, 5);
+        assertThat(all.getFirst().point()).containsEntry(A, 1);
+        assertThat(LoaderOptions.read(dir.resolve("best.json"))).as("best.json is what --config reads")
+                .isEqualTo(second.bestOptions());
+        assertThat(second.bestOptions().config().stage("a").concurrency()).isEqualTo(5);
+        assertThat(all.getLast().options().path("config").path("stages").path("a").has("concurrency"))
+                .as("each trial records the document it ran").isTrue();
         assertThat(all).anySatisfy(e -> assertThat(e.status()).isEqualTo("failed"));
         assertThat(all).filteredOn(e -> !e.ok()).allSatisfy(e -> assertThat(e.kept()).isFalse());
 
@@ -81,16 +88,28 @@ class TunerJournalTest {
     @Test
     void aSearchSpaceReadsFromJson() {
         SearchSpace s = SearchSpace.fromJson("""
-                {"knobs": [{"name": "decode.concurrency", "min": 1, "max": 6},
-                           {"name": "decode.queueCapacity", "min": 2, "max": 64, "scale": "log"},
-                           {"name": "option.fused-convert", "scale": "boolean"}]}""");
-        assertThat(s.knobs()).hasSize(3);
-        assertThat(s.knob("decode.queueCapacity").scale()).isEqualTo(Knob.Scale.LOG);
+                {"knobs": [{"name": "config.stages.decode.concurrency", "min": 1, "max": 6},
+                           {"name": "config.stages.decode.queueCapacity", "min": 2, "max": 64, "scale": "log"},
+                           {"name": "decode.threads", "min": 1, "max": 4},
+                           {"name": "decode.fusedConvert", "scale": "boolean"}]}""");
+        assertThat(s.knobs()).hasSize(4);
+        assertThat(s.knob("config.stages.decode.queueCapacity").scale()).isEqualTo(Knob.Scale.LOG);
+        assertThat(s.knob("config.stages.decode.queueCapacity").label()).isEqualTo("decode.queueCapacity");
+        assertThat(s.knob("decode.threads").option()).contains(LoaderOption.DECODER_THREADS);
         assertThat(SearchSpace.fromJson(s.toJson())).isEqualTo(s);
-        Map<String, Integer> p = s.pointOf(PipelineConfig.EMPTY, Map.of("fused-convert", "true"));
-        assertThat(p).containsEntry("option.fused-convert", 1).containsEntry("decode.concurrency", 1);
-        assertThat(s.optionsOf(Map.of(), p)).containsEntry("fused-convert", "true");
+        Map<String, Integer> p = s.pointOf(LoaderOptions.builder().fusedConvert(true).decoder(3, true).build());
+        assertThat(p).containsEntry("decode.fusedConvert", 1).containsEntry("decode.threads", 3)
+                .containsEntry("config.stages.decode.concurrency", 1);
+        p.put("config.stages.decode.concurrency", 4);
+        LoaderOptions at = s.optionsAt(LoaderOptions.defaults(), p);
+        assertThat(at.decode().fusedConvert()).isTrue();
+        assertThat(at.decode().threads()).isEqualTo(3);
+        assertThat(at.config().stage("decode").concurrency()).isEqualTo(4);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> SearchSpace.fromJson("{\"knobs\": [{\"name\": \"decode.speed\"}]}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("decode.speed");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("decode.speed: not a place in the options document");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Knob.linear("decode.fusedConvert", 0, 1))
+                .hasMessage("knob 'decode.fusedConvert': holds a boolean (expected: an integer, or scale boolean)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Knob.linear("config.stages.decode.concurrency", 0, 4))
+                .hasMessage("knob 'config.stages.decode.concurrency' range: 0..4 (expected: 1 <= min <= max)");
     }
 }
