@@ -22,6 +22,33 @@ final class NvdecCaps {
         return caps.computeIfAbsent(key, api::decoderCaps);
     }
 
+    /**
+     * Why the stream the parser reports cannot go through the session (the CPU takes it), or null: the session draws
+     * 8-bit 4:2:0 (NV12) with BT.601 or BT.709 colour, within the caps' sizes.
+     */
+    String refusal(NvdecApi.VideoFormat format) {
+        NvdecApi.CodecKey key = format.key();
+        if (key.chromaFormat() != CuvidStructs.CHROMA_420 || key.bitDepthMinus8() != 0) {
+            return (key.bitDepthMinus8() + 8) + "-bit " + chroma(key.chromaFormat())
+                    + " (the GPU path converts 8-bit 4:2:0, NV12, only)";
+        }
+        if (format.matrix() == 9 || format.matrix() == 10) {
+            return "BT.2020 colour (the GPU kernel converts BT.601 and BT.709)";
+        }
+        String refusal = of(key).refusal(format.codedWidth(), format.codedHeight());
+        return refusal == null ? null : "NVDEC: " + refusal;
+    }
+
+    private static String chroma(int format) {
+        return switch (format) {
+            case 0 -> "monochrome";
+            case 1 -> "4:2:0";
+            case 2 -> "4:2:2";
+            case 3 -> "4:4:4";
+            default -> "chroma format " + format;
+        };
+    }
+
     /** NVDEC engines on the device (at least 1). */
     int engines() {
         return Math.max(1, of(H264).engines());

@@ -1,25 +1,19 @@
 package dev.stoker.gpu;
 
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_descriptor_get_by_name;
-import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
-import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_MPEG;
-
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.DecodedClip;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.VideoInfo;
-import dev.stoker.video.VideoPackets;
 import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * One NVDEC session on NVIDIA's decode API itself ({@link NvdecApi}): the video parser fed with the demuxer's packets
@@ -30,11 +24,9 @@ import java.util.function.Supplier;
  * one event (a clip's work is ordered by the stream; the host waits once, on the event, before unmapping).
  * Between ranges and videos the parser is flushed by an end-of-stream packet, never by destroying anything.
  *
- * <p>What it does not cover goes elsewhere: a codec other than H.264/HEVC, or a stream whose packets' pts do not name
- * their frames (AVI), to {@code elsewhere} (FFmpeg's own decoder with its CUDA hwaccel: {@link NvdecDecoder}); what
- * NVDEC cannot decode at all (its reason known before, or from the parser: 10-bit, 4:2:2, a size outside the caps,
- * BT.2020) to the CPU fallback, with the reason, or fails as {@code unsupported-codec} without one. One per worker
- * thread; not thread-safe.
+ * <p>It decodes 8-bit 4:2:0 H.264 and HEVC whose packets' pts name their frames ({@link #covers}); what the parser
+ * finds NVDEC or the kernel cannot take (10-bit, 4:2:2, a size outside the caps, BT.2020) is a {@link NotOnNvdec}.
+ * {@link NvdecRouter} sends every other video elsewhere. One per worker thread; not thread-safe.
  */
 final class NvdecSession implements DeviceClipDecoder {
     /** The parser's display delay ({@code ulMaxDisplayDelay}): SPDL's 2, in {@code nvcuvid.h}'s recommended 2..4. */
@@ -48,8 +40,6 @@ final class NvdecSession implements DeviceClipDecoder {
     private final NvdecCaps caps;
     private final BatchShape clipShape;
     private final boolean skipNonReference;
-    private final Supplier<? extends DeviceClipDecoder> elsewhereFactory;
-    private final Supplier<? extends DeviceClipDecoder> cpuFactory;
     private final TraceRecorder trace;
     private final String deviceId;
     private final long stream;
@@ -60,42 +50,22 @@ final class NvdecSession implements DeviceClipDecoder {
     private final BitSet skippedSurfaces = new BitSet();
     private final Callbacks callbacks = new Callbacks();
     private ClipKernelJob[] jobs = new ClipKernelJob[0];
-    private DeviceClipDecoder elsewhere;
-    private DeviceClipDecoder cpu;
     private NvdecVideoRun run;
     private NvdecDecoders.Decoder active;
     private int colour;
-    private int currentPacket = -1;
+    private NvdecFeed feed;
     private boolean skipping;
     private int mappedNow;
     /** What the session did, for tests and reports; read on its thread or after it stopped. */
-    final Counters counters = new Counters();
+    final NvdecCounters counters = new NvdecCounters();
 
-    /** Counts of what the session asked of the decode API. */
-    static final class Counters {
-        long videos;
-        long picturesDecoded;
-        long picturesSkipped;
-        long framesMapped;
-        long clipLaunches;
-        long hostWaits;
-        long parserFlushes;
-    }
-
-    /**
-     * @param elsewhere makes the decoder for what this session does not cover (on first need)
-     * @param cpu       makes the CPU decoder for what NVDEC cannot decode (on first need); null: those videos fail
-     */
     NvdecSession(NvdecApi api, NvdecCaps caps, String deviceId, BatchShape clipShape, boolean skipNonReference,
-                 Supplier<? extends DeviceClipDecoder> elsewhere, Supplier<? extends DeviceClipDecoder> cpu,
                  TraceRecorder trace) {
         this.api = api;
         this.caps = caps;
         this.deviceId = deviceId;
         this.clipShape = clipShape;
         this.skipNonReference = skipNonReference;
-        this.elsewhereFactory = elsewhere;
-        this.cpuFactory = cpu;
         this.trace = trace;
         this.decoders = new NvdecDecoders(api);
         this.stream = api.createStream();
@@ -118,46 +88,30 @@ final class NvdecSession implements DeviceClipDecoder {
         };
     }
 
-    /** Whether this session decodes {@code video} itself (else it goes elsewhere or to the CPU). */
+    /** Whether the session decodes {@code video} (else {@link NvdecRouter} sends it elsewhere or to the CPU). */
     static boolean covers(Video video) {
         return codecOf(video.info().codec()) >= 0 && video.packetPtsIdentifyFrames()
                 && NvdecCodecs.unsupportedReason(video.info()) == null;
     }
 
+    /**
+     * Decodes {@code clips} of {@code video}, which the session covers ({@link #covers}), on NVDEC.
+     *
+     * @throws NotOnNvdec when the parser finds what NVDEC or the kernel cannot take (the caller's CPU fallback then)
+     */
     @Override
     public Decoded decode(Video video, List<Target> clips) {
-        String unsupported = NvdecCodecs.unsupportedReason(video.info());
-        if (unsupported != null) {
-            return onCpu(video, clips, unsupported);
-        }
         if (!covers(video)) {
-            if (elsewhere == null) {
-                elsewhere = elsewhereFactory.get();
-            }
-            return elsewhere.decode(video, clips);
+            throw new IllegalArgumentException(video.info().path() + ": " + video.info().codec() + " (expected: 8-bit"
+                    + " 4:2:0 H.264 or HEVC whose packets' pts name their frames; NvdecRouter sends others elsewhere)");
         }
         long startNanos = System.nanoTime();
-        try {
-            List<DecodedClip> decoded = decodeHere(video, clips);
-            if (trace != null) {
-                trace.slice("NVDEC decode", "gpu", Thread.currentThread(), startNanos, System.nanoTime() - startNanos, -1,
-                        video.info().path() + ": " + clips.size() + " clip(s) on " + deviceId);
-            }
-            return new Decoded(decoded, null);
-        } catch (NotOnDevice e) {
-            return onCpu(video, clips, e.getMessage());
+        List<DecodedClip> decoded = decodeHere(video, clips);
+        if (trace != null) {
+            trace.slice("NVDEC decode", "gpu", Thread.currentThread(), startNanos, System.nanoTime() - startNanos, -1,
+                    video.info().path() + ": " + clips.size() + " clip(s) on " + deviceId);
         }
-    }
-
-    private Decoded onCpu(Video video, List<Target> clips, String reason) {
-        if (cpuFactory == null) {
-            throw new VideoException(video.info().path(), "nvdec", FailureReason.UNSUPPORTED_CODEC,
-                    reason + "; CPU fallback is off");
-        }
-        if (cpu == null) {
-            cpu = cpuFactory.get();
-        }
-        return new Decoded(cpu.decode(video, clips).clips(), reason);
+        return new Decoded(decoded, null, DecodePath.NVDEC);
     }
 
     private List<DecodedClip> decodeHere(Video video, List<Target> clips) {
@@ -168,17 +122,12 @@ final class NvdecSession implements DeviceClipDecoder {
             }
         }
         VideoInfo info = video.info();
-        int codec = codecOf(info.codec());
         NvdecVideoRun r = new NvdecVideoRun(video, clips, clipShape.layout(), skipNonReference, jobs(clips.size()));
-        long parser = parser(codec);
-        String filterName = codec == CuvidStructs.CODEC_H264 ? "h264_mp4toannexb" : "hevc_mp4toannexb";
+        long parser = parser(codecOf(info.codec()));
         counters.videos++;
-        try (AnnexBFilter filter = new AnnexBFilter(info.path(), filterName, avcodec_descriptor_get_by_name(info.codec()).id(),
-                r.packets.extradata()); Arena headerArena = Arena.ofConfined()) {
-            byte[] headerBytes = filter.headers();
-            MemorySegment headers = headerBytes.length == 0 ? null : headerArena.allocateFrom(
-                    java.lang.foreign.ValueLayout.JAVA_BYTE, Arrays.copyOf(headerBytes, headerBytes.length + 64));
-            colour = colourOf(r.packets, null);
+        try (NvdecFeed f = new NvdecFeed(api, parser, codecOf(info.codec()), info.path(), info.codec(), r.packets)) {
+            colour = NvdecFeed.colourOf(r.packets, null);
+            feed = f;
             run = r;
             boolean done = false;
             try {
@@ -188,7 +137,7 @@ final class NvdecSession implements DeviceClipDecoder {
                         break;
                     }
                     skipping = attempt == 0;
-                    sweep(r, todo, RETRY_EARLIER_KEYFRAMES[attempt], parser, filter, headers, headerBytes.length);
+                    sweep(r, f, todo, RETRY_EARLIER_KEYFRAMES[attempt]);
                 }
                 waitForStream();
                 mappedNow -= r.unmapReleased(this::unmap);
@@ -197,22 +146,65 @@ final class NvdecSession implements DeviceClipDecoder {
                     int frame = r.wanted[missing[0]];
                     throw new VideoException(info.path(), "decode", FailureReason.CORRUPT, missing.length
                             + " wanted frame(s) not produced by NVDEC, first: frame " + frame + " at "
-                            + String.format(java.util.Locale.ROOT, "%.3f", video.frameTimeSeconds(frame)) + " s");
+                            + String.format(Locale.ROOT, "%.3f", video.frameTimeSeconds(frame)) + " s");
                 }
                 done = true;
                 return r.results();
             } finally {
                 if (!done) {
-                    abandon(r, parser);
+                    abandon(r, f);
                 }
+                counters.parserFlushes += f.flushes;
                 run = null;
+                feed = null;
             }
         }
     }
 
+    /**
+     * The NVDEC ceiling: {@code pictures} pictures of {@code video} decoded from its first packet on (again from the
+     * start when it is shorter), nothing skipped, nothing mapped, nothing drawn; the engines have finished on return.
+     *
+     * @return the pictures decoded
+     */
+    long decodeOnly(Video video, long pictures) {
+        if (!covers(video)) {
+            throw new IllegalArgumentException(video.info().path() + ": the NVDEC session decodes 8-bit 4:2:0 H.264 and"
+                    + " HEVC whose packets' pts name their frames (expected: such a video)");
+        }
+        VideoInfo info = video.info();
+        NvdecVideoRun r = new NvdecVideoRun(video, List.of(), clipShape.layout(), false, jobs(0));
+        long parser = parser(codecOf(info.codec()));
+        long before = counters.picturesDecoded;
+        try (NvdecFeed f = new NvdecFeed(api, parser, codecOf(info.codec()), info.path(), info.codec(), r.packets)) {
+            feed = f;
+            run = r;
+            skipping = false;
+            try {
+                while (counters.picturesDecoded - before < pictures) {
+                    long round = counters.picturesDecoded;
+                    f.startRange();
+                    for (int p = 0; p < r.packets.packetCount() && counters.picturesDecoded - before < pictures; p++) {
+                        f.feed(p);
+                    }
+                    f.endOfStream();
+                    if (counters.picturesDecoded == round) {
+                        throw new IllegalStateException(info.path() + ": NVDEC decoded no picture of it");
+                    }
+                }
+                // The decoder's last picture is done once it can be mapped: nothing is, so wait on the engines by
+                // mapping nothing and synchronising the stream the decoder's work is ordered before.
+                waitForStream();
+            } finally {
+                run = null;
+                feed = null;
+            }
+        }
+        return counters.picturesDecoded - before;
+    }
+
     /** One forward sweep over wanted frames {@code todo}: each range from its keyframe to its last wanted packet. */
-    private void sweep(NvdecVideoRun r, int[] todo, int earlierKeyframes, long parser, AnnexBFilter filter,
-                       MemorySegment headers, int headerBytes) {
+    private void sweep(NvdecVideoRun r, NvdecFeed f, int[] todo, int earlierKeyframes) {
         int position = -1;
         for (int w : todo) {
             int packet = r.packetOf(w);
@@ -222,43 +214,19 @@ final class NvdecSession implements DeviceClipDecoder {
             int start = r.video.decodeStartPacket(r.wanted[w], earlierKeyframes);
             if (position < 0 || start > position) {
                 if (position >= 0) {
-                    endOfStream(parser);
+                    f.endOfStream();
                 }
-                filter.flush();
-                if (headers != null) {
-                    api.parse(parser, headers.address(), headerBytes, 0, 0);
-                }
+                f.startRange();
                 position = start;
             }
             r.owner(w);
             while (position <= packet) {
-                feed(r, parser, filter, position++);
+                f.feed(position++);
             }
         }
         if (position >= 0) {
-            endOfStream(parser);
+            f.endOfStream();
         }
-    }
-
-    private void feed(NvdecVideoRun r, long parser, AnnexBFilter filter, int packet) {
-        VideoPackets p = r.packets;
-        if (!filter.filter(p.data().address() + p.offsets()[packet], p.sizes()[packet], p.pts()[packet],
-                p.keyframes()[packet])) {
-            return;
-        }
-        currentPacket = packet;
-        try {
-            api.parse(parser, filter.outputAddress(), filter.outputSize(),
-                    NvdecApi.PACKET_TIMESTAMP | NvdecApi.PACKET_END_OF_PICTURE, p.pts()[packet]);
-        } finally {
-            currentPacket = -1;
-        }
-    }
-
-    /** Flushes the parser: it displays the pictures it holds (the range's last ones) and expects a new stream. */
-    private void endOfStream(long parser) {
-        api.parse(parser, 0, 0, NvdecApi.PACKET_END_OF_STREAM, 0);
-        counters.parserFlushes++;
     }
 
     /** The session's one host wait a video: everything queued on its stream (the clip kernels) has run. */
@@ -292,7 +260,7 @@ final class NvdecSession implements DeviceClipDecoder {
     }
 
     /** After a failure: let the stream finish with the surfaces, give them back, and empty the parser. */
-    private void abandon(NvdecVideoRun r, long parser) {
+    private void abandon(NvdecVideoRun r, NvdecFeed f) {
         run = null;
         try {
             waitForStream();
@@ -300,7 +268,7 @@ final class NvdecSession implements DeviceClipDecoder {
                 r.unmapAll(this::unmap);
             }
             mappedNow = 0;
-            endOfStream(parser);
+            f.endOfStream();
         } catch (RuntimeException e) {
             // The decode API is in a state we cannot reason about: start afresh with the next video.
             mappedNow = 0;
@@ -343,15 +311,6 @@ final class NvdecSession implements DeviceClipDecoder {
         return jobs;
     }
 
-    /** The kernel's colour flags: the stream's own signal where it gives one, else the container's. */
-    static int colourOf(VideoPackets packets, NvdecApi.VideoFormat format) {
-        VideoPackets.CodecDetails details = packets.demuxed() == null ? null : packets.demuxed().codec();
-        int matrix = format == null || format.matrix() == 2 ? (details == null ? 2 : details.colorSpace()) : format.matrix();
-        boolean full = (format != null && format.fullRange()) || packets.pixelFormat().startsWith("yuvj")
-                || (details != null && details.colorRange() == AVCOL_RANGE_JPEG);
-        return Nv12Kernel.colourFlags(matrix, full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG);
-    }
-
     /** Counts of the session's decoders, for tests. */
     NvdecDecoders decoders() {
         return decoders;
@@ -360,15 +319,11 @@ final class NvdecSession implements DeviceClipDecoder {
     @Override
     public void close() {
         try {
-            Closeables.closeAll(elsewhere, cpu);
+            resetParsersAndDecoders();
+            api.destroyEvent(event);
+            api.destroyStream(stream);
         } finally {
-            try {
-                resetParsersAndDecoders();
-                api.destroyEvent(event);
-                api.destroyStream(stream);
-            } finally {
-                arena.close();
-            }
+            arena.close();
         }
     }
 
@@ -380,17 +335,9 @@ final class NvdecSession implements DeviceClipDecoder {
             if (r == null) {
                 return 1;
             }
-            NvdecApi.CodecKey key = format.key();
-            if (key.chromaFormat() != CuvidStructs.CHROMA_420 || key.bitDepthMinus8() != 0) {
-                throw new NotOnDevice((key.bitDepthMinus8() + 8) + "-bit " + chroma(key.chromaFormat())
-                        + " (the GPU path converts 8-bit 4:2:0, NV12, only)");
-            }
-            if (format.matrix() == 9 || format.matrix() == 10) {
-                throw new NotOnDevice("BT.2020 colour (the GPU kernel converts BT.601 and BT.709)");
-            }
-            String refusal = caps.of(key).refusal(format.codedWidth(), format.codedHeight());
+            String refusal = caps.refusal(format);
             if (refusal != null) {
-                throw new NotOnDevice("NVDEC: " + refusal);
+                throw new NotOnNvdec(refusal);
             }
             if (mappedNow > 0) {
                 // A new sequence mid-video: the surfaces mapped so far belong to the decoder about to change.
@@ -400,7 +347,7 @@ final class NvdecSession implements DeviceClipDecoder {
             }
             active = decoders.setUp(format, DISPLAY_DELAY,
                     Math.min(ClipKernelJob.MAX_FRAMES, Math.max(4, clipShape.frames() + DISPLAY_DELAY)));
-            colour = colourOf(r.packets, format);
+            colour = NvdecFeed.colourOf(r.packets, format);
             return active.config().surfaces();
         }
 
@@ -410,7 +357,7 @@ final class NvdecSession implements DeviceClipDecoder {
             if (r == null || active == null) {
                 return 1;
             }
-            if (skipping && !picture.reference() && r.skippable(currentPacket)) {
+            if (skipping && !picture.reference() && r.skippable(feed.currentPacket())) {
                 skippedSurfaces.set(picture.index());
                 counters.picturesSkipped++;
                 return 1;
@@ -440,23 +387,6 @@ final class NvdecSession implements DeviceClipDecoder {
             r.mapped(w, frame, active.config().displayWidth(), active.config().displayHeight(), colour,
                     NvdecSession.this::launch);
             return 1;
-        }
-    }
-
-    private static String chroma(int format) {
-        return switch (format) {
-            case 0 -> "monochrome";
-            case 1 -> "4:2:0";
-            case 2 -> "4:2:2";
-            case 3 -> "4:4:4";
-            default -> "chroma format " + format;
-        };
-    }
-
-    /** What NVDEC cannot decode, found while parsing: the video goes to the CPU fallback. */
-    static final class NotOnDevice extends RuntimeException {
-        NotOnDevice(String reason) {
-            super(reason, null, false, false);
         }
     }
 }

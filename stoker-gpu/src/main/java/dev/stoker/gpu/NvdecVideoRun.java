@@ -181,7 +181,9 @@ final class NvdecVideoRun {
     }
 
     void countDecoded() {
-        decodedPerClip[owner]++;
+        if (decodedPerClip.length > 0) {
+            decodedPerClip[owner]++;
+        }
     }
 
     boolean isMapped(int w) {

@@ -41,9 +41,7 @@ class NvdecSessionContractTest {
     static final BatchShape CLIP = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
 
     static NvdecSession session(FakeNvdecApi api, NvdecCaps caps, BatchShape clip) {
-        return new NvdecSession(api, caps, "fake:0", clip, true, () -> {
-            throw new AssertionError("nothing here goes to FFmpeg's NVDEC");
-        }, null, null);
+        return new NvdecSession(api, caps, "fake:0", clip, true, null);
     }
 
     @Test
@@ -63,6 +61,7 @@ class NvdecSessionContractTest {
             DeviceClipDecoder.Decoded decoded = session.decode(video, targets);
 
             assertThat(decoded.cpuFallbackReason()).isNull();
+            assertThat(decoded.path()).isEqualTo(DecodePath.NVDEC);
             TreeSet<Long> wanted = new TreeSet<>();
             try (ClipDecoder cpu = new ClipDecoder()) {
                 for (int i = 0; i < 2; i++) {
@@ -100,10 +99,9 @@ class NvdecSessionContractTest {
         long clips = 0;
         int batches = 0;
         try (NvdecLoader loader = NvdecLoader.open(Dataset.open(data), options, device, () -> {
-            NvdecSession s = new NvdecSession(api, caps, "fake:0", clip, true,
-                    () -> new CpuClipUploader(device, clip, 1, true), null, null);
+            NvdecSession s = new NvdecSession(api, caps, "fake:0", clip, true, null);
             made.add(s);
-            return s;
+            return new NvdecRouter(s, () -> new CpuClipUploader(device, clip, 1, true), null);
         }, null, LoaderFront.start(Dataset.open(data), options), null)) {
             for (DeviceBatch batch : loader) {
                 try (batch) {
