@@ -12,7 +12,9 @@ SHARD_MANIFEST = "stoker-shards.json"
 # Arguments that are None unless given, and the stoker serve flag each becomes.
 OPTIONAL_FLAGS = (("split_after", "--split-after"), ("failure_budget", "--failure-budget"), ("quarantine", "--quarantine"),
                   ("publish", "--publish"), ("s3_endpoint", "--s3-endpoint"), ("cache_dir", "--cache-dir"),
-                  ("cache_bytes", "--cache-bytes"))
+                  ("cache_bytes", "--cache-bytes"), ("decode", "--decode"), ("nvdec_sessions", "--nvdec-sessions"),
+                  ("serve_device", "--device"))
+DECODES = ("cpu", "nvdec", "hybrid", "auto")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,9 @@ class LoaderArgs:
     s3_endpoint: Optional[str] = None
     cache_dir: Optional[str] = None
     cache_bytes: Optional[str] = None
+    decode: Optional[str] = None          # None: cpu
+    nvdec_sessions: Optional[int] = None  # None: one per NVDEC engine
+    serve_device: Optional[str] = None    # "cuda:N": device batches by CUDA IPC (decode nvdec, hybrid or auto)
 
     def flags(self) -> List[str]:
         defaults = LoaderArgs(dataset=self.dataset)

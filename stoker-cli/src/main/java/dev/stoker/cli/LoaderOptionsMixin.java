@@ -12,6 +12,7 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.video.loader.FailureBudgets;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderOptionsBuilder;
@@ -59,6 +60,8 @@ final class LoaderOptionsMixin {
     @Option(names = "--decoder-threads", defaultValue = "1") int decoderThreads;
     @Option(names = "--no-skip-frames", negatable = true, defaultValue = "true") boolean skipFrames;
     @Option(names = "--fused-convert") boolean fusedConvert;
+    @Option(names = "--decode", paramLabel = "cpu|nvdec|hybrid|auto") String decodeOn;
+    @Option(names = "--nvdec-sessions", paramLabel = "N") Integer nvdecSessions;
 
     @Option(names = "--concurrency", paramLabel = "STAGE=N")
     Map<String, Integer> concurrency = new LinkedHashMap<>();
@@ -102,6 +105,10 @@ final class LoaderOptionsMixin {
             if (fusedConvert) {
                 o.fusedConvert(true);
             }
+            if (decodeOn != null || nvdecSessions != null) {
+                o.decodeOn(decodeOn == null ? base.decode().device() : decodeDevice(command, decodeOn),
+                        nvdecSessions == null ? base.decode().nvdecSessions() : positiveSessions(command, nvdecSessions));
+            }
             if (splitAfter != null) {
                 o.splitAfter(LoaderStage.of(splitAfter));
             }
@@ -115,6 +122,33 @@ final class LoaderOptionsMixin {
             return o.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+        }
+    }
+
+    private static DecodeDevice decodeDevice(CommandSpec spec, String text) {
+        try {
+            return DecodeDevice.of(text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
+    }
+
+    private static int positiveSessions(CommandSpec spec, int sessions) {
+        if (sessions < 1) {
+            throw new ParameterException(spec.commandLine(), "--nvdec-sessions: " + sessions
+                    + " (expected: 1+; leave it out for one session per NVDEC engine)");
+        }
+        return sessions;
+    }
+
+    /**
+     * Refuses GPU decoding in a command whose loader decodes on the CPU ({@code headspace}, {@code train}): a usage
+     * error naming the commands that do it.
+     */
+    static void requireCpuDecode(CommandSpec spec, LoaderOptions options) {
+        if (options.decode().device() != DecodeDevice.CPU) {
+            throw new ParameterException(spec.commandLine(), "--decode " + options.decode().device()
+                    + " (expected: cpu here; stoker bench and stoker serve decode on the GPU)");
         }
     }
 
