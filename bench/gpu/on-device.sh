@@ -117,4 +117,4 @@ step ipc-check 60 python3 "$root/bench/gpu/ipc_check.py" "$demo" 12 hybrid
 
 # 6: the tuner on 16 cores.
 step tune-16 150 stoker tune "$demo" --out /tmp/tune-16 --start-all 8 --compare-default --trials 4 --repeats 1 \
-  --batches 60 --trial-seconds 20 --total-minutes 3 --no-decode-ceiling
+  --batches 60 --trial-seconds 30 --total-minutes 3 --no-decode-ceiling

@@ -45,6 +45,8 @@ final class NvdecSession implements DeviceClipDecoder {
     private final long stream;
     private final long event;
     private final Map<Integer, Long> parsers = new HashMap<>();
+    /** Each parser's decoder, as its last sequence callback set it up: a parser may not call it again for a video. */
+    private final Map<Integer, NvdecDecoders.Decoder> decoderOfCodec = new HashMap<>();
     private final NvdecDecoders decoders;
     private final Arena arena = Arena.ofShared();
     private final BitSet skippedSurfaces = new BitSet();
@@ -127,6 +129,7 @@ final class NvdecSession implements DeviceClipDecoder {
         counters.videos++;
         try (NvdecFeed f = new NvdecFeed(api, parser, codecOf(info.codec()), info.path(), info.codec(), r.packets)) {
             colour = NvdecFeed.colourOf(r.packets, null);
+            active = decoderOfCodec.get(codecOf(info.codec()));
             feed = f;
             run = r;
             boolean done = false;
@@ -177,6 +180,7 @@ final class NvdecSession implements DeviceClipDecoder {
         long parser = parser(codecOf(info.codec()));
         long before = counters.picturesDecoded;
         try (NvdecFeed f = new NvdecFeed(api, parser, codecOf(info.codec()), info.path(), info.codec(), r.packets)) {
+            active = decoderOfCodec.get(codecOf(info.codec()));
             feed = f;
             run = r;
             skipping = false;
@@ -283,6 +287,7 @@ final class NvdecSession implements DeviceClipDecoder {
             // best effort: what failed is gone with the parser map
         }
         parsers.clear();
+        decoderOfCodec.clear();
         try {
             decoders.close();
         } catch (RuntimeException ignored) {
@@ -347,6 +352,7 @@ final class NvdecSession implements DeviceClipDecoder {
             }
             active = decoders.setUp(format, DISPLAY_DELAY,
                     Math.min(ClipKernelJob.MAX_FRAMES, Math.max(4, clipShape.frames() + DISPLAY_DELAY)));
+            decoderOfCodec.put(format.key().codec(), active);
             colour = NvdecFeed.colourOf(r.packets, format);
             return active.config().surfaces();
         }
