@@ -49,6 +49,12 @@ public final class GpuBench {
                     + " | ffmpeg FILE [frames] [sessions] | ceiling FILE [frames] [sessions] | engines");
             System.exit(2);
         }
+        if (!java.util.Set.of("h2d", "nvdec", "ffmpeg", "ceiling", "engines").contains(args[0])
+                || (args.length < 2 && java.util.Set.of("nvdec", "ffmpeg", "ceiling").contains(args[0]))) {
+            System.err.println("GpuBench: mode " + String.join(" ", args)
+                    + " (expected: h2d, nvdec FILE, ffmpeg FILE, ceiling FILE or engines)");
+            System.exit(2);
+        }
         try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0))) {
             System.out.println("device " + device + ", driver " + device.driverVersion());
             switch (args[0]) {
