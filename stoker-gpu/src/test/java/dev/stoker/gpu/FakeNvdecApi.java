@@ -42,6 +42,8 @@ final class FakeNvdecApi implements NvdecApi {
     long mapNanos = 10_000;
     long launchNanos = 5_000;
     long kernelNanosPerFrame = 15_000;
+    /** The widest coded frame the caps allow (the real ones: 4096 for H.264). */
+    int maxWidth = 4096;
 
     final List<String> violations = Collections.synchronizedList(new ArrayList<>());
     final AtomicLong creations = new AtomicLong();
@@ -128,7 +130,7 @@ final class FakeNvdecApi implements NvdecApi {
     public DecoderCaps decoderCaps(CodecKey key) {
         capsQueries.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
         boolean h264 = key.codec() == CuvidStructs.CODEC_H264 && key.chromaFormat() == 1 && key.bitDepthMinus8() == 0;
-        return new DecoderCaps(h264, engines, h264, 48, 16, 4096, 4096, 65536);
+        return new DecoderCaps(h264, engines, h264, 48, 16, maxWidth, 4096, 65536);
     }
 
     @Override

@@ -85,6 +85,41 @@ class NvdecSessionContractTest {
         assertThat(api.liveDecoders()).as("the session destroyed its decoder on close").isZero();
     }
 
+    /**
+     * A stream the parser reports beyond NVDEC's caps (here: wider than 400) fails the parse inside its sequence
+     * callback: the router decodes that video on the CPU with the reason, and the session, flushed rather than
+     * rebuilt, decodes the next video that fits, leaving no surface mapped.
+     */
+    @Test
+    void aStreamBeyondTheCapsGoesToTheCpuWithItsReasonAndTheSessionGoesOn() {
+        FakeNvdecApi api = new FakeNvdecApi(7, 1_000_000, 2);
+        api.maxWidth = 400;
+        FakeDevice device = new FakeDevice(true);
+        BatchShape clip = new BatchShape(1, 4, 32, 32, 3, BatchLayout.NTHWC);
+        NvdecSession session = new NvdecSession(api, new NvdecCaps(api), "fake:0", clip, true, null);
+        try (NvdecRouter router = new NvdecRouter(session, () -> {
+            throw new AssertionError("nothing here goes to FFmpeg's NVDEC");
+        }, () -> new CpuClipUploader(device, clip, 1, true));
+             Video wide = Video.open(NvdecSupportedVideosTest.sample("mdn_flower_960x540.mp4"));
+             Video narrow = Video.open(NvdecSupportedVideosTest.sample("mmaction2_test_340x256.mp4"));
+             DeviceMemory target = device.allocate(clip.batchBytes())) {
+            List<DeviceClipDecoder.Target> targets = List.of(new DeviceClipDecoder.Target(ClipSpec.frames(1, 4, 2),
+                    Resize.centerCrop(32, 32, 32), target.pointer(), clip.batchBytes()));
+            DeviceClipDecoder.Decoded fellBack = router.decode(wide, targets);
+            assertThat(fellBack.path()).isEqualTo(DecodePath.CPU_FALLBACK);
+            assertThat(fellBack.cpuFallbackReason()).isEqualTo("NVDEC: 960x544 outside NVDEC's 48x16 to 400x4096");
+            assertThat(NvdecSession.covers(narrow)).isTrue();
+            DeviceClipDecoder.Decoded decoded = router.decode(narrow, targets);
+            assertThat(decoded.path()).isEqualTo(DecodePath.NVDEC);
+            assertThat(decoded.clips().getFirst().frameIndices()).hasSize(4);
+            assertThat(router.decode(wide, targets).path()).as("the caps, asked once, still say no")
+                    .isEqualTo(DecodePath.CPU_FALLBACK);
+            assertThat(api.capsQueries).hasSize(1).allSatisfy((key, n) -> assertThat(n.get()).isEqualTo(1));
+        }
+        assertThat(api.violations).isEmpty();
+        assertThat(api.liveDecoders()).isZero();
+    }
+
     @Test
     void decodersAreMadeOncePerSessionAndKeyOver500Batches(@TempDir Path dir) throws IOException {
         Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 3, 2.0));
