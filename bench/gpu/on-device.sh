@@ -42,7 +42,7 @@ step() {
   timeout -k 5 "$limit" "$@" 2>&1 | tee "$res/$name.txt"
   local rc=${PIPESTATUS[0]}
   echo "== $name rc=$rc $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-  echo "$name rc=$rc: $(grep -E 'frames/s|samples/s|engines|pool |decoded by|Tests|tests (successful|failed)|mean_abs|"failures"|floor|step|verdict|efficiency|ceiling' "$res/$name.txt" | tail -6 | tr '\n' ' ')" >> "$summary"
+  echo "$name rc=$rc: $(grep -E 'frames/s|samples/s|engines|^pool |decoded by|^nvdec:|tests (successful|failed)|mean_abs|step time|data-wait|efficiency|ceiling|bottleneck|trial' "$res/$name.txt" | grep -vE '^step +[0-9]' | tail -8 | tr '\n' ' ')" >> "$summary"
   return 0
 }
 # util NAME COMMAND...: step NAME with the GPU's SM and NVDEC utilisation sampled every 100 ms; the means go to the log.
