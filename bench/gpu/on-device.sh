@@ -66,11 +66,11 @@ python3 -c 'import torch, cv2, numpy; print("torch", torch.__version__, "cuda", 
 ldconfig -p | grep -E 'libcuda.so.1|libnvcuvid.so.1' || echo "no libcuda/libnvcuvid in ldconfig"
 
 # The bundle and the test bundle, as made (two .tar.gz), or repacked into one .tar.xz to travel lighter.
-mkdir -p /tmp/stoker
+unpacked="$(mktemp -d /tmp/stoker-bundle.XXXXXX)"
 for archive in "$bundles"/stoker-*-linux-x86_64.tar.gz "$bundles"/stoker-*-linux-x86_64-tests.tar.gz "$bundles"/*.tar.xz; do
-  [ -f "$archive" ] && python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" /tmp/stoker
+  [ -f "$archive" ] && python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" "$unpacked"
 done
-B="$(ls -d /tmp/stoker/stoker-*-linux-x86_64 | head -1)"
+B="$(ls -d "$unpacked"/stoker-*-linux-x86_64 | head -1)"
 [ -d "$bundles/patch" ] && cp -r "$bundles/patch/." "$B/"   # a jar rebuilt after the bundle was packed
 export STOKER_HOME="$B" PATH="$B/bin:$PATH"
 videos="$bundles/videos"
@@ -78,9 +78,9 @@ GB=(env STOKER_BUNDLE_MAIN=dev.stoker.bench.GpuBench "$B/bin/stoker")   # GpuBen
 small="$videos/mmaction2_test_340x256.mp4"                          # H.264 High 340x256, Kinetics-like (MP4: Stoker's session)
 big="$videos/DERIVED_ntu_1080p_h264.mp4"                           # 1920x1080 H.264 High, remuxed by prepare.sh
 [ -f "$big" ] || { echo "no $big (bench/gpu/prepare.sh makes it): the 1080p figures use the 960x540 file"; big="$videos/mdn_flower_960x540.mp4"; }
-demo="$HOME/.cache/stoker/demo-kinetics"
+demo="${STOKER_GPU_DEMO:-/tmp/stoker-gpu-demo}"   # the demo dataset (stoker demo-data's default, 100 videos)
 train="$root/examples/train_video_classifier.py"
-step demo-data 120 stoker demo-data "$demo"
+step demo-data 150 stoker demo-data "$demo"
 engines=$("${GB[@]}" engines 2>/dev/null | awk '/NVDEC engines/ {print $3}'); engines="${engines:-7}"
 echo "NVDEC engines: $engines" | tee -a "$summary"
 
