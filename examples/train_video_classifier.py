@@ -76,7 +76,8 @@ def stoker_batches(a, device):
     concurrency = {k: int(v) for k, v in (kv.split("=", 1) for kv in a.concurrency)} if a.concurrency else None
     loader = VideoLoader(a.data, frames=a.frames, stride=a.stride, size=a.size, batch_size=a.batch_size,
                          layout="NCTHW", seed=a.seed, drop_last=True, concurrency=concurrency,
-                         device=device if device.type == "cuda" else None)
+                         device=device if device.type == "cuda" else None, decode=a.decode,
+                         nvdec_sessions=a.nvdec_sessions)
 
     def batches():
         with loader:
@@ -176,6 +177,9 @@ def main():
     p.add_argument("--cached", type=int, default=8, help="batches the cached loader replays (default 8)")
     p.add_argument("--workers", type=int, default=2, help="the pytorch loader's worker processes (default 2)")
     p.add_argument("--concurrency", action="append", metavar="STAGE=N", help="a Stoker stage's threads, e.g. decode=2")
+    p.add_argument("--decode", choices=("cpu", "nvdec", "hybrid", "auto"), default="cpu",
+                   help="where Stoker decodes (nvdec, hybrid: on the GPU too, batches handed over by CUDA IPC)")
+    p.add_argument("--nvdec-sessions", type=int, default=None, help="NVDEC sessions (default: one per engine)")
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--warmup", type=int, default=5, help="steps left out of the timings (default 5)")
     p.add_argument("--width", type=float, default=0.125, help="channels x width (1: torchvision's r3d_18)")

@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# The GPU figures of docs/benchmarks.md (section "GPU"), on a machine with an NVIDIA GPU, 16 cores, PyTorch with
-# CUDA and OpenCV, and no JDK, Maven or network: everything Java runs from the bundle and the test bundle
+# Issue 26's proof on a GPU machine (docs/benchmarks.md, "GPU"): an NVIDIA H100 or H200 with 16 cores, PyTorch with
+# CUDA and OpenCV, no JDK, Maven or network. Everything Java runs from the bundle and the test bundle
 # (bin/make-bundle --tests), unpacked here.
 #
-#   bench/gpu/on-device.sh quick|full BUNDLE_DIR SECONDS
-#     quick       the hardware tests, H2D, one NVDEC session, the PyTorch bridge on the GPU: what breaks
-#     full        the figures: NVDEC sessions 1..14 vs FFmpeg's NVDEC, H2D vs PyTorch, loaders on 16 cores,
-#                 r3d_18 training fed by Stoker, by a DataLoader + OpenCV, and from cached batches
-#     BUNDLE_DIR  stoker-*-linux-x86_64.tar.gz and its -tests.tar.gz (or both in one .tar.xz), videos/ (the
-#                 shared sample videos) and x264/ (bench/make-x264-dataset's dataset), if it has room
+#   bench/gpu/on-device.sh proof|quick BUNDLE_DIR SECONDS
+#     proof       every proof item, in order of importance, each under a time limit (about 9 minutes in all):
+#                  1 the GPU hardware tests (NVDEC session vs CPU pixels, loaders, fallback)
+#                  2 the NVDEC ceiling (decode only, nothing mapped) at 340x256 and 1080p, one session per engine,
+#                    with the engines' busy share (nvidia-smi utilization.decoder, sampled every 100 ms)
+#                  3 Stoker's NVDEC (decode, map, convert) vs FFmpeg's own NVDEC, same files, same sessions
+#                  4 the demo dataset: --decode nvdec and --decode hybrid vs the CPU (the --ceiling run, which is
+#                    also the 16-core decode ceiling after the QuarantineGate fix)
+#                  5 r3d_18 (width 1, batch 32, bf16) through the bridge: cached floor, CPU decode, hybrid with device
+#                    batches (CUDA IPC), video shards; then the IPC check (bench/gpu/ipc_check.py)
+#                  6 stoker tune --start-all 8 --compare-default on 16 cores
+#     quick       1, one ceiling, one NVDEC vs FFmpeg pair, the IPC check: what breaks, in about 3 minutes
+#     BUNDLE_DIR  what bench/gpu/prepare.sh writes: stoker-*-linux-x86_64.tar.gz and its -tests.tar.gz (or both in
+#                 one .tar.xz), videos/ (the shared sample videos and DERIVED_ntu_1080p_h264.mp4)
 #     SECONDS     the time this may take: each step runs under what is left, the last ones are skipped
-# Output: everything on stdout and in $OUT/log.txt; JSON results, traces and GPU utilisation in $OUT/results.tgz.
+# Output: everything on stdout and in $OUT/log.txt; JSON results, traces and utilisation samples in $OUT/results.tgz,
+# and $OUT/summary.txt: one line per figure, for docs/benchmarks.md.
 set -uo pipefail
 phase="$1"; bundles="$(cd "$2" && pwd)"; budget="$3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -19,102 +28,93 @@ res="$(mktemp -d /tmp/stoker-results.XXXXXX)"
 deadline=$(( $(date +%s) + budget ))
 exec > >(tee -a "$out/log.txt") 2>&1
 export PYTHONUNBUFFERED=1
+summary="$out/summary.txt"; : > "$summary"
 
 left() { echo $(( deadline - $(date +%s) )); }
 # step NAME LIMIT_SECONDS COMMAND...: runs it under min(LIMIT, time left - 10 s); skipped under 15 s left.
 step() {
   local name="$1" limit="$2"; shift 2
   local budget_left=$(( $(left) - 10 ))
-  if [ "$budget_left" -lt 15 ]; then echo "== SKIP $name: $(left) s left"; return 0; fi
+  if [ "$budget_left" -lt 15 ]; then echo "== SKIP $name: $(left) s left"; echo "SKIPPED $name" >> "$summary"; return 0; fi
   [ "$limit" -gt "$budget_left" ] && limit="$budget_left"
   echo "== $name (at most ${limit}s): $*"
   local t0=$(date +%s%N)
-  timeout -k 5 "$limit" "$@"
-  local rc=$?
+  timeout -k 5 "$limit" "$@" 2>&1 | tee "$res/$name.txt"
+  local rc=${PIPESTATUS[0]}
   echo "== $name rc=$rc $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  echo "$name rc=$rc: $(grep -E 'frames/s|samples/s|engines|^pool |decoded by|^nvdec:|tests (successful|failed)|mean_abs|step time|data-wait|efficiency|ceiling|bottleneck|trial' "$res/$name.txt" | grep -vE '^step +[0-9]' | tail -8 | tr '\n' ' ')" >> "$summary"
   return 0
 }
-# gpu_util NAME: samples the GPU's utilisation every 100 ms until gpu_util_stop; the mean goes to the log.
-gpu_util() { nvidia-smi --query-gpu=utilization.gpu,utilization.decoder --format=csv,noheader,nounits -lms 100 > "$res/util-$1.txt" 2>/dev/null & util_pid=$!; }
-gpu_util_stop() {
-  kill "$util_pid" 2>/dev/null; wait "$util_pid" 2>/dev/null
-  awk -F', *' -v n="$1" '{ s += $1; d += $2; c++ } END { if (c) printf "GPU utilisation during %s: SMs mean %.0f%%, NVDEC mean %.0f%% over %d samples\n", n, s / c, d / c, c }' "$res/util-$1.txt"
+# util NAME COMMAND...: step NAME with the GPU's SM and NVDEC utilisation sampled every 100 ms; the means go to the log.
+util() {
+  local name="$1"; shift
+  nvidia-smi --query-gpu=utilization.gpu,utilization.decoder --format=csv,noheader,nounits -lms 100 > "$res/util-$name.txt" 2>/dev/null &
+  local sampler=$!
+  step "$name" "$@"
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+  local line
+  line=$(awk -F', *' -v n="$name" '{ s += $1; d += $2; if ($2 > m) m = $2; c++ } END { if (c) printf "utilisation during %s: SMs mean %.0f%%, NVDEC mean %.0f%% (max %d%%) over %d samples", n, s / c, d / c, m, c }' "$res/util-$name.txt")
+  echo "$line"; echo "$line" >> "$summary"
 }
-finish() { tar -C "$res" -czf "$out/results.tgz" . 2>/dev/null; echo "== done, $(left) s left of the budget"; }
+finish() { tar -C "$res" -czf "$out/results.tgz" . 2>/dev/null; cp "$summary" "$res/" 2>/dev/null; echo "== done, $(left) s left of the budget"; }
 trap finish EXIT
 
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv
-nproc; free -g | sed -n 2p; uname -r
-python3 -c 'import torch, cv2, numpy; print("torch", torch.__version__, "cuda", torch.version.cuda, "cv2", cv2.__version__, "numpy", numpy.__version__)'
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$summary"
+echo "cores $(nproc), $(free -g | awk 'NR==2 {print $2}') GiB, kernel $(uname -r)" | tee -a "$summary"
+python3 -c 'import torch, cv2, numpy; print("torch", torch.__version__, "cuda", torch.version.cuda, "cv2", cv2.__version__, "numpy", numpy.__version__)' | tee -a "$summary"
 ldconfig -p | grep -E 'libcuda.so.1|libnvcuvid.so.1' || echo "no libcuda/libnvcuvid in ldconfig"
 
 # The bundle and the test bundle, as made (two .tar.gz), or repacked into one .tar.xz to travel lighter.
-mkdir -p /tmp/stoker
+unpacked="$(mktemp -d /tmp/stoker-bundle.XXXXXX)"
 for archive in "$bundles"/stoker-*-linux-x86_64.tar.gz "$bundles"/stoker-*-linux-x86_64-tests.tar.gz "$bundles"/*.tar.xz; do
-  [ -f "$archive" ] && python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" /tmp/stoker
+  [ -f "$archive" ] && python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" "$unpacked"
 done
-B="$(ls -d /tmp/stoker/stoker-*-linux-x86_64)"
-# A jar rebuilt after the bundle was packed (a fix between two calls) goes over the bundle's own.
-[ -d "$bundles/patch" ] && cp -r "$bundles/patch/." "$B/"
+B="$(ls -d "$unpacked"/stoker-*-linux-x86_64 | head -1)"
+[ -d "$bundles/patch" ] && cp -r "$bundles/patch/." "$B/"   # a jar rebuilt after the bundle was packed
 export STOKER_HOME="$B" PATH="$B/bin:$PATH"
 videos="$bundles/videos"
 GB=(env STOKER_BUNDLE_MAIN=dev.stoker.bench.GpuBench "$B/bin/stoker")   # GpuBench from the bundle
-step version 60 stoker --version
-demo="$HOME/.cache/stoker/demo-kinetics"
-step demo-data 120 stoker demo-data "$demo"
-x264="$bundles/x264"; [ -d "$x264" ] || x264=""
+small="$videos/mmaction2_test_340x256.mp4"                          # H.264 High 340x256, Kinetics-like (MP4: Stoker's session)
+big="$videos/DERIVED_ntu_1080p_h264.mp4"                           # 1920x1080 H.264 High, remuxed by prepare.sh
+[ -f "$big" ] || { echo "no $big (bench/gpu/prepare.sh makes it): the 1080p figures use the 960x540 file"; big="$videos/mdn_flower_960x540.mp4"; }
+demo="${STOKER_GPU_DEMO:-/tmp/stoker-gpu-demo}"   # the demo dataset (stoker demo-data's default, 100 videos)
+train="$root/examples/train_video_classifier.py"
+step demo-data 150 stoker demo-data "$demo"
+engines=$("${GB[@]}" engines 2>/dev/null | awk '/NVDEC engines/ {print $3}'); engines="${engines:-7}"
+echo "NVDEC engines: $engines" | tee -a "$summary"
+
+# 1: the hardware tests (every stoker-gpu test with a GPU: the session's pixels, loaders, fallback, IPC's Java side).
+step hardware-tests 150 stoker-tests --videos "$videos" --select-class dev.stoker.gpu.GpuHardwareTest
+
+# 2 and 3: the ceiling, and Stoker's NVDEC vs FFmpeg's own, one session per engine, on the same files.
+for f in "$small" "$big"; do
+  tag="$(basename "$f" .mp4)"
+  util "ceiling-$tag" 40 "${GB[@]}" ceiling "$f" 3000 "$engines"
+  util "stoker-nvdec-$tag" 40 "${GB[@]}" nvdec "$f" 900 112 "$engines"
+  util "ffmpeg-nvdec-$tag" 40 "${GB[@]}" ffmpeg "$f" 900 "$engines"
+  [ "$phase" = quick ] && break
+done
 
 if [ "$phase" = quick ]; then
-  step hardware-tests 200 stoker-tests --videos "$videos" --select-package dev.stoker.gpu
-  step h2d 40 "${GB[@]}" h2d 64 50
-  step nvdec-1 40 "${GB[@]}" nvdec "$videos/mmaction2_ntu_S001C001P001R001A001_1080p.avi" 300 112 1
-  step ffmpeg-nvdec-1 40 "${GB[@]}" ffmpeg "$videos/mmaction2_ntu_S001C001P001R001A001_1080p.avi" 300 1
-  step bench-device 90 stoker bench "$demo" --batches 40 --device cuda:0 --no-reference --json "$res/quick-device.json"
-  step bench-nvdec 90 stoker bench "$demo" --batches 40 --decode nvdec --no-reference --json "$res/quick-nvdec.json"
-  step torch-bridge-cuda 90 python3 "$root/examples/train_video_classifier.py" "$demo" --device cuda:0 --width 0.25 \
-    --steps 12 --warmup 2 --trace "$res/quick-train.trace.json" --json "$res/quick-train.json"
+  step ipc-check 90 python3 "$root/bench/gpu/ipc_check.py" "$demo" 12 nvdec
   exit 0
 fi
 
-# ---- full ----
-step hardware-tests 120 stoker-tests --videos "$videos" --select-class dev.stoker.gpu.GpuHardwareTest
-big="$videos/mmaction2_ntu_S001C001P001R001A001_1080p.avi"     # H.264 High 1920x1080
-small="$videos/mmaction2_test_340x256.mp4"                     # H.264 High 340x256, Kinetics-like
-for f in "$big" "$small"; do
-  for s in 1 2 4 7 14; do
-    gpu_util "nvdec-$s-$(basename "$f")"
-    step "nvdec-$s" 40 "${GB[@]}" nvdec "$f" 900 112 "$s"
-    gpu_util_stop "nvdec-$s-$(basename "$f")"
-    gpu_util "ffmpeg-$s-$(basename "$f")"
-    step "ffmpeg-nvdec-$s" 40 "${GB[@]}" ffmpeg "$f" 900 "$s"
-    gpu_util_stop "ffmpeg-$s-$(basename "$f")"
-  done
-done
-step h2d 40 "${GB[@]}" h2d 64 50
-step torch-h2d 40 python3 "$root/bench/gpu/torch_h2d.py" 64 50
+# 4: the demo dataset on 16 cores: the CPU (with the machine's decode ceiling), NVDEC, hybrid; side by side.
+step bench-cpu-ceiling 150 stoker bench "$demo" --batches 400 --ceiling --json "$res/bench-cpu.json"
+util bench-nvdec 70 stoker bench "$demo" --batches 400 --decode nvdec --no-reference --json "$res/bench-nvdec.json"
+util bench-hybrid 70 stoker bench "$demo" --batches 400 --decode hybrid --no-reference --json "$res/bench-hybrid.json"
 
-for data in "$demo" $x264; do
-  tag="$(basename "$data")"
-  step "ceiling-$tag" 120 stoker bench "$data" --batches 500 --ceiling --json "$res/ceiling-$tag.json"
-  step "device-$tag" 90 stoker bench "$data" --batches 500 --device cuda:0 --no-reference --json "$res/device-$tag.json"
-  step "nvdec-$tag" 90 stoker bench "$data" --batches 500 --decode nvdec --no-reference --json "$res/nvdec-$tag.json"
-  step "nvdec7-$tag" 90 stoker bench "$data" --batches 500 --decode nvdec --nvdec-sessions 7 --no-reference --json "$res/nvdec7-$tag.json"
-done
+# 5: r3d_18 through the bridge: the floor, CPU decode, hybrid with device batches, shards.
+common=(--device cuda:0 --width 1 --batch-size 32 --steps 70 --warmup 15)
+util train-cached 60 python3 "$train" "$demo" "${common[@]}" --loader cached --json "$res/train-cached.json" --trace "$res/t-cached.json"
+util train-cpu 70 python3 "$train" "$demo" "${common[@]}" --loader stoker --json "$res/train-cpu.json" --trace "$res/t-cpu.json"
+util train-hybrid 70 python3 "$train" "$demo" "${common[@]}" --loader stoker --decode hybrid --json "$res/train-hybrid.json" --trace "$res/t-hybrid.json"
+step ingest 90 stoker ingest "$demo" /tmp/demo-shards --size 128
+util train-shards 70 python3 "$train" /tmp/demo-shards "${common[@]}" --loader stoker --json "$res/train-shards.json" --trace "$res/t-shards.json"
+step ipc-check 60 python3 "$root/bench/gpu/ipc_check.py" "$demo" 12 hybrid
 
-train="$root/examples/train_video_classifier.py"
-tdata="${x264:-$demo}"
-common=(--device cuda:0 --width 1 --batch-size 32 --steps 150 --warmup 20)
-for run in cached stoker cv2-8 cv2-16; do
-  case "$run" in
-    cached) args=(--loader cached) ;;
-    stoker) args=(--loader stoker) ;;
-    cv2-*) args=(--loader pytorch --decoder cv2 --workers "${run#cv2-}") ;;
-  esac
-  gpu_util "$run"
-  step "train-$run" 120 python3 "$train" "$tdata" "${common[@]}" "${args[@]}" --trace "$res/train-$run.trace.json" --json "$res/train-$run.json"
-  gpu_util_stop "$run"
-done
-
-for c in 1 2 4 8 12 16; do
-  step "sweep-decode-$c" 60 stoker bench "${x264:-$demo}" --batches 300 --concurrency "decode=$c" --no-reference --json "$res/sweep-$c.json"
-done
+# 6: the tuner on 16 cores.
+step tune-16 150 stoker tune "$demo" --out /tmp/tune-16 --start-all 8 --compare-default --trials 4 --repeats 1 \
+  --batches 60 --trial-seconds 30 --total-minutes 3 --no-decode-ceiling

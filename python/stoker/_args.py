@@ -25,6 +25,7 @@ class ServeArgs:
     s3_endpoint: Optional[str] = None
     cache_dir: Optional[str] = None
     cache_bytes: Optional[str] = None
+    serve_device: Optional[str] = None    # "cuda:N": device batches by CUDA IPC (decode nvdec, hybrid or auto)
 
     def flags(self) -> List[str]:
         args = [self.dataset, "--options", to_json(self.options), "--hold", str(self.hold)]
@@ -32,6 +33,8 @@ class ServeArgs:
             value = getattr(self, name)
             if value is not None:
                 args += ["--" + name.replace("_", "-"), str(value)]
+        if self.serve_device is not None:
+            args += ["--device", self.serve_device]
         return args
 
 

@@ -175,7 +175,23 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                            'description': 'Convert frames inside the decode stage '
                                                                           'instead of in a convert stage of its own.',
                                                            'x-python': 'fused_convert',
-                                                           'default': False}}},
+                                                           'default': False},
+                                          'device': {'type': 'string',
+                                                     'enum': ['cpu', 'nvdec', 'hybrid', 'auto'],
+                                                     'description': "Where clips are decoded: cpu; nvdec (the GPU's "
+                                                                    'NVDEC engines; batches stay on the GPU); hybrid '
+                                                                    '(NVDEC sessions and CPU workers at once, from '
+                                                                    'one queue); auto (hybrid, nvdec or cpu, from '
+                                                                    'what the machine has).',
+                                                     'x-python': 'decode',
+                                                     'default': 'cpu'},
+                                          'nvdecSessions': {'type': 'integer',
+                                                            'description': 'NVDEC sessions at once with nvdec or '
+                                                                           'hybrid decoding; 0: one per NVDEC engine '
+                                                                           'of the GPU.',
+                                                            'x-python': 'nvdec_sessions',
+                                                            'minimum': 0,
+                                                            'default': 0}}},
                 'placement': {'description': 'Where the stages run.',
                               'type': 'object',
                               'additionalProperties': False,
@@ -328,6 +344,10 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Skip decoding frames that are neither in the clip nor referenced by a frame that is. Default: True."""
     fused_convert: bool
     """Convert frames inside the decode stage instead of in a convert stage of its own. Default: False."""
+    decode: Literal['cpu', 'nvdec', 'hybrid', 'auto']
+    """Where clips are decoded: cpu; nvdec (the GPU's NVDEC engines; batches stay on the GPU); hybrid (NVDEC sessions and CPU workers at once, from one queue); auto (hybrid, nvdec or cpu, from what the machine has). Default: 'cpu'."""
+    nvdec_sessions: int
+    """NVDEC sessions at once with nvdec or hybrid decoding; 0: one per NVDEC engine of the GPU. Default: 0."""
     split_after: Literal['fetch', 'demux', 'decode', 'convert', 'batch', 'collate']
     """The last stage a child JVM runs (crash isolation); absent: every stage in this process."""
     failure_budget: Union[str, float, dict]

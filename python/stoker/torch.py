@@ -25,6 +25,7 @@ from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, 
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
+from ._ipc import CudaIpc, DeviceSlots
 from ._home import stoker_command
 from ._options import LoaderOptionArgs
 from ._serve import PROTOCOL, ServeProcess
@@ -33,6 +34,22 @@ from ._slots import SlotMap
 __all__ = ["VideoLoader", "Batch", "StokerError"]
 
 _USAGE_STATUS = 2   # picocli's exit status for a usage error
+
+
+def _device_batches(decode: str, nvdec_sessions: Optional[int], device) -> Optional[str]:
+    """The JVM's ``--device`` for ``decode`` (checked by the schema already): batches decoded on NVDEC stay on the GPU
+    (CUDA IPC), so they need one."""
+    if nvdec_sessions:
+        if decode == "cpu":
+            raise ValueError(f"nvdec_sessions={nvdec_sessions}: only with decode='nvdec', 'hybrid' or 'auto'")
+    if decode == "cpu":
+        return None
+    d = cuda_device(device)
+    if d is None:
+        if decode == "auto":
+            return None   # host batches: auto decodes on the CPU for them
+        raise ValueError(f"decode={decode!r}: batches decoded on NVDEC stay on the GPU (expected: device='cuda:N')")
+    return f"cuda:{d.index}"
 
 
 def _rank_and_world(rank, world_size):
@@ -53,7 +70,10 @@ class VideoLoader:
     Iterating yields the batches of one epoch; ``set_epoch(e)`` places the loader at the start of epoch ``e``
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
     until the batch ``hold + 1`` after them is taken; ``copy=True`` (or ``batch.detach()``) gives batches to keep.
-    With ``device="cuda:N"`` batches arrive on the GPU, copied one ahead on a side stream.
+    With ``device="cuda:N"`` batches arrive on the GPU, copied one ahead on a side stream; with
+    ``decode="nvdec"`` or ``"hybrid"`` (and ``device="cuda:N"``) clips are decoded on the GPU's NVDEC engines (hybrid:
+    and on the CPU at once) and batches never touch the host: the JVM collates them in GPU memory and hands them over
+    by CUDA IPC (``"auto"``: hybrid, nvdec or cpu, from what the machine has).
 
     Every argument after ``dataset`` is a keyword. The loader keywords (below) are the options document's
     (``docs/options.schema.json``): each sets one value of it, checked here before a JVM starts; a keyword not given
@@ -100,11 +120,14 @@ class VideoLoader:
         if shm_dir is not None and not os.path.isdir(shm_dir):
             raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder")
         cache_dir, cache_bytes = check_cache(cache_dir, cache_bytes)
+        decoding = document.get("decode", {})
+        device_batches = _device_batches(decoding.get("device", "cpu"), decoding.get("nvdecSessions"), device)
         self._args = ServeArgs(
             dataset=check_dataset(dataset), options=document, hold=positive_int("hold", hold, minimum=0),
             config=check_existing_file("config", config),
             prefetch=None if prefetch is None else positive_int("prefetch", prefetch), shm_dir=shm_dir,
-            publish=publish, s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes)
+            publish=publish, s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes,
+            serve_device=device_batches)
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():
@@ -114,6 +137,7 @@ class VideoLoader:
         self._command = stoker_command(stoker_home)
         self._process: Optional[ServeProcess] = None
         self._slots: Optional[SlotMap] = None
+        self._device_slots: Optional[DeviceSlots] = None
         self._hello: Optional[dict] = None
         self._held: Deque[Batch] = deque()
         self._feeder: Optional[DeviceFeeder] = None
@@ -167,6 +191,10 @@ class VideoLoader:
         p = self._position
         self._next_epoch_start = p["epoch"] if (p["position"], p["clipsDelivered"]) == (0, 0) else None
         self._resume = None
+        if "device" in hello:
+            # Decoded on NVDEC, collated in the JVM's GPU memory: batches come by CUDA IPC, no host copy, no feeder.
+            self._device_slots = DeviceSlots(CudaIpc(self._device))
+            return
         try:
             self._slots = SlotMap(hello["file"], hello["slot_bytes"], hello["slots"], debug=self._debug)
         except FileNotFoundError:
@@ -215,6 +243,9 @@ class VideoLoader:
         if self._slots is not None:
             self._slots.close()
             self._slots = None
+        if self._device_slots is not None:
+            self._device_slots.close()
+            self._device_slots = None
 
     @staticmethod
     def _stop(holder):
@@ -320,9 +351,13 @@ class VideoLoader:
             self._waited += time.perf_counter() - started
 
     def _batch(self, m: dict) -> Batch:
-        video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
-        batch = Batch(m["id"], m["epoch"], video, torch.tensor(m["labels"], dtype=torch.int64), m["paths"],
-                      m["start_seconds"], m["frame_seconds"], m["state"])
+        if self._device_slots is not None:
+            video = self._device_slots.tensor(m)
+            label = torch.tensor(m["labels"], dtype=torch.int64).to(video.device, non_blocking=True)
+        else:
+            video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
+            label = torch.tensor(m["labels"], dtype=torch.int64)
+        batch = Batch(m["id"], m["epoch"], video, label, m["paths"], m["start_seconds"], m["frame_seconds"], m["state"])
         self._position = m["state"]
         self._next_epoch_start = None
         self._clips += len(m["labels"])
@@ -333,10 +368,15 @@ class VideoLoader:
 
     def _release(self, batch: Batch) -> None:
         batch._live = False
+        release = {"op": "release", "id": batch.id}
         if self._slots is not None:
             self._slots.released(batch.id)
+        if self._device_slots is not None:
+            event = self._device_slots.released(batch.id)
+            if event is not None:
+                release["event"] = event
         if self._process is not None:
-            self._process.send({"op": "release", "id": batch.id})
+            self._process.send(release)
 
     # ---- state, stats, failures ------------------------------------------------------------------------------
 

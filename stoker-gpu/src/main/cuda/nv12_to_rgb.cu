@@ -44,19 +44,15 @@ __device__ __forceinline__ float tent(const unsigned char* __restrict__ plane, i
     return sum / weights;
 }
 
-extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int yPitch,
-                                       const unsigned char* __restrict__ uv, int uvPitch,
-                                       int srcWidth, int srcHeight,
-                                       float cropX, float cropY, float cropWidth, float cropHeight,
-                                       unsigned char* __restrict__ dst, int dstWidth, int dstHeight,
-                                       long long channelStride, long long rowStride, int pixelStride,
-                                       int colour)
+// Draws output pixel (dx, dy) of one frame: the body both entries share.
+__device__ __forceinline__ void draw_pixel(int dx, int dy, const unsigned char* __restrict__ y, int yPitch,
+                                           const unsigned char* __restrict__ uv, int uvPitch,
+                                           int srcWidth, int srcHeight,
+                                           float cropX, float cropY, float cropWidth, float cropHeight,
+                                           unsigned char* __restrict__ dst, int dstWidth, int dstHeight,
+                                           long long channelStride, long long rowStride, int pixelStride,
+                                           int colour)
 {
-    int dx = blockIdx.x * blockDim.x + threadIdx.x;
-    int dy = blockIdx.y * blockDim.y + threadIdx.y;
-    if (dx >= dstWidth || dy >= dstHeight) {
-        return;
-    }
     // The crop window in whole pixels, within the frame.
     int lx0 = max(0, (int) cropX);
     int ly0 = max(0, (int) cropY);
@@ -103,4 +99,70 @@ extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int 
     out[0] = (unsigned char) fminf(fmaxf(r + 0.5f, 0.0f), 255.0f);
     out[channelStride] = (unsigned char) fminf(fmaxf(g + 0.5f, 0.0f), 255.0f);
     out[2 * channelStride] = (unsigned char) fminf(fmaxf(b + 0.5f, 0.0f), 255.0f);
+}
+
+extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int yPitch,
+                                       const unsigned char* __restrict__ uv, int uvPitch,
+                                       int srcWidth, int srcHeight,
+                                       float cropX, float cropY, float cropWidth, float cropHeight,
+                                       unsigned char* __restrict__ dst, int dstWidth, int dstHeight,
+                                       long long channelStride, long long rowStride, int pixelStride,
+                                       int colour)
+{
+    int dx = blockIdx.x * blockDim.x + threadIdx.x;
+    int dy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (dx >= dstWidth || dy >= dstHeight) {
+        return;
+    }
+    draw_pixel(dx, dy, y, yPitch, uv, uvPitch, srcWidth, srcHeight, cropX, cropY, cropWidth, cropHeight, dst, dstWidth,
+               dstHeight, channelStride, rowStride, pixelStride, colour);
+}
+
+// A clip's frames in one launch (nv12_to_rgb_clip): the job is passed by value, so no argument block is copied to
+// the device first. Its layout is ClipKernelJob's (Java); ClipKernelJobTest checks the size against this PTX.
+#define CLIP_MAX_FRAMES 64
+
+// One frame of a clip: its NV12 surface (a mapped NVDEC output surface) and the slot of the clip it is drawn into.
+struct ClipFrame {
+    const unsigned char* y;      //  0
+    const unsigned char* uv;     //  8
+    int yPitch;                  // 16
+    int uvPitch;                 // 20
+    int slot;                    // 24
+    int reserved;                // 28
+};                               // 32 bytes
+
+struct ClipJob {
+    unsigned char* dst;          //  0: the clip's first byte (slot 0)
+    long long channelStride;     //  8
+    long long rowStride;         // 16
+    long long slotStride;        // 24: bytes from one slot (frame) of the clip to the next
+    int pixelStride;             // 32
+    int dstWidth;                // 36
+    int dstHeight;               // 40
+    int srcWidth;                // 44
+    int srcHeight;               // 48
+    float cropX;                 // 52
+    float cropY;                 // 56
+    float cropWidth;             // 60
+    float cropHeight;            // 64
+    int colour;                  // 68
+    int frames;                  // 72: frames used in `frame`
+    int reserved;                // 76
+    ClipFrame frame[CLIP_MAX_FRAMES];   // 80
+};                               // 80 + 64 * 32 = 2128 bytes
+
+// Grid: x and y cover the output frame as nv12_to_rgb's do, z is the frame of the job.
+extern "C" __global__ void nv12_to_rgb_clip(const ClipJob job)
+{
+    int f = blockIdx.z;
+    int dx = blockIdx.x * blockDim.x + threadIdx.x;
+    int dy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (f >= job.frames || dx >= job.dstWidth || dy >= job.dstHeight) {
+        return;
+    }
+    const ClipFrame& frame = job.frame[f];
+    draw_pixel(dx, dy, frame.y, frame.yPitch, frame.uv, frame.uvPitch, job.srcWidth, job.srcHeight, job.cropX, job.cropY,
+               job.cropWidth, job.cropHeight, job.dst + frame.slot * job.slotStride, job.dstWidth, job.dstHeight,
+               job.channelStride, job.rowStride, job.pixelStride, job.colour);
 }

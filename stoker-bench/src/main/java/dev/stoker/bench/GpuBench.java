@@ -30,9 +30,14 @@ import java.util.function.Supplier;
  *                                       NVDEC decode + NV12-to-RGB into device memory, frames/s in
  *                                       aggregate over that many sessions at once (default 1)
  *   GpuBench ffmpeg FILE [frames] [sessions]
- *                                       the NVDEC ceiling: FFmpeg's own NVDEC decoding in a bare loop
- *                                       ({@link FfmpegNvdecLoop}), frames/s in aggregate, as many at once
+ *                                       FFmpeg's own NVDEC decoding in a bare loop ({@link FfmpegNvdecLoop}),
+ *                                       frames/s in aggregate, as many at once
+ *   GpuBench ceiling FILE [frames] [sessions]
+ *                                       the NVDEC ceiling: Stoker's sessions decoding every picture and nothing
+ *                                       else (nothing mapped or converted), frames/s in aggregate
+ *   GpuBench engines                    the device's NVDEC engines, as its decoder caps report them
  * </pre>
+ * A sessions argument of 0 means one per NVDEC engine.
  */
 public final class GpuBench {
     private GpuBench() {
@@ -41,7 +46,13 @@ public final class GpuBench {
     public static void main(String[] args) throws InterruptedException {
         if (args.length == 0) {
             System.err.println("usage: GpuBench h2d [MB] [copies] | nvdec FILE [frames] [size] [sessions]"
-                    + " | ffmpeg FILE [frames] [sessions]");
+                    + " | ffmpeg FILE [frames] [sessions] | ceiling FILE [frames] [sessions] | engines");
+            System.exit(2);
+        }
+        if (!java.util.Set.of("h2d", "nvdec", "ffmpeg", "ceiling", "engines").contains(args[0])
+                || (args.length < 2 && java.util.Set.of("nvdec", "ffmpeg", "ceiling").contains(args[0]))) {
+            System.err.println("GpuBench: mode " + String.join(" ", args)
+                    + " (expected: h2d, nvdec FILE, ffmpeg FILE, ceiling FILE or engines)");
             System.exit(2);
         }
         try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0))) {
@@ -50,10 +61,15 @@ public final class GpuBench {
                 case "h2d" -> h2d(device, args.length > 1 ? Integer.parseInt(args[1]) : 64,
                         args.length > 2 ? Integer.parseInt(args[2]) : 50);
                 case "nvdec" -> nvdec(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
-                        args.length > 3 ? Integer.parseInt(args[3]) : 112, args.length > 4 ? Integer.parseInt(args[4]) : 1);
+                        args.length > 3 ? Integer.parseInt(args[3]) : 112,
+                        sessions(device, args.length > 4 ? Integer.parseInt(args[4]) : 1));
                 case "ffmpeg" -> ffmpeg(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
-                        args.length > 3 ? Integer.parseInt(args[3]) : 1);
-                default -> throw new IllegalArgumentException("mode: " + args[0] + " (expected: h2d, nvdec or ffmpeg)");
+                        sessions(device, args.length > 3 ? Integer.parseInt(args[3]) : 1));
+                case "ceiling" -> ceiling(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 900,
+                        sessions(device, args.length > 3 ? Integer.parseInt(args[3]) : 0));
+                case "engines" -> System.out.println("NVDEC engines: " + engines(device));
+                default -> throw new IllegalArgumentException("mode: " + args[0]
+                        + " (expected: h2d, nvdec, ffmpeg, ceiling or engines)");
             }
         }
     }
@@ -138,6 +154,47 @@ public final class GpuBench {
                         video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, size, size,
                         seconds, total / seconds);
             }
+        }
+    }
+
+    /** {@code requested} sessions, or one per NVDEC engine for 0. */
+    private static int sessions(CudaDevice device, int requested) {
+        return requested > 0 ? requested : engines(device);
+    }
+
+    private static int engines(CudaDevice device) {
+        try (NvdecClipDecoding decoding = NvdecClipDecoding.open(device, new BatchShape(1, 1, 16, 16, 3, BatchLayout.NTHWC))) {
+            return decoding.engines();
+        }
+    }
+
+    /**
+     * The NVDEC ceiling: {@code sessions} sessions at once, each decoding {@code frames} pictures of {@code file} and
+     * nothing else. Read the engines' busy share beside it ({@code nvidia-smi}'s {@code utilization.decoder}).
+     */
+    private static void ceiling(CudaDevice device, Path file, int frames, int sessions) throws InterruptedException {
+        try (Video video = Video.open(file);
+             NvdecClipDecoding decoding = NvdecClipDecoding.open(device, new BatchShape(1, 1, 16, 16, 3, BatchLayout.NTHWC))) {
+            long[] counts = inParallel(sessions, "nvdec-ceiling", () -> {
+                NvdecClipDecoding.Session s = decoding.session();
+                return new Session() {
+                    @Override
+                    public long run() {
+                        return s.decodeOnly(video, frames);
+                    }
+
+                    @Override
+                    public void close() {
+                        s.close();
+                    }
+                };
+            });
+            double seconds = counts[sessions] / 1e9;
+            long total = Arrays.stream(counts, 0, sessions).sum();
+            System.out.printf(Locale.ROOT, "%s (%s %dx%d): %d session(s) x %d pictures decoded on NVDEC, nothing mapped,"
+                            + " in %.3f s: %.0f frames/s in aggregate (%d engines)%n", file, video.info().codec(),
+                    video.info().codedWidth(), video.info().codedHeight(), sessions, total / sessions, seconds,
+                    total / seconds, decoding.engines());
         }
     }
 

@@ -6,6 +6,8 @@ import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
 import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.gpu.GpuDecodeOptions;
+import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.observe.BenchReportWriter;
 import dev.stoker.observe.BenchWatch;
 import dev.stoker.observe.DashboardServer;
@@ -75,7 +77,7 @@ final class BenchCommand extends Subcommand {
     @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N") String device;
 
     @Mixin
-    BenchDevice.DecodeOptions decode; // --decode nvdec, --nvdec-sessions, --no-cpu-fallback
+    BenchDevice.DecodeOptions decode; // --no-cpu-fallback (--decode, --nvdec-sessions: the loader options')
 
 
 
@@ -124,9 +126,10 @@ final class BenchCommand extends Subcommand {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = out();
-        LoaderOptions options = storage.withColdFetch(loader.loaderOptions());
+        LoaderOptions options = GpuDecodeOptions.resolve(storage.withColdFetch(loader.loaderOptions()));
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
-        BenchDevice.requireAvailable(deviceSpec, decode.nvdec()); // before any dataset work: one line naming what is missing
+        DecodeDevice mode = options.decode().device();
+        BenchDevice.requireAvailable(deviceSpec, mode); // before any dataset work: one line naming what is missing
         if (batches < 1) {
             throw usageError("--batches: " + batches + " (expected: 1+)");
         }
@@ -137,9 +140,9 @@ final class BenchCommand extends Subcommand {
                 throw usageError("--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
             }
-            if (decode.nvdec()) {
-                throw new ParameterException(spec.commandLine(),
-                        "--decode nvdec with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
+            if (mode.onGpu()) {
+                throw new ParameterException(spec.commandLine(), "--decode " + mode
+                        + " with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
             return ShardBench.run(out, dataset, options, batches, json, trace, storage.readAhead(spec), storage);
         }
@@ -156,7 +159,7 @@ final class BenchCommand extends Subcommand {
         long decodedClips;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
-        BenchDevice gpu = new BenchDevice(deviceSpec, decode, out);
+        BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
                 () -> VideoLoader.open(data, options, recorder));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {

@@ -12,6 +12,7 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.ClipLoader;
+import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
@@ -28,53 +29,48 @@ import picocli.CommandLine.ParameterException;
  * {@code --device cpu} (the default) leaves batches in host memory; {@code cuda:N} has collate write them
  * into pinned memory and copies each to device N while the next one is loaded. {@code --decode nvdec}
  * decodes on the GPU's NVDEC engines instead ({@link NvdecLoader}): the batches are assembled on the device
- * and nothing of the pixels crosses PCIe. Both are experimental: the GPU path has not run on hardware yet.
+ * and nothing of the pixels crosses PCIe; {@code --decode hybrid} decodes on NVDEC and the CPU at once, and
+ * {@code --decode auto} picks from what the machine has ({@link GpuDecodeOptions#resolve}). {@code --decode} and
+ * {@code --nvdec-sessions} are every loader command's ({@link LoaderOptionsMixin}: the options' decode group).
  */
-record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
+record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, PrintWriter out) {
 
-    /** {@code --decode}, {@code --nvdec-sessions}, {@code --no-cpu-fallback}: a mixin of {@code stoker bench}. */
+    /** {@code --no-cpu-fallback}: a mixin of {@code stoker bench}. */
     static final class DecodeOptions {
-        @Option(names = "--decode", defaultValue = "cpu", paramLabel = "cpu|nvdec") String decode;
-        @Option(names = "--nvdec-sessions", paramLabel = "N") Integer sessions;
         @Option(names = "--no-cpu-fallback") boolean noCpuFallback;
 
-        boolean nvdec() {
-            return "nvdec".equals(decode);
-        }
-
         /**
-         * The device the run needs, once the options are checked: {@code --decode nvdec} without
-         * {@code --device} means {@code cuda:0}. Combinations that cannot work are usage errors, before any work.
+         * The device the run needs, once the options are checked: GPU decoding without {@code --device} means
+         * {@code cuda:0}. Combinations that cannot work are usage errors, before any work.
          */
         DeviceSpec device(DeviceSpec requested, CommandSpec command, LoaderOptions options, boolean coldCache) {
-            if (!decode.equals("cpu") && !decode.equals("nvdec")) {
-                throw usage(command, "--decode: \"" + decode + "\" (expected: cpu or nvdec)");
-            }
-            if (!nvdec()) {
-                if (sessions != null || noCpuFallback) {
-                    throw usage(command, (sessions != null ? "--nvdec-sessions" : "--no-cpu-fallback")
-                            + ": only with --decode nvdec");
+            DecodeDevice mode = options.decode().device();
+            String flag = "--decode " + mode;
+            if (!mode.onGpu()) {
+                if (options.decode().nvdecSessions() > 0 || noCpuFallback) {
+                    throw usage(command, (noCpuFallback ? "--no-cpu-fallback" : "--nvdec-sessions")
+                            + ": only with --decode nvdec or hybrid");
                 }
                 return requested;
             }
-            if (sessions != null && sessions < 1) {
-                throw usage(command, "--nvdec-sessions: " + sessions + " (expected: 1+)");
-            }
             boolean deviceGiven = command.commandLine().getParseResult().hasMatchedOption("--device");
             if (deviceGiven && !requested.isCuda()) {
-                throw usage(command, "--decode nvdec with --device " + requested
+                throw usage(command, flag + " with --device " + requested
                         + " (expected: --device cuda:N, or no --device for cuda:0; NVDEC decodes on a GPU)");
             }
             if (options.placement().splitAfter() != null) {
-                throw usage(command, "--split-after with --decode nvdec (expected: one or the other; running fetch and"
+                throw usage(command, "--split-after with " + flag + " (expected: one or the other; running fetch and"
                         + " demux in a child process is not supported with NVDEC yet)");
             }
             if (coldCache) {
-                throw usage(command, "--cold with --decode nvdec (expected: one or the other; not supported together yet)");
+                throw usage(command, "--cold with " + flag + " (expected: one or the other; not supported together yet)");
             }
             for (String stage : List.of("decode", "convert")) {
+                if (stage.equals("decode") && mode == DecodeDevice.HYBRID) {
+                    continue;   // the hybrid loader's CPU workers
+                }
                 if (options.config().stages().containsKey(stage)) {
-                    throw usage(command, "stage '" + stage + "' in --concurrency or --config with --decode nvdec"
+                    throw usage(command, "stage '" + stage + "' in --concurrency or --config with " + flag
                             + " (expected: the stages " + NvdecLoader.STAGES + "; --nvdec-sessions N for NVDEC)");
                 }
             }
@@ -101,11 +97,12 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
      * NVDEC decoding is asked for and the driver's decoder library is missing:
      * {@code --device cuda:0: libcuda.so.1 not found: no NVIDIA driver on this machine}.
      */
-    static void requireAvailable(DeviceSpec spec, boolean nvdec) {
+    static void requireAvailable(DeviceSpec spec, DecodeDevice mode) {
         if (!spec.isCuda()) {
             return;
         }
-        String prefix = nvdec ? "--decode nvdec on " + spec + ": " : "--device " + spec + ": ";
+        boolean nvdec = mode.onGpu();
+        String prefix = nvdec ? "--decode " + mode + " on " + spec + ": " : "--device " + spec + ": ";
         String reason = Cuda.unavailableReason();
         if (reason == null) {
             try {
@@ -128,14 +125,12 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
      */
     ClipLoader<? extends LoadedBatch> openLoader(Dataset data, LoaderOptions options, TraceRecorder trace,
                                                  Supplier<VideoLoader> cpuLoader) {
-        if (decode.nvdec()) {
-            LoaderOptions withSessions = decode.sessions == null ? options
-                    : options.toBuilder().config(NvdecLoader.sessions(decode.sessions)).build();
+        if (mode.onGpu()) {
             try {
-                return NvdecLoader.open(data, withSessions, spec,
+                return NvdecLoader.open(data, options, spec,
                         GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace);
             } catch (GpuUnavailableException e) {
-                throw new GpuUnavailableException("--decode nvdec on " + spec + ": " + e.getMessage(), e);
+                throw new GpuUnavailableException("--decode " + mode + " on " + spec + ": " + e.getMessage(), e);
             }
         }
         if (!spec.isCuda()) {
@@ -157,9 +152,14 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
         };
     }
 
-    /** Prints where the NVDEC loader decoded its clips; other loaders have nothing to add. */
+    /**
+     * Prints where the NVDEC loader decoded its clips: the hybrid loader's two pools (the stage table's rows for them),
+     * the clips by path, the CPU fallbacks; other loaders have nothing to add.
+     */
     void reportDecoding(ClipLoader<?> loader) {
         if (loader instanceof NvdecLoader nvdec) {
+            nvdec.decodePools().forEach(p -> out.println(p.line()));
+            out.println("decoded by: " + nvdec.clipsByPath());
             out.println(summary(nvdec.device().id() + " (" + nvdec.device().name() + ")", nvdec.decodedClips(),
                     nvdec.cpuFallbackReasons()));
         }
@@ -183,6 +183,6 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, PrintWriter out) {
 
     @Override
     public String toString() {
-        return decode.nvdec() ? spec + " (nvdec)" : spec.toString();
+        return mode.onGpu() ? spec + " (" + mode + ")" : spec.toString();
     }
 }

@@ -76,6 +76,7 @@ final class HeadspaceCommand extends Subcommand {
                     + " (expected: one step: a model, a class or a synthetic step)");
         }
         LoaderOptions options = loader.loaderOptions();
+        LoaderOptionsMixin.requireCpuDecode(spec, options);
         Headspace<ClipBatch, TensorBatch> synthetic = model.model == null ? headspace(null) : null; // calibrated before decoding
         DatasetLocation dataset = loader.location(out);
         if (synthetic != null) {

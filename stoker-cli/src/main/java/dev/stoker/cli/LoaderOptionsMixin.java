@@ -12,6 +12,7 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.video.loader.FailureBudgets;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderOptionsBuilder;
@@ -60,6 +61,8 @@ final class LoaderOptionsMixin {
     @Option(names = "--decoder-threads") int decoderThreads;
     @Option(names = "--no-skip-frames", negatable = true) boolean skipFrames;
     @Option(names = "--fused-convert") boolean fusedConvert;
+    @Option(names = "--decode", paramLabel = "cpu|nvdec|hybrid|auto") String decodeOn;
+    @Option(names = "--nvdec-sessions", paramLabel = "N") Integer nvdecSessions;
 
     @Option(names = "--concurrency", paramLabel = "STAGE=N")
     Map<String, Integer> concurrency = new LinkedHashMap<>();
@@ -111,6 +114,10 @@ final class LoaderOptionsMixin {
             if (fusedConvert) {
                 b.fusedConvert(true);
             }
+            if (given.test("--decode") || given.test("--nvdec-sessions")) {
+                b.decodeOn(given.test("--decode") ? decodeDevice(command, decodeOn) : o.decode().device(),
+                        given.test("--nvdec-sessions") ? positiveSessions(command, nvdecSessions) : o.decode().nvdecSessions());
+            }
             if (splitAfter != null) {
                 b.splitAfter(LoaderStage.of(splitAfter));
             }
@@ -150,11 +157,39 @@ final class LoaderOptionsMixin {
             case "--seed" -> Long.toString(d.sampling().seed());
             case "--decoder-threads" -> Integer.toString(d.decode().threads());
             case "--no-skip-frames" -> Boolean.toString(d.decode().skipNonReferenceFrames());
+            case "--decode" -> d.decode().device().toString();
             case "--rank" -> Integer.toString(d.sampling().rank());
             case "--world-size" -> Integer.toString(d.sampling().worldSize());
             case "--epochs" -> Integer.toString(d.sampling().epochs());
             default -> null;
         };
+    }
+
+    private static DecodeDevice decodeDevice(CommandSpec spec, String text) {
+        try {
+            return DecodeDevice.of(text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
+    }
+
+    private static int positiveSessions(CommandSpec spec, int sessions) {
+        if (sessions < 1) {
+            throw new ParameterException(spec.commandLine(), "--nvdec-sessions: " + sessions
+                    + " (expected: 1+; leave it out for one session per NVDEC engine)");
+        }
+        return sessions;
+    }
+
+    /**
+     * Refuses GPU decoding in a command whose loader decodes on the CPU ({@code headspace}, {@code train}): a usage
+     * error naming the commands that do it.
+     */
+    static void requireCpuDecode(CommandSpec spec, LoaderOptions options) {
+        if (options.decode().device() != DecodeDevice.CPU) {
+            throw new ParameterException(spec.commandLine(), "--decode " + options.decode().device()
+                    + " (expected: cpu here; stoker bench and stoker serve decode on the GPU)");
+        }
     }
 
     /** {@code --resize}'s spellings. */

@@ -1,5 +1,7 @@
 package dev.stoker.cli;
 
+import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.gpu.GpuDecodeOptions;
 import dev.stoker.serve.ServeSession;
 import dev.stoker.serve.ServeSettings;
 import dev.stoker.serve.SharedMemoryDir;
@@ -50,6 +52,7 @@ final class ServeCommand extends Subcommand {
     @Option(names = "--shm-dir", defaultValue = "/dev/shm", paramLabel = "DIR") Path shmDir;
     @Option(names = "--resume", paramLabel = "FILE") Path resume;
     @Option(names = "--publish", paramLabel = "PORT") Integer publish;
+    @Option(names = "--device", defaultValue = "cpu", paramLabel = "cpu|cuda:N") String device;
 
     @Override
     public Integer call() throws IOException {
@@ -58,7 +61,7 @@ final class ServeCommand extends Subcommand {
         PrintWriter log = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
         LoaderOptions options;
         try {
-            LoaderOptions given = loader.loaderOptions();
+            LoaderOptions given = GpuDecodeOptions.resolve(loader.loaderOptions());
             LoaderOptions.Sampling s = given.sampling();
             options = given.toBuilder()
                     .rank(loader.given("--rank") ? rank : s.rank(), loader.given("--world-size") ? worldSize : s.worldSize())
@@ -77,12 +80,16 @@ final class ServeCommand extends Subcommand {
                 throw usageError("--resume: " + resume + ": " + CliErrors.describe(e));
             }
         }
+        DeviceSpec batchesOn = BenchDevice.parse(device, spec);
+        if (batchesOn.isCuda()) {
+            BenchDevice.requireAvailable(batchesOn, options.decode().device());
+        }
         String dataset = loader.location(log).name();
         BlockCache.Settings cache = loader.blockCache();
         ServeSettings settings;
         try {
             settings = new ServeSettings(dataset, loader.s3Endpoint, cache, options, prefetch, hold, new SharedMemoryDir(shmDir),
-                    state, publish == null ? -1 : publish);
+                    state, publish == null ? -1 : publish, batchesOn);
         } catch (IllegalArgumentException e) {
             throw usageError("--" + e.getMessage());
         }

@@ -76,6 +76,7 @@ final class TrainCommand extends Subcommand {
             model.model = "r3d";
         }
         LoaderOptions options = loader.loaderOptions();
+        LoaderOptionsMixin.requireCpuDecode(spec, options);
         DatasetLocation dataset = loader.location(out);
         String where = dataset.name();
         boolean shards = dataset.isShards();

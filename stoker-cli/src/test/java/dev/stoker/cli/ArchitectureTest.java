@@ -61,7 +61,8 @@ class ArchitectureTest {
             // Seeing a run (the stats stream, the terminal view, the dashboard, the HTML reports): on the engine's
             // public API alone, so that whatever runs a pipeline can publish it; only consumers and commands use it.
             new Module("stoker-observe", "dev.stoker.observe", List.of(PIPELINE), false),
-            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-observe"), true),
+            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-gpu",
+                    "stoker-observe"), true),
             // Not on this class path (stoker train loads it in a class loader of its own, from its
             // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
             new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),

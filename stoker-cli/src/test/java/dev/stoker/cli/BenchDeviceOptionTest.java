@@ -42,16 +42,21 @@ class BenchDeviceOptionTest {
         assertThat(run.err()).contains("libcuda.so.1 not found: no NVIDIA driver on this machine");
         CliRun second = CliRun.stoker("bench", "--device", "cuda:1", "--decode", "nvdec", "--nvdec-sessions", "7");
         assertThat(second.errLines()).containsExactly("stoker bench: --decode nvdec on cuda:1: " + Cuda.unavailableReason());
+        CliRun hybrid = CliRun.stoker("bench", "--decode", "hybrid", "--batches", "1");
+        assertThat(hybrid.errLines()).containsExactly("stoker bench: --decode hybrid on cuda:0: " + Cuda.unavailableReason());
     }
 
     @Test
     void decodeOptionsThatCannotWorkAreUsageErrorsBeforeAnyGpuCheck() {
-        assertUsageError("--decode: \"tpu\" (expected: cpu or nvdec)", "--decode", "tpu");
+        assertUsageError("--decode: \"tpu\" (expected: one of cpu, nvdec, hybrid, auto)", "--decode", "tpu");
         assertUsageError("--decode nvdec with --device cpu (expected: --device cuda:N, or no --device for cuda:0;"
                 + " NVDEC decodes on a GPU)", "--decode", "nvdec", "--device", "cpu");
-        assertUsageError("--nvdec-sessions: only with --decode nvdec", "--nvdec-sessions", "3");
-        assertUsageError("--no-cpu-fallback: only with --decode nvdec", "--no-cpu-fallback");
-        assertUsageError("--nvdec-sessions: 0 (expected: 1+)", "--decode", "nvdec", "--nvdec-sessions", "0");
+        assertUsageError("--nvdec-sessions: only with --decode nvdec or hybrid", "--nvdec-sessions", "3");
+        assertUsageError("--no-cpu-fallback: only with --decode nvdec or hybrid", "--no-cpu-fallback");
+        assertUsageError("--nvdec-sessions: 0 (expected: 1+; leave it out for one session per NVDEC engine)",
+                "--decode", "nvdec", "--nvdec-sessions", "0");
+        assertUsageError("--decode hybrid with --device cpu (expected: --device cuda:N, or no --device for cuda:0;"
+                + " NVDEC decodes on a GPU)", "--decode", "hybrid", "--device", "cpu");
         assertUsageError("--split-after with --decode nvdec (expected: one or the other; running fetch and demux in a"
                 + " child process is not supported with NVDEC yet)", "--decode", "nvdec", "--split-after", "demux");
         assertUsageError("--cold with --decode nvdec (expected: one or the other; not supported together yet)",
@@ -59,6 +64,13 @@ class BenchDeviceOptionTest {
         assertUsageError("stage 'decode' in --concurrency or --config with --decode nvdec (expected: the stages"
                 + " [fetch, demux, nvdec, batch, collate]; --nvdec-sessions N for NVDEC)",
                 "--decode", "nvdec", "--concurrency", "decode=3");
+    }
+
+    @Test
+    void commandsWhoseLoaderDecodesOnTheCpuRefuseGpuDecoding() {
+        CliRun run = CliRun.stoker("headspace", "--decode", "nvdec");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--decode nvdec (expected: cpu here; stoker bench and stoker serve decode on the GPU)");
     }
 
     @Test

@@ -11,7 +11,8 @@ import java.util.List;
  * delivered. {@link #close()} destroys the event and gives the buffer back (idempotent).
  */
 record CollatedBatch(DeviceBufferPool.Buffer buffer, long bytes, long[] shape, BatchLayout layout, int[] labels,
-                     List<ClipInfo> clips, long stream, GpuEvent ready, SamplerState after) implements AutoCloseable {
+                     List<ClipInfo> clips, List<DecodePath> paths, long stream, GpuEvent ready, SamplerState after)
+        implements AutoCloseable {
     @Override
     public void close() {
         try {

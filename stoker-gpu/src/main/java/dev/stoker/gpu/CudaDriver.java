@@ -32,6 +32,10 @@ final class CudaDriver {
     static final int CU_STREAM_NON_BLOCKING = 0x1;
     static final int CU_EVENT_DEFAULT = 0x0;
     static final int CU_EVENT_DISABLE_TIMING = 0x2;
+    /** {@code CU_EVENT_INTERPROCESS}: the event may be shared with another process ({@code cuIpcGetEventHandle}). */
+    static final int CU_EVENT_INTERPROCESS = 0x4;
+    /** {@code CU_IPC_HANDLE_SIZE}: bytes of a {@code CUipcMemHandle} and of a {@code CUipcEventHandle}. */
+    static final int IPC_HANDLE_BYTES = 64;
 
     private static final Linker LINKER = Linker.nativeLinker();
     /** size_t, CUdeviceptr (unsigned long long) and handles are 64-bit on Linux x86-64. */
@@ -61,6 +65,8 @@ final class CudaDriver {
     private final MethodHandle cuModuleLoadData;
     private final MethodHandle cuModuleGetFunction;
     private final MethodHandle cuLaunchKernel;
+    private final MethodHandle cuIpcGetMemHandle;
+    private final MethodHandle cuIpcOpenEventHandle;
     private final MethodHandle cuGetErrorName;
     private final MethodHandle cuGetErrorString;
     private final Map<HandleCall, MethodHandle> handleCalls = new EnumMap<>(HandleCall.class);
@@ -109,6 +115,10 @@ final class CudaDriver {
         cuModuleGetFunction = bind("cuModuleGetFunction", ADDRESS, JAVA_LONG, ADDRESS);
         cuLaunchKernel = bind("cuLaunchKernel", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
+        cuIpcGetMemHandle = bind("cuIpcGetMemHandle", ADDRESS, JAVA_LONG);
+        // CUipcEventHandle is passed by value: a struct of 64 bytes.
+        cuIpcOpenEventHandle = bind("cuIpcOpenEventHandle", ADDRESS,
+                MemoryLayout.structLayout(MemoryLayout.sequenceLayout(IPC_HANDLE_BYTES, ValueLayout.JAVA_BYTE)));
         cuGetErrorName = bind("cuGetErrorName", JAVA_INT, ADDRESS);
         cuGetErrorString = bind("cuGetErrorString", JAVA_INT, ADDRESS);
         for (HandleCall call : HandleCall.values()) {
@@ -283,6 +293,24 @@ final class CudaDriver {
 
     void memcpyDtoH(long hostAddress, long devicePointer, long bytes) {
         check("cuMemcpyDtoH_v2", invoke(() -> (int) cuMemcpyDtoH.invokeExact(hostAddress, devicePointer, bytes)));
+    }
+
+    /** {@code cuIpcGetMemHandle}: the handle another process opens {@code devicePointer}'s allocation with. */
+    byte[] ipcMemHandle(long devicePointer) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(IPC_HANDLE_BYTES, 8);
+            check("cuIpcGetMemHandle", invoke(() -> (int) cuIpcGetMemHandle.invokeExact(out, devicePointer)));
+            return out.toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    /** {@code cuIpcOpenEventHandle}: another process's interprocess event, usable here (destroy it when done). */
+    long ipcOpenEvent(byte[] handle) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(IPC_HANDLE_BYTES, 8);
+            MemorySegment.copy(handle, 0, value, ValueLayout.JAVA_BYTE, 0, IPC_HANDLE_BYTES);
+            return outLong("cuIpcOpenEventHandle", out -> (int) cuIpcOpenEventHandle.invokeExact(out, value));
+        }
     }
 
     /** Loads a module from a NUL-terminated PTX image ({@code cuModuleLoadData}, JIT-compiled by the driver). */

@@ -19,10 +19,18 @@ import java.util.List;
  * @param shape         {@code [n, T, H, W, C]} or {@code [n, C, T, H, W]} per {@code layout}
  * @param stream        the {@code CUstream} the copy ran on
  * @param ready         complete once the data is on the device
+ * @param decodePaths   which path decoded each clip, in the clips' order
  */
 public record DeviceBatch(long sequence, long devicePointer, long byteSize, long[] shape, BatchLayout layout,
-                          int[] labels, List<ClipInfo> clips, long stream, GpuEvent ready, AutoCloseable release)
-        implements LoadedBatch {
+                          int[] labels, List<ClipInfo> clips, long stream, GpuEvent ready, AutoCloseable release,
+                          List<DecodePath> decodePaths) implements LoadedBatch {
+
+    /** A batch whose clips were all decoded on the CPU (the {@link GpuLoader}'s). */
+    public DeviceBatch(long sequence, long devicePointer, long byteSize, long[] shape, BatchLayout layout, int[] labels,
+                       List<ClipInfo> clips, long stream, GpuEvent ready, AutoCloseable release) {
+        this(sequence, devicePointer, byteSize, shape, layout, labels, clips, stream, ready, release,
+                java.util.Collections.nCopies(clips.size(), DecodePath.CPU));
+    }
 
     /** Clips in the batch (the first dimension). */
     @Override

@@ -39,10 +39,21 @@ interface DeviceClipDecoder extends AutoCloseable {
      * @param clips             each clip's frames, times and cost, as {@link dev.stoker.video.ClipDecoder} reports them
      * @param cpuFallbackReason why the clips were decoded on the CPU instead (NVDEC cannot decode the video);
      *                          null when they were decoded on the device
+     * @param path              which path decoded them
      */
-    record Decoded(List<DecodedClip> clips, String cpuFallbackReason) {
+    record Decoded(List<DecodedClip> clips, String cpuFallbackReason, DecodePath path) {
         public Decoded {
             clips = List.copyOf(clips);
+        }
+
+        /** Decoded on {@code path}, or by the CPU fallback when {@code cpuFallbackReason} is given. */
+        Decoded(List<DecodedClip> clips, String cpuFallbackReason) {
+            this(clips, cpuFallbackReason, cpuFallbackReason != null ? DecodePath.CPU_FALLBACK : DecodePath.FFMPEG_NVDEC);
+        }
+
+        /** The same clips, said to be decoded by {@code path}. */
+        Decoded on(DecodePath by) {
+            return cpuFallbackReason != null ? this : new Decoded(clips, null, by);
         }
     }
 }

@@ -74,7 +74,7 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
             }
             DeviceClip last = clips.getLast();
             return new CollatedBatch(batch, clips.size() * clipBytes, batchShape.shape(clips.size()), batchShape.layout(),
-                    labels, List.copyOf(infos), s.handle(), copied,
+                    labels, List.copyOf(infos), clips.stream().map(DeviceClip::path).toList(), s.handle(), copied,
                     LoaderFront.stateAfter(sampler, last.task().epoch(), last.task().position(), last.clip(),
                             last.clipsOfVideo()));
         } catch (RuntimeException | Error e) {

@@ -1,5 +1,8 @@
 package dev.stoker.gpu;
 
+import dev.stoker.video.loader.DecodeDevice;
+import dev.stoker.video.loader.LoaderOptions;
+
 /**
  * How {@link NvdecLoader} decodes on the GPU. The NVDEC stage's concurrency (decoder sessions running at
  * once, one per worker thread) is the pipeline knob {@code nvdec} ({@link NvdecLoader#sessions(int)}), by
@@ -23,10 +26,35 @@ public record GpuDecodeOptions(boolean cpuFallback) {
     }
 
     /**
-     * NVDEC sessions by default: up to 4, no more than cores, since each session's worker thread also runs
-     * the decoder's bitstream parsing on the CPU. An H100 has 7 NVDEC engines: raise it there.
+     * NVDEC sessions where the engines are not known (a fake device): up to 4, no more than cores. On a GPU the
+     * loader runs one session per NVDEC engine ({@code nNumNVDECs} of the decoder caps: 7 on an H100).
      */
     public static int defaultSessions(int cores) {
         return Math.max(1, Math.min(4, cores));
+    }
+
+    /** Cores from which {@code auto} decodes on NVDEC and the CPU at once rather than on NVDEC alone. */
+    static final int HYBRID_FROM_CORES = 4;
+
+    /**
+     * {@code options} with {@code decode=auto} resolved from what this machine has: {@code cpu} without an NVIDIA
+     * driver, a device or NVDEC's library; {@code hybrid} with NVDEC and 4+ cores; {@code nvdec} with fewer. Other
+     * modes are returned as they are.
+     */
+    public static LoaderOptions resolve(LoaderOptions options) {
+        if (options.decode().device() != DecodeDevice.AUTO) {
+            return options;
+        }
+        DecodeDevice resolved = DecodeDevice.CPU;
+        if (Cuda.available()) {
+            try {
+                NvdecCodecs.requireDecoderLibrary();
+                resolved = Runtime.getRuntime().availableProcessors() >= HYBRID_FROM_CORES ? DecodeDevice.HYBRID
+                        : DecodeDevice.NVDEC;
+            } catch (GpuUnavailableException e) {
+                resolved = DecodeDevice.CPU;
+            }
+        }
+        return options.toBuilder().decodeOn(resolved, options.decode().nvdecSessions()).build();
     }
 }

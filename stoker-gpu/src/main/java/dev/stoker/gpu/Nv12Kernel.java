@@ -15,16 +15,20 @@ import java.lang.foreign.MemorySegment;
 /**
  * The {@code nv12_to_rgb} kernel ({@code nv12_to_rgb.ptx}, source in {@code src/main/cuda}): one NV12
  * frame in device memory to uint8 RGB, cropped and resized bilinearly, written into one frame of a
- * device batch in its layout. Loaded once per device from PTX; the driver JIT-compiles it for the GPU.
+ * device batch in its layout; and {@code nv12_to_rgb_clip}, every frame of a clip in one launch. Loaded once per
+ * device from PTX; the driver JIT-compiles it for the GPU.
  */
 final class Nv12Kernel implements AutoCloseable {
     static final String RESOURCE = "nv12_to_rgb.ptx";
     static final String ENTRY = "nv12_to_rgb";
+    /** The entry that draws a whole clip in one launch ({@link ClipKernelJob}). */
+    static final String CLIP_ENTRY = "nv12_to_rgb_clip";
     private static final int BLOCK = 16;
 
     private final CudaDevice device;
     private final long module;
     private final long function;
+    private final long clipFunction;
 
     /** Loads the PTX on {@code device} (the driver JIT-compiles it) and finds the kernel's entry. */
     private Nv12Kernel(CudaDevice device) {
@@ -36,6 +40,7 @@ final class Nv12Kernel implements AutoCloseable {
         }
         try {
             this.function = d.moduleGetFunction(module, ENTRY);
+            this.clipFunction = d.moduleGetFunction(module, CLIP_ENTRY);
         } catch (RuntimeException e) {
             d.call(CudaDriver.HandleCall.MODULE_UNLOAD, module);
             throw e;
@@ -114,6 +119,23 @@ final class Nv12Kernel implements AutoCloseable {
             }
             device.driver().launchKernel(function, (dst.width() + BLOCK - 1) / BLOCK, (dst.height() + BLOCK - 1) / BLOCK, 1,
                     BLOCK, BLOCK, 1, 0, stream, params);
+        }
+    }
+
+    /**
+     * Queues {@code job}'s frames on {@code stream} in one launch (the grid's z is the frame). The job's bytes are the
+     * kernel's argument: the driver copies them at the launch, so the job may be reset as soon as this returns.
+     */
+    void launchClip(ClipKernelJob job, long stream) {
+        if (job.frames() == 0) {
+            return;
+        }
+        device.bind();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment params = arena.allocate(ADDRESS, 1);
+            params.setAtIndex(ADDRESS, 0, job.segment());
+            device.driver().launchKernel(clipFunction, (job.outWidth() + BLOCK - 1) / BLOCK,
+                    (job.outHeight() + BLOCK - 1) / BLOCK, job.frames(), BLOCK, BLOCK, 1, 0, stream, params);
         }
     }
 

@@ -5,20 +5,31 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.batch.BatchShape;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
- * The NVDEC loader's decoding without the loader: its kernel loaded once on a device, and NVDEC sessions that
- * decode one clip of a video into a device buffer, as the {@code nvdec} stage does. The door the GPU
+ * The NVDEC loader's decoding without the loader: its kernel loaded once on a device, the decode API opened, and NVDEC
+ * sessions ({@link NvdecSession}, with FFmpeg's NVDEC for the codecs it does not cover) that decode one clip of a
+ * video into a device buffer, as the loader's workers do; and the decode-only ceiling. The door the GPU
  * micro-benchmark (stoker-bench's {@code GpuBench}) measures the decoder through.
  */
 public final class NvdecClipDecoding implements AutoCloseable {
+    private final CudaDevice device;
+    private final BatchShape clipShape;
     private final Nv12Kernel kernel;
-    private final Supplier<NvdecDecoder> sessions;
+    private final DriverNvdecApi api;
+    private final NvdecCaps caps;
 
     private NvdecClipDecoding(CudaDevice device, BatchShape clipShape) {
+        this.device = device;
+        this.clipShape = clipShape;
         this.kernel = Nv12Kernel.load(device);
-        this.sessions = () -> NvdecDecoder.open(device, kernel, clipShape, true, null, null);
+        try {
+            this.api = DriverNvdecApi.open(device, kernel);
+        } catch (RuntimeException | Error e) {
+            kernel.close();
+            throw e;
+        }
+        this.caps = new NvdecCaps(api);
     }
 
     /**
@@ -31,9 +42,16 @@ public final class NvdecClipDecoding implements AutoCloseable {
         return new NvdecClipDecoding(device, clipShape);
     }
 
-    /** A session of its own (one NVDEC decoder, no CPU fallback) for one thread; close it. */
+    /** NVDEC engines on the device, as its decoder caps report them ({@code nNumNVDECs}). */
+    public int engines() {
+        return caps.engines();
+    }
+
+    /** A session of its own (no CPU fallback) for one thread; close it. */
     public Session session() {
-        return new Session(sessions.get());
+        NvdecSession session = new NvdecSession(api, caps, device.id(), clipShape, true, null);
+        return new Session(session, new NvdecRouter(session,
+                () -> NvdecDecoder.open(device, kernel, clipShape, true, null, null), null));
     }
 
     /** Unloads the kernel (close the sessions first). */
@@ -44,9 +62,11 @@ public final class NvdecClipDecoding implements AutoCloseable {
 
     /** One NVDEC session; not thread-safe. */
     public static final class Session implements AutoCloseable {
-        private final NvdecDecoder decoder;
+        private final NvdecSession session;
+        private final NvdecRouter decoder;
 
-        private Session(NvdecDecoder decoder) {
+        private Session(NvdecSession session, NvdecRouter decoder) {
+            this.session = session;
             this.decoder = decoder;
         }
 
@@ -60,6 +80,26 @@ public final class NvdecClipDecoding implements AutoCloseable {
             List<DeviceClipDecoder.Target> targets =
                     List.of(new DeviceClipDecoder.Target(spec, resize, target.pointer(), target.byteSize()));
             return decoder.decode(video, targets).clips().getFirst().decodedFrames();
+        }
+
+        /**
+         * The NVDEC ceiling: {@code pictures} pictures of {@code video} (from its start, again when shorter) decoded
+         * and nothing else: nothing skipped, mapped, converted or copied.
+         *
+         * @return the pictures decoded
+         * @throws IllegalArgumentException for a video the session does not decode itself (not H.264/HEVC 8-bit 4:2:0)
+         */
+        public long decodeOnly(Video video, long pictures) {
+            return session.decodeOnly(video, pictures);
+        }
+
+        /** How the session's pictures went: decoded, skipped (unwanted, unreferenced), mapped; host waits. */
+        public String counts() {
+            NvdecCounters c = session.counters;
+            return "videos " + c.videos + ", pictures decoded " + c.picturesDecoded + ", skipped " + c.picturesSkipped
+                    + ", frames mapped " + c.framesMapped + ", clip launches " + c.clipLaunches + ", host waits "
+                    + c.hostWaits + ", decoders made " + session.decoders().creations + ", reconfigured "
+                    + session.decoders().reconfigurations;
         }
 
         @Override

@@ -169,7 +169,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
                 // Kernels still queued write into these buffers: done before they are read or handed back.
                 drawer.finish();
             }
-        } catch (NotOnDevice e) {
+        } catch (NotOnNvdec e) {
             return onCpu(video, clips, e.getMessage());
         }
         if (trace != null) {
@@ -201,15 +201,15 @@ final class NvdecDecoder implements DeviceClipDecoder {
     /** Draws one wanted frame into its slot: the {@link FrameWriter} the clip decoder calls. */
     private void write(AVFrame frame, FrameWriter.Target target) {
         if (frame.format() != AV_PIX_FMT_CUDA) {
-            throw new NotOnDevice("frames came back as " + pixelFormat(frame.format()) + " in host memory: NVDEC"
+            throw new NotOnNvdec("frames came back as " + pixelFormat(frame.format()) + " in host memory: NVDEC"
                     + " cannot decode this stream (FFmpeg decoded it in software)");
         }
         int surfaces = new AVHWFramesContext(frame.hw_frames_ctx().data()).sw_format();
         if (surfaces != AV_PIX_FMT_NV12) {
-            throw new NotOnDevice(pixelFormat(surfaces) + " surfaces (the GPU path converts 8-bit 4:2:0, NV12, only)");
+            throw new NotOnNvdec(pixelFormat(surfaces) + " surfaces (the GPU path converts 8-bit 4:2:0, NV12, only)");
         }
         if (frame.colorspace() == AVCOL_SPC_BT2020_NCL || frame.colorspace() == AVCOL_SPC_BT2020_CL) {
-            throw new NotOnDevice("BT.2020 colour (the GPU kernel converts BT.601 and BT.709)");
+            throw new NotOnNvdec("BT.2020 colour (the GPU kernel converts BT.601 and BT.709)");
         }
         ClipRequest request = target.request();
         Resize.Window window = request.resize().sourceWindow(target.rotationDegrees(), frame.width(), frame.height(),
@@ -245,12 +245,5 @@ final class NvdecDecoder implements DeviceClipDecoder {
     private static String pixelFormat(int format) {
         var name = av_get_pix_fmt_name(format);
         return name == null ? "pixel format " + format : name.getString();
-    }
-
-    /** A frame NVDEC did not produce as an NV12 surface: the video goes to the CPU fallback. */
-    private static final class NotOnDevice extends RuntimeException {
-        NotOnDevice(String reason) {
-            super(reason, null, false, false);
-        }
     }
 }

@@ -10,6 +10,7 @@ import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
@@ -53,6 +54,8 @@ import java.util.function.Supplier;
 public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
+    /** Stage names of a hybrid loader, in order: {@code decode} hands each video to the NVDEC and CPU pools. */
+    public static final List<String> HYBRID_STAGES = List.of("fetch", "demux", "decode", "batch", "collate");
     /** The CPU loader's stages that GPU decoding replaces. */
     private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
 
@@ -109,20 +112,29 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
 
     private static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec spec, GpuDecodeOptions decode,
                                     TraceRecorder trace, ResumeTracker from) {
-        requireGpuDecodable(options);
+        boolean hybrid = options.decode().device() == DecodeDevice.HYBRID;
+        requireGpuDecodable(options, hybrid);
         CudaDevice device = Cuda.open(spec);
         Nv12Kernel kernel = null;
         try {
             NvdecCodecs.requireDecoderLibrary();
             Nv12Kernel loaded = Nv12Kernel.load(device);
             kernel = loaded;
+            DriverNvdecApi api = DriverNvdecApi.open(device, loaded);
+            NvdecCaps caps = new NvdecCaps(api);
             BatchShape clipShape = clipShape(options);
-            Supplier<DeviceClipDecoder> sessions = () -> NvdecDecoder.open(device, loaded, clipShape,
-                    options.decode().skipNonReferenceFrames(),
-                    decode.cpuFallback() ? () -> new CpuClipUploader(device, clipShape, options.decode().threads(),
-                            options.decode().skipNonReferenceFrames()) : null,
-                    trace);
-            return open(dataset, options, device, sessions, loaded, from, trace);
+            boolean skip = options.decode().skipNonReferenceFrames();
+            Supplier<DeviceClipDecoder> onCpu = () -> new CpuClipUploader(device, clipShape, options.decode().threads(), skip);
+            Supplier<DeviceClipDecoder> fallback = decode.cpuFallback() ? onCpu : null;
+            Supplier<DeviceClipDecoder> sessions = () -> new NvdecRouter(
+                    new NvdecSession(api, caps, device.id(), clipShape, skip, trace),
+                    () -> NvdecDecoder.open(device, loaded, clipShape, skip, fallback, trace), fallback);
+            int sessionCount = sessions(options, caps);
+            if (hybrid) {
+                return openHybrid(dataset, options, device, sessionCount, sessions, cpuWorkers(options, sessionCount),
+                        onCpu, loaded, from, trace);
+            }
+            return open(dataset, options, device, VideoDecoding.perWorker(sessions), sessionCount, loaded, from, trace);
         } catch (RuntimeException | Error e) {
             if (kernel != null) {
                 kernel.close();
@@ -139,21 +151,64 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     static NvdecLoader open(Dataset dataset, LoaderOptions options, GpuDevice device,
                             Supplier<? extends DeviceClipDecoder> sessions, AutoCloseable decoderResources,
                             ResumeTracker from, TraceRecorder trace) {
-        requireGpuDecodable(options);
+        requireGpuDecodable(options, false);
+        return open(dataset, options, device, VideoDecoding.perWorker(sessions), null, decoderResources, from, trace);
+    }
+
+    /** The NVDEC loader: each {@code nvdec} worker decodes with its own session; {@code sessions} null: the config's. */
+    private static NvdecLoader open(Dataset dataset, LoaderOptions options, GpuDevice device, VideoDecoding decoding,
+                                    Integer sessions, AutoCloseable decoderResources, ResumeTracker from,
+                                    TraceRecorder trace) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.config());
+        if (sessions != null) {
+            defaults = defaults.withStage("nvdec", defaults.stage("nvdec").withConcurrency(sessions));
+        }
+        return open(dataset, options, device, decoding, "nvdec", defaults, defaults.overriddenBy(options.config()),
+                decoderResources, from, trace);
+    }
+
+    /**
+     * The hybrid loader: its {@code decode} stage hands each video to {@code sessions} NVDEC sessions and
+     * {@code cpuWorkers} CPU workers taking from one queue ({@link HybridDecoding}); the stage has as many workers
+     * again, waiting, so that videos queue for the routing to choose among.
+     */
+    static NvdecLoader openHybrid(Dataset dataset, LoaderOptions options, GpuDevice device, int sessions,
+                                  Supplier<? extends DeviceClipDecoder> sessionFactory, int cpuWorkers,
+                                  Supplier<? extends DeviceClipDecoder> cpuFactory, AutoCloseable decoderResources,
+                                  ResumeTracker from, TraceRecorder trace) {
+        requireGpuDecodable(options, true);
+        int cores = Runtime.getRuntime().availableProcessors();
+        int stageWorkers = 2 * (sessions + cpuWorkers);
+        PipelineConfig base = defaultConfig(cores);
+        PipelineConfig defaults = new PipelineConfig(base.sinkCapacity(), base.failureBudget(), base.stallTimeoutMillis(),
+                Map.of("fetch", base.stage("fetch"), "demux", base.stage("demux"),
+                        "decode", new StageConfig(stageWorkers, 2 * stageWorkers, Order.INPUT, null, null, null),
+                        "collate", base.stage("collate")));
+        PipelineConfig given = options.config();
+        PipelineConfig user = new PipelineConfig(given.sinkCapacity(), given.failureBudget(), given.stallTimeoutMillis(),
+                given.stages().entrySet().stream().filter(e -> !e.getKey().equals("decode") && !e.getKey().equals("nvdec"))
+                        .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        HybridDecoding decoding = new HybridDecoding(sessions, sessionFactory, cpuWorkers, cpuFactory);
+        return open(dataset, options, device, decoding, "decode", defaults, defaults.overriddenBy(user), decoderResources,
+                from, trace);
+    }
+
+    private static NvdecLoader open(Dataset dataset, LoaderOptions options, GpuDevice device, VideoDecoding decoding,
+                                    String decodeStage, PipelineConfig defaults, PipelineConfig config,
+                                    AutoCloseable decoderResources, ResumeTracker from, TraceRecorder trace) {
         BatchShape clipShape = clipShape(options);
         BatchShape batchShape = options.batchShape();
-        MemoryPlan plan = MemoryPlan.of(options, defaults, "nvdec", false);
+        MemoryPlan plan = MemoryPlan.of(options, defaults, decodeStage, false);
         DeviceBufferPool clipBuffers = new DeviceBufferPool(device, "clip", clipShape.batchBytes(),
                 (int) Math.min(Integer.MAX_VALUE, plan.clipsHeld()));
         DeviceBufferPool batchBuffers = new DeviceBufferPool(device, "batch", batchShape.batchBytes(),
                 (int) plan.batchesHeld());
-        NvdecStage nvdec = new NvdecStage(options, clipBuffers, sessions);
+        NvdecStage nvdec = new NvdecStage(options, clipBuffers, decoding);
         DeviceCollateStage collate = new DeviceCollateStage(batchBuffers, batchShape, from.sampler(), trace);
         Resources resources = new Resources(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
         try {
-            PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, nvdec, collate).config(config);
+            PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, decodeStage, nvdec, collate)
+                    .config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
@@ -184,8 +239,33 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         return PipelineConfig.EMPTY.withStage("nvdec", StageConfig.EMPTY.withConcurrency(sessions));
     }
 
-    private static void requireGpuDecodable(LoaderOptions options) {
+    /** The NVDEC sessions: the options' count, else the config's {@code nvdec} concurrency, else one per engine. */
+    static int sessions(LoaderOptions options, NvdecCaps caps) {
+        if (options.decode().nvdecSessions() > 0) {
+            return options.decode().nvdecSessions();
+        }
+        StageConfig nvdec = options.config().stages().get("nvdec");
+        return nvdec != null && nvdec.concurrency() != null ? nvdec.concurrency() : caps.engines();
+    }
+
+    /**
+     * The hybrid loader's CPU workers: the config's {@code decode} concurrency (the CPU loader's knob), else the cores
+     * less those the sessions' parsing, demux and collate keep busy (half a core a session, one for the rest).
+     */
+    static int cpuWorkers(LoaderOptions options, int sessions) {
+        StageConfig decode = options.config().stages().get("decode");
+        if (decode != null && decode.concurrency() != null) {
+            return decode.concurrency();
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        return Math.max(1, cores - 1 - (sessions + 1) / 2);
+    }
+
+    private static void requireGpuDecodable(LoaderOptions options, boolean hybrid) {
         for (String stage : CPU_DECODE_STAGES) {
+            if (hybrid && stage.equals("decode")) {
+                continue;   // the hybrid loader's CPU workers
+            }
             if (options.config().stages().containsKey(stage)) {
                 throw new IllegalArgumentException("config names stage '" + stage + "', which decoding on the GPU"
                         + " replaces (expected: stages " + STAGES + "; NVDEC sessions are the 'nvdec' stage's concurrency)");
@@ -198,9 +278,9 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     }
 
     private static PipelineBuilder<CollatedBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
-                                                           NvdecStage nvdec, DeviceCollateStage collate) {
+                                                           String decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
         return LoaderFront.demuxed(dataset, options, from)
-                .flatMap("nvdec", opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
+                .flatMap(decodeStage, opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
                 .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
     }
@@ -231,7 +311,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
             }
         };
         return new DeviceBatch(sequence, b.buffer().pointer(), b.bytes(), b.shape(), b.layout(), b.labels(), b.clips(),
-                b.stream(), b.ready(), release);
+                b.stream(), b.ready(), release, b.paths());
     }
 
     /** The sampler behind the epoch order. */
@@ -266,6 +346,16 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     /** {@link #cpuFallbackClips()} by reason, e.g. {@code codec mpeg4 has no NVDEC hwaccel in this FFmpeg build}. */
     public Map<String, Long> cpuFallbackReasons() {
         return resources.nvdec().fallbackReasons();
+    }
+
+    /** Clips decoded so far by each path: Stoker's NVDEC session, FFmpeg's NVDEC, the CPU pool, the CPU fallback. */
+    public Map<DecodePath, Long> clipsByPath() {
+        return resources.nvdec().clipsByPath();
+    }
+
+    /** The hybrid loader's two pools (NVDEC sessions, CPU workers), for the stage table; empty for the NVDEC loader. */
+    public List<DecodePoolStats> decodePools() {
+        return resources.nvdec().pools();
     }
 
     /** Device clip buffers (for tests and reports): created, in use, waits. */

@@ -13,28 +13,28 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The NVDEC loader's decode stage: every clip of one demuxed video, planned as the CPU loader plans it
  * (clip starts from demux, {@link LoaderOptions#clipAt}, {@link LoaderFront#resize} for the crop seed),
- * decoded by this worker thread's {@link DeviceClipDecoder} into device clip buffers from the pool. Each
- * worker keeps its decoder (its NVDEC sessions) for the loader's life; {@link #close()} frees them all.
+ * decoded into device clip buffers from the pool by its {@link VideoDecoding}: this worker's own NVDEC session, kept
+ * for the loader's life, or the hybrid pools; {@link #close()} frees them all.
  * A video that fails leaves no buffer behind and is reported by the pipeline with its path and reason.
  */
 final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoCloseable {
     private final LoaderOptions options;
     private final DeviceBufferPool clipBuffers;
-    private final PerThread<DeviceClipDecoder> decoders;
+    private final VideoDecoding decoding;
+    private final Map<DecodePath, LongAdder> clipsByPath = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> fallbackReasons = new ConcurrentHashMap<>();
     final LongAdder clips = new LongAdder();
     final LongAdder decodedFrames = new LongAdder();
     final LongAdder fallbackClips = new LongAdder();
 
-    NvdecStage(LoaderOptions options, DeviceBufferPool clipBuffers, Supplier<? extends DeviceClipDecoder> sessions) {
+    NvdecStage(LoaderOptions options, DeviceBufferPool clipBuffers, VideoDecoding decoding) {
         this.options = options;
         this.clipBuffers = clipBuffers;
-        this.decoders = new PerThread<>(sessions);
+        this.decoding = decoding;
     }
 
     @Override
@@ -53,7 +53,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
                 targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), LoaderFront.resize(options, task, i),
                         buffer.pointer(), buffer.byteSize()));
             }
-            DeviceClipDecoder.Decoded decoded = decoders.get().decode(opened.video(), targets);
+            DeviceClipDecoder.Decoded decoded = decoding.decode(opened.video(), targets);
             List<DecodedClip> made = decoded.clips();
             if (made.size() != starts.length) {
                 throw new IllegalStateException(task + ": " + made.size() + " clips decoded (expected: " + starts.length + ")");
@@ -63,10 +63,12 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
                 DecodedClip c = made.get(i);
                 double[] times = c.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
                 ClipInfo info = new ClipInfo(task.entry().path(), task.entry().label(), times, c.decodedFrames());
-                out.add(new DeviceClip(task, task.firstClip() + i, task.firstClip() + made.size(), info, buffers.get(i)));
+                out.add(new DeviceClip(task, task.firstClip() + i, task.firstClip() + made.size(), info, buffers.get(i),
+                        decoded.path()));
                 clips.increment();
                 decodedFrames.add(c.decodedFrames());
             }
+            clipsByPath.computeIfAbsent(decoded.path(), p -> new LongAdder()).add(made.size());
             if (decoded.cpuFallbackReason() != null) {
                 fallbackClips.add(made.size());
                 fallbackReasons.computeIfAbsent(decoded.cpuFallbackReason(), r -> new LongAdder()).add(made.size());
@@ -85,8 +87,20 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
         return out;
     }
 
+    /** Clips decoded so far by each path. */
+    Map<DecodePath, Long> clipsByPath() {
+        Map<DecodePath, Long> out = new java.util.EnumMap<>(DecodePath.class);
+        clipsByPath.forEach((path, count) -> out.put(path, count.sum()));
+        return out;
+    }
+
+    /** The decode pools' figures (hybrid); empty when each worker decodes itself. */
+    List<DecodePoolStats> pools() {
+        return decoding.pools();
+    }
+
     @Override
     public void close() {
-        decoders.close();
+        decoding.close();
     }
 }

@@ -149,6 +149,61 @@ class GpuHardwareTest {
         }
     }
 
+    /**
+     * Stoker's own NVDEC session (libnvcuvid through FFM: parser, decoder, the clip kernel) against the CPU decoder on
+     * the same clips of the H.264 and HEVC files it covers: the same frames, pixels within the tolerance; each wanted
+     * frame mapped once, at most one host wait a clip, one launch a clip; and the decode-only ceiling decodes every
+     * picture asked for and maps none.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mmaction2_test_340x256.mp4", "mdn_flower_960x540.mp4", "torchcodec_bt709_full_range.mp4",
+            "decord_flipping_a_pancake.mkv", "mmaction2_demo_kinetics_340x256.mp4"})
+    void theNvdecSessionDecodesTheCpuPathsClipsWithinATolerance(String name) {
+        BatchShape clip = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
+        try (Video video = Video.open(NvdecSupportedVideosTest.sample(name));
+             CudaDevice device = Cuda.open(DeviceSpec.cuda(0));
+             Nv12Kernel kernel = Nv12Kernel.load(device);
+             DeviceMemory onNvdec = device.allocate(2 * clip.batchBytes());
+             DeviceMemory onCpu = device.allocate(2 * clip.batchBytes());
+             CpuClipUploader cpu = new CpuClipUploader(device, clip, 1, true);
+             Arena arena = Arena.ofConfined()) {
+            Assumptions.assumeTrue(NvdecSession.covers(video), name + ": not H.264/HEVC 8-bit 4:2:0 with pts");
+            DriverNvdecApi api = DriverNvdecApi.open(device, kernel);
+            try (NvdecSession session = new NvdecSession(api, new NvdecCaps(api), device.id(), clip, true, null)) {
+                double length = video.info().durationSeconds();
+                List<DeviceClipDecoder.Target> gpuTargets = List.of(
+                        new DeviceClipDecoder.Target(ClipSpec.frames(0, 8, 1), Resize.centerCrop(112, 112, 112),
+                                onNvdec.pointer(), clip.batchBytes()),
+                        new DeviceClipDecoder.Target(ClipSpec.frames(length / 2, 8, 2), Resize.randomCrop(128, 112, 112, 5),
+                                onNvdec.pointer() + clip.batchBytes(), clip.batchBytes()));
+                List<DeviceClipDecoder.Target> cpuTargets = gpuTargets.stream().map(t -> new DeviceClipDecoder.Target(
+                        t.spec(), t.resize(), t.devicePointer() - onNvdec.pointer() + onCpu.pointer(), t.bytes())).toList();
+                DeviceClipDecoder.Decoded fromNvdec = session.decode(video, gpuTargets);
+                DeviceClipDecoder.Decoded fromCpu = cpu.decode(video, cpuTargets);
+                assertThat(fromNvdec.path()).isEqualTo(DecodePath.NVDEC);
+                long wanted = 0;
+                for (int i = 0; i < 2; i++) {
+                    assertThat(fromNvdec.clips().get(i).frameIndices()).isEqualTo(fromCpu.clips().get(i).frameIndices());
+                    assertThat(fromNvdec.clips().get(i).ptsSeconds()).isEqualTo(fromCpu.clips().get(i).ptsSeconds());
+                    wanted += fromNvdec.clips().get(i).frameIndices().stream().distinct().count();
+                }
+                MemorySegment a = arena.allocate(onNvdec.byteSize());
+                MemorySegment b = arena.allocate(onCpu.byteSize());
+                device.copyToHost(onNvdec.pointer(), a);
+                device.copyToHost(onCpu.pointer(), b);
+                PixelTolerance.assertWithin(a, b, name);
+                assertThat(session.counters.framesMapped).as("frames mapped").isEqualTo(wanted);
+                assertThat(session.counters.clipLaunches).as("kernel launches").isEqualTo(2);
+                assertThat(session.counters.hostWaits).as("host waits").isBetween(1L, 2L);
+                long pictures = Math.min(200, video.info().packetCount());
+                long mappedBefore = session.counters.framesMapped;
+                assertThat(session.decodeOnly(video, pictures)).isGreaterThanOrEqualTo(pictures);
+                assertThat(session.counters.framesMapped).as("the ceiling maps nothing").isEqualTo(mappedBefore);
+                assertThat(session.decoders().creations).as("one decoder for both runs").isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void theNvdecLoaderDeliversTheCpuLoadersClipsOnTheDevice(@TempDir Path dir) throws IOException {
         Path data = DemoDataset.create(dir.resolve("data"), DemoSpec.small(2, 4, 2.0)); // H.264, VP8

@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * for the CPU with a small harness, one call per output pixel, fed the very planes the decoder produced and
  * the crop window {@link Resize#sourceWindow} gives, must draw what the CPU path's swscale draws within
  * {@link PixelTolerance}, in both layouts. This checks resampling, crop, colour matrix and range, not the
- * PTX or the driver. Skipped, saying why, where g++ is missing.
+ * PTX or the driver. The clip kernel ({@code nv12_to_rgb_clip}, a clip's frames in one launch) must draw each slot
+ * exactly as the one-frame kernel does. Skipped, saying why, where g++ is missing.
  */
 @Timeout(120)
 class Nv12KernelOnCpuTest {
@@ -94,9 +95,10 @@ class Nv12KernelOnCpuTest {
                 decoder.decode(video, new ClipRequest(spec, resize, arena.allocate(3L * size * size)));
             }
             Planes p = planes.getFirst();
-            MemorySegment packed = draw(p, size, false);
+            MemorySegment packed = draw(p, size, false, false);
             PixelTolerance.assertWithin(packed, cpu, name);
-            MemorySegment planar = draw(p, size, true);
+            MemorySegment planar = draw(p, size, true, false);
+            theClipKernelDrawsEachSlotAsTheFrameKernel(p, size, packed, planar);
             for (int i = 0; i < size * size; i++) {
                 for (int c = 0; c < 3; c++) {
                     if (planar.get(ValueLayout.JAVA_BYTE, (long) c * size * size + i)
@@ -147,12 +149,39 @@ class Nv12KernelOnCpuTest {
         return MemorySegment.ofAddress(frame.data(plane).address()).reinterpret((long) frame.linesize(plane) * rows);
     }
 
-    private static MemorySegment draw(Planes p, int size, boolean planar) throws IOException, InterruptedException {
+    /**
+     * nv12_to_rgb_clip (one launch, the grid's z the frame) draws the frame twice into a two-frame clip, slots 1 and 0:
+     * each slot must hold exactly the one-frame kernel's bytes, in both layouts.
+     */
+    private static void theClipKernelDrawsEachSlotAsTheFrameKernel(Planes p, int size, MemorySegment packed,
+                                                                   MemorySegment planar) throws Exception {
+        long frameBytes = 3L * size * size;
+        MemorySegment packedClip = draw(p, size, false, true);
+        assertThat(packedClip.byteSize()).isEqualTo(2 * frameBytes);
+        for (int slot = 0; slot < 2; slot++) {
+            assertThat(packedClip.asSlice(slot * frameBytes, frameBytes).mismatch(packed)).as("NTHWC slot " + slot).isEqualTo(-1);
+        }
+        MemorySegment planarClip = draw(p, size, true, true);
+        long plane = (long) size * size;
+        for (int c = 0; c < 3; c++) {
+            for (int slot = 0; slot < 2; slot++) {
+                assertThat(planarClip.asSlice(c * 2 * plane + slot * plane, plane).mismatch(planar.asSlice(c * plane, plane)))
+                        .as("NCTHW channel " + c + " slot " + slot).isEqualTo(-1);
+            }
+        }
+    }
+
+    private static MemorySegment draw(Planes p, int size, boolean planar, boolean clip)
+            throws IOException, InterruptedException {
         Path out = dir.resolve("out-" + System.nanoTime());
         Resize.Window w = p.window();
-        int exit = new ProcessBuilder(harness.toString(), p.y().toString(), p.uv().toString(), "" + p.width(),
-                "" + p.height(), "" + w.x(), "" + w.y(), "" + w.width(), "" + w.height(), "" + size, "" + size,
-                "" + p.colour(), planar ? "1" : "0", out.toString()).inheritIO().start().waitFor();
+        List<String> command = new ArrayList<>(List.of(harness.toString(), p.y().toString(), p.uv().toString(),
+                "" + p.width(), "" + p.height(), "" + w.x(), "" + w.y(), "" + w.width(), "" + w.height(), "" + size,
+                "" + size, "" + p.colour(), planar ? "1" : "0", out.toString()));
+        if (clip) {
+            command.add("clip");
+        }
+        int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
         assertThat(exit).as("harness exit status").isZero();
         return MemorySegment.ofArray(Files.readAllBytes(out));
     }

@@ -43,7 +43,9 @@ class NvdecSupportTest {
     void theKernelIsBundledAsPtxThatOldDriversCanJit() {
         String ptx = Nv12Kernel.ptx();
         assertThat(ptx).contains(".version 7.0").contains(".target sm_75").contains(".entry nv12_to_rgb(");
-        assertThat(ptx.lines().filter(l -> l.strip().startsWith(".param"))).hasSize(17);
+        assertThat(ptx.lines().filter(l -> l.strip().startsWith(".param .") && l.contains("nv12_to_rgb_param_")))
+                .as("the one-frame kernel's arguments").hasSize(17);
+        assertThat(ptx).contains(".entry nv12_to_rgb_clip(");
     }
 
     @Test

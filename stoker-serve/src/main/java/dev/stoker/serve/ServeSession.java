@@ -6,10 +6,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.observe.StatsPublisher;
 import dev.stoker.serve.internal.ControlChannel;
 import dev.stoker.serve.internal.Messages;
+import dev.stoker.serve.internal.ServedDevice;
 import dev.stoker.serve.internal.ServedLoader;
+import dev.stoker.gpu.DeviceBatch;
+import dev.stoker.gpu.DeviceBatchSharing;
+import dev.stoker.video.batch.LoadedBatch;
+import dev.stoker.video.loader.ClipLoader;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,12 +43,14 @@ public final class ServeSession {
 
     private final ServeSettings settings;
     private final ControlChannel channel;
-    private final Map<Long, ClipBatch> outstanding = new ConcurrentHashMap<>();
+    private final Map<Long, LoadedBatch> outstanding = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile boolean finished;
     private boolean loaderClosed;
     private volatile ServedLoader served;
     private volatile SharedBatchMemory memory;
+    /** The loader when batches stay on the GPU (shared by CUDA IPC); null for host batches. */
+    private volatile ServedDevice onDevice;
 
     private ServeSession(ServeSettings settings, ControlChannel channel) {
         this.settings = settings;
@@ -65,7 +71,7 @@ public final class ServeSession {
         try {
             start();
             if (settings.publish() >= 0) {
-                publisher = StatsPublisher.start(served.loader().pipeline(), new InetSocketAddress(settings.publish()),
+                publisher = StatsPublisher.start(loader().pipeline(), new InetSocketAddress(settings.publish()),
                         Duration.ofSeconds(1));
             }
             channel.send(hello(publisher));
@@ -88,7 +94,16 @@ public final class ServeSession {
         }
     }
 
+    /** The loader being served: on the GPU, or into host slots. */
+    private ClipLoader<? extends LoadedBatch> loader() {
+        return onDevice != null ? onDevice.loader() : served.loader();
+    }
+
     private void start() throws IOException {
+        if (settings.device().isCuda()) {
+            onDevice = ServedDevice.open(settings.dataset(), settings.options(), settings.device(), settings.resume());
+            return;
+        }
         LoaderOptions given = settings.options();
         int slots = settings.slots();
         long batchBytes = given.batchShape().batchBytes();
@@ -105,40 +120,44 @@ public final class ServeSession {
     }
 
     private ObjectNode hello(StatsPublisher publisher) {
-        HostBatchLoader loader = served.loader();
+        ClipLoader<? extends LoadedBatch> loader = loader();
         LoaderOptions options = settings.options();
         long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
         int batch = options.batch().size();
         long batches = options.batch().dropLast() ? clips / batch : (clips + batch - 1) / batch;
         ObjectNode m = ControlChannel.message("hello").put("protocol", PROTOCOL).put("pid", ProcessHandle.current().pid())
-                .put("file", memory.file().toString()).put("slot_bytes", memory.slotBytes()).put("slots", memory.slots())
                 .put("batches_per_epoch", batches).put("clips_per_epoch", clips)
                 .put("layout", options.batch().layout().name());
+        if (onDevice != null) {
+            // Batches stay on the GPU: slots are device buffers, shared by CUDA IPC as each is first used.
+            m.put("device", settings.device().toString()).put("decode", options.decode().device().toString());
+        } else {
+            m.put("file", memory.file().toString()).put("slot_bytes", memory.slotBytes()).put("slots", memory.slots());
+        }
         if (publisher != null) {
             m.put("publish_port", publisher.address().getPort());
         }
         ArrayNode classes = m.putArray("classes");
-        served.classNames().forEach(classes::add);
+        (onDevice != null ? onDevice.classNames() : served.classNames()).forEach(classes::add);
         m.set("state", Messages.state(loader.state()));
         return m;
     }
 
     /** Every epoch's batches, each followed by an epoch end, until the loader's epochs run out or the session stops. */
     private void serveEpochs() {
-        HostBatchLoader loader = served.loader();
+        ClipLoader<? extends LoadedBatch> loader = loader();
         long id = 0;
         // Counted here, not read from the state: after an epoch whose tail drop_last dropped, the state still
         // stands in that epoch.
         int epoch = loader.state().epoch() - 1;
         while (!stopping) {
             epoch++;
-            Iterator<ClipBatch> batches = loader.nextEpoch().iterator();
+            Iterator<? extends LoadedBatch> batches = loader.nextEpoch().iterator();
             while (!stopping && batches.hasNext()) {
-                ClipBatch batch = batches.next();
+                LoadedBatch batch = batches.next();
                 SamplerState after = loader.state();
                 outstanding.put(++id, batch);
-                int slot = memory.slotOf(batch.data());
-                if (!channel.send(Messages.batch(id, epoch, slot, slot * memory.slotBytes(), batch, after))) {
+                if (!channel.send(message(id, epoch, batch, after))) {
                     consumerGone();
                 }
             }
@@ -155,21 +174,42 @@ public final class ServeSession {
         }
     }
 
+    private ObjectNode message(long id, int epoch, LoadedBatch batch, SamplerState after) {
+        if (batch instanceof DeviceBatch onGpu) {
+            return Messages.deviceBatch(id, epoch, onGpu, onDevice.sharing().share(onGpu), after);
+        }
+        ClipBatch host = (ClipBatch) batch;
+        int slot = memory.slotOf(host.data());
+        return Messages.batch(id, epoch, slot, slot * memory.slotBytes(), host, after);
+    }
+
+    /**
+     * The consumer is done with a batch. A device batch's slot goes back to the loader only once the release event the
+     * consumer recorded on its stream ({@code event}: its handle, with the slot's first release) has completed.
+     */
+    private void release(LoadedBatch batch, String event) {
+        if (batch instanceof DeviceBatch onGpu) {
+            DeviceBatchSharing sharing = onDevice.sharing();
+            sharing.release(sharing.slotOf(onGpu), event);
+        }
+        batch.close();
+    }
+
     private void readRequests() {
         try {
             for (JsonNode request = channel.nextRequest(); request != null; request = channel.nextRequest()) {
                 String op = request.path("op").asText();
                 switch (op) {
                     case "release" -> {
-                        ClipBatch batch = outstanding.remove(request.path("id").asLong());
+                        LoadedBatch batch = outstanding.remove(request.path("id").asLong());
                         if (batch != null) {
-                            batch.close();
+                            release(batch, request.hasNonNull("event") ? request.get("event").asText() : null);
                         }
                     }
                     case "stats", "failures" -> {
                         ObjectNode reply = ControlChannel.message(op).put("req", request.path("req").asLong());
-                        reply.set("stats", Messages.stats(served.loader().stats()));
-                        reply.set("failures", Messages.failures(served.loader().failures()));
+                        reply.set("stats", Messages.stats(loader().stats()));
+                        reply.set("failures", Messages.failures(loader().failures()));
                         channel.send(reply);
                     }
                     case "close" -> {
@@ -189,7 +229,9 @@ public final class ServeSession {
     /** The consumer closed its end or died: remove the file now, stop, and make sure the process goes soon. */
     private void consumerGone() {
         try {
-            Files.deleteIfExists(memory.file());
+            if (memory != null) {
+                Files.deleteIfExists(memory.file());
+            }
         } catch (IOException e) {
             // the loader's close removes it again below
         }
@@ -212,15 +254,19 @@ public final class ServeSession {
     }
 
     private synchronized void closeLoader() {
-        if (served != null && !loaderClosed) {
+        if (!loaderClosed && (served != null || onDevice != null)) {
             loaderClosed = true;
-            served.close();
+            if (onDevice != null) {
+                onDevice.close();
+            } else {
+                served.close();
+            }
         }
     }
 
     private void release() {
         stopping = true;
-        outstanding.values().forEach(ClipBatch::close);
+        outstanding.values().forEach(LoadedBatch::close);
         outstanding.clear();
         closeLoader();
         if (memory != null) {

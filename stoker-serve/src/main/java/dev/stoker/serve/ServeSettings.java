@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.LoaderOptions;
@@ -23,9 +24,13 @@ import java.util.Objects;
  * @param shm      where the shared-memory file goes
  * @param resume   the state to continue from, or null to start at the beginning
  * @param publish  the port to publish live stats on for {@code stoker monitor} (0: any free port), or -1 for none
+ * @param device   where batches go: {@link DeviceSpec#CPU}, shared memory on the host; {@code cuda:N} with
+ *                 {@code decode} nvdec or hybrid, device memory of that GPU shared by CUDA IPC (nothing crosses the
+ *                 host); with decode cpu, batches are host batches whatever this says
  */
 public record ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings cache, LoaderOptions options,
-                            int prefetch, int hold, SharedMemoryDir shm, SamplerState resume, int publish) {
+                            int prefetch, int hold, SharedMemoryDir shm, SamplerState resume, int publish,
+                            DeviceSpec device) {
     public ServeSettings {
         Objects.requireNonNull(dataset, "dataset");
         Objects.requireNonNull(options, "options");
@@ -36,12 +41,25 @@ public record ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings 
         if (hold < 0) {
             throw new IllegalArgumentException("hold: " + hold + " (expected: 0+)");
         }
+        // Decoded on the CPU, batches are host batches wherever they go next (the consumer copies them up).
+        device = device == null || !options.decode().device().onGpu() ? DeviceSpec.CPU : device;
+        if (options.decode().device().onGpu() && !device.isCuda()) {
+            throw new IllegalArgumentException("device: " + device + " with decode " + options.decode().device()
+                    + " (expected: cuda:N; batches decoded on NVDEC stay on the GPU)");
+        }
+    }
+
+    /** Host batches in shared memory. */
+    public ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings cache, LoaderOptions options, int prefetch,
+                         int hold, SharedMemoryDir shm, SamplerState resume, int publish) {
+        this(dataset, s3Endpoint, cache, options, prefetch, hold, shm, resume, publish, DeviceSpec.CPU);
     }
 
     /** A local dataset or shard folder. */
     public ServeSettings(Path dataset, LoaderOptions options, int prefetch, int hold, SharedMemoryDir shm,
                          SamplerState resume, int publish) {
-        this(Objects.requireNonNull(dataset, "dataset").toString(), null, null, options, prefetch, hold, shm, resume, publish);
+        this(Objects.requireNonNull(dataset, "dataset").toString(), null, null, options, prefetch, hold, shm, resume, publish,
+                DeviceSpec.CPU);
     }
 
     /**

@@ -312,6 +312,31 @@ public final class Video implements AutoCloseable {
         return (timeline.timestamp(frame) - timeline.timestamp(0)) * secondsPerTick;
     }
 
+    /**
+     * Frame {@code frame}'s presentation timestamp in time-base ticks: what a decoder outputs it with. For decoders
+     * other than FFmpeg's (NVDEC's parser) to know the frames they are given.
+     */
+    public long frameTimestamp(int frame) {
+        return timeline.timestamp(frame);
+    }
+
+    /**
+     * The packet (in decode order, an index into {@link #asPackets()}) that decoding must start at to output frame
+     * {@code frame}: its keyframe, {@code earlierKeyframes} keyframes further back (a retry when a keyframe flag was
+     * not a clean entry point).
+     */
+    public int decodeStartPacket(int frame, int earlierKeyframes) {
+        return timeline.startPacketFor(frame, earlierKeyframes);
+    }
+
+    /**
+     * Whether each packet's pts names the frame it produces, so that a packet whose frame is not wanted is known
+     * before decoding (and need not be decoded when nothing references it).
+     */
+    public boolean packetPtsIdentifyFrames() {
+        return timeline.packetPtsIdentifyFrames();
+    }
+
     /** Native bytes held for packets. */
     public long packetBytes() {
         return packets.bufferBytes();

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.gpu.DeviceBatch;
+import dev.stoker.gpu.DeviceBatchSharing;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.SamplerState;
 import java.time.Instant;
@@ -26,11 +28,47 @@ public final class Messages {
         for (long d : batch.shape()) {
             shape.add(d);
         }
+        clips(m, batch.clips());
+        m.set("state", state(after));
+        // Wall-clock micros (comparable across processes): the consumer's hand-over time starts here.
+        Instant now = Instant.now();
+        m.put("sent_us", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+        return m;
+    }
+
+    /**
+     * A device batch's message: as a host batch's, with the slot being a device buffer shared by CUDA IPC ({@code ipc}:
+     * {@code memory}, the slot's handle, the first time the slot is used) and the path each clip was decoded by
+     * ({@code decoded_by}: nvdec, ffmpeg_nvdec, cpu, cpu_fallback).
+     */
+    public static ObjectNode deviceBatch(long id, int epoch, DeviceBatch batch, DeviceBatchSharing.Shared shared,
+                                         SamplerState after) {
+        ObjectNode m = ControlChannel.message("batch");
+        m.put("id", id).put("slot", shared.slot()).put("offset", 0).put("nbytes", batch.byteSize())
+                .put("layout", batch.layout().name()).put("epoch", epoch);
+        ArrayNode shape = m.putArray("shape");
+        for (long d : batch.shape()) {
+            shape.add(d);
+        }
+        clips(m, batch.clips());
+        ObjectNode ipc = m.putObject("ipc");
+        if (shared.memoryHandle() != null) {
+            ipc.put("memory", shared.memoryHandle());
+        }
+        ArrayNode paths = m.putArray("decoded_by");
+        batch.decodePaths().forEach(p -> paths.add(p.name().toLowerCase(java.util.Locale.ROOT)));
+        m.set("state", state(after));
+        Instant now = Instant.now();
+        m.put("sent_us", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+        return m;
+    }
+
+    private static void clips(ObjectNode m, java.util.List<ClipInfo> clips) {
         ArrayNode labels = m.putArray("labels");
         ArrayNode paths = m.putArray("paths");
         ArrayNode starts = m.putArray("start_seconds");
         ArrayNode frames = m.putArray("frame_seconds");
-        for (ClipInfo clip : batch.clips()) {
+        for (ClipInfo clip : clips) {
             labels.add(clip.label());
             paths.add(clip.path().toString());
             double[] times = clip.frameTimestampsSeconds();
@@ -40,11 +78,6 @@ public final class Messages {
                 t.add(s);
             }
         }
-        m.set("state", state(after));
-        // Wall-clock micros (comparable across processes): the consumer's hand-over time starts here.
-        Instant now = Instant.now();
-        m.put("sent_us", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
-        return m;
     }
 
     public static JsonNode state(SamplerState state) {

@@ -51,6 +51,11 @@ public enum LoaderOption {
             "Skip decoding frames that are neither in the clip nor referenced by a frame that is."),
     FUSED_CONVERT("decode.fusedConvert", "fused_convert", null, null,
             "Convert frames inside the decode stage instead of in a convert stage of its own."),
+    DECODE_DEVICE("decode.device", "decode", null, null,
+            "Where clips are decoded: cpu; nvdec (the GPU's NVDEC engines; batches stay on the GPU); hybrid (NVDEC sessions"
+                    + " and CPU workers at once, from one queue); auto (hybrid, nvdec or cpu, from what the machine has)."),
+    NVDEC_SESSIONS("decode.nvdecSessions", "nvdec_sessions", 0, null,
+            "NVDEC sessions at once with nvdec or hybrid decoding; 0: one per NVDEC engine of the GPU."),
     SPLIT_AFTER("placement.splitAfter", "split_after", null, null,
             "The last stage a child JVM runs (crash isolation); absent: every stage in this process."),
     FAILURE_BUDGET("failureBudget", "failure_budget", null, null,

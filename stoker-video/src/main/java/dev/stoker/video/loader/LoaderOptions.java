@@ -186,10 +186,22 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param skipNonReferenceFrames skip decoding frames that are neither output nor referenced
      * @param fusedConvert           convert frames inside the decode stage instead of in a convert stage of its
      *                               own (holds no decoded pictures between stages; one less hand-off)
+     * @param device                 where clips are decoded: cpu, nvdec, hybrid or auto ({@link DecodeDevice})
+     * @param nvdecSessions          NVDEC sessions at once with nvdec or hybrid; 0: one per NVDEC engine of the GPU
      */
-    public record Decode(int threads, boolean skipNonReferenceFrames, boolean fusedConvert) {
+    public record Decode(int threads, boolean skipNonReferenceFrames, boolean fusedConvert, DecodeDevice device,
+                         int nvdecSessions) {
         public Decode {
             positive("decoderThreads", threads);
+            device = device == null ? DecodeDevice.CPU : device;
+            if (nvdecSessions < 0) {
+                throw new IllegalArgumentException("nvdecSessions: " + nvdecSessions + " (expected: 0+, 0: one per engine)");
+            }
+        }
+
+        /** Decoding on the CPU. */
+        public Decode(int threads, boolean skipNonReferenceFrames, boolean fusedConvert) {
+            this(threads, skipNonReferenceFrames, fusedConvert, DecodeDevice.CPU, 0);
         }
     }
 
@@ -228,7 +240,8 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
         // there; with convert fused there is no convert stage, so splitting after it is splitting after decode.
         LoaderStage split = placement.splitAfter();
         if (split == LoaderStage.DECODE && !decode.fusedConvert()) {
-            decode = new Decode(decode.threads(), decode.skipNonReferenceFrames(), true);
+            decode = new Decode(decode.threads(), decode.skipNonReferenceFrames(), true, decode.device(),
+                    decode.nvdecSessions());
         } else if (split == LoaderStage.CONVERT && decode.fusedConvert()) {
             placement = new Placement(LoaderStage.DECODE);
         }

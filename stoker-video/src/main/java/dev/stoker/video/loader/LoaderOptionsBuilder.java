@@ -120,11 +120,19 @@ public final class LoaderOptionsBuilder {
     }
 
     public LoaderOptionsBuilder decoder(int threads, boolean skipNonReferenceFrames) {
-        return decode(new Decode(threads, skipNonReferenceFrames, decode.fusedConvert()));
+        return decode(new Decode(threads, skipNonReferenceFrames, decode.fusedConvert(), decode.device(),
+                decode.nvdecSessions()));
     }
 
     public LoaderOptionsBuilder fusedConvert(boolean fused) {
-        return decode(new Decode(decode.threads(), decode.skipNonReferenceFrames(), fused));
+        return decode(new Decode(decode.threads(), decode.skipNonReferenceFrames(), fused, decode.device(),
+                decode.nvdecSessions()));
+    }
+
+    /** Where clips are decoded, and the NVDEC sessions (0: one per engine). */
+    public LoaderOptionsBuilder decodeOn(DecodeDevice device, int nvdecSessions) {
+        return decode(new Decode(decode.threads(), decode.skipNonReferenceFrames(), decode.fusedConvert(), device,
+                nvdecSessions));
     }
 
     public LoaderOptionsBuilder placement(Placement placement) {

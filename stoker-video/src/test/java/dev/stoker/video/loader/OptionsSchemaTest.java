@@ -76,12 +76,13 @@ class OptionsSchemaTest {
     void unknownPlacesAreNamedWithWhatIsThere() {
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"decode\": {\"threadz\": 2}}"))
                 .isInstanceOf(OptionsException.class)
-                .hasMessage("decode.threadz: not an option (expected one of: threads, skipNonReferenceFrames, fusedConvert)");
+                .hasMessage("decode.threadz: not an option (expected one of: threads, skipNonReferenceFrames, fusedConvert, device,"
+                        + " nvdecSessions)");
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"clips\": {}}"))
                 .isInstanceOf(OptionsException.class).hasMessageStartingWith("clips: not an option (expected one of: clip, size,");
         assertThatThrownBy(() -> LoaderOptions.defaults().with("decode.threadz", 2)).isInstanceOf(OptionsException.class)
                 .hasMessage("decode.threadz: not a place in the options document (expected: one of threads,"
-                        + " skipNonReferenceFrames, fusedConvert after 'decode.')");
+                        + " skipNonReferenceFrames, fusedConvert, device, nvdecSessions after 'decode.')");
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"config\": {\"stages\": {\"decode\": {\"threads\": 2}}}}"))
                 .isInstanceOf(OptionsException.class).hasMessageStartingWith("config.stages.decode.threads: not an option");
     }
