@@ -15,7 +15,6 @@ import dev.stoker.tune.TuneReport;
 import dev.stoker.tune.TuneResult;
 import dev.stoker.tune.Tuner;
 import dev.stoker.video.loader.LoaderOptions;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

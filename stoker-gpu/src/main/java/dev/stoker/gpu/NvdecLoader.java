@@ -45,8 +45,8 @@ import java.util.function.Supplier;
  * <p>Knobs: the {@code nvdec} stage's concurrency is the number of NVDEC sessions at once
  * ({@link #sessions(int)}; default {@link GpuDecodeOptions#defaultSessions min(4, cores)}); the sink holds the
  * batches decoded ahead (default 4). The CPU decoder's stages ({@code decode}, {@code convert}) do not exist
- * here, and a config naming them is refused; {@link LoaderOptions#fusedConvert()} has no effect and
- * {@link LoaderOptions#splitAfter()} is not supported yet.
+ * here, and a config naming them is refused; {@link LoaderOptions.Decode#fusedConvert()} has no effect and
+ * {@link LoaderOptions.Placement#splitAfter()} is not supported yet.
  *
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 
 /**
  * The NVDEC loader's decode stage: every clip of one demuxed video, planned as the CPU loader plans it
- * (clip starts from demux, {@link LoaderOptions#clipAt}, {@link LoaderFront#resize} for the crop seed),
+ * (clip starts from demux, {@link LoaderOptions.Clip#at}, {@link LoaderFront#resize} for the crop seed),
  * decoded by this worker thread's {@link DeviceClipDecoder} into device clip buffers from the pool. Each
  * worker keeps its decoder (its NVDEC sessions) for the loader's life; {@link #close()} frees them all.
  * A video that fails leaves no buffer behind and is reported by the pipeline with its path and reason.

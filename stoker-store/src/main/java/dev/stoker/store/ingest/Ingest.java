@@ -12,7 +12,6 @@ import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardLayout;
-import dev.stoker.store.shard.internal.ShardWriter;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
@@ -21,7 +20,6 @@ import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.FileStamp;
 import dev.stoker.video.dataset.VideoEntry;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -36,7 +34,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Function;
 
 /**
  * Ingests a dataset into shards: the pipeline

@@ -3,13 +3,12 @@ package dev.stoker.video.loader;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchShape;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * How much memory a loader's pools may hold, derived once from its options and stage settings, the same way
- * for every loader (video files, shards, NVDEC) and for the autotuner's RAM budget ({@link #itemBytes}): a pool
+ * for every loader (video files, shards, NVDEC) and for the autotuner's RAM budget ({@link #itemBytesByStage}): a pool
  * sized from it never makes a full pipeline wait on itself.
  *
  * <p>Clips: the decode stage's input-order window (results done behind a straggler wait parked, each video's
