@@ -114,7 +114,7 @@ final class LoaderOptionsMixin {
             o.config(concurrencyOverrides(command));
             return o.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after")));
         }
     }
 

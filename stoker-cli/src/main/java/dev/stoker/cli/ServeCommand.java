@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -63,8 +64,7 @@ final class ServeCommand extends Subcommand {
                     .order(given.sampling().seed(), given.sampling().shuffle(), epochs)
                     .build();
         } catch (IllegalArgumentException e) {
-            throw usageError(e.getMessage().replace("rank:", "--rank:")
-                    .replace("worldSize:", "--world-size:").replace("epochs:", "--epochs:"));
+            throw usageError(CliErrors.asOption(e, Map.of("rank", "--rank", "worldSize", "--world-size", "epochs", "--epochs")));
         }
         SamplerState state = null;
         if (resume != null) {
@@ -81,7 +81,7 @@ final class ServeCommand extends Subcommand {
             settings = new ServeSettings(dataset, loader.s3Endpoint, cache, options, prefetch, hold, new SharedMemoryDir(shmDir),
                     state, publish == null ? -1 : publish);
         } catch (IllegalArgumentException e) {
-            throw usageError("--" + e.getMessage());
+            throw usageError(CliErrors.asOption(e, Map.of("prefetch", "--prefetch", "hold", "--hold")));
         }
         return ServeSession.run(settings, System.in, channel);
     }

@@ -71,7 +71,10 @@ class PipelineFailureBudgetTest {
                 .build();
         try (p) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
-                    .isInstanceOfSatisfying(PipelineFailedException.class, e -> {
+                    .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
+                        assertThat(e.scope()).isEqualTo("decode");
+                        assertThat(e.failedItems()).isEqualTo(4);
+                        assertThat(e.budget()).isEqualTo(FailureBudget.count(3));
                         assertThat(e.failingStages()).containsExactly("decode", "fetch");
                         assertThat(e.getMessage())
                                 .contains("failure budget exceeded in stage 'decode'")
@@ -106,7 +109,11 @@ class PipelineFailureBudgetTest {
                 .failureBudget(FailureBudget.count(12))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
-                    .isInstanceOf(PipelineFailedException.class)
+                    .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
+                        assertThat(e.scope()).isEqualTo("pipeline");
+                        assertThat(e.failedItems()).isEqualTo(13);
+                        assertThat(e.budget()).isEqualTo(FailureBudget.count(12));
+                    })
                     .hasMessageContaining("failure budget exceeded in the pipeline: 13 of");
         }
     }

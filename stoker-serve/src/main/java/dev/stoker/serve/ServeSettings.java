@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.LoaderOptions;
@@ -31,10 +32,10 @@ public record ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings 
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(shm, "shm");
         if (prefetch < 1) {
-            throw new IllegalArgumentException("prefetch: " + prefetch + " (expected: 1+)");
+            throw new InvalidValueException("prefetch", prefetch, "1+");
         }
         if (hold < 0) {
-            throw new IllegalArgumentException("hold: " + hold + " (expected: 0+)");
+            throw new InvalidValueException("hold", hold, "0+");
         }
     }
 

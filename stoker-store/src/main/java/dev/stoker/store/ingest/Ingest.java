@@ -204,7 +204,7 @@ public final class Ingest {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
         } catch (VideoException e) {
-            item.fail(e.reason().code(), e.getMessage());
+            item.fail(e.reason().code(), e.operation() + " failed: " + e.detail());
         } catch (RuntimeException e) {
             item.fail(FailureReason.INTERNAL.code(), "decode: " + e);
         }
@@ -350,9 +350,8 @@ public final class Ingest {
         text.append("stoker ingest: ").append(manifest.sourceCount()).append(" sources, ").append(manifest.sampleCount())
                 .append(" stored, ").append(manifest.failedCount()).append(" failed\n");
         for (Manifest.FailedSource f : manifest.failed()) {
-            String message = f.message().replace('\n', ' ');
-            text.append(f.source()).append(": ")
-                    .append(message.startsWith(f.reason() + ":") ? message : f.reason() + ": " + message).append('\n');
+            text.append(f.source()).append(": ").append(f.reason()).append(": ").append(f.message().replace('\n', ' '))
+                    .append('\n');
         }
         Path report = dest.resolve(REPORT);
         Path temp = dest.resolve("." + REPORT + ".tmp");

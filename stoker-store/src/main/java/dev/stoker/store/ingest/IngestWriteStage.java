@@ -1,7 +1,7 @@
 package dev.stoker.store.ingest;
 
 import dev.stoker.pipeline.FailureBudget;
-import dev.stoker.pipeline.PipelineFailedException;
+import dev.stoker.pipeline.FailureBudgetExceededException;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardWriter;
 import java.io.IOException;
@@ -25,7 +25,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
     private long seen;
     private long failed;
     private ShardWriter current;
-    volatile PipelineFailedException budgetExceeded;
+    volatile FailureBudgetExceededException budgetExceeded;
 
     IngestWriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
                IngestListener listener, FailureBudget budget) {
@@ -41,14 +41,12 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
     private void countFailure(IngestItem item) {
         failed++;
         if (firstFailures.size() < 3) {
-            String path = item.source.path();
-            String message = String.valueOf(item.failureMessage);
-            firstFailures.add((message.contains(path) ? message : path + ": " + message) + " (" + item.failureReason + ")");
+            firstFailures.add(item.source.path() + ": " + item.failureMessage + " (" + item.failureReason + ")");
         }
         if (budget.isExceeded(failed, seen)) {
-            budgetExceeded = new PipelineFailedException("failure budget exceeded in ingest: " + failed + " of " + seen
-                    + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
-                    List.of("ingest"), null);
+            budgetExceeded = new FailureBudgetExceededException("failure budget exceeded in ingest: " + failed + " of "
+                    + seen + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
+                    "ingest", failed, seen, budget, List.of("ingest"), List.of(), null);
             throw budgetExceeded;
         }
     }

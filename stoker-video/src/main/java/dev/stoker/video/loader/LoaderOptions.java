@@ -2,6 +2,7 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.PastEndPolicy;
@@ -169,7 +170,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                            SamplerOptions.Tail tail) {
         public Sampling {
             if (epochs == 0 || epochs < -1) {
-                throw new IllegalArgumentException("epochs: " + epochs + " (expected: 1+, or -1 for endless)");
+                throw new InvalidValueException("epochs", epochs, "1+, or -1 for endless");
             }
             new SamplerOptions(windowGroups, rank, worldSize, tail);   // checks them
         }

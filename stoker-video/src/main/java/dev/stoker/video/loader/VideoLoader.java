@@ -14,6 +14,7 @@ import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.DatasetChangedException;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.internal.CollateFactory;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
@@ -149,8 +150,8 @@ public final class VideoLoader extends HostBatchLoader {
             try {
                 ResumeTracker at = LoaderFront.resume(kept, options, state);
                 return open(kept, options, trace, at, batchMemory, quarantine);
-            } catch (IllegalArgumentException e) {
-                if (listed == 0 || !e.getMessage().startsWith("dataset fingerprint")) {
+            } catch (DatasetChangedException e) {
+                if (listed == 0) {
                     throw e;
                 }
             }
