@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.pipeline.Failure;
 import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.loader.LoaderOptions;
@@ -65,6 +67,32 @@ class ShardLoaderTest {
             assertThat(shard.label()).isEqualTo(source.label());
             assertThat(shard.frameTimestampsSeconds()).isEqualTo(source.frameTimestampsSeconds());
         }
+    }
+
+    @Test
+    void randomCropsOfShardClipsAreTheVideoLoadersCrops() throws IOException {
+        // Both loaders take a clip's crop seed from LoaderFront.cropSeed (seed, epoch, source, clip): the stored
+        // packets decode to the same frames, so each clip's pixels, crop included, are the same bytes.
+        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        LoaderOptions randomCrop = LoaderOptions.builder().clip(8, 2).size(48, 40, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96)
+                .batch(1, false, BatchLayout.NCTHW).order(7, true, 1).build();
+        Map<Path, String> fromSource = new HashMap<>();
+        try (VideoLoader loader = VideoLoader.open(DemoSource.dataset(), randomCrop)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    fromSource.put(batch.clips().getFirst().path().toAbsolutePath().normalize(), BatchText.of(batch));
+                }
+            }
+        }
+        Map<Path, String> fromShards = new HashMap<>();
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, randomCrop)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    fromShards.put(batch.clips().getFirst().path(), BatchText.of(batch));
+                }
+            }
+        }
+        assertThat(fromShards).hasSize(4).isEqualTo(fromSource);
     }
 
     @Test

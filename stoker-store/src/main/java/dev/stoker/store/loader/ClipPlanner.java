@@ -6,6 +6,7 @@ import dev.stoker.video.ClipSpec;
 import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +38,8 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         return specs;
     }
 
-    /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch). */
+    /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch): the video loader's. */
     long cropSeed(SampleTask task, int clip) {
-        return options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.sample().sourceIndex() * 31L
-                + clip;
+        return LoaderFront.cropSeed(options, task.epoch(), task.sample().sourceIndex(), clip);
     }
 }
