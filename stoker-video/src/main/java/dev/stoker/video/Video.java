@@ -192,8 +192,7 @@ public final class Video implements AutoCloseable {
      * @throws VideoException OUT_OF_RANGE when the clip does not fit and the policy is SKIP
      */
     public ClipSelection selectClip(ClipSpec spec) {
-        ClipPlan plan = ClipPlan.of(this, spec);
-        return new ClipSelection(plan.frames(), plan.shifted(), plan.repeatedFrames());
+        return ClipSelection.of(this, spec);
     }
 
     /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */
