@@ -6,8 +6,11 @@ import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.loader.CollatableClip;
 import java.nio.file.Path;
 
-/** One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample} this epoch. */
-record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
+/**
+ * One clip read from a shard, waiting to be collated (its pixels in a pooled buffer or still in the mapped shard);
+ * {@code clip} of {@code clipsOfSample} this epoch. The video loader's counterpart is its {@code LoadedClip}.
+ */
+record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
         implements CollatableClip {
     @Override
     public Path sourcePath() {
