@@ -50,13 +50,13 @@ import java.util.function.Supplier;
  *
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */
-public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
+public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
     /** The CPU loader's stages that GPU decoding replaces. */
     private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
 
-    private final Pipeline<CollatedBatch> pipeline;
+    private final Pipeline<CollatedDeviceBatch> pipeline;
     private final Resources resources;
     private final ResumeTracker resume;
     private final TraceRecorder trace;
@@ -76,7 +76,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         }
     }
 
-    private NvdecLoader(Pipeline<CollatedBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
+    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
         super(resources.device(), pipeline, pipeline::nextEpoch, resume.start());
         this.pipeline = pipeline;
         this.resources = resources;
@@ -153,7 +153,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         DeviceCollateStage collate = new DeviceCollateStage(batchBuffers, batchShape, from.sampler(), trace);
         Resources resources = new Resources(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
         try {
-            PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, nvdec, collate).config(config);
+            PipelineBuilder<CollatedDeviceBatch> builder = describe(dataset, options, from, nvdec, collate).config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
             }
@@ -197,7 +197,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         }
     }
 
-    private static PipelineBuilder<CollatedBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
+    private static PipelineBuilder<CollatedDeviceBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
                                                            NvdecStage nvdec, DeviceCollateStage collate) {
         return LoaderFront.demuxed(dataset, options, from)
                 .flatMap("nvdec", opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
@@ -211,14 +211,14 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
 
     /** {@code collated}, each handed out as a device batch, moving the resume state forward. */
     @Override
-    Iterator<DeviceBatch> onDevice(Iterator<CollatedBatch> collated) {
+    Iterator<DeviceBatch> onDevice(Iterator<CollatedDeviceBatch> collated) {
         return new MappingIterator<>(collated, b -> {
             handedOut(b.after());
             return deliver(sequence.getAndIncrement(), b);
         });
     }
 
-    private DeviceBatch deliver(long sequence, CollatedBatch b) {
+    private DeviceBatch deliver(long sequence, CollatedDeviceBatch b) {
         long deliveredNanos = System.nanoTime();
         AtomicBoolean released = new AtomicBoolean();
         AutoCloseable release = () -> {
