@@ -1,5 +1,6 @@
 package dev.stoker.video.loader;
 
+import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
@@ -49,25 +50,18 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
     }
 
     /**
-     * {@code config} with concurrency and queue capacity set on every stage, as the pipeline settles them (one
-     * worker, a queue of twice the workers and at least 2); {@code PipelineBuilder.effectiveConfig()} agrees
-     * (checked by {@code MemoryPlanTest}).
+     * {@code config} with every stage of any loader settled as the pipeline settles it ({@link StageConfig#settled},
+     * the sink {@link PipelineBuilder#DEFAULT_SINK_CAPACITY} unless set); {@code PipelineBuilder.effectiveConfig()}
+     * agrees (checked by {@code MemoryPlanTest}).
      */
     static PipelineConfig settled(PipelineConfig config) {
         Map<String, StageConfig> stages = new LinkedHashMap<>();
         for (String stage : new String[] {"fetch", "demux", "decode", "nvdec", "convert", "batch", "collate", "deliver"}) {
-            stages.put(stage, settled(config.stage(stage)));
+            stages.put(stage, config.stage(stage).settled());
         }
-        config.stages().forEach((name, stage) -> stages.putIfAbsent(name, settled(stage)));
-        int sink = config.sinkCapacity() != null ? config.sinkCapacity() : 4;
+        config.stages().forEach((name, stage) -> stages.putIfAbsent(name, stage.settled()));
+        int sink = config.sinkCapacity() != null ? config.sinkCapacity() : PipelineBuilder.DEFAULT_SINK_CAPACITY;
         return new PipelineConfig(sink, config.failureBudget(), config.stallTimeoutMillis(), stages);
-    }
-
-    private static StageConfig settled(StageConfig stage) {
-        int concurrency = stage.concurrency() != null ? stage.concurrency() : 1;
-        int queue = stage.queueCapacity() != null ? stage.queueCapacity() : Math.max(2, 2 * concurrency);
-        return new StageConfig(concurrency, queue, stage.order(), stage.virtualThreads(), stage.failureBudget(),
-                stage.taskTimeoutMillis());
     }
 
     private StageConfig stage(String name) {
