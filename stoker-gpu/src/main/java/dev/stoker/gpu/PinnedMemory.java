@@ -1,5 +1,6 @@
 package dev.stoker.gpu;
 
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.video.batch.BatchMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ public final class PinnedMemory implements BatchMemory {
         }
         buffers.add(buffer);
         bytesAllocated += bytes;
+        MemoryAccount.allocated(kind(), bytes);
         return buffer;
     }
 
@@ -48,7 +50,13 @@ public final class PinnedMemory implements BatchMemory {
             Closeables.releaseAll(buffers, allocator::free);
         } finally {
             buffers.clear();
+            MemoryAccount.freed(kind(), bytesAllocated);
         }
+    }
+
+    /** Page-locked memory is the account's own kind; plain off-heap memory is pooled buffers like the CPU loader's. */
+    private MemoryAccount.Kind kind() {
+        return allocator.pinned() ? MemoryAccount.Kind.PINNED_HOST : MemoryAccount.Kind.POOLED_BUFFERS;
     }
 
     /** Bytes allocated so far (the pool's budget caps it). */

@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.video.batch.BatchMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,6 +69,7 @@ public final class SharedBatchMemory implements BatchMemory {
                 StandardOpenOption.WRITE)) {
             backEveryPage(channel, size);
             MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            MemoryAccount.allocated(MemoryAccount.Kind.SHARED_MEMORY, size);   // every page is backed: all of it
             return new SharedBatchMemory(file, arena, mapping, slotBytes, slots);
         } catch (IOException | RuntimeException e) {
             arena.close();
@@ -117,6 +119,7 @@ public final class SharedBatchMemory implements BatchMemory {
             return;
         }
         arena.close();
+        MemoryAccount.freed(MemoryAccount.Kind.SHARED_MEMORY, mapping.byteSize());
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
