@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that fails with an {@code IOException} here, instead of a {@code SIGBUS} the first time collate touches a page
  * the file system cannot back (the way Docker's 64 MB {@code /dev/shm} would otherwise end a run hours in).
  */
-public final class SharedBatchMemory implements BatchMemory {
+final class SharedBatchMemory implements BatchMemory {
     /** Slots start on page boundaries, so that a consumer's view of one is aligned for any element type. */
     public static final long SLOT_ALIGNMENT = 4096;
 
