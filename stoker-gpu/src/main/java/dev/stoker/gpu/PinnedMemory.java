@@ -13,7 +13,7 @@ import java.util.List;
  * stage writes every batch straight into pinned memory. The pool keeps the byte budget and reuses the
  * buffers; this allocates them (page-aligned) and frees them all when the pool closes.
  */
-public final class PinnedMemory implements BatchMemory {
+final class PinnedMemory implements BatchMemory {
     private final HostAllocator allocator;
     private final List<MemorySegment> buffers = new ArrayList<>();
     private long bytesAllocated;
