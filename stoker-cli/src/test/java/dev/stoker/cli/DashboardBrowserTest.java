@@ -153,11 +153,7 @@ class DashboardBrowserTest {
             BenchWatch watch = new BenchWatch(0, null, true, new PrintWriter(new StringWriter()));
             try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
                 // The dashboard publishes what the series keeps: six snapshots on, the page has missed them all.
-                long deadline = System.nanoTime() + PATIENCE.toNanos();
-                while (watch.series().size() < 6 && System.nanoTime() < deadline) {
-                    Thread.sleep(50);   // polling the sampler's progress
-                }
-                List<ObjectNode> before = watch.series();
+                List<ObjectNode> before = awaitSeries(watch, 6);
                 assertThat(before.size()).isGreaterThanOrEqualTo(6);
                 browser.get(watch.dashboardUrl());
                 WebDriverWait wait = new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100));
@@ -183,10 +179,7 @@ class DashboardBrowserTest {
     void benchReportOpensFromAFileWithChartsOfTheWholeRun() throws Exception {
         BenchWatch watch = new BenchWatch(null, null, true, new PrintWriter(new StringWriter()));
         try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            while (watch.series().size() < 4 && System.nanoTime() < deadline) {
-                Thread.sleep(50);   // polling the sampler's progress
-            }
+            awaitSeries(watch, 4);
         }
         List<ObjectNode> series = watch.series();
         assertThat(series.size()).isGreaterThanOrEqualTo(4);
@@ -242,6 +235,15 @@ class DashboardBrowserTest {
         assertThat(browser.findElement(By.tagName("p")).getText())
                 .contains("Decode ceiling: 250 samples/s (2 threads at once); the start config runs at 0.20 of it");
         screenshot("tune-report.png");
+    }
+
+    /** The watch's series once it holds {@code snapshots} (or whatever it holds after {@link #PATIENCE}). */
+    private static List<ObjectNode> awaitSeries(BenchWatch watch, int snapshots) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (watch.series().size() < snapshots && System.nanoTime() < deadline) {
+            Thread.sleep(50);   // polling the sampler's progress
+        }
+        return watch.series();
     }
 
     /** A stage table cell's text, read in one script call (the rows are replaced with every snapshot). */

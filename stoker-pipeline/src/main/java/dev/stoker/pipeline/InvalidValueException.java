@@ -27,19 +27,9 @@ public final class InvalidValueException extends IllegalArgumentException {
         this.expected = Objects.requireNonNull(expected, "expected");
     }
 
-    /** The parameter's name, as the code that refused the value names it. */
+    /** The parameter's name, as the code that refused the value names it (the value and what it expects are in the message). */
     public String name() {
         return name;
-    }
-
-    /** The value refused, as text. */
-    public String value() {
-        return value;
-    }
-
-    /** What the parameter accepts. */
-    public String expected() {
-        return expected;
     }
 
     /** The same refusal under the name the caller's user knows the parameter by (an option: {@code "--warmup"}). */

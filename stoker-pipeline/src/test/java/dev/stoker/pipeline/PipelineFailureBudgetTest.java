@@ -72,9 +72,8 @@ class PipelineFailureBudgetTest {
         try (p) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
                     .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
-                        assertThat(e.scope()).isEqualTo("decode");
-                        assertThat(e.failedItems()).isEqualTo(4);
-                        assertThat(e.budget()).isEqualTo(FailureBudget.count(3));
+                        assertThat(e.exceeded()).isEqualTo(new FailureBudgetExceededException.Exceeded("decode", 4,
+                                e.exceeded().items(), FailureBudget.count(3)));
                         assertThat(e.failingStages()).containsExactly("decode", "fetch");
                         assertThat(e.getMessage())
                                 .contains("failure budget exceeded in stage 'decode'")
@@ -110,9 +109,8 @@ class PipelineFailureBudgetTest {
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
                     .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
-                        assertThat(e.scope()).isEqualTo("pipeline");
-                        assertThat(e.failedItems()).isEqualTo(13);
-                        assertThat(e.budget()).isEqualTo(FailureBudget.count(12));
+                        assertThat(e.exceeded()).isEqualTo(new FailureBudgetExceededException.Exceeded("pipeline", 13,
+                                e.exceeded().items(), FailureBudget.count(12)));
                     })
                     .hasMessageContaining("failure budget exceeded in the pipeline: 13 of");
         }

@@ -18,7 +18,7 @@ import java.util.TreeMap;
  */
 final class FailureLedger {
     private static final int MAX_KEPT_FAILURES = 10_000;
-    /** The scope of the whole pipeline's budget ({@link FailureBudgetExceededException#scope()}). */
+    /** The scope of the whole pipeline's budget ({@link FailureBudgetExceededException.Exceeded#scope()}). */
     static final String PIPELINE_SCOPE = "pipeline";
 
     private final PipelineRuntime runtime;
@@ -82,7 +82,8 @@ final class FailureLedger {
         for (Failure f : first) {
             m.append("\n  ").append(f.describe());
         }
-        return new FailureBudgetExceededException(m.toString(), scope, failed, items, budget, failing, first,
+        return new FailureBudgetExceededException(m.toString(),
+                new FailureBudgetExceededException.Exceeded(scope, failed, items, budget), failing, first,
                 first.isEmpty() ? null : first.getFirst().cause());
     }
 

@@ -46,7 +46,8 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
         if (budget.isExceeded(failed, seen)) {
             budgetExceeded = new FailureBudgetExceededException("failure budget exceeded in ingest: " + failed + " of "
                     + seen + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
-                    "ingest", failed, seen, budget, List.of("ingest"), List.of(), null);
+                    new FailureBudgetExceededException.Exceeded("ingest", failed, seen, budget), List.of("ingest"), List.of(),
+                    null);
             throw budgetExceeded;
         }
     }
