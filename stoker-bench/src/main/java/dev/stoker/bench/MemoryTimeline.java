@@ -56,11 +56,11 @@ public final class MemoryTimeline {
     public static String drift(BenchResult.Memory memory) {
         MemoryProbe from = memory.afterWarmup() != null ? memory.afterWarmup() : memory.start();
         MemoryProbe to = memory.end();
-        return String.format(Locale.ROOT, "memory           RSS %s -> %s after warm-up (%s), max %s; off-heap %s -> %s;"
-                        + " heap live after GC %s -> %s; start RSS %s%n",
+        return String.format(Locale.ROOT, "memory           RSS %s -> %s after warm-up (%s), max %s; off-heap max %s, %s at the"
+                        + " end; heap live after GC %s -> %s; start RSS %s%n",
                 MemoryProbe.mib(from.rssBytes()), MemoryProbe.mib(to.rssBytes()), percent(from.rssBytes(), to.rssBytes()),
-                MemoryProbe.mib(memory.max().rssBytes()), MemoryProbe.mib(from.offheapBytes()), MemoryProbe.mib(to.offheapBytes()),
-                MemoryProbe.mib(from.heapAfterGcBytes()), MemoryProbe.mib(to.heapAfterGcBytes()),
+                MemoryProbe.mib(memory.max().rssBytes()), MemoryProbe.mib(memory.max().offheapBytes()),
+                MemoryProbe.mib(to.offheapBytes()), MemoryProbe.mib(from.heapAfterGcBytes()), MemoryProbe.mib(to.heapAfterGcBytes()),
                 MemoryProbe.mib(memory.start().rssBytes()));
     }
 
