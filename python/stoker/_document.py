@@ -100,7 +100,7 @@ def check(node: dict, value: Any, path: str) -> Any:
             if field is None and isinstance(anything, dict):
                 field = anything
             if field is None:
-                raise OptionsError(where, f"not an option (expected one of: {', '.join(properties)})")
+                raise OptionsError(where, f"not an option (expected: one of {', '.join(properties)})")
             checked[key] = check(field, inner, where)
         return checked
     return value

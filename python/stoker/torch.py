@@ -181,7 +181,7 @@ class VideoLoader:
         if hello.get("type") == "error":
             self._stop_process()
             # A document the JVM refused (a stage the loader lacks): a bad argument, as the checks here raise.
-            refused = ValueError if hello.get("kind") == "OptionsException" else StokerError
+            refused = ValueError if hello.get("kind") == "InvalidValueException" else StokerError
             raise refused(f"stoker serve: {hello.get('message')}")
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
             self._stop_process()
@@ -394,10 +394,12 @@ class VideoLoader:
         self._wanted_epoch = None
 
     def stats(self) -> dict:
-        """The JVM pipeline's per-stage stats, with this consumer's samples/s and data-wait share."""
+        """The JVM pipeline's per-stage stats, with this consumer's samples/s and data-wait share, and the JVM's
+        memory under ``process`` (``offheap_bytes``, and ``memory_bytes`` by kind: pooled buffers, shared memory...)."""
         self._start()
         reply = self._process.request("stats")
         stats = dict(reply.get("stats", {}))
+        stats["process"] = reply.get("process", {})   # the JVM's memory: heap, RSS, off-heap by kind
         elapsed = 0.0 if self._first_batch_at is None else time.perf_counter() - self._first_batch_at
         stats["samples_per_second"] = self._clips / elapsed if elapsed > 0 else 0.0
         stats["data_wait_share"] = min(1.0, self._waited / elapsed) if elapsed > 0 else 0.0

@@ -19,7 +19,7 @@ from stoker.torch import VideoLoader
     ({"concurrency": {"decode": 0}}, ValueError, "concurrency={'decode': 0}: config.stages.decode.concurrency: 0 (expected: 1+)"),
     ({"resize": "nearest"}, ValueError, "resize='nearest': size.mode: \"nearest\" (expected: one of SHORT_SIDE_CENTER_CROP"),
     ({"crop": "left"}, ValueError, "crop='left': expected 'center' or 'random'"),
-    ({"options": {"clip": {"framez": 8}}}, ValueError, "options: clip.framez: not an option (expected one of: frames,"),
+    ({"options": {"clip": {"framez": 8}}}, ValueError, "options: clip.framez: not an option (expected: one of frames,"),
     ({"framez": 8}, TypeError, "unexpected keyword argument 'framez' (did you mean 'frames'?)"),
     ({"split_after": "resize"}, ValueError, "split_after='resize'"),
     ({"failure_budget": 1.5}, ValueError, "failure_budget=1.5"),

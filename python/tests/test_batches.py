@@ -121,6 +121,10 @@ def test_stats_name_the_stages_and_the_consumer(dataset):
     assert stats["samples_per_second"] > 0
     assert 0.0 <= stats["data_wait_share"] <= 1.0
     assert {"decode", "collate"} <= {s["name"] for s in stats["stages"]}
+    # The JVM's memory account: the batch slots in /dev/shm and the clip buffers' pool, inside the off-heap figure.
+    memory = stats["process"]["memory_bytes"]
+    assert memory["shared_memory"] > 0 and memory["pooled_buffers"] > 0
+    assert stats["process"]["offheap_bytes"] >= memory["shared_memory"] + memory["pooled_buffers"]
 
 
 @pytest.mark.parametrize("drop_last", [False, True])

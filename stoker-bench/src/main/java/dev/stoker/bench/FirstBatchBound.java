@@ -25,7 +25,7 @@ import java.util.Locale;
  * @param boundSeconds       {@code max(slowestClipSeconds, workSeconds / cores)}
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-public record FirstBatchBound(double seconds,
+record FirstBatchBound(double seconds,
                        String slowestClip,
                        double slowestClipSeconds,
                        @JsonProperty("slowest_clip_frames_decoded") int slowestClipFrames,

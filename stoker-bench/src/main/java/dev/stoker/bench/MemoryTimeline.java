@@ -56,10 +56,12 @@ public final class MemoryTimeline {
     public static String drift(BenchResult.Memory memory) {
         MemoryProbe from = memory.afterWarmup() != null ? memory.afterWarmup() : memory.start();
         MemoryProbe to = memory.end();
-        return String.format(Locale.ROOT, "memory           RSS %s -> %s after warm-up (%s), max %s; heap live after GC %s -> %s; start RSS %s%n",
+        return String.format(Locale.ROOT, "memory           RSS %s -> %s after warm-up (%s), max %s; off-heap max %s, %s at the"
+                        + " end; heap live after GC %s -> %s; start RSS %s%n",
                 MemoryProbe.mib(from.rssBytes()), MemoryProbe.mib(to.rssBytes()), percent(from.rssBytes(), to.rssBytes()),
-                MemoryProbe.mib(memory.max().rssBytes()), MemoryProbe.mib(from.heapAfterGcBytes()),
-                MemoryProbe.mib(to.heapAfterGcBytes()), MemoryProbe.mib(memory.start().rssBytes()));
+                MemoryProbe.mib(memory.max().rssBytes()), MemoryProbe.mib(memory.max().offheapBytes()),
+                MemoryProbe.mib(to.offheapBytes()), MemoryProbe.mib(from.heapAfterGcBytes()), MemoryProbe.mib(to.heapAfterGcBytes()),
+                MemoryProbe.mib(memory.start().rssBytes()));
     }
 
     private static String percent(long from, long to) {

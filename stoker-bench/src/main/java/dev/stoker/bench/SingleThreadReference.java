@@ -27,7 +27,7 @@ import java.util.Map;
  * @param clipsPerSecond    single-thread rate, wall clock
  * @param cpuSecondsPerClip CPU time one clip costs on this thread
  */
-public record SingleThreadReference(int clips, double clipsPerSecond, double cpuSecondsPerClip) {
+record SingleThreadReference(int clips, double clipsPerSecond, double cpuSecondsPerClip) {
     private static final int PASSES = 3;
 
     public static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {

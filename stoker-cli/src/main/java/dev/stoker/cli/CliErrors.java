@@ -1,8 +1,10 @@
 package dev.stoker.cli;
 
-import dev.stoker.pipeline.PipelineFailedException;
+import dev.stoker.pipeline.FailureBudgetExceededException;
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -56,11 +58,22 @@ final class CliErrors {
     /** Whether {@code e} or a cause is a loader's or an ingest's failure budget running out. */
     private static boolean budgetExceeded(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PipelineFailedException && String.valueOf(t.getMessage()).startsWith("failure budget exceeded")) {
+            if (t instanceof FailureBudgetExceededException) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * {@code e}'s message, an {@link InvalidValueException}'s under the option a user gives the parameter by
+     * ({@code options}: the parameter's name, as the code that refused the value names it, to the option).
+     */
+    static String asOption(IllegalArgumentException e, Map<String, String> options) {
+        if (e instanceof InvalidValueException invalid && options.containsKey(invalid.name())) {
+            return invalid.as(options.get(invalid.name())).getMessage();
+        }
+        return e.getMessage();
     }
 
     /** The exception's message on one line, or its type and its cause's message when it has none. */

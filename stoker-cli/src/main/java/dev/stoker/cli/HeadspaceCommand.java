@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
@@ -144,9 +145,8 @@ final class HeadspaceCommand extends Subcommand {
             return Headspace.of(trainingStep, new ClipBatchCache())
                     .warmupSteps(warmup).measuredSteps(steps).cachedBatches(cache).samplesPerBatch(TensorBatch::samples);
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage()
-                    .replace("warmupSteps:", "--warmup:").replace("measuredSteps:", "--steps:").replace("cachedBatches:", "--cache:");
-            throw usageError(message);
+            throw usageError(CliErrors.asOption(e, Map.of("warmupSteps", "--warmup", "measuredSteps", "--steps",
+                    "cachedBatches", "--cache")));
         }
     }
 }

@@ -13,7 +13,6 @@ import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.FailureBudgets;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderOptionsBuilder;
 import dev.stoker.video.loader.LoaderStage;
@@ -130,7 +129,7 @@ final class LoaderOptionsMixin {
             b.config(concurrencyOverrides(command));
             return b.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after")));
         }
     }
 
@@ -217,12 +216,12 @@ final class LoaderOptionsMixin {
         return overrides;
     }
 
-    /** {@code --failure-budget}'s value ({@link FailureBudgets}); a bad one is a usage error naming the flag. */
+    /** {@code --failure-budget}'s value ({@link FailureBudget#parse}); a bad one is a usage error naming the flag. */
     static FailureBudget parseFailureBudget(CommandSpec spec, String text) {
         try {
-            return FailureBudgets.parse(text);
+            return FailureBudget.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--failure-budget: " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), CliErrors.asOption(e, Map.of("failureBudget", "--failure-budget")));
         }
     }
 

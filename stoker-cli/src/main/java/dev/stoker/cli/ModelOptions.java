@@ -3,12 +3,16 @@ package dev.stoker.cli;
 import dev.stoker.tune.ModelSpec;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.video.loader.LoaderOptions;
+import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /** The model a command trains ({@code train}, {@code headspace --model}): built by the DJL module on demand. */
 final class ModelOptions {
+    /** The options of the parameters a model's builders check ({@code ModelSpec}, the DJL module). */
+    private static final Map<String, String> OPTIONS = Map.of("width", "--width", "learningRate", "--lr", "device", "--device");
+
     @Option(names = "--model", paramLabel = "NAME") String model;
     @Option(names = "--width", defaultValue = "0.125", paramLabel = "W") double width;
     @Option(names = "--lr", defaultValue = "0.001", paramLabel = "X") double learningRate;
@@ -25,14 +29,12 @@ final class ModelOptions {
             modelSpec = new ModelSpec(model, width, Math.max(2, classes), device, learningRate, modelSeed,
                     options.batch().layout().name());
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage()
-                    .replace("width:", "--width:").replace("learningRate:", "--lr:"));
+            throw new ParameterException(spec.commandLine(), CliErrors.asOption(e, OPTIONS));
         }
         try {
             return DjlModule.open(modelSpec);
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
-            throw new ParameterException(spec.commandLine(), message.startsWith("device:") ? "--" + message : message);
+            throw new ParameterException(spec.commandLine(), CliErrors.asOption(e, OPTIONS));
         }
     }
 }

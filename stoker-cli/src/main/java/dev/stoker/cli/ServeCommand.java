@@ -14,6 +14,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -69,8 +70,7 @@ final class ServeCommand extends Subcommand {
                     .order(s.seed(), s.shuffle(), loader.given("--epochs") ? epochs : s.epochs())
                     .build();
         } catch (IllegalArgumentException e) {
-            throw usageError(e.getMessage().replace("rank:", "--rank:")
-                    .replace("worldSize:", "--world-size:").replace("epochs:", "--epochs:"));
+            throw usageError(CliErrors.asOption(e, Map.of("rank", "--rank", "worldSize", "--world-size", "epochs", "--epochs")));
         }
         SamplerState state = null;
         if (resume != null) {
@@ -91,7 +91,7 @@ final class ServeCommand extends Subcommand {
             settings = new ServeSettings(dataset, loader.s3Endpoint, cache, options, prefetch, hold, new SharedMemoryDir(shmDir),
                     state, publish == null ? -1 : publish, batchesOn);
         } catch (IllegalArgumentException e) {
-            throw usageError("--" + e.getMessage());
+            throw usageError(CliErrors.asOption(e, Map.of("prefetch", "--prefetch", "hold", "--hold")));
         }
         return ServeSession.run(settings, System.in, channel);
     }

@@ -17,7 +17,6 @@ import dev.stoker.video.loader.LoaderOption;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderStage;
 import dev.stoker.video.loader.StageOption;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,6 +12,9 @@ import dev.stoker.observe.BenchWatch;
 import dev.stoker.observe.DashboardAssets;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
+import dev.stoker.video.batch.BatchPool;
+import dev.stoker.video.batch.BatchShape;
+import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.loader.LoaderOptions;
 import java.io.File;
 import java.io.IOException;
@@ -142,13 +145,41 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void aPageOpenedMidRunDrawsTheRunFromItsStartAndTheOffHeapPools() throws Exception {
+        // A batch pool holding four buffers (about 19 MiB in an off-heap arena) while the run goes on.
+        BatchShape shape = BatchShape.rgb(8, 16, 112, 112);
+        try (BatchPool pool = new BatchPool(shape, shape.batchBytes() * 4)) {
+            List<ClipBatch> held = List.of(pool.acquire(), pool.acquire(), pool.acquire(), pool.acquire());
+            BenchWatch watch = new BenchWatch(0, null, true, new PrintWriter(new StringWriter()));
+            try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
+                // The dashboard publishes what the series keeps: six snapshots on, the page has missed them all.
+                List<ObjectNode> before = awaitSeries(watch, 6);
+                assertThat(before.size()).isGreaterThanOrEqualTo(6);
+                browser.get(watch.dashboardUrl());
+                WebDriverWait wait = new WebDriverWait(browser, PATIENCE, Duration.ofMillis(100));
+
+                // At once (the server's history), not 0.5 s a point from now: the run's first snapshot is drawn.
+                wait.until(b -> points("chart-memory") >= 3L * before.size());
+                double firstSeconds = before.getFirst().get("stats").get("elapsedMillis").asLong() / 1000.0;
+                assertThat(((Number) script("return Math.min(...Chart.getChart('chart-memory').data.datasets[0].data"
+                        + ".map(p => p.x))")).doubleValue()).isCloseTo(firstSeconds, org.assertj.core.data.Offset.offset(1e-9));
+
+                // The off-heap tile counts the pool's arena (the memory account), and its tooltip says where it is.
+                long poolMib = 4 * shape.batchBytes() / (1 << 20);
+                wait.until(b -> number(b.findElement(By.id("kpi-offheap")).getText().replace(" MiB", "")) >= poolMib);
+                assertThat(browser.findElement(By.id("kpi-offheap")).getAttribute("title")).contains("pooled buffers: ");
+                screenshot("dashboard-opened-mid-run.png");
+            } finally {
+                held.forEach(ClipBatch::close);
+            }
+        }
+    }
+
+    @Test
     void benchReportOpensFromAFileWithChartsOfTheWholeRun() throws Exception {
         BenchWatch watch = new BenchWatch(null, null, true, new PrintWriter(new StringWriter()));
         try (BenchWatch.Watching watching = watch.watch(pipeline, samplesTrained::get)) {
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            while (watch.series().size() < 4 && System.nanoTime() < deadline) {
-                Thread.sleep(50);   // polling the sampler's progress
-            }
+            awaitSeries(watch, 4);
         }
         List<ObjectNode> series = watch.series();
         assertThat(series.size()).isGreaterThanOrEqualTo(4);
@@ -203,6 +234,15 @@ class DashboardBrowserTest {
         assertThat(browser.findElement(By.tagName("p")).getText())
                 .contains("Decode ceiling: 250 samples/s (2 threads at once); the start config runs at 0.20 of it");
         screenshot("tune-report.png");
+    }
+
+    /** The watch's series once it holds {@code snapshots} (or whatever it holds after {@link #PATIENCE}). */
+    private static List<ObjectNode> awaitSeries(BenchWatch watch, int snapshots) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (watch.series().size() < snapshots && System.nanoTime() < deadline) {
+            Thread.sleep(50);   // polling the sampler's progress
+        }
+        return watch.series();
     }
 
     /** A stage table cell's text, read in one script call (the rows are replaced with every snapshot). */

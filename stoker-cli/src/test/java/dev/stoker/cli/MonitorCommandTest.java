@@ -94,9 +94,16 @@ class MonitorCommandTest {
         }
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
         try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            // The first event is the run so far ("event: history", an array); then each message as one "data:" line.
             String line;
+            String previous = "";
             do {
                 line = in.readLine();
+                if (line != null && line.startsWith("data: ") && previous.equals("event: history")) {
+                    assertThat(line).startsWith("data: [{\"type\":\"stats\"");
+                    line = "";
+                }
+                previous = line == null ? "" : line;
             } while (line != null && !line.startsWith("data: "));
             assertThat(line).isNotNull();
             StatsMessage message = StatsMessage.parse(line.substring("data: ".length()));

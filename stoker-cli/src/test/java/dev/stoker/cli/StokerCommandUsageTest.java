@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -62,6 +63,18 @@ class StokerCommandUsageTest {
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).startsWith("stoker ");
+    }
+
+    @Test
+    void aRefusedValueIsReportedUnderTheOptionThatGaveIt() {
+        Map<String, String> options = Map.of("warmupSteps", "--warmup");
+        assertThat(CliErrors.asOption(new InvalidValueException("warmupSteps", -1, "0+"), options))
+                .isEqualTo("--warmup: -1 (expected: 0+)");
+        // A parameter the command does not give, and a refusal without fields, keep their own words.
+        assertThat(CliErrors.asOption(new InvalidValueException("classes", 1, "2+"), options))
+                .isEqualTo("classes: 1 (expected: 2+)");
+        assertThat(CliErrors.asOption(new IllegalArgumentException("warmupSteps: is text"), options))
+                .isEqualTo("warmupSteps: is text");
     }
 
     @Test

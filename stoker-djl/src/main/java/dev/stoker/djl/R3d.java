@@ -11,6 +11,7 @@ import ai.djl.nn.convolutional.Conv3d;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.BatchNorm;
 import ai.djl.nn.pooling.Pool;
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.List;
 
 /**
@@ -33,7 +34,7 @@ public final class R3d {
     /** The channels of the 4 stages at {@code width} (at least 1 each). */
     public static int[] channels(double width) {
         if (!(width > 0)) {
-            throw new IllegalArgumentException("width: " + width + " (expected: > 0)");
+            throw new InvalidValueException("width", width, "> 0");
         }
         int[] c = new int[BASE_CHANNELS.length];
         for (int i = 0; i < c.length; i++) {

@@ -2,6 +2,7 @@ package dev.stoker.djl;
 
 import ai.djl.Device;
 import ai.djl.engine.Engine;
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Locale;
 
 /**
@@ -55,7 +56,7 @@ public final class TorchRuntime {
                 // the message below
             }
         }
-        throw new IllegalArgumentException("device: " + spec + " (expected: cpu or cuda:N)");
+        throw new InvalidValueException("device", spec, "cpu or cuda:N");
     }
 
     /** Checks that the engine can reach {@code device}: a GPU needs a CUDA build of libtorch and the device present. */
@@ -63,8 +64,8 @@ public final class TorchRuntime {
         if (device.isGpu()) {
             int gpus = engine().getGpuCount();
             if (device.getDeviceId() >= gpus) {
-                throw new IllegalArgumentException("device: cuda:" + device.getDeviceId() + " requested but libtorch sees "
-                        + gpus + " GPU(s) (this build bundles the CPU libtorch; a GPU needs ai.djl.pytorch:pytorch-native-cu*"
+                throw new InvalidValueException("device", "cuda:" + device.getDeviceId(), "cpu, or a GPU libtorch sees: it sees "
+                        + gpus + " (this build bundles the CPU libtorch; a GPU needs ai.djl.pytorch:pytorch-native-cu*"
                         + " on the class path and an NVIDIA driver)");
             }
         }

@@ -24,7 +24,7 @@ import java.util.Optional;
  * Handles ({@code CUcontext}, {@code CUstream}, {@code CUevent}, {@code CUmodule}, {@code CUfunction})
  * and device pointers are plain {@code long}s.
  *
- * <p>Calls that need a context need it current on the calling thread ({@link #ctxSetCurrent}).
+ * <p>Calls that need a context need it current on the calling thread ({@link HandleCall#CTX_SET_CURRENT}).
  */
 final class CudaDriver {
     static final String LIBRARY = "libcuda.so.1";

@@ -4,7 +4,7 @@ package dev.stoker.gpu;
  * A CUDA driver call returned an error: which call, the {@code CUresult} code, its name and the driver's
  * description, e.g. {@code cuMemAlloc_v2 failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory}.
  */
-public final class CudaException extends RuntimeException {
+final class CudaException extends RuntimeException {
     private final String function;
     private final int code;
     private final String errorName;

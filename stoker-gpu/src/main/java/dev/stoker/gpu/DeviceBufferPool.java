@@ -1,5 +1,6 @@
 package dev.stoker.gpu;
 
+import dev.stoker.pipeline.MemoryAccount;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +65,7 @@ final class DeviceBufferPool implements AutoCloseable {
             if (memory == null && all.size() < maxBuffers) {
                 memory = device.allocate(bufferBytes);
                 all.add(memory);
+                MemoryAccount.allocated(MemoryAccount.Kind.DEVICE, bufferBytes);
             }
             if (memory != null) {
                 acquires++;
@@ -122,6 +124,7 @@ final class DeviceBufferPool implements AutoCloseable {
         try {
             Closeables.releaseAll(all, DeviceMemory::close);
         } finally {
+            MemoryAccount.freed(MemoryAccount.Kind.DEVICE, all.size() * bufferBytes);
             all.clear();
             free.clear();
         }

@@ -18,7 +18,7 @@ import java.util.function.Function;
  * so the batch is the clips end to end in either layout. Waiting for a free batch buffer is how the
  * consumer's unreturned batches hold the loader back. Each worker thread copies on a stream of its own.
  */
-final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBatch>, AutoCloseable {
+final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedDeviceBatch>, AutoCloseable {
     /** The collate streams' track in a trace (a thread id no Java thread has). */
     private static final long COLLATE_TRACK_ID = 0x7fff_0000_0000_0001L;
 
@@ -38,7 +38,7 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
     }
 
     @Override
-    public CollatedBatch apply(List<DeviceClip> clips) {
+    public CollatedDeviceBatch apply(List<DeviceClip> clips) {
         try {
             if (clips.isEmpty() || clips.size() > batchShape.clipsPerBatch()) {
                 throw new IllegalArgumentException("clips: " + clips.size() + " (expected: 1.." + batchShape.clipsPerBatch() + ")");
@@ -51,7 +51,7 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
     }
 
     /** Copies {@code clips} into {@code batch} on {@code s}; gives {@code batch} back if that fails. */
-    private CollatedBatch collate(List<DeviceClip> clips, DeviceBufferPool.Buffer batch, GpuStream s) {
+    private CollatedDeviceBatch collate(List<DeviceClip> clips, DeviceBufferPool.Buffer batch, GpuStream s) {
         boolean queued = false;
         GpuEvent copied = null;
         try {
@@ -73,7 +73,7 @@ final class DeviceCollateStage implements Function<List<DeviceClip>, CollatedBat
                 infos.add(clips.get(i).info());
             }
             DeviceClip last = clips.getLast();
-            return new CollatedBatch(batch, clips.size() * clipBytes, batchShape.shape(clips.size()), batchShape.layout(),
+            return new CollatedDeviceBatch(batch, clips.size() * clipBytes, batchShape.shape(clips.size()), batchShape.layout(),
                     labels, List.copyOf(infos), clips.stream().map(DeviceClip::path).toList(), s.handle(), copied,
                     LoaderFront.stateAfter(sampler, last.task().epoch(), last.task().position(), last.clip(),
                             last.clipsOfVideo()));

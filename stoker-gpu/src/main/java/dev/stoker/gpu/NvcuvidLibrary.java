@@ -198,7 +198,7 @@ final class NvcuvidLibrary {
         check("cuvidUnmapVideoFrame64", call(() -> (int) unmapVideoFrame.invokeExact(decoder, devicePointer)));
     }
 
-    /** A parser whose callbacks go to {@code callbacks}; its upcall stubs live until {@link Parser#close()}. */
+    /** A parser whose callbacks go to {@code callbacks}; its upcall stubs live until the parser is closed. */
     Parser createParser(int codec, int maxDecodeSurfaces, int maxDisplayDelay, int clockRate,
                         NvdecApi.ParserCallbacks callbacks) {
         Arena arena = Arena.ofShared();

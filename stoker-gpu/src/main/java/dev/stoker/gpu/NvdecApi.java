@@ -136,7 +136,9 @@ interface NvdecApi {
      * @param index     its decode surface ({@code CurrPicIdx})
      * @param reference whether later pictures reference it ({@code ref_pic_flag}): if not, and it is not wanted, it is
      *                  never decoded
-     * @param native    the parser's structure, passed back to {@link #decodePicture} as it is (0 for fakes)
+     * @param intra        whether it is an intra picture
+     * @param field        whether it is a field (not a frame)
+     * @param nativeParams the parser's structure, passed back to {@link NvdecApi#decodePicture} as it is (0 for fakes)
      */
     record Picture(int index, boolean reference, boolean intra, boolean field, long nativeParams) {
     }

@@ -46,12 +46,12 @@ import java.util.function.Supplier;
  * <p>Knobs: the {@code nvdec} stage's concurrency is the number of NVDEC sessions at once
  * ({@link #sessions(int)}; default {@link GpuDecodeOptions#defaultSessions min(4, cores)}); the sink holds the
  * batches decoded ahead (default 4). The CPU decoder's stages ({@code decode}, {@code convert}) do not exist
- * here, and a config naming them is refused; {@link LoaderOptions#fusedConvert()} has no effect and
- * {@link LoaderOptions#splitAfter()} is not supported yet.
+ * here, and a config naming them is refused; {@link LoaderOptions.Decode#fusedConvert()} has no effect and
+ * {@link LoaderOptions.Placement#splitAfter()} is not supported yet.
  *
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */
-public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
+public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     /** Stage names, in order. */
     public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
     /** Stage names of a hybrid loader, in order: {@code decode} hands each video to the NVDEC and CPU pools. */
@@ -59,7 +59,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
     /** The CPU loader's stages that GPU decoding replaces. */
     private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
 
-    private final Pipeline<CollatedBatch> pipeline;
+    private final Pipeline<CollatedDeviceBatch> pipeline;
     private final Resources resources;
     private final ResumeTracker resume;
     private final TraceRecorder trace;
@@ -79,7 +79,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         }
     }
 
-    private NvdecLoader(Pipeline<CollatedBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
+    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
         super(resources.device(), pipeline, pipeline::nextEpoch, resume.start());
         this.pipeline = pipeline;
         this.resources = resources;
@@ -207,7 +207,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         DeviceCollateStage collate = new DeviceCollateStage(batchBuffers, batchShape, from.sampler(), trace);
         Resources resources = new Resources(nvdec, collate, clipBuffers, batchBuffers, decoderResources, device);
         try {
-            PipelineBuilder<CollatedBatch> builder = describe(dataset, options, from, decodeStage, nvdec, collate)
+            PipelineBuilder<CollatedDeviceBatch> builder = describe(dataset, options, from, decodeStage, nvdec, collate)
                     .config(config);
             if (trace != null) {
                 builder = builder.trace(trace);
@@ -277,8 +277,8 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
         }
     }
 
-    private static PipelineBuilder<CollatedBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
-                                                           String decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
+    private static PipelineBuilder<CollatedDeviceBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
+                                                                 String decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
         return LoaderFront.demuxed(dataset, options, from)
                 .flatMap(decodeStage, opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
@@ -291,14 +291,14 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedBatch> {
 
     /** {@code collated}, each handed out as a device batch, moving the resume state forward. */
     @Override
-    Iterator<DeviceBatch> onDevice(Iterator<CollatedBatch> collated) {
+    Iterator<DeviceBatch> onDevice(Iterator<CollatedDeviceBatch> collated) {
         return new MappingIterator<>(collated, b -> {
             handedOut(b.after());
             return deliver(sequence.getAndIncrement(), b);
         });
     }
 
-    private DeviceBatch deliver(long sequence, CollatedBatch b) {
+    private DeviceBatch deliver(long sequence, CollatedDeviceBatch b) {
         long deliveredNanos = System.nanoTime();
         AtomicBoolean released = new AtomicBoolean();
         AutoCloseable release = () -> {

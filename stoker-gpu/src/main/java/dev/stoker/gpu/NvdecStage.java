@@ -16,7 +16,7 @@ import java.util.function.Function;
 
 /**
  * The NVDEC loader's decode stage: every clip of one demuxed video, planned as the CPU loader plans it
- * (clip starts from demux, {@link LoaderOptions#clipAt}, {@link LoaderFront#resize} for the crop seed),
+ * (clip starts from demux, {@link LoaderOptions.Clip#at}, {@link LoaderFront#resize} for the crop seed),
  * decoded into device clip buffers from the pool by its {@link VideoDecoding}: this worker's own NVDEC session, kept
  * for the loader's life, or the hybrid pools; {@link #close()} frees them all.
  * A video that fails leaves no buffer behind and is reported by the pipeline with its path and reason.

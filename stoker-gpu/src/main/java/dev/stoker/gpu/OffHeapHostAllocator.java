@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Plain off-heap host memory (not pinned): one shared arena per buffer, so each can be freed alone. */
-public final class OffHeapHostAllocator implements HostAllocator {
+final class OffHeapHostAllocator implements HostAllocator {
     private static final long PAGE_BYTES = 4096;
     private final Map<Long, Arena> arenas = new ConcurrentHashMap<>();
 

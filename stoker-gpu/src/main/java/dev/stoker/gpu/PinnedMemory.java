@@ -1,5 +1,6 @@
 package dev.stoker.gpu;
 
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.video.batch.BatchMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import java.util.List;
  * stage writes every batch straight into pinned memory. The pool keeps the byte budget and reuses the
  * buffers; this allocates them (page-aligned) and frees them all when the pool closes.
  */
-public final class PinnedMemory implements BatchMemory {
+final class PinnedMemory implements BatchMemory {
     private final HostAllocator allocator;
     private final List<MemorySegment> buffers = new ArrayList<>();
     private long bytesAllocated;
@@ -35,6 +36,7 @@ public final class PinnedMemory implements BatchMemory {
         }
         buffers.add(buffer);
         bytesAllocated += bytes;
+        MemoryAccount.allocated(kind(), bytes);
         return buffer;
     }
 
@@ -48,7 +50,13 @@ public final class PinnedMemory implements BatchMemory {
             Closeables.releaseAll(buffers, allocator::free);
         } finally {
             buffers.clear();
+            MemoryAccount.freed(kind(), bytesAllocated);
         }
+    }
+
+    /** Page-locked memory is the account's own kind; plain off-heap memory is pooled buffers like the CPU loader's. */
+    private MemoryAccount.Kind kind() {
+        return allocator.pinned() ? MemoryAccount.Kind.PINNED_HOST : MemoryAccount.Kind.POOLED_BUFFERS;
     }
 
     /** Bytes allocated so far (the pool's budget caps it). */

@@ -45,7 +45,7 @@ public final class BenchReportWriter {
         return page;
     }
 
-    /** JavaScript made safe inside a script element: a literal "</script" would end it early. */
+    /** JavaScript made safe inside a script element: a literal {@code </script} would end it early. */
     static String inlineScript(String js) {
         return SCRIPT_END.matcher(js).replaceAll(Matcher.quoteReplacement("<\\/") + "$1")
                 .replaceAll("//# sourceMappingURL=\\S+", "");

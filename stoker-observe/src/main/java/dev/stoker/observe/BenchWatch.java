@@ -7,7 +7,6 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -29,9 +28,7 @@ public final class BenchWatch {
     private final Integer publishPort;
     private final boolean keepSeries;
     private final PrintWriter out;
-    private final List<ObjectNode> series = new ArrayList<>();
-    private int seriesStride = 1;
-    private long sampled;
+    private final ThinnedSeries<ObjectNode> series = new ThinnedSeries<>(MAX_SERIES_POINTS);
     private String dashboardUrl;
 
     /**
@@ -94,29 +91,13 @@ public final class BenchWatch {
     }
 
     /** The snapshots kept for the report, oldest first. */
-    public synchronized List<ObjectNode> series() {
-        return List.copyOf(series);
+    public List<ObjectNode> series() {
+        return series.items();
     }
 
     /** The dashboard's address, or null without {@code --dashboard}. */
     public String dashboardUrl() {
         return dashboardUrl;
-    }
-
-    private synchronized void keep(ObjectNode snapshot, boolean last) {
-        if (sampled++ % seriesStride != 0 && !last) {
-            return;
-        }
-        if (series.size() >= MAX_SERIES_POINTS) {
-            List<ObjectNode> every2nd = new ArrayList<>(series.size() / 2 + 1);
-            for (int i = 0; i < series.size(); i += 2) {
-                every2nd.add(series.get(i));
-            }
-            series.clear();
-            series.addAll(every2nd);
-            seriesStride *= 2;
-        }
-        series.add(snapshot);
     }
 
     /** Takes a snapshot every {@link #SAMPLE_PERIOD}, and one more when stopped. */
@@ -157,7 +138,7 @@ public final class BenchWatch {
                 dashboard.publish(snapshot.toString());
             }
             if (keepSeries) {
-                keep(snapshot, last);
+                series.add(snapshot, last);
             }
         }
 

@@ -9,6 +9,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,17 +22,22 @@ import java.util.concurrent.TimeUnit;
  * Serves the dashboard: the page and Chart.js from the classpath, and the stats as server-sent events
  * ({@code /events}: one {@code data:} line of {@link StatsMessage} JSON per
  * {@link #publish}). The JDK's HTTP server; each browser tab holds one virtual thread. A tab that stops
- * reading loses its oldest messages, never blocks {@link #publish}.
+ * reading loses its oldest messages, never blocks {@link #publish}. The server keeps the run's messages so far
+ * (a {@link ThinnedSeries}: at most {@value #HISTORY_MESSAGES}, the whole run at a resolution that halves as it
+ * grows), so that a page opened mid-run draws the run from its start, not only what came after it loaded.
  *
  * <ul>
  *   <li>{@code /} the page; {@code /dashboard.js}, {@code /dashboard.css}, {@code /vendor/chart.umd.min.js}</li>
- *   <li>{@code /events} server-sent events; a new tab gets the newest message at once</li>
+ *   <li>{@code /events} server-sent events; a new tab first gets one {@code history} event, the JSON array of the
+ *       messages kept so far, the newest last, then every message as it is published</li>
  *   <li>{@code /stats} the newest message as JSON; {@code /info} {@code {"title": ...}}</li>
  * </ul>
  */
 public final class DashboardServer implements AutoCloseable {
     public static final int DEFAULT_PORT = 8077;
     private static final int TAB_BUFFER_MESSAGES = 32;
+    /** Messages kept for a page opened mid-run: at 2 a second, 10 minutes at full resolution, then thinned. */
+    static final int HISTORY_MESSAGES = 1200;
     @SuppressWarnings("StringOperationCanBeSimplified")
     private static final String END = new String("end of stream");   // compared by identity
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,6 +47,7 @@ public final class DashboardServer implements AutoCloseable {
     private final Map<String, byte[]> files;
     private final byte[] info;
     private final List<Tab> tabs = new CopyOnWriteArrayList<>();
+    private final ThinnedSeries<String> history = new ThinnedSeries<>(HISTORY_MESSAGES);
     private volatile String latest;
     private volatile boolean closed;
 
@@ -88,9 +95,12 @@ public final class DashboardServer implements AutoCloseable {
         if (jsonLine.indexOf('\n') >= 0) {
             throw new IllegalArgumentException("jsonLine: a line break inside (expected: one line of JSON)");
         }
-        latest = jsonLine;
-        for (Tab t : tabs) {
-            t.offer(jsonLine);
+        synchronized (history) {   // a tab that opens now gets this message either in its history or after it
+            latest = jsonLine;
+            history.add(jsonLine, false);
+            for (Tab t : tabs) {
+                t.offer(jsonLine);
+            }
         }
     }
 
@@ -143,13 +153,20 @@ public final class DashboardServer implements AutoCloseable {
         exchange.sendResponseHeaders(200, 0);
         OutputStream body = exchange.getResponseBody();
         Tab tab = new Tab();
-        tabs.add(tab);
-        try {
+        List<String> past;
+        synchronized (history) {
+            past = new ArrayList<>(history.items());
             String now = latest;
-            if (now != null) {
-                tab.offer(now);
+            if (now != null && (past.isEmpty() || past.getLast() != now)) {   // identity: the stride passed it over
+                past.add(now);
             }
+            tabs.add(tab);
+        }
+        try {
             body.write("retry: 1000\n\n".getBytes(StandardCharsets.UTF_8));
+            if (!past.isEmpty()) {
+                body.write(("event: history\ndata: [" + String.join(",", past) + "]\n\n").getBytes(StandardCharsets.UTF_8));
+            }
             body.flush();
             while (!closed) {
                 String line = tab.pending.pollFirst(15, TimeUnit.SECONDS);

@@ -68,7 +68,7 @@ public record StatsMessage(long timeMillis, PipelineStats stats, ProcessStats pr
             PipelineStats stats = JSON.treeToValue(node.get("stats"), PipelineStats.class);
             ProcessStats process = node.path("process").isObject()
                     ? JSON.treeToValue(node.get("process"), ProcessStats.class)
-                    : new ProcessStats(-1, -1, -1, -1, -1);
+                    : ProcessStats.unknown();
             return new StatsMessage(node.path("time_ms").asLong(), stats, process);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("stats line: " + abbreviate(line) + " (" + e.getOriginalMessage() + ")", e);

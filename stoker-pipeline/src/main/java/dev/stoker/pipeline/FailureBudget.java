@@ -19,6 +19,8 @@ public record FailureBudget(long maxFailures, double maxFailureRate, long warmup
     public static final FailureBudget DEFAULT_STAGE = new FailureBudget(-1, 0.10, 100);
     /** Default for the whole pipeline: no extra limit beyond the stages'. */
     public static final FailureBudget UNLIMITED = new FailureBudget(-1, 1.0, 0);
+    /** Items seen before a rate applies when the short form ({@link #parse}) names none. */
+    public static final long SHORT_FORM_WARMUP_ITEMS = 50;
 
     public FailureBudget {
         if (maxFailures < -1) {
@@ -30,6 +32,47 @@ public record FailureBudget(long maxFailures, double maxFailureRate, long warmup
         if (warmupItems < 0) {
             throw new IllegalArgumentException("warmupItems: " + warmupItems + " (expected: 0+)");
         }
+    }
+
+    /**
+     * The budget {@code text} gives in the short form {@code RATE[@MIN_ITEMS]} that {@code --failure-budget}, the
+     * options' JSON and the Python bridge's {@code failure_budget=} take: {@code 0.3} skips up to 30% of the items
+     * (judged once {@value #SHORT_FORM_WARMUP_ITEMS} were seen), {@code 0.3@100} once 100 were, {@code 0} stops at
+     * the first failure and {@code 1} never stops.
+     *
+     * @throws InvalidValueException ({@code failureBudget}) naming {@code text} and the expected form
+     */
+    public static FailureBudget parse(String text) {
+        String given = text == null ? "" : text.strip();
+        int at = given.indexOf('@');
+        try {
+            double rate = Double.parseDouble(at < 0 ? given : given.substring(0, at));
+            long warmupItems = at < 0 ? SHORT_FORM_WARMUP_ITEMS : Long.parseLong(given.substring(at + 1));
+            if (rate >= 0 && rate <= 1 && warmupItems >= 0) {
+                if (rate == 0 && at < 0) {
+                    return count(0);
+                }
+                return rate == 1 ? UNLIMITED : rate(rate, warmupItems);
+            }
+        } catch (NumberFormatException e) {
+            // the exception below says what was expected
+        }
+        throw new InvalidValueException("failureBudget", "'" + text + "'", "RATE[@MIN_ITEMS] with RATE in 0..1 and"
+                + " MIN_ITEMS 0+, e.g. 0.3 or 0.3@100; 0 stops at the first failure, 1 never stops");
+    }
+
+    /**
+     * The short form that {@link #parse} reads back as this budget ({@code 0.3@100}, {@code 0}, {@code 1}), or the
+     * description where it has none (a count above 0).
+     */
+    public String shortForm() {
+        if (maxFailures == 0) {
+            return "0";
+        }
+        if (maxFailures < 0) {
+            return maxFailureRate >= 1 ? "1" : String.format(java.util.Locale.ROOT, "%s@%d", maxFailureRate, warmupItems);
+        }
+        return toString();
     }
 
     /** At most {@code n} failures in total. */

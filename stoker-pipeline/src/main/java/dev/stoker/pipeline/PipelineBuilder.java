@@ -315,20 +315,12 @@ public final class PipelineBuilder<T> {
         Map<String, StageConfig> resolved = new LinkedHashMap<>();
         for (StageSpec s : stages) {
             StageConfig code = s.options().config;
-            StageConfig merged = code.overriddenBy(cfg.stage(s.name()));
-            int concurrency = merged.concurrency() != null ? merged.concurrency() : 1;
-            boolean sequential = s.kind().sequential();
-            if (sequential && concurrency != 1) {
-                throw new IllegalArgumentException("stage '" + s.name() + "' concurrency: " + concurrency
+            StageConfig settled = code.overriddenBy(cfg.stage(s.name())).settled();
+            if (s.kind().sequential() && settled.concurrency() != 1) {
+                throw new IllegalArgumentException("stage '" + s.name() + "' concurrency: " + settled.concurrency()
                         + " (expected: 1; a batch stage is sequential)");
             }
-            resolved.put(s.name(), new StageConfig(
-                    concurrency,
-                    merged.queueCapacity() != null ? merged.queueCapacity() : Math.max(2, 2 * concurrency),
-                    merged.order() != null ? merged.order() : Order.COMPLETION,
-                    merged.virtualThreads() != null ? merged.virtualThreads() : false,
-                    merged.failureBudget() != null ? merged.failureBudget() : FailureBudget.DEFAULT_STAGE,
-                    merged.taskTimeoutMillis() != null ? merged.taskTimeoutMillis() : 0L));
+            resolved.put(s.name(), settled);
         }
         FailureBudget budget = cfg.failureBudget() != null ? cfg.failureBudget()
                 : settings.failureBudget() != null ? settings.failureBudget() : FailureBudget.UNLIMITED;

@@ -3,11 +3,11 @@ package dev.stoker.pipeline;
 import java.util.List;
 
 /**
- * Ends iteration when a failure budget is exceeded or the source fails. Names every stage that had
- * failures, with counts, and carries the first failures (their causes are also attached as suppressed
- * exceptions, so a stack trace shows them).
+ * Ends iteration when a failure budget is exceeded ({@link FailureBudgetExceededException}) or the source, a stage
+ * host or the runtime fails. Names every stage that had failures, with counts, and carries the first failures
+ * (their causes are also attached as suppressed exceptions, so a stack trace shows them).
  */
-public final class PipelineFailedException extends RuntimeException {
+public sealed class PipelineFailedException extends RuntimeException permits FailureBudgetExceededException {
     private final List<String> failingStages;
     private final List<Failure> firstFailures;
 

@@ -51,6 +51,21 @@ public record StageConfig(Integer concurrency, Integer queueCapacity, Order orde
     }
 
     /**
+     * This stage's settings with every open field filled in as the pipeline fills it (the one place these defaults
+     * live): one worker, an input queue of twice the workers and at least 2, {@link Order#COMPLETION}, platform
+     * threads, {@link FailureBudget#DEFAULT_STAGE}, no task timeout.
+     */
+    public StageConfig settled() {
+        int workers = concurrency != null ? concurrency : 1;
+        return new StageConfig(workers,
+                queueCapacity != null ? queueCapacity : Math.max(2, 2 * workers),
+                order != null ? order : Order.COMPLETION,
+                virtualThreads != null ? virtualThreads : false,
+                failureBudget != null ? failureBudget : FailureBudget.DEFAULT_STAGE,
+                taskTimeoutMillis != null ? taskTimeoutMillis : 0L);
+    }
+
+    /**
      * With {@link Order#INPUT}, how many items may be taken and not yet emitted at once: running, or done and
      * parked behind an older one still running. A straggler holds up this many (its results wait in
      * memory), so it sizes both what a slow item can be overtaken by and what the parked results cost.

@@ -59,6 +59,21 @@ class PipelineConfigTest {
     }
 
     @Test
+    void aStageSettlesAsTheRunningPipelineSettlesIt() {
+        assertThat(StageConfig.EMPTY.settled())
+                .isEqualTo(new StageConfig(1, 2, Order.COMPLETION, false, FailureBudget.DEFAULT_STAGE, 0L));
+        assertThat(StageConfig.inInputOrder(3).settled())
+                .isEqualTo(new StageConfig(3, 6, Order.INPUT, false, FailureBudget.DEFAULT_STAGE, 0L));
+        // decode's code says 3 workers in input order; the config says 4 virtual ones with a timeout.
+        PipelineConfig cfg = PipelineConfig.EMPTY.withStage("decode", new StageConfig(4, null, null, true, null, 50L));
+        try (Pipeline<List<Integer>> p = builder().config(cfg).build()) {
+            assertThat(p.config().stage("decode"))
+                    .isEqualTo(new StageConfig(4, 8, Order.INPUT, true, FailureBudget.DEFAULT_STAGE, 50L));
+            assertThat(p.config().sinkCapacity()).isEqualTo(PipelineBuilder.DEFAULT_SINK_CAPACITY);
+        }
+    }
+
+    @Test
     void aConfigNamingAMissingStageIsRejectedWithTheStageList() {
         PipelineConfig cfg = PipelineConfig.EMPTY.withStage("decod", StageConfig.EMPTY.withConcurrency(2));
         assertThatThrownBy(() -> builder().config(cfg).build())

@@ -71,7 +71,9 @@ class PipelineFailureBudgetTest {
                 .build();
         try (p) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
-                    .isInstanceOfSatisfying(PipelineFailedException.class, e -> {
+                    .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
+                        assertThat(e.exceeded()).isEqualTo(new FailureBudgetExceededException.Exceeded("decode", 4,
+                                e.exceeded().items(), FailureBudget.count(3)));
                         assertThat(e.failingStages()).containsExactly("decode", "fetch");
                         assertThat(e.getMessage())
                                 .contains("failure budget exceeded in stage 'decode'")
@@ -106,7 +108,10 @@ class PipelineFailureBudgetTest {
                 .failureBudget(FailureBudget.count(12))
                 .build()) {
             assertThatThrownBy(() -> p.forEach(x -> { }))
-                    .isInstanceOf(PipelineFailedException.class)
+                    .isInstanceOfSatisfying(FailureBudgetExceededException.class, e -> {
+                        assertThat(e.exceeded()).isEqualTo(new FailureBudgetExceededException.Exceeded("pipeline", 13,
+                                e.exceeded().items(), FailureBudget.count(12)));
+                    })
                     .hasMessageContaining("failure budget exceeded in the pipeline: 13 of");
         }
     }

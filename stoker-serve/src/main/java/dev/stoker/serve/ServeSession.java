@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.observe.StatsPublisher;
+import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.serve.internal.ControlChannel;
 import dev.stoker.serve.internal.Messages;
 import dev.stoker.serve.internal.ServedDevice;
@@ -209,6 +210,7 @@ public final class ServeSession {
                     case "stats", "failures" -> {
                         ObjectNode reply = ControlChannel.message(op).put("req", request.path("req").asLong());
                         reply.set("stats", Messages.stats(loader().stats()));
+                        reply.set("process", Messages.process(ProcessStats.read()));
                         reply.set("failures", Messages.failures(loader().failures()));
                         channel.send(reply);
                     }

@@ -1,6 +1,7 @@
 package dev.stoker.serve;
 
 import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.LoaderOptions;
@@ -36,10 +37,10 @@ public record ServeSettings(String dataset, URI s3Endpoint, BlockCache.Settings 
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(shm, "shm");
         if (prefetch < 1) {
-            throw new IllegalArgumentException("prefetch: " + prefetch + " (expected: 1+)");
+            throw new InvalidValueException("prefetch", prefetch, "1+");
         }
         if (hold < 0) {
-            throw new IllegalArgumentException("hold: " + hold + " (expected: 0+)");
+            throw new InvalidValueException("hold", hold, "0+");
         }
         // Decoded on the CPU, batches are host batches wherever they go next (the consumer copies them up).
         device = device == null || !options.decode().device().onGpu() ? DeviceSpec.CPU : device;

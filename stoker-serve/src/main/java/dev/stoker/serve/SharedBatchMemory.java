@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.video.batch.BatchMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that fails with an {@code IOException} here, instead of a {@code SIGBUS} the first time collate touches a page
  * the file system cannot back (the way Docker's 64 MB {@code /dev/shm} would otherwise end a run hours in).
  */
-public final class SharedBatchMemory implements BatchMemory {
+final class SharedBatchMemory implements BatchMemory {
     /** Slots start on page boundaries, so that a consumer's view of one is aligned for any element type. */
     public static final long SLOT_ALIGNMENT = 4096;
 
@@ -68,6 +69,7 @@ public final class SharedBatchMemory implements BatchMemory {
                 StandardOpenOption.WRITE)) {
             backEveryPage(channel, size);
             MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            MemoryAccount.allocated(MemoryAccount.Kind.SHARED_MEMORY, size);   // every page is backed: all of it
             return new SharedBatchMemory(file, arena, mapping, slotBytes, slots);
         } catch (IOException | RuntimeException e) {
             arena.close();
@@ -117,6 +119,7 @@ public final class SharedBatchMemory implements BatchMemory {
             return;
         }
         arena.close();
+        MemoryAccount.freed(MemoryAccount.Kind.SHARED_MEMORY, mapping.byteSize());
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {

@@ -18,7 +18,7 @@ import java.util.Locale;
  * @param partitionSources sources per partition
  * @param workers          decode and encode threads in each task
  */
-public record IngestPlan(String source, String dest, String s3Endpoint, String optionsJson, int sourceCount,
+record IngestPlan(String source, String dest, String s3Endpoint, String optionsJson, int sourceCount,
                          int partitionSources, int workers) implements Serializable {
 
     public IngestPlan {

@@ -6,7 +6,7 @@ import java.io.Serializable;
  * What one partition task did: ingested its sources and committed them ({@code ran}), or found the partition
  * committed already (by an earlier run, or by another attempt that won) and did nothing more.
  */
-public record PartitionOutcome(int partition, boolean ran, int sources, int samples, int failed, int shardsWritten)
+record PartitionOutcome(int partition, boolean ran, int sources, int samples, int failed, int shardsWritten)
         implements Serializable {
 
     static PartitionOutcome skipped(int partition) {

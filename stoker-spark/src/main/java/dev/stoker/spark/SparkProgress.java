@@ -23,7 +23,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * attempt's are not), running tasks' are read from the executors' heartbeats, so the sum moves while partitions
  * run. Each change is handed to a consumer (the {@code stoker ingest --spark} progress bar, or a log line).
  */
-public final class SparkProgress extends SparkListener {
+final class SparkProgress extends SparkListener {
     /** Where an ingest stands: {@code done} of {@code sources} (failed ones included), payload bytes written. */
     public record Snapshot(int sources, int done, int failed, long bytesWritten) {
     }

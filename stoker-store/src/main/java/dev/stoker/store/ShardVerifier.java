@@ -44,10 +44,6 @@ public final class ShardVerifier {
             manifest = Manifest.read(dest.resolve(ShardDataset.MANIFEST));
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IOException(dest.resolve(ShardDataset.MANIFEST) + ": does not exist", e);
-        } catch (IOException e) {
-            Path manifestFile = dest.resolve(ShardDataset.MANIFEST);
-            String message = String.valueOf(e.getMessage());
-            throw new IOException(message.contains(manifestFile.toString()) ? message : manifestFile + ": " + message, e);
         }
         List<Damage> damages = new ArrayList<>();
         if (manifest.formatVersion() != ShardLayout.FORMAT_VERSION) {

@@ -10,7 +10,6 @@ import dev.stoker.video.batch.BatchText;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.loader.LoaderOptions;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageStats;
@@ -69,7 +70,7 @@ public final class Headspace<B, V> {
     /** Steps run and not timed before each phase's measured steps (0+). */
     public Headspace<B, V> warmupSteps(int steps) {
         if (steps < 0) {
-            throw new IllegalArgumentException("warmupSteps: " + steps + " (expected: 0+)");
+            throw new InvalidValueException("warmupSteps", steps, "0+");
         }
         return new Headspace<>(step, cache, steps, measuredSteps, cachedBatches, samplesPerBatch);
     }
@@ -77,7 +78,7 @@ public final class Headspace<B, V> {
     /** Timed steps in each phase (1+). */
     public Headspace<B, V> measuredSteps(int steps) {
         if (steps < 1) {
-            throw new IllegalArgumentException("measuredSteps: " + steps + " (expected: 1+)");
+            throw new InvalidValueException("measuredSteps", steps, "1+");
         }
         return new Headspace<>(step, cache, warmupSteps, steps, cachedBatches, samplesPerBatch);
     }
@@ -85,7 +86,7 @@ public final class Headspace<B, V> {
     /** Batches copied and replayed in turn for the compute floor (1+; each one held in memory). */
     public Headspace<B, V> cachedBatches(int batches) {
         if (batches < 1) {
-            throw new IllegalArgumentException("cachedBatches: " + batches + " (expected: 1+)");
+            throw new InvalidValueException("cachedBatches", batches, "1+");
         }
         return new Headspace<>(step, cache, warmupSteps, measuredSteps, batches, samplesPerBatch);
     }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.OptionsException;
 import dev.stoker.video.loader.OptionsSchema;
 import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
@@ -65,7 +65,7 @@ public record Knob(String name, int min, int max, Scale scale) {
         ObjectNode schema;
         try {
             schema = OptionsSchema.at(name);
-        } catch (OptionsException e) {
+        } catch (InvalidValueException e) {
             throw new IllegalArgumentException("knob '" + name + "': " + e.getMessage(), e);
         }
         String type = schema.path("type").asText();

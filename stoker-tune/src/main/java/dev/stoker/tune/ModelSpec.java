@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -22,13 +23,13 @@ public record ModelSpec(String model, double width, int classes, String device, 
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(device, "device");
         if (!(width > 0) || width > 8) {
-            throw new IllegalArgumentException("width: " + width + " (expected: (0, 8])");
+            throw new InvalidValueException("width", width, "(0, 8]");
         }
         if (classes < 2) {
-            throw new IllegalArgumentException("classes: " + classes + " (expected: 2+)");
+            throw new InvalidValueException("classes", classes, "2+");
         }
         if (!(learningRate > 0)) {
-            throw new IllegalArgumentException("learningRate: " + learningRate + " (expected: > 0)");
+            throw new InvalidValueException("learningRate", learningRate, "> 0");
         }
         layout = layout.toUpperCase(Locale.ROOT);
         if (!layout.equals("NTHWC") && !layout.equals("NCTHW")) {

@@ -105,14 +105,14 @@ public final class ClipDecoder implements AutoCloseable {
         if (count >= 1 << 20) {
             throw new IllegalArgumentException("requests: " + count + " (expected: fewer than 1048576)");
         }
-        ClipPlan[] plans = new ClipPlan[count];
+        ClipSelection[] plans = new ClipSelection[count];
         int[] outWidth = new int[count];
         int[] outHeight = new int[count];
         double[] cropX = new double[count];
         double[] cropY = new double[count];
         for (int i = 0; i < count; i++) {
             ClipRequest request = requests.get(i);
-            plans[i] = ClipPlan.of(video, request.spec());
+            plans[i] = ClipSelection.of(video, request.spec());
             outWidth[i] = request.resize().outputWidth(info);
             outHeight[i] = request.resize().outputHeight(info);
             long required = request.requiredBytes(info);

@@ -24,7 +24,7 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final DecoderContext decoder;
     private final FrameConverter converter;
     private final List<ClipRequest> requests;
-    private final ClipPlan[] plans;
+    private final ClipSelection[] plans;
     private final int[] outWidth;
     private final int[] outHeight;
     private final double[] cropX;
@@ -56,7 +56,7 @@ final class ClipRun implements DecoderContext.FrameSink {
     private long previousStamp = PacketStore.NO_TIMESTAMP;
     private final long frameStep;
 
-    ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipPlan[] plans,
+    ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipSelection[] plans,
             int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference, boolean hold,
             FrameWriter writer) {
         this.video = video;
@@ -76,7 +76,7 @@ final class ClipRun implements DecoderContext.FrameSink {
         this.frameStep = FrameTimeline.nominalStep(video.packets());
 
         int total = 0;
-        for (ClipPlan plan : plans) {
+        for (ClipSelection plan : plans) {
             total += plan.frames().length;
         }
         // Sort (frame, clip, slot) triples by frame: pack them in longs so a primitive sort does it.

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import dev.stoker.pipeline.MemoryAccount;
 import java.lang.foreign.MemorySegment;
 import org.bytedeco.javacpp.Pointer;
 
@@ -29,6 +30,7 @@ final class PacketStore implements AutoCloseable {
         if (buffer == null || buffer.isNull()) {
             throw new OutOfMemoryError("malloc(" + capacityBytes + ") for video packets");
         }
+        MemoryAccount.allocated(MemoryAccount.Kind.PACKET_BUFFERS, capacityBytes);
     }
 
     private PacketStore() {
@@ -99,6 +101,7 @@ final class PacketStore implements AutoCloseable {
             throw new OutOfMemoryError("realloc(" + capacity + ") for video packets");
         }
         buffer = grown;
+        MemoryAccount.allocated(MemoryAccount.Kind.PACKET_BUFFERS, capacity - capacityBytes);
         capacityBytes = capacity;
     }
 
@@ -108,6 +111,7 @@ final class PacketStore implements AutoCloseable {
             Pointer trimmed = Pointer.realloc(buffer, usedBytes);
             if (trimmed != null && !trimmed.isNull()) {
                 buffer = trimmed;
+                MemoryAccount.freed(MemoryAccount.Kind.PACKET_BUFFERS, capacityBytes - usedBytes);
                 capacityBytes = usedBytes;
             }
         }
@@ -151,6 +155,7 @@ final class PacketStore implements AutoCloseable {
         if (buffer != null) {
             Pointer.free(buffer);
             buffer = null;
+            MemoryAccount.freed(MemoryAccount.Kind.PACKET_BUFFERS, capacityBytes);
         }
     }
 }

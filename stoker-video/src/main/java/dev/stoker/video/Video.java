@@ -8,12 +8,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_descriptor_get_by_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
-import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
-import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
-import static org.bytedeco.ffmpeg.global.avutil.av_mallocz;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -25,8 +19,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import org.bytedeco.ffmpeg.avcodec.AVCodec;
-import org.bytedeco.ffmpeg.avcodec.AVCodecDescriptor;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacketSideData;
 import org.bytedeco.ffmpeg.avformat.AVStream;
@@ -200,8 +192,7 @@ public final class Video implements AutoCloseable {
      * @throws VideoException OUT_OF_RANGE when the clip does not fit and the policy is SKIP
      */
     public ClipSelection selectClip(ClipSpec spec) {
-        ClipPlan plan = ClipPlan.of(this, spec);
-        return new ClipSelection(plan.frames(), plan.shifted(), plan.repeatedFrames());
+        return ClipSelection.of(this, spec);
     }
 
     /** Decodes every packet once to learn the output timestamps of a stream whose packets lack pts. */

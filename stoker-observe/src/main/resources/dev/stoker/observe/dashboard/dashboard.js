@@ -1,7 +1,8 @@
 /*
  * Stoker's dashboard: draws PipelineStats snapshots ({"type":"stats","time_ms",..,"stats",..,"process",..},
  * optionally "samples": what the consumer trained on) as they arrive. Live: from the server-sent events at
- * ./events. Report (stoker bench --report): from the JSON embedded in the page, all at once.
+ * ./events, which start with a "history" event (the run so far, kept by the server) so that a page opened mid-run
+ * draws the whole run. Report (stoker bench --report): from the JSON embedded in the page, all at once.
  * The charts are Chart.js; this file only keeps the series and fills the tables.
  */
 (function () {
@@ -11,7 +12,8 @@
     const el = document.getElementById('stoker-report');
     return el ? JSON.parse(el.textContent) : null;
   })();
-  const LIVE_POINTS = 240;   // two minutes at 0.5 s
+  // A chart keeps the whole run: past this many points a series drops every other one (as the server's history does).
+  const MAX_POINTS = 1200;
   const COLORS = ['#d84315', '#1565c0', '#2e7d32', '#6a1b9a', '#00838f', '#ef6c00', '#ad1457', '#4e342e', '#283593', '#558b2f'];
   const MIB = 1048576;
 
@@ -62,8 +64,9 @@
         scales: { x: { stacked: true, min: 0, max: 100, title: { display: true, text: '% of worker time' } }, y: { stacked: true } } })
   };
 
-  const history = [];      // the snapshots drawn so far (live: the newest LIVE_POINTS)
+  const history = [];      // the snapshots drawn so far (the newest MAX_POINTS)
   let previous = null;     // the snapshot before the newest, for rates
+  let replaying = false;   // drawing the server's history: the charts and tables are drawn once, at its end
 
   function seconds(msg) { return msg.stats.elapsedMillis / 1000; }
 
@@ -87,7 +90,7 @@
     if (y == null || !isFinite(y)) return;
     const ds = series(chart, name, color, dashed);
     ds.data.push({ x: x, y: y });
-    if (!reportData && ds.data.length > LIVE_POINTS) ds.data.shift();
+    if (ds.data.length > MAX_POINTS) ds.data = ds.data.filter((point, i) => i % 2 === 1 || i === ds.data.length - 1);
   }
 
   function stageColor(i) { return COLORS[i % COLORS.length]; }
@@ -95,13 +98,10 @@
   function onSnapshot(msg) {
     if (!msg || msg.type !== 'stats') return;
     const before = history.length ? history[history.length - 1] : null;
-    if (before && msg.stats.elapsedMillis < before.stats.elapsedMillis) {   // a new run behind the same address
-      history.length = 0;
-      [charts.throughput, charts.queues, charts.memory].forEach((c) => c.data.datasets.forEach((d) => { d.data.length = 0; }));
-    }
+    if (before && msg.stats.elapsedMillis < before.stats.elapsedMillis) clear();   // a new run behind the same address
     previous = history.length ? history[history.length - 1] : null;
     history.push(msg);
-    if (!reportData && history.length > LIVE_POINTS) history.shift();
+    if (history.length > MAX_POINTS) history.shift();
     const x = seconds(msg);
     const stats = msg.stats;
 
@@ -124,7 +124,7 @@
     // Memory.
     const p = msg.process || {};
     push(charts.memory, 'heap used', '#1565c0', x, p.heap_used_bytes >= 0 ? p.heap_used_bytes / MIB : null);
-    push(charts.memory, 'off-heap (direct)', '#d84315', x, p.offheap_bytes >= 0 ? p.offheap_bytes / MIB : null);
+    push(charts.memory, 'off-heap', '#d84315', x, p.offheap_bytes >= 0 ? p.offheap_bytes / MIB : null);
     push(charts.memory, 'RSS', '#2e7d32', x, p.rss_bytes >= 0 ? p.rss_bytes / MIB : null);
 
     // Per-stage distributions, from the newest snapshot.
@@ -138,11 +138,33 @@
     charts.shares.data.datasets[1].data = stats.stages.map((s) => 100 * s.idleFraction);
     charts.shares.data.datasets[2].data = stats.stages.map((s) => 100 * s.backPressuredFraction);
 
+    if (replaying) return;
     if (!reportData) redraw();
     renderText(msg, previous);
   }
 
   function redraw() { Object.values(charts).forEach((c) => c.update('none')); }
+
+  function clear() {
+    history.length = 0;
+    previous = null;
+    [charts.throughput, charts.queues, charts.memory].forEach((c) => c.data.datasets.forEach((d) => { d.data.length = 0; }));
+  }
+
+  /** The run so far, as the server kept it: drawn from scratch (a reconnect sends it again), then redrawn once. */
+  function onHistory(messages) {
+    clear();
+    replaying = true;
+    try {
+      messages.forEach(onSnapshot);
+    } finally {
+      replaying = false;
+    }
+    if (history.length) {
+      redraw();
+      renderText(history[history.length - 1], previous);
+    }
+  }
 
   function stageOf(msg, name) {
     return msg.stats.stages.find((s) => s.name === name) || { itemsOut: NaN };
@@ -169,6 +191,9 @@
     const p = msg.process || {};
     $('kpi-heap').textContent = mib(p.heap_used_bytes) + ' / ' + mib(p.heap_max_bytes);
     $('kpi-offheap').textContent = mib(p.offheap_bytes);
+    // Where the off-heap memory is, by the memory account's kinds (those holding any), as the tile's tooltip.
+    $('kpi-offheap').title = Object.entries(p.memory_bytes || {}).filter((e) => e[1] > 0)
+      .map((e) => e[0].replace(/_/g, ' ') + ': ' + mib(e[1])).join('\n');
     $('kpi-rss').textContent = mib(p.rss_bytes);
 
     const body = $('stage-table').tBodies[0];
@@ -256,6 +281,10 @@
     }).catch(() => {});
     const events = new EventSource('events');
     events.onopen = () => setConnection('live', 'live');
+    events.addEventListener('history', (e) => {
+      setConnection('live', 'live');
+      onHistory(JSON.parse(e.data));
+    });
     events.onmessage = (e) => {
       setConnection('live', 'live');
       onSnapshot(JSON.parse(e.data));

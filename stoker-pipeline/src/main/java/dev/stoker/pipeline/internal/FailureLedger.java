@@ -2,8 +2,8 @@ package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.FailureBudgetExceededException;
 import dev.stoker.pipeline.HostedStages;
-import dev.stoker.pipeline.PipelineFailedException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -18,6 +18,8 @@ import java.util.TreeMap;
  */
 final class FailureLedger {
     private static final int MAX_KEPT_FAILURES = 10_000;
+    /** The scope of the whole pipeline's budget ({@link FailureBudgetExceededException.Exceeded#scope()}). */
+    static final String PIPELINE_SCOPE = "pipeline";
 
     private final PipelineRuntime runtime;
     private final FailureBudget pipelineBudget;
@@ -45,14 +47,15 @@ final class FailureLedger {
         long stageItems = stage.itemsIn.sum();
         FailureBudget stageBudget = stage.config.failureBudget();
         if (stageBudget.isExceeded(stageFailures, stageItems)) {
-            runtime.fail(budgetExceeded("stage '" + stage.name + "'", stage.name, stageFailures, stageItems, stageBudget));
+            runtime.fail(budgetExceeded(stage.name, stage.name, stageFailures, stageItems, stageBudget));
         } else if (pipelineBudget.isExceeded(totalNow, runtime.source.items())) {
-            runtime.fail(budgetExceeded("the pipeline", stage.name, totalNow, runtime.source.items(), pipelineBudget));
+            runtime.fail(budgetExceeded(PIPELINE_SCOPE, stage.name, totalNow, runtime.source.items(), pipelineBudget));
         }
     }
 
-    private PipelineFailedException budgetExceeded(String scope, String stage, long failed, long items,
-                                                   FailureBudget budget) {
+    /** {@code scope}: the stage whose budget ran out, or {@link #PIPELINE_SCOPE}; {@code stage}: where the last failure was. */
+    private FailureBudgetExceededException budgetExceeded(String scope, String stage, long failed, long items,
+                                                          FailureBudget budget) {
         List<String> failing = new ArrayList<>();
         failing.add(stage);
         Map<String, Long> perStage = new LinkedHashMap<>();
@@ -68,7 +71,8 @@ final class FailureLedger {
         }
         perStage.keySet().stream().filter(s -> !s.equals(stage)).forEach(failing::add);
         StringBuilder m = new StringBuilder();
-        m.append("failure budget exceeded in ").append(scope).append(": ").append(failed).append(" of ")
+        m.append("failure budget exceeded in ").append(scope.equals(PIPELINE_SCOPE) ? "the pipeline" : "stage '" + scope + "'")
+                .append(": ").append(failed).append(" of ")
                 .append(items).append(" items failed (budget: ").append(budget).append("). Failing stages: ");
         for (int i = 0; i < failing.size(); i++) {
             String s = failing.get(i);
@@ -78,7 +82,9 @@ final class FailureLedger {
         for (Failure f : first) {
             m.append("\n  ").append(f.describe());
         }
-        return new PipelineFailedException(m.toString(), failing, first, first.isEmpty() ? null : first.getFirst().cause());
+        return new FailureBudgetExceededException(m.toString(),
+                new FailureBudgetExceededException.Exceeded(scope, failed, items, budget), failing, first,
+                first.isEmpty() ? null : first.getFirst().cause());
     }
 
     /** Every kept failure, the hosted stages' included, oldest first. */

@@ -5,7 +5,6 @@ import dev.stoker.pipeline.HostedStages;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.PipelineStats;
-import dev.stoker.pipeline.Reconfiguration;
 import dev.stoker.pipeline.SinkStats;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.StageStats;

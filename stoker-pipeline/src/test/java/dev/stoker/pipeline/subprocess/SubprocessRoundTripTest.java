@@ -1,6 +1,5 @@
 package dev.stoker.pipeline.subprocess;
 
-import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

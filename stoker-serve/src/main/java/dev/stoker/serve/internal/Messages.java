@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.gpu.DeviceBatch;
 import dev.stoker.gpu.DeviceBatchSharing;
@@ -95,6 +96,11 @@ public final class Messages {
 
     public static JsonNode stats(PipelineStats stats) {
         return reread("pipeline stats", stats.toJson());
+    }
+
+    /** This process's memory now (heap, RSS, the memory account by kind), as the stats stream sends it. */
+    public static JsonNode process(ProcessStats process) {
+        return ControlChannel.JSON.valueToTree(process);
     }
 
     /** {@code json}, which {@code what} wrote itself, as a tree to embed in a message. */

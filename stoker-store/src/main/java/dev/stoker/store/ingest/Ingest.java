@@ -12,7 +12,6 @@ import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardLayout;
-import dev.stoker.store.shard.internal.ShardWriter;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
@@ -21,7 +20,6 @@ import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.FileStamp;
 import dev.stoker.video.dataset.VideoEntry;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -36,7 +34,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Function;
 
 /**
  * Ingests a dataset into shards: the pipeline
@@ -207,7 +204,7 @@ public final class Ingest {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
         } catch (VideoException e) {
-            item.fail(e.reason().code(), e.getMessage());
+            item.fail(e.reason().code(), e.operation() + " failed: " + e.detail());
         } catch (RuntimeException e) {
             item.fail(FailureReason.INTERNAL.code(), "decode: " + e);
         }
@@ -353,9 +350,8 @@ public final class Ingest {
         text.append("stoker ingest: ").append(manifest.sourceCount()).append(" sources, ").append(manifest.sampleCount())
                 .append(" stored, ").append(manifest.failedCount()).append(" failed\n");
         for (Manifest.FailedSource f : manifest.failed()) {
-            String message = f.message().replace('\n', ' ');
-            text.append(f.source()).append(": ")
-                    .append(message.startsWith(f.reason() + ":") ? message : f.reason() + ": " + message).append('\n');
+            text.append(f.source()).append(": ").append(f.reason()).append(": ").append(f.message().replace('\n', ' '))
+                    .append('\n');
         }
         Path report = dest.resolve(REPORT);
         Path temp = dest.resolve("." + REPORT + ".tmp");

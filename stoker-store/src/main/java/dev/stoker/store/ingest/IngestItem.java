@@ -15,6 +15,7 @@ final class IngestItem implements AutoCloseable {
     DecodedSample decoded;
     EncodedSample encoded;
     String failureReason;
+    /** What failed, without the source's path or the reason (the shard and the report keep those beside it). */
     String failureMessage;
 
     IngestItem(RecordEntry.Source source) {

@@ -1,39 +1,15 @@
 package dev.stoker.store.ingest;
 
 import dev.stoker.pipeline.FailureBudget;
-import dev.stoker.pipeline.Pipeline;
-import dev.stoker.pipeline.PipelineFailedException;
-import dev.stoker.pipeline.Sink;
-import dev.stoker.store.IngestOptions;
-import dev.stoker.store.ShardDataset;
-import dev.stoker.store.ShardException;
-import dev.stoker.store.format.internal.ShardFormat;
-import dev.stoker.store.shard.Manifest;
-import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.pipeline.FailureBudgetExceededException;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.store.shard.internal.ShardWriter;
-import dev.stoker.video.ClipDecoder;
-import dev.stoker.video.Video;
-import dev.stoker.video.VideoException;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 
 /** Appends samples to the current shard; closes it at the size limit, before a kept shard, or at the end. */
@@ -49,7 +25,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
     private long seen;
     private long failed;
     private ShardWriter current;
-    volatile PipelineFailedException budgetExceeded;
+    volatile FailureBudgetExceededException budgetExceeded;
 
     IngestWriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
                IngestListener listener, FailureBudget budget) {
@@ -65,14 +41,13 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
     private void countFailure(IngestItem item) {
         failed++;
         if (firstFailures.size() < 3) {
-            String path = item.source.path();
-            String message = String.valueOf(item.failureMessage);
-            firstFailures.add((message.contains(path) ? message : path + ": " + message) + " (" + item.failureReason + ")");
+            firstFailures.add(item.source.path() + ": " + item.failureMessage + " (" + item.failureReason + ")");
         }
         if (budget.isExceeded(failed, seen)) {
-            budgetExceeded = new PipelineFailedException("failure budget exceeded in ingest: " + failed + " of " + seen
-                    + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
-                    List.of("ingest"), null);
+            budgetExceeded = new FailureBudgetExceededException("failure budget exceeded in ingest: " + failed + " of "
+                    + seen + " sources failed (budget: " + budget + "). First failures: " + String.join("; ", firstFailures),
+                    new FailureBudgetExceededException.Exceeded("ingest", failed, seen, budget), List.of("ingest"), List.of(),
+                    null);
             throw budgetExceeded;
         }
     }

@@ -9,7 +9,6 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.MappedClip;
-import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.ClipRequest;
@@ -20,14 +19,11 @@ import dev.stoker.video.batch.BatchCollator;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.SampleGroups;
 import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.CollateStage;
 import dev.stoker.video.loader.HostBatchLoader;
 import dev.stoker.video.loader.LoaderOptions;
@@ -212,7 +208,7 @@ public final class ShardLoader extends HostBatchLoader {
                 .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", new CollateStage<LoadedClip>(batches, (batch, last) -> resume.collated(batch,
+                .map("collate", new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
                         last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
                         s -> s.failureBudget(budget));
     }
@@ -235,7 +231,7 @@ public final class ShardLoader extends HostBatchLoader {
         };
     }
 
-    private static List<LoadedClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner,
+    private static List<ShardClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner,
                                          RecordReadAhead ahead, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
                                          LongAdder frames) {
         SampleTask task = planned.task();
@@ -254,17 +250,17 @@ public final class ShardLoader extends HostBatchLoader {
         }
     }
 
-    private static List<LoadedClip> read(SampleTask task, int count, List<ClipSpec> specs, List<Resize> resizes,
+    private static List<ShardClip> read(SampleTask task, int count, List<ClipSpec> specs, List<Resize> resizes,
                                          LoaderOptions options, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
                                          LongAdder frames) {
         if (options.batch().layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
             List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
             if (mapped != null) {
-                List<LoadedClip> out = new ArrayList<>(mapped.size());
+                List<ShardClip> out = new ArrayList<>(mapped.size());
                 for (int i = 0; i < mapped.size(); i++) {
                     clips.increment();
                     frames.add(mapped.get(i).clip().decodedFrames());
-                    out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + mapped.size(),
+                    out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + mapped.size(),
                             new ClipPixels.Mapped(mapped.get(i)), mapped.get(i).clip()));
                 }
                 return out;
@@ -279,11 +275,11 @@ public final class ShardLoader extends HostBatchLoader {
                 requests.add(new ClipRequest(specs.get(i), resizes.get(i), BatchCollator.slot(buffer, 0)));
             }
             List<DecodedClip> decoded = reader.read(task.sample().index(), requests);
-            List<LoadedClip> out = new ArrayList<>(decoded.size());
+            List<ShardClip> out = new ArrayList<>(decoded.size());
             for (int i = 0; i < decoded.size(); i++) {
                 clips.increment();
                 frames.add(decoded.get(i).decodedFrames());
-                out.add(new LoadedClip(task, task.firstClip() + i, task.firstClip() + decoded.size(),
+                out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + decoded.size(),
                         new ClipPixels.Buffered(buffers.get(i)), decoded.get(i)));
             }
             return out;

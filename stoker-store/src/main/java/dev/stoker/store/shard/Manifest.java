@@ -1,10 +1,12 @@
 package dev.stoker.store.shard;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stoker.store.IngestOptions;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -50,7 +52,11 @@ public record Manifest(int formatVersion, String format, IngestOptions options, 
     }
 
     public static Manifest read(Path file) throws IOException {
-        return JSON.readValue(Files.readString(file, StandardCharsets.UTF_8), Manifest.class);
+        try {
+            return JSON.readValue(Files.readString(file, StandardCharsets.UTF_8), Manifest.class);
+        } catch (JacksonException | CharacterCodingException e) {   // the file system's own exceptions name the file
+            throw new IOException(file + ": " + e.getMessage(), e);
+        }
     }
 
     /** A manifest from its bytes (one downloaded from object storage). */

@@ -8,7 +8,6 @@ import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,7 +1,9 @@
 package dev.stoker.video.batch;
 
+import dev.stoker.pipeline.MemoryAccount;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Where a {@link BatchPool}'s buffers come from: plain off-heap memory by default, page-locked
@@ -17,18 +19,23 @@ public interface BatchMemory {
     /** Frees every buffer this memory handed out. Called once, by the pool's close(). */
     void freeAll();
 
-    /** Plain off-heap memory from a shared arena (the default). */
+    /** Plain off-heap memory from a shared arena (the default), reported to the {@link MemoryAccount}. */
     static BatchMemory offHeap() {
         Arena arena = Arena.ofShared();
+        AtomicLong allocatedBytes = new AtomicLong();
         return new BatchMemory() {
             @Override
             public MemorySegment allocate(long bytes, long alignmentBytes) {
-                return arena.allocate(bytes, alignmentBytes);
+                MemorySegment buffer = arena.allocate(bytes, alignmentBytes);
+                allocatedBytes.addAndGet(bytes);
+                MemoryAccount.allocated(MemoryAccount.Kind.POOLED_BUFFERS, bytes);
+                return buffer;
             }
 
             @Override
             public void freeAll() {
                 arena.close();
+                MemoryAccount.freed(MemoryAccount.Kind.POOLED_BUFFERS, allocatedBytes.getAndSet(0));
             }
 
             @Override

@@ -64,14 +64,13 @@ public final class EpochSampler {
     /**
      * The sampler a state was taken from, over {@code groups}.
      *
-     * @throws IllegalArgumentException if the dataset's fingerprint differs from the state's (the dataset
-     *         changed: the order would not be the one the state was taken in)
+     * @throws DatasetChangedException if the dataset's fingerprint differs from the state's (the dataset changed:
+     *         the order would not be the one the state was taken in)
      */
     public static EpochSampler resume(SampleGroups groups, SamplerState state) {
         DatasetFingerprint actual = groups.fingerprint();
         if (!actual.equals(state.dataset())) {
-            throw new IllegalArgumentException("dataset fingerprint: " + actual + " (expected: " + state.dataset()
-                    + ", the dataset the sampler state was taken on; it changed since, so the state cannot resume it)");
+            throw new DatasetChangedException(actual, state.dataset());
         }
         EpochSampler sampler = new EpochSampler(groups, state.seed(), state.shuffle(), state.options());
         if (state.position() > sampler.samplesPerEpoch) {

@@ -1,5 +1,6 @@
 package dev.stoker.video.dataset;
 
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Objects;
 
 /**
@@ -25,13 +26,13 @@ public record SamplerOptions(int windowGroups, int rank, int worldSize, Tail tai
 
     public SamplerOptions {
         if (windowGroups < 0) {
-            throw new IllegalArgumentException("windowGroups: " + windowGroups + " (expected: 0 for all groups, or 1+)");
+            throw new InvalidValueException("windowGroups", windowGroups, "0 for all groups, or 1+");
         }
         if (worldSize < 1) {
-            throw new IllegalArgumentException("worldSize: " + worldSize + " (expected: 1+)");
+            throw new InvalidValueException("worldSize", worldSize, "1+");
         }
         if (rank < 0 || rank >= worldSize) {
-            throw new IllegalArgumentException("rank: " + rank + " (expected: 0.." + (worldSize - 1) + " for worldSize " + worldSize + ")");
+            throw new InvalidValueException("rank", rank, "0.." + (worldSize - 1) + " for worldSize " + worldSize);
         }
         Objects.requireNonNull(tail, "tail");
     }

@@ -6,8 +6,8 @@ import java.nio.file.Path;
 /**
  * Runs in a {@link VideoLoader}'s fetch stage just before it reads a video file, on the fetching thread: for
  * example, dropping the file's pages from the page cache so that the read comes from the device (a cold-cache
- * benchmark). {@link LoaderOptions#withFetchHook} names it by class, so that it can be made in a child JVM too
- * ({@link LoaderOptions#splitAfter()} {@code "fetch"}): a public class with a public no-argument constructor,
+ * benchmark). {@link LoaderOptionsBuilder#fetchHook} names it by class, so that it can be made in a child JVM too
+ * ({@link LoaderOptions.Placement#splitAfter()} {@code "fetch"}): a public class with a public no-argument constructor,
  * one instance per loader, called from the fetch workers at once.
  */
 public interface FetchHook {

@@ -77,13 +77,20 @@ public final class LoaderFront {
 
     /**
      * The resize of clip {@code clip} of {@code task}'s video (its index among the clip starts demux gave,
-     * which skip the clips a resumed run delivered before): the random-crop seed is a pure function of the
-     * loader's seed, the epoch, the video and the clip.
+     * which skip the clips a resumed run delivered before).
      */
     public static Resize resize(LoaderOptions options, VideoTask task, int clip) {
-        long cropSeed = options.sampling().seed() * 0x9E3779B97F4A7C15L + task.epoch() * 1_000_003L + task.index() * 31L
-                + task.firstClip() + clip;
-        return options.resize(cropSeed);
+        return options.resize(cropSeed(options, task.epoch(), task.index(), task.firstClip() + clip));
+    }
+
+    /**
+     * The random-crop seed of clip {@code clipOrdinal} (among its video's clips that epoch, from 0) of the video
+     * at {@code videoIndex} in the dataset: a pure function of the loader's seed, the epoch, the video and the
+     * clip, which every loader uses, so that a clip read from shards (whose samples keep their source's index)
+     * is cropped as the video loader crops it from the file.
+     */
+    public static long cropSeed(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
+        return options.sampling().seed() * 0x9E3779B97F4A7C15L + epoch * 1_000_003L + videoIndex * 31L + clipOrdinal;
     }
 
     /**

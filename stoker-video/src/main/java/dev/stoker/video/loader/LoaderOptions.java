@@ -3,6 +3,7 @@ package dev.stoker.video.loader;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.PastEndPolicy;
@@ -170,7 +171,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                            SamplerOptions.Tail tail) {
         public Sampling {
             if (epochs == 0 || epochs < -1) {
-                throw new IllegalArgumentException("epochs: " + epochs + " (expected: 1+, or -1 for endless)");
+                throw new InvalidValueException("epochs", epochs, "1+, or -1 for endless");
             }
             new SamplerOptions(windowGroups, rank, worldSize, tail);   // checks them
         }
@@ -311,7 +312,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * These options with a document laid over them: what it names replaces what these hold (groups field by field),
      * the rest stays. {@code --options} and the Python bridge send one.
      *
-     * @throws OptionsException if the document names a place it does not have or holds a bad value there
+     * @throws InvalidValueException (named by the path) if the document names a place it does not have or holds a bad value there
      */
     public LoaderOptions overlaid(String json) {
         return LoaderOptionsJson.read(json, this);
@@ -321,7 +322,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * These options with {@code value} at {@code path} of the document ({@code "decode.threads"},
      * {@code "config.stages.decode.concurrency"}): how the tuner sets a knob.
      *
-     * @throws OptionsException if the document has no such place, or the value does not fit it
+     * @throws InvalidValueException (named by the path) if the document has no such place, or the value does not fit it
      */
     public LoaderOptions with(String path, Object value) {
         return LoaderOptionsJson.with(this, path, LoaderOptionsJson.tree(value));
@@ -335,13 +336,13 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
     /**
      * Checks that {@link #config()} sets only stages the loader has: a stage it lacks would be silently ignored.
      *
-     * @throws OptionsException naming the first stage that {@code stages} lacks, and the stages it has
+     * @throws InvalidValueException naming the first stage that {@code stages} lacks, and the stages it has
      */
     public LoaderOptions requireStages(java.util.Collection<String> stages) {
         for (String stage : config.stages().keySet()) {
             if (!stages.contains(stage)) {
-                throw new OptionsException(LoaderOption.STAGES.path() + "." + stage,
-                        "not a stage of this loader (expected one of: " + String.join(", ", stages) + ")");
+                throw new InvalidValueException(LoaderOption.STAGES.path() + "." + stage, "not a stage of this loader",
+                        "one of " + String.join(", ", stages));
             }
         }
         return this;

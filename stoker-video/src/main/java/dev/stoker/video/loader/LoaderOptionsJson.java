@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,10 +20,10 @@ import java.util.Set;
 /**
  * The JSON form of {@link LoaderOptions}: the groups as objects, a field left out keeps its default, so that a
  * hand-written file or the Python bridge names only what it changes. A budget may be the short form
- * ({@code "failureBudget": "0.3@100"}, see {@link FailureBudgets}). A bare pipeline config (what
+ * ({@code "failureBudget": "0.3@100"}, see {@link FailureBudget#parse}). A bare pipeline config (what
  * {@code --save-config} wrote before the options had a JSON form) reads as the defaults with that config.
  * A document is checked against the {@link OptionsSchema} before it is read, so that an unknown key or a value out
- * of range is an {@link OptionsException} naming its path.
+ * of range is an {@link dev.stoker.pipeline.InvalidValueException} named by its path.
  */
 final class LoaderOptionsJson {
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -56,7 +57,7 @@ final class LoaderOptionsJson {
             OptionsValidator.check(given);
             JsonNode budget = given.get(BUDGET);
             if (budget != null && (budget.isTextual() || budget.isNumber())) {
-                given.set(BUDGET, JSON.valueToTree(FailureBudgets.parse(budget.asText())));
+                given.set(BUDGET, JSON.valueToTree(FailureBudget.parse(budget.asText())));
             }
             ObjectNode merged = JSON.valueToTree(defaults);
             merge(merged, given);

@@ -2,6 +2,7 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +36,6 @@ public enum LoaderStage {
                 return s;
             }
         }
-        throw new IllegalArgumentException("stage: '" + name + "' (expected: one of " + NAMES + ")");
+        throw new InvalidValueException("stage", "'" + name + "'", "one of " + NAMES);
     }
 }

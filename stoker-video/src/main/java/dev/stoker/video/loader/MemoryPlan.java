@@ -1,15 +1,15 @@
 package dev.stoker.video.loader;
 
+import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchShape;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * How much memory a loader's pools may hold, derived once from its options and stage settings, the same way
- * for every loader (video files, shards, NVDEC) and for the autotuner's RAM budget ({@link #itemBytes}): a pool
+ * for every loader (video files, shards, NVDEC) and for the autotuner's RAM budget ({@link #itemBytesByStage}): a pool
  * sized from it never makes a full pipeline wait on itself.
  *
  * <p>Clips: the decode stage's input-order window (results done behind a straggler wait parked, each video's
@@ -50,25 +50,18 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
     }
 
     /**
-     * {@code config} with concurrency and queue capacity set on every stage, as the pipeline settles them (one
-     * worker, a queue of twice the workers and at least 2); {@code PipelineBuilder.effectiveConfig()} agrees
-     * (checked by {@code MemoryPlanTest}).
+     * {@code config} with every stage of any loader settled as the pipeline settles it ({@link StageConfig#settled},
+     * the sink {@link PipelineBuilder#DEFAULT_SINK_CAPACITY} unless set); {@code PipelineBuilder.effectiveConfig()}
+     * agrees (checked by {@code MemoryPlanTest}).
      */
     static PipelineConfig settled(PipelineConfig config) {
         Map<String, StageConfig> stages = new LinkedHashMap<>();
         for (String stage : new String[] {"fetch", "demux", "decode", "nvdec", "convert", "batch", "collate", "deliver"}) {
-            stages.put(stage, settled(config.stage(stage)));
+            stages.put(stage, config.stage(stage).settled());
         }
-        config.stages().forEach((name, stage) -> stages.putIfAbsent(name, settled(stage)));
-        int sink = config.sinkCapacity() != null ? config.sinkCapacity() : 4;
+        config.stages().forEach((name, stage) -> stages.putIfAbsent(name, stage.settled()));
+        int sink = config.sinkCapacity() != null ? config.sinkCapacity() : PipelineBuilder.DEFAULT_SINK_CAPACITY;
         return new PipelineConfig(sink, config.failureBudget(), config.stallTimeoutMillis(), stages);
-    }
-
-    private static StageConfig settled(StageConfig stage) {
-        int concurrency = stage.concurrency() != null ? stage.concurrency() : 1;
-        int queue = stage.queueCapacity() != null ? stage.queueCapacity() : Math.max(2, 2 * concurrency);
-        return new StageConfig(concurrency, queue, stage.order(), stage.virtualThreads(), stage.failureBudget(),
-                stage.taskTimeoutMillis());
     }
 
     private StageConfig stage(String name) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import java.io.UncheckedIOException;
@@ -65,7 +66,7 @@ public final class OptionsSchema {
      * The schema of the value at {@code path} ({@code decode.threads}, {@code config.stages.decode.concurrency}), as
      * written there (a {@code $ref} is not followed: the place's own description and default stay).
      *
-     * @throws OptionsException if the document has no such place
+     * @throws InvalidValueException (named by the path) if the document has no such place
      */
     public static ObjectNode at(String path) {
         ObjectNode node = SCHEMA;
@@ -78,9 +79,9 @@ public final class OptionsSchema {
             }
             if (!(next instanceof ObjectNode found)) {
                 String where = walked.isEmpty() ? "" : walked + ".";
-                throw new OptionsException(where + key, "not a place in the options document (expected: "
-                        + (object.has("properties") ? "one of " + String.join(", ", names(object)) + " after '" + where + "'"
-                        : "nothing after '" + walked + "'") + ")");
+                throw new InvalidValueException(where + key, "not a place in the options document",
+                        object.has("properties") ? "one of " + String.join(", ", names(object)) + " after '" + where + "'"
+                        : "nothing after '" + walked + "'");
             }
             node = found;
             walked.append(walked.isEmpty() ? "" : ".").append(key);
@@ -149,7 +150,7 @@ public final class OptionsSchema {
             node = NODES.objectNode();
             node.put("$ref", "#/$defs/" + BUDGET_DEF);
             defaultValue = defaultValue == null ? null
-                    : NODES.textNode(FailureBudgets.format(JSON.convertValue(defaultValue, FailureBudget.class)));
+                    : NODES.textNode(JSON.convertValue(defaultValue, FailureBudget.class).shortForm());
         } else {
             node = typed(type);
         }

@@ -3,6 +3,7 @@ package dev.stoker.video.loader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.stoker.pipeline.InvalidValueException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
  * {@code type}, {@code enum}, {@code minimum}/{@code maximum}, {@code pattern}, {@code properties} with
  * {@code additionalProperties}, {@code oneOf}). An enumerated value may be given in any case or as one of its
  * aliases ({@code x-aliases}); it is rewritten to the value it stands for. The first problem found is an
- * {@link OptionsException} naming its path. The Python bridge's {@code _options.check} is this, line for line.
+ * {@link InvalidValueException} named by its path. The Python bridge's {@code _options.check} is this, line for line.
  */
 final class OptionsValidator {
     private OptionsValidator() {
@@ -45,7 +46,7 @@ final class OptionsValidator {
             for (JsonNode alternative : schema.get("oneOf")) {
                 try {
                     return check((ObjectNode) alternative, value, path);
-                } catch (OptionsException wrong) {
+                } catch (InvalidValueException wrong) {
                     // the next alternative may take it
                 }
             }
@@ -126,8 +127,7 @@ final class OptionsValidator {
                 fieldSchema = anySchema;
             }
             if (!(fieldSchema instanceof ObjectNode known)) {
-                throw new OptionsException(inner, "not an option (expected one of: "
-                        + String.join(", ", OptionsSchema.names(schema)) + ")");
+                throw new InvalidValueException(inner, "not an option", "one of " + String.join(", ", OptionsSchema.names(schema)));
             }
             JsonNode checked = check(known, field.getValue(), inner);
             if (checked != field.getValue()) {
@@ -136,7 +136,7 @@ final class OptionsValidator {
         }
     }
 
-    private static OptionsException problem(String path, JsonNode value, String expected) {
-        return new OptionsException(path.isEmpty() ? "options" : path, value + " (expected: " + expected + ")");
+    private static InvalidValueException problem(String path, JsonNode value, String expected) {
+        return new InvalidValueException(path.isEmpty() ? "options" : path, value, expected);
     }
 }

@@ -10,12 +10,11 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchMemory;
 import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.dataset.DatasetChangedException;
 import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.internal.CollateFactory;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
@@ -42,7 +41,7 @@ import java.util.Map;
  * where fetch reads the file into memory (virtual threads), demux indexes its packets and samples clip
  * starts, decode decodes each video's clips frame-exactly (skipping frames nothing needs), convert
  * scales and crops them to RGB24 into pooled buffers, and collate packs N clips into one pooled
- * off-heap {@link ClipBatch}. With {@link LoaderOptions#fusedConvert()} decode converts as it goes
+ * off-heap {@link ClipBatch}. With {@link LoaderOptions.Decode#fusedConvert()} decode converts as it goes
  * and there is no convert stage (less memory in flight, one less hand-off). Every stage's concurrency and
  * queue are knobs of {@link LoaderOptions#config()}.
  *
@@ -55,12 +54,12 @@ import java.util.Map;
  * }</pre>
  * Close every batch: its buffer goes back to the pool, which is sized for the sink plus a few.
  *
- * <p>With {@link LoaderOptions#splitAfter()} (any stage) the stages up to that one run in a child JVM, so
+ * <p>With {@link LoaderOptions.Placement#splitAfter()} (any stage) the stages up to that one run in a child JVM, so
  * that a native crash on a bad file restarts the child instead of ending training; they show in the stats
  * as {@code child:fetch}, {@code child:demux}, and so on. After {@code collate}, the whole CPU front runs
  * there and only finished batches cross, each copied into a batch of this loader's pool and handed on by a
  * stage {@code deliver}, which notes where it ends in the epoch for {@link #state()}. After {@code decode},
- * decode converts (as {@link LoaderOptions#fusedConvert()}): the decoder's pictures cannot leave its process.
+ * decode converts (as {@link LoaderOptions.Decode#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
 public final class VideoLoader extends HostBatchLoader {
     /** Stage names, in order ({@link LoaderStage#NAMES}). */
@@ -126,7 +125,7 @@ public final class VideoLoader extends HostBatchLoader {
      * Opens a loader that continues where the one that gave {@code state} ({@link #state()}) stood: it
      * delivers exactly the clips, clip times and crops the uninterrupted loader would have delivered next,
      * in the same batches. {@code options} must be the original ones (the sampling settings are checked);
-     * {@link LoaderOptions#epochs()} still counts from epoch 0.
+     * {@link LoaderOptions.Sampling#epochs()} still counts from epoch 0.
      *
      * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from
      *         the state's
@@ -151,8 +150,8 @@ public final class VideoLoader extends HostBatchLoader {
             try {
                 ResumeTracker at = LoaderFront.resume(kept, options, state);
                 return open(kept, options, trace, at, batchMemory, quarantine);
-            } catch (IllegalArgumentException e) {
-                if (listed == 0 || !e.getMessage().startsWith("dataset fingerprint")) {
+            } catch (DatasetChangedException e) {
+                if (listed == 0) {
                     throw e;
                 }
             }
@@ -311,7 +310,7 @@ public final class VideoLoader extends HostBatchLoader {
     private static final long ITEM_METADATA_BYTES = 16 << 10;
 
     /**
-     * The child JVM that runs the stages up to {@link LoaderOptions#splitAfter()}: the source's tasks go in,
+     * The child JVM that runs the stages up to {@link LoaderOptions.Placement#splitAfter()}: the source's tasks go in,
      * {@code outputs} come back (crashes, restarts and stats as {@link SubprocessOptions} describes). The rings
      * hold at least three of the largest outputs ({@code outputBytes}, 0 when unknown), so that the child can
      * write the next while this process copies one out.

@@ -67,7 +67,10 @@ class SamplerStateResumeTest {
     void aChangedDatasetIsRefusedWithBothFingerprints() {
         SamplerState state = EpochSampler.create(SHARDS, 77, true, OPTIONS).state(1, 3, 0);
         assertThatThrownBy(() -> EpochSampler.resume(EpochSamplerDeterminismTest.shards(9, 6), state))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOfSatisfying(DatasetChangedException.class, e -> {
+                    assertThat(e.actual().samples()).isEqualTo(54);
+                    assertThat(e.actual()).isNotEqualTo(state.dataset());
+                })
                 .hasMessageContaining("dataset fingerprint: 54 samples in 9 groups")
                 .hasMessageContaining("expected: 45 samples in 9 groups");
         // Same sample count, different shard sizes: still refused.
@@ -76,7 +79,7 @@ class SamplerStateResumeTest {
             ids[i] = i < 6 ? 0 : 1 + (i - 6) / 5;
         }
         assertThatThrownBy(() -> EpochSampler.resume(SampleGroups.of(ids), state))
-                .hasMessageContaining("dataset fingerprint");
+                .isInstanceOf(DatasetChangedException.class).hasMessageContaining("dataset fingerprint");
     }
 
     @Test

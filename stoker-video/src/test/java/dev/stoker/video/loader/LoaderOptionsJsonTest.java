@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -78,12 +79,12 @@ class LoaderOptionsJsonTest {
     @Test
     void badValuesAreNamed(@TempDir Path dir) throws Exception {
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"batch\": {\"size\": 0}}"))
-                .isInstanceOf(OptionsException.class).hasMessage("batch.size: 0 (expected: 1+)");
+                .isInstanceOf(InvalidValueException.class).hasMessage("batch.size: 0 (expected: 1+)");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"placement\": {\"splitAfter\": \"resize\"}}"))
-                .isInstanceOf(OptionsException.class)
+                .isInstanceOf(InvalidValueException.class)
                 .hasMessage("placement.splitAfter: \"resize\" (expected: one of fetch, demux, decode, convert, batch, collate)");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"frame\": 8}}"))
-                .isInstanceOf(OptionsException.class).hasMessageStartingWith("clip.frame: not an option (expected one of: frames, strideFrames,");
+                .isInstanceOf(InvalidValueException.class).hasMessageStartingWith("clip.frame: not an option (expected: one of frames, strideFrames,");
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "[1, 2]");
         assertThatThrownBy(() -> LoaderOptions.read(file)).isInstanceOf(IllegalArgumentException.class)

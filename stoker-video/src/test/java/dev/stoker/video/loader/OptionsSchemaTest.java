@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.FailureBudget;
+import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.video.Resize;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ class OptionsSchemaTest {
             long min = o.minimum().get();
             LoaderOptions base = LoaderOptions.defaults();
             assertThat(base.with(o.path(), min).valueAt(o.path()).asLong()).as(o.path()).isEqualTo(min);
-            assertThatThrownBy(() -> base.with(o.path(), min - 1)).as(o.path()).isInstanceOf(OptionsException.class)
+            assertThatThrownBy(() -> base.with(o.path(), min - 1)).as(o.path()).isInstanceOf(InvalidValueException.class)
                     .hasMessage(o.path() + ": " + (min - 1) + " (expected: " + min + "+)");
         }
     }
@@ -75,16 +76,16 @@ class OptionsSchemaTest {
     @Test
     void unknownPlacesAreNamedWithWhatIsThere() {
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"decode\": {\"threadz\": 2}}"))
-                .isInstanceOf(OptionsException.class)
-                .hasMessage("decode.threadz: not an option (expected one of: threads, skipNonReferenceFrames, fusedConvert, device,"
+                .isInstanceOf(InvalidValueException.class)
+                .hasMessage("decode.threadz: not an option (expected: one of threads, skipNonReferenceFrames, fusedConvert, device,"
                         + " nvdecSessions)");
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"clips\": {}}"))
-                .isInstanceOf(OptionsException.class).hasMessageStartingWith("clips: not an option (expected one of: clip, size,");
-        assertThatThrownBy(() -> LoaderOptions.defaults().with("decode.threadz", 2)).isInstanceOf(OptionsException.class)
+                .isInstanceOf(InvalidValueException.class).hasMessageStartingWith("clips: not an option (expected: one of clip, size,");
+        assertThatThrownBy(() -> LoaderOptions.defaults().with("decode.threadz", 2)).isInstanceOf(InvalidValueException.class)
                 .hasMessage("decode.threadz: not a place in the options document (expected: one of threads,"
                         + " skipNonReferenceFrames, fusedConvert, device, nvdecSessions after 'decode.')");
         assertThatThrownBy(() -> LoaderOptions.defaults().overlaid("{\"config\": {\"stages\": {\"decode\": {\"threads\": 2}}}}"))
-                .isInstanceOf(OptionsException.class).hasMessageStartingWith("config.stages.decode.threads: not an option");
+                .isInstanceOf(InvalidValueException.class).hasMessageStartingWith("config.stages.decode.threads: not an option");
     }
 
     @Test
@@ -100,7 +101,7 @@ class OptionsSchemaTest {
                 "{\"config\": {\"stages\": {\"decode\": {\"concurrency\": 0}}}}",
                 "config.stages.decode.concurrency: 0 (expected: 1+)");
         refused.forEach((document, message) -> assertThatThrownBy(() -> LoaderOptions.defaults().overlaid(document))
-                .as(document).isInstanceOf(OptionsException.class).hasMessage(message));
+                .as(document).isInstanceOf(InvalidValueException.class).hasMessage(message));
     }
 
     @Test

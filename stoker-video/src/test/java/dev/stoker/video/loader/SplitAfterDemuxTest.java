@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Demux in a child JVM ({@link LoaderOptions#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt
+ * Demux in a child JVM ({@link LoaderOptions.Placement#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt
  * here from its packets ({@link OpenedVideoCodec}) decodes byte-identical clips to one demuxed in
  * this process, and the loader split after demux delivers the same batches as the loader in one process.
  */

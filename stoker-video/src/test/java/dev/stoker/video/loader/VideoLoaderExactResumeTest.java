@@ -3,7 +3,6 @@ package dev.stoker.video.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;

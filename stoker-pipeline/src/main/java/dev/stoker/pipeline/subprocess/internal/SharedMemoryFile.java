@@ -1,5 +1,6 @@
 package dev.stoker.pipeline.subprocess.internal;
 
+import dev.stoker.pipeline.MemoryAccount;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -69,6 +70,7 @@ public final class SharedMemoryFile implements AutoCloseable {
                         + bytes + ")");
             }
             MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            MemoryAccount.allocated(MemoryAccount.Kind.SHARED_MEMORY, bytes);
             return new SharedMemoryFile(path, arena, segment, create);
         } catch (IOException e) {
             arena.close();
@@ -118,6 +120,7 @@ public final class SharedMemoryFile implements AutoCloseable {
     public void close() {
         try {
             arena.close();
+            MemoryAccount.freed(MemoryAccount.Kind.SHARED_MEMORY, segment.byteSize());
         } catch (IllegalStateException alreadyClosed) {
             // idempotent
         }

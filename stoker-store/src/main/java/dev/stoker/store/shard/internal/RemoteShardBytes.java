@@ -1,5 +1,6 @@
 package dev.stoker.store.shard.internal;
 
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.store.ShardException;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -22,6 +24,8 @@ import java.util.List;
  * whole (a block at a time, adjacent ones in one GET) and kept for the next read.
  */
 public final class RemoteShardBytes {
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final BlobStore store;
     private final String key;
     private final long sizeBytes;
@@ -60,7 +64,12 @@ public final class RemoteShardBytes {
      * fills the packets a decode reads. Freed by the GC once no clip refers to it.
      */
     public MemorySegment payload(long payloadBytes) {
-        return Arena.ofAuto().allocate(Math.max(1, payloadBytes), 64).asSlice(0, payloadBytes);
+        long bytes = Math.max(1, payloadBytes);
+        MemorySegment payload = Arena.ofAuto().allocate(bytes, 64).asSlice(0, payloadBytes);
+        MemoryAccount.allocated(MemoryAccount.Kind.REMOTE_PAYLOADS, bytes);
+        // Freed with the arena once the segment is unreachable: the account learns it from the same collection.
+        CLEANER.register(payload, () -> MemoryAccount.freed(MemoryAccount.Kind.REMOTE_PAYLOADS, bytes));
+        return payload;
     }
 
     /** Downloads packets {@code packets} of a record (payload at {@code payloadOffset} in the shard) into {@code payload}. */

@@ -1,26 +1,9 @@
 package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.subprocess.ItemCodec;
-import dev.stoker.pipeline.subprocess.ItemCodecs;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Video;
-import dev.stoker.video.VideoPackets;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.VideoEntry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
-import java.util.OptionalDouble;
 import java.util.function.IntFunction;
 
 /**

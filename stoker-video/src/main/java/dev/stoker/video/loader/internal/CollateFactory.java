@@ -6,8 +6,6 @@ import dev.stoker.video.loader.CollateStage;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
-import dev.stoker.video.loader.internal.CollatedBatch;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.List;
 import java.util.function.Function;
 

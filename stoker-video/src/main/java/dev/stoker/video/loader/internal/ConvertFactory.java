@@ -1,7 +1,6 @@
 package dev.stoker.video.loader.internal;
 
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.List;
 import java.util.function.Function;
 

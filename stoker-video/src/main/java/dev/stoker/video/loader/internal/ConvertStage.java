@@ -2,7 +2,6 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.ClipConverter;
 import dev.stoker.video.DecodedClip;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;

@@ -11,7 +11,6 @@ import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.OpenedVideo;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;

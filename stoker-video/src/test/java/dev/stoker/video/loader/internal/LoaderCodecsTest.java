@@ -14,8 +14,6 @@ import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.VideoTask;
-import dev.stoker.video.loader.internal.CollatedBatch;
-import dev.stoker.video.loader.internal.LoadedClip;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -10,8 +10,8 @@ import java.util.List;
  * who receives it as a {@link DeviceBatch}. {@code after} is the loader's resume state once it is
  * delivered. {@link #close()} destroys the event and gives the buffer back (idempotent).
  */
-record CollatedBatch(DeviceBufferPool.Buffer buffer, long bytes, long[] shape, BatchLayout layout, int[] labels,
-                     List<ClipInfo> clips, List<DecodePath> paths, long stream, GpuEvent ready, SamplerState after)
+record CollatedDeviceBatch(DeviceBufferPool.Buffer buffer, long bytes, long[] shape, BatchLayout layout, int[] labels,
+                           List<ClipInfo> clips, List<DecodePath> paths, long stream, GpuEvent ready, SamplerState after)
         implements AutoCloseable {
     @Override
     public void close() {

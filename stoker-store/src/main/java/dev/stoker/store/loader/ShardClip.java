@@ -1,0 +1,39 @@
+package dev.stoker.store.loader;
+
+import dev.stoker.video.DecodedClip;
+import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.video.loader.CollatableClip;
+import java.nio.file.Path;
+
+/**
+ * One clip read from a shard, waiting to be collated (its pixels in a pooled buffer or still in the mapped shard);
+ * {@code clip} of {@code clipsOfSample} this epoch. The video loader's counterpart is its {@code LoadedClip}.
+ */
+record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
+        implements CollatableClip {
+    @Override
+    public Path sourcePath() {
+        return task.sample().sourcePath();
+    }
+
+    @Override
+    public int label() {
+        return task.sample().label();
+    }
+
+    @Override
+    public void writeTo(ClipBatch batch, int slot, ClipInfo info) {
+        pixels.writeTo(batch, slot, info);
+    }
+
+    @Override
+    public void close() {
+        pixels.close();
+    }
+
+    @Override
+    public String toString() {
+        return task.toString();
+    }
+}
