@@ -55,3 +55,26 @@ def test_the_example_ran_the_package_under_test(tmp_path):
     assert run.returncode == 0, run.stderr
     path, version = run.stdout.split()
     assert version == stoker.__version__ and path.startswith(package_only_path(tmp_path))
+
+
+def test_the_declared_torch_floor_is_a_torch_the_tests_run_on():
+    # The wheel's metadata says torch>=X.Y; the oldest torch among the interpreters these tests run (Debian's 1.13 for
+    # the example, beside the environment's) must be that floor, so that the claim is tested, not guessed. Raise the
+    # floor when the oldest torch the tests run on moves.
+    from importlib import metadata
+    try:
+        requires = metadata.requires("stoker") or []
+    except metadata.PackageNotFoundError:
+        pytest.skip("stoker is not installed (its metadata is the wheel's)")
+    floor = next(r for r in (q.replace(" ", "").replace("(", "").replace(")", "") for q in requires)
+                 if r.startswith("torch>=")).split(">=")[1].split(";")[0]
+    versions = []
+    for python in (sys.executable, "/usr/bin/python3"):
+        try:
+            found = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True,
+                                   text=True, timeout=120)
+        except OSError:
+            continue
+        if found.returncode == 0:
+            versions.append(tuple(int(p) for p in found.stdout.strip().split("+")[0].split(".")[:2]))
+    assert min(versions) == tuple(int(p) for p in floor.split(".")[:2]), f"declared torch>={floor}; tests run {versions}"

@@ -159,6 +159,7 @@ class ArchitectureTest {
                 noClasses().that().resideInAPackage(m.packages())
                         .should().dependOnClassesThat().resideInAPackage("org.bytedeco..")
                         .because("a reader of " + m.artifact() + " never sees FFmpeg")
+                        .allowEmptyShould(true)   // stoker-bom has no classes
                         .check(classes)));
     }
 
