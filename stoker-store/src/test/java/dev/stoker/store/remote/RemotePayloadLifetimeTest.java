@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * keeps it alive until the decode is done. Many reads, compiled hot, with the GC running all the while, give the
  * same pixels every time (a payload freed too early crashes the JVM or changes them).
  */
-@Timeout(300)
+@Timeout(600)   // a hang fails it; a read under constant GC on a loaded 2-core machine can take seconds
 class RemotePayloadLifetimeTest {
     @Test
     void payloadsOutliveTheirDecodeUnderConstantGc() throws Exception {

@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * 24 videos of the demo generator (3 classes of 8 clips of 1 s, H.264 and VP8) ingested once per test JVM into small
+ * 24 videos of the demo generator (3 classes of 8 clips of 2 s, H.264 and VP8) ingested once per test JVM into small
  * video shards (short side 96, 64 KiB shards: several shards, several GOPs a sample), the local side every remote
  * read is compared with. Made here, so that the remote tests run on any checkout.
  */
@@ -29,7 +29,7 @@ final class SampleShards {
     private static Path ingest() throws IOException {
         Path dir = Files.createTempDirectory("stoker-remote-test");
         dir.toFile().deleteOnExit();
-        Path videos = DemoFolders.of(DemoSpec.small(3, 8, 1.0));
+        Path videos = DemoFolders.of(DemoSpec.small(3, 8, 2.0));
         Path dest = dir.resolve("shards");
         IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.VIDEO).withShortSide(96)
                 .withShardSize(64L << 10);
