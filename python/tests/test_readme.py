@@ -67,3 +67,30 @@ def test_every_python_block_of_the_docs_compiles():
                 compile(text, f"{path.name}:{line}", "exec")
                 checked += 1
     assert checked >= 3
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, blanks to hyphens."""
+    return re.sub(r"\s", "-", re.sub(r"[^\w\- ]", "", heading.strip().lower()))
+
+
+def test_every_link_between_the_readme_and_the_docs_arrives():
+    files = [readme()] + sorted((SOURCE / "docs").glob("*.md"))
+    anchors = {}
+    for path in files:
+        text = FENCE.sub("", path.read_text())
+        anchors[path.resolve()] = {_slug(m.group(1)) for m in re.finditer(r"^#+ (.*)$", text, re.MULTILINE)}
+    broken, checked = [], 0
+    for path in files:
+        for target in re.findall(r"\]\(([^)\s]+)\)", FENCE.sub("", path.read_text())):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            checked += 1
+            file, _, anchor = target.partition("#")
+            goal = (path.parent / file).resolve() if file else path.resolve()
+            if not goal.exists():
+                broken.append(f"{path.name}: {target} (no such file)")
+            elif anchor and goal.suffix == ".md" and anchor not in anchors.get(goal, set()):
+                broken.append(f"{path.name}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
+    assert checked > 40
