@@ -24,14 +24,17 @@ public final class MixedVideos {
                     "-preset", "veryfast", "-bf", "3", "-g", "24", "-pix_fmt", "yuv420p"),
             List.of("mpeg4_mp3.avi", "-f", "lavfi", "-i", "testsrc=size=256x192:rate=24", "-f", "lavfi", "-i",
                     "sine=frequency=440:sample_rate=44100", "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame"),
+            // Its display matrix is set by a remux after (an encode drops the rotate tag): see ROTATED.
             List.of("rotated_90.mov", "-f", "lavfi", "-i", "testsrc2=size=240x160:rate=30", "-c:v", "libx264",
-                    "-preset", "veryfast", "-pix_fmt", "yuv420p", "-metadata:s:v:0", "rotate=90"),
+                    "-preset", "veryfast", "-pix_fmt", "yuv420p"),
             List.of("h264_10bit.mp4", "-f", "lavfi", "-i", "testsrc2=size=200x200:rate=30", "-c:v", "libx264",
                     "-preset", "veryfast", "-pix_fmt", "yuv420p10le"),
             List.of("hevc.mp4", "-f", "lavfi", "-i", "testsrc2=size=192x128:rate=30", "-c:v", "libx265",
                     "-preset", "ultrafast", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p", "-tag:v", "hvc1"),
             List.of("vp9.webm", "-f", "lavfi", "-i", "testsrc2=size=192x128:rate=30", "-c:v", "libvpx-vp9",
                     "-deadline", "realtime", "-cpu-used", "8", "-b:v", "200k"));
+
+    private static final String ROTATED = "rotated_90.mov";
 
     private static List<Path> made;
 
@@ -73,8 +76,16 @@ public final class MixedVideos {
                 Path out = dir.resolve(spec.getFirst());
                 List<String> command = new ArrayList<>(List.of("ffmpeg", "-nostdin", "-loglevel", "error", "-y"));
                 command.addAll(spec.subList(1, spec.size()));
-                command.addAll(List.of("-t", "2", out.toString()));
+                // Softened like camera footage: a test pattern's one-pixel lines, scaled down, would measure the
+                // scalers' filters against each other rather than the conversions' geometry and colour.
+                command.addAll(List.of("-vf", "gblur=sigma=1.5", "-t", "2", out.toString()));
                 run(command);
+                if (out.getFileName().toString().equals(ROTATED)) {   // a display matrix of 90 degrees
+                    Path encoded = Files.move(out, dir.resolve("unrotated_" + ROTATED));
+                    run(List.of("ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", encoded.toString(), "-c", "copy",
+                            "-metadata:s:v:0", "rotate=90", out.toString()));
+                    Files.delete(encoded);
+                }
                 out.toFile().deleteOnExit();
                 files.add(out);
             }
