@@ -60,18 +60,24 @@ def r3d(num_classes: int, width: float) -> nn.Module:
     return nn.Sequential(*layers)
 
 
+def use_checkout_if_not_installed() -> None:
+    """The installed stoker package (pip install of the wheel), else the one in this checkout's python/."""
+    if importlib.util.find_spec("stoker") is None:
+        sys.path.insert(0, str(ROOT / "python"))
+
+
 def ensure_demo(path: Path) -> Path:
     if not path.is_dir():
         print(f"making the demo dataset in {path} (once; about a minute on 2 cores)...", file=sys.stderr)
-        sys.path.insert(0, str(ROOT / "python"))
-        from stoker._home import stoker_command   # the checkout's ./stoker, or STOKER_HOME's (a bundle's bin/stoker)
+        use_checkout_if_not_installed()
+        from stoker import stoker_command   # the wheel's bundle, the checkout's ./stoker, or STOKER_HOME's
         subprocess.run([stoker_command(), "demo-data", str(path)], check=True)
     return path
 
 
 def stoker_batches(a, device):
     """(video uint8 NCTHW, label) per step, epoch after epoch, from Stoker."""
-    sys.path.insert(0, str(ROOT / "python"))
+    use_checkout_if_not_installed()
     from stoker.torch import VideoLoader
     concurrency = {k: int(v) for k, v in (kv.split("=", 1) for kv in a.concurrency)} if a.concurrency else None
     loader = VideoLoader(a.data, frames=a.frames, stride=a.stride, size=a.size, batch_size=a.batch_size,

@@ -107,12 +107,26 @@ def check_cache(cache_dir, cache_bytes) -> Tuple[Optional[str], Optional[str]]:
         if cache_bytes is not None:
             raise ValueError(f"cache_bytes={cache_bytes!r}: given without cache_dir")
         return None, None
+    check_writable_folder("cache_dir", cache_dir)
     if cache_bytes is None:
         return os.fspath(cache_dir), None
     count = None if isinstance(cache_bytes, bool) else BYTE_COUNT.fullmatch(str(cache_bytes))
     if count is None or int(count.group(1)) < 1:
         raise ValueError(f"cache_bytes={cache_bytes!r}: expected a byte count, e.g. 4294967296 or '4G'")
     return os.fspath(cache_dir), str(cache_bytes).strip()
+
+
+def check_writable_folder(name: str, folder) -> None:
+    """A folder this process may write, or may make: else a ValueError naming it and why, before any JVM starts."""
+    path = Path(os.fspath(folder)).expanduser()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{name}={os.fspath(folder)!r}: {existing} is a file, not a folder; pass a folder to keep it in")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        made = "" if existing == path else f" (its nearest existing folder, {existing}, is read-only)"
+        raise ValueError(f"{name}={os.fspath(folder)!r}: not writable by this user{made}; pass a folder you can write")
 
 
 def check_existing_file(name: str, value) -> Optional[str]:

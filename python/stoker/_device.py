@@ -23,7 +23,8 @@ def cuda_device(device) -> Optional[torch.device]:
         raise ValueError(f"device={device!r}: expected None, 'cpu' or 'cuda[:N]'")
     if not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: this machine has no usable CUDA device (torch.cuda.is_available() is "
-                         f"False; torch {torch.__version__}, built with CUDA {torch.version.cuda})")
+                         f"False; torch {torch.__version__}, built with CUDA {torch.version.cuda}): leave device out for "
+                         f"batches in host memory, or run where an NVIDIA driver and a CUDA build of torch are")
     index = d.index if d.index is not None else torch.cuda.current_device()
     if index >= torch.cuda.device_count():
         raise ValueError(f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) here")

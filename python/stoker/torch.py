@@ -118,7 +118,8 @@ class VideoLoader:
         if publish is not None and not (0 <= positive_int("publish", publish, minimum=0) <= 65535):
             raise ValueError(f"publish={publish}: expected a port, 0 to 65535 (0: any free port)")
         if shm_dir is not None and not os.path.isdir(shm_dir):
-            raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder")
+            raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder (expected: a tmpfs folder such as /dev/shm; "
+                                    f"pass shm_dir= another, or mount one: docker run --shm-size=...)")
         cache_dir, cache_bytes = check_cache(cache_dir, cache_bytes)
         decoding = document.get("decode", {})
         device_batches = _device_batches(decoding.get("device", "cpu"), decoding.get("nvdecSessions"), device)
@@ -131,7 +132,8 @@ class VideoLoader:
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():
-            raise ValueError("pin_memory=True: this machine has no usable CUDA device (torch.cuda.is_available() is False)")
+            raise ValueError("pin_memory=True: this machine has no usable CUDA device (torch.cuda.is_available() is False): "
+                             "leave pin_memory off; pinned memory only speeds up copies to a GPU")
         self._copy = bool(copy)
         self._debug = bool(debug)
         self._command = stoker_command(stoker_home)

@@ -86,9 +86,10 @@ def test_a_stale_file_of_a_dead_run_is_removed_at_the_next_start(dataset, tmp_pa
 
 def test_too_little_shared_memory_is_an_error_naming_the_bytes_and_the_fix(dataset):
     # 64 clips of 64 frames of 2048x2048 RGB: 48 GiB a batch, more than any /dev/shm here.
-    with pytest.raises(StokerError, match=r"(?s)\d+ bytes.*--shm-size"):
+    with pytest.raises(StokerError, match=r"\d+ bytes.*--shm-size") as raised:
         with VideoLoader(dataset, batch_size=64, frames=64, size=2048) as loader:
             len(loader)
+    assert "\n" not in str(raised.value), "one line"
 
 
 def test_debug_mode_faults_on_a_released_batch_instead_of_reading_new_data(dataset):

@@ -7,19 +7,19 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import SOURCE
 from stoker import _document
 from stoker._options import SCHEMA
 from stoker.torch import VideoLoader
 
-sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(SOURCE / "python"))
 import gen_options  # noqa: E402
 
 
 def test_the_generated_module_is_the_published_schemas():
-    published = json.loads((ROOT / "docs" / "options.schema.json").read_text())
-    assert SCHEMA == published, "python/stoker/_options.py is stale: run python3 python/gen_options.py"
-    assert (ROOT / "python" / "stoker" / "_options.py").read_text() == gen_options.render(published), \
+    published = json.loads((SOURCE / "docs" / "options.schema.json").read_text())
+    assert SCHEMA == published, "the package's _options.py is stale: run python3 python/gen_options.py"
+    assert (SOURCE / "python" / "stoker" / "_options.py").read_text() == gen_options.render(published), \
         "python/stoker/_options.py is stale: run python3 python/gen_options.py"
 
 
@@ -48,6 +48,12 @@ def test_every_keyword_of_the_schema_is_in_help_with_its_default():
     assert "concurrency [config.stages.STAGE.concurrency]" in text
     parameters = inspect.signature(VideoLoader).parameters
     assert all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for name, p in parameters.items() if name != "dataset")
+
+
+def test_the_package_is_typed():
+    import importlib.resources
+    assert importlib.resources.files("stoker").joinpath("py.typed").is_file(), "PEP 561 marker missing"
+    assert inspect.signature(VideoLoader).parameters["loader_options"].kind is inspect.Parameter.VAR_KEYWORD
 
 
 def test_the_jvm_refuses_what_python_refuses_with_the_same_words(stoker):

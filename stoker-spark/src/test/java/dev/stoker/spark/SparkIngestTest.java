@@ -1,7 +1,6 @@
 package dev.stoker.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.ClipReader;
@@ -16,11 +15,16 @@ import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.Resize;
 import dev.stoker.video.dataset.Dataset;
+import dev.stoker.video.demo.DamagedCopies;
+import dev.stoker.video.demo.DemoFolders;
+import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,7 +46,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * The ingest as a Spark job ({@code local[2]}, two attempts a task) over the real sample videos, the damaged ones
+ * The ingest as a Spark job ({@code local[2]}, two attempts a task) over videos of several kinds, broken ones
  * included, against the in-process ingest of the same list: the same samples and failures, and every clip equal byte
  * for byte; a task killed mid-partition is retried and the result is still exact; a rerun after completion runs no
  * partition and leaves the manifest as it was. Into {@code s3://} (s3proxy in this JVM) each partition commits by a
@@ -66,14 +70,17 @@ class SparkIngestTest {
 
     @BeforeAll
     static void ingestInProcessAndStartSpark() throws IOException {
-        String shared = System.getProperty("stoker.shared.videos");
-        assumeTrue(shared != null, "system property stoker.shared.videos is not set (surefire sets it)");
-        Path root = Path.of(shared).toAbsolutePath().normalize();
-        assumeTrue(Files.isDirectory(root.resolve("damaged")), "shared sample videos not found at " + root);
-        List<Path> videos;
-        try (Stream<Path> files = Stream.concat(Files.list(root), Files.list(root.resolve("damaged")))) {
-            videos = files.filter(Files::isRegularFile).filter(p -> !p.toString().endsWith(".txt")).sorted().toList();
+        // The mixed kinds, demo videos up to 24, and four broken files: 26 or 28 sources, 5 partitions of 6, 3 of 10.
+        List<Path> good = new ArrayList<>(MixedVideos.files());
+        try (Stream<Path> files = Files.walk(DemoFolders.of(DemoSpec.small(2, 10, 1.0)))) {
+            files.filter(p -> p.toString().matches(".*_\\d{3}\\.(mp4|webm)")).sorted().limit(24 - good.size()).forEach(good::add);
         }
+        Path broken = Files.createDirectories(dir.resolve("damaged"));
+        Path mp4 = good.stream().filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
+        List<Path> damaged = List.of(DamagedCopies.cut(mp4, 0.5, broken.resolve("cut.mp4")),
+                DamagedCopies.garbled(mp4, broken.resolve("garbled.mp4")), Files.createFile(broken.resolve("empty.mp4")),
+                Files.writeString(broken.resolve("notes.mp4"), "not a video\n".repeat(20)));
+        List<Path> videos = Stream.concat(good.stream(), damaged.stream()).toList();
         csv = dir.resolve("videos.csv");
         Files.writeString(csv, videos.stream().map(v -> v + "," + (v.toString().contains("damaged") ? "damaged" : "good"))
                 .collect(Collectors.joining("\n", "", "\n")));

@@ -1,7 +1,6 @@
 package dev.stoker.tune;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.Reconfiguration;
@@ -9,49 +8,36 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.demo.DemoFolders;
+import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.DeliveredClips;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalDouble;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The online autotuner on the real video loader, decoding real third-party videos: from a bad config
+ * The online autotuner on the real video loader, decoding Kinetics-like videos (the demo generator's): from a bad config
  * (decode 1, demux 4) it changes the running loader within its budget, every change is in the stats and the
  * trace with its reason, and the loader delivers exactly the clips, in the order, of a loader left alone.
  */
 @Timeout(300)
 class AutotuneTunesTheVideoLoaderTest {
-    private static final List<String> VIDEOS = List.of("mmaction2_demo_kinetics_340x256.mp4", "mmaction2_test_340x256.mp4",
-            "decord_flipping_a_pancake.mkv", "mdn_stream_of_water_vp8.webm", "torchcodec_nasa_13013.mp4",
-            "mmaction2_test_mpeg4_mp3.avi");
     private static final int EPOCHS = 30;
     private static final int MAX_CONCURRENCY = 3;
     private static final int MAX_QUEUE = 16;
     static Dataset dataset;
 
+    /** Six demo videos of 6 s (340x256, H.264 and VP8, one keyframe each: Kinetics-like seeks), two classes. */
     @BeforeAll
-    static void sharedVideos() {
-        String property = System.getProperty("stoker.shared.videos");
-        assumeTrue(property != null, "system property stoker.shared.videos is not set (surefire sets it)");
-        Path dir = Path.of(property);
-        List<VideoEntry> entries = new ArrayList<>();
-        for (int i = 0; i < VIDEOS.size(); i++) {
-            Path video = dir.resolve(VIDEOS.get(i));
-            assumeTrue(Files.isRegularFile(video), "shared sample video missing: " + video);
-            entries.add(new VideoEntry(video, i % 2, "class" + (i % 2), OptionalDouble.empty(), OptionalDouble.empty()));
-        }
-        dataset = new Dataset(entries, List.of("class0", "class1"));
+    static void videos() {
+        dataset = DemoFolders.dataset(DemoSpec.small(2, 3, 6.0));
     }
 
     /** The bad start: one decoder behind four demuxers. */
@@ -68,7 +54,7 @@ class AutotuneTunesTheVideoLoaderTest {
             expected = DeliveredClips.of(alone);
             assertThat(alone.pipeline().failures()).isEmpty();
         }
-        assertThat(expected).hasSize(VIDEOS.size() * EPOCHS);
+        assertThat(expected).hasSize(dataset.entries().size() * EPOCHS);
 
         TraceRecorder trace = TraceRecorder.create();
         List<String> got;

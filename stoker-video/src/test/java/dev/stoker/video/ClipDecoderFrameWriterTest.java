@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A {@link ClipDecoder} that hands its frames to a {@link FrameWriter} (what the GPU path draws with) gives
@@ -16,10 +19,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ClipDecoderFrameWriterTest {
 
-    @ParameterizedTest
-    @ValueSource(strings = {"mmaction2_test_340x256.mp4", "decord_rot90.mov", "mdn_flower_vp8.webm"})
-    void aWriterGetsEveryWantedFrameForEverySlotWithTheCpuPathsGeometry(String name) {
-        try (Video video = Video.open(SampleVideos.file(name)); Arena arena = Arena.ofShared();
+    /** Made here (B-frames, rotation, 10-bit, HEVC, VP9, ...) and, where present, the shared samples. */
+    static Stream<Named<Path>> videos() {
+        return SampleVideos.madeAndShared("mmaction2_test_340x256.mp4", "decord_rot90.mov", "mdn_flower_vp8.webm");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void aWriterGetsEveryWantedFrameForEverySlotWithTheCpuPathsGeometry(Path file) {
+        try (Video video = Video.open(file); Arena arena = Arena.ofShared();
              ClipDecoder cpu = new ClipDecoder(); FrameConverter converter = new FrameConverter()) {
             double length = video.info().durationSeconds();
             // Overlapping clips (shared frames), a clip past the end (repeated slots), a random crop.

@@ -2,6 +2,7 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.video.demo.MixedVideos;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -26,9 +27,12 @@ class FfmpegNativesWarmUpTest {
 
     @Test
     void threadsStartingOnFfmpegDuringTheWarmUpWaitForItAndDecode() throws Exception {
+        // Videos of several codecs (the ffmpeg command's and the demo generator's), each thread its own file where
+        // there are enough.
+        List<Path> mixed = MixedVideos.files();
         List<String> files = new ArrayList<>();
-        for (SampleVideos.Entry e : SampleVideos.healthy().subList(0, THREADS)) {
-            files.add(e.path().toString());
+        for (int i = 0; i < THREADS; i++) {
+            files.add(mixed.get(i % mixed.size()).toString());
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {

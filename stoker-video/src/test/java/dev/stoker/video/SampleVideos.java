@@ -2,12 +2,16 @@ package dev.stoker.video;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.stoker.video.demo.MixedVideos;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 
 /** The shared real-world sample videos, located through the {@code stoker.shared.videos} property. */
 final class SampleVideos {
@@ -58,6 +62,17 @@ final class SampleVideos {
             throw new UncheckedIOException(e);
         }
         return entries;
+    }
+
+    /**
+     * Videos for a check that holds for any video: {@link MixedVideos} (made here, so the check runs on any checkout)
+     * and, where the shared folder is, the named third-party samples too; each named by its file.
+     */
+    static Stream<Named<Path>> madeAndShared(String... sharedNames) {
+        String property = System.getProperty("stoker.shared.videos");
+        Stream<Path> shared = property == null ? Stream.empty()
+                : Stream.of(sharedNames).map(name -> Path.of(property, name)).filter(Files::isRegularFile);
+        return Stream.concat(MixedVideos.files().stream(), shared).map(p -> Named.of(p.getFileName().toString(), p));
     }
 
     /** Files under damaged/. */

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Decoding on one thread and converting on another (the separate convert stage) writes exactly the
@@ -16,11 +19,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class SeparateConvertStageTest {
 
-    @ParameterizedTest
-    @ValueSource(strings = {"mmaction2_test_340x256.mp4", "decord_rot90.mov", "torchcodec_h265_10bit.mp4",
-            "mdn_flower_vp8.webm"})
-    void convertingOnAnotherThreadMatchesTheFusedPathByteForByte(String name) throws Exception {
-        try (Video video = Video.open(SampleVideos.file(name)); Arena arena = Arena.ofShared();
+    /** Made here (B-frames, rotation, 10-bit, HEVC, VP9, ...) and, where present, the shared samples. */
+    static Stream<Named<Path>> videos() {
+        return SampleVideos.madeAndShared("mmaction2_test_340x256.mp4", "decord_rot90.mov", "torchcodec_h265_10bit.mp4",
+                "mdn_flower_vp8.webm");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void convertingOnAnotherThreadMatchesTheFusedPathByteForByte(Path file) throws Exception {
+        try (Video video = Video.open(file); Arena arena = Arena.ofShared();
              ClipDecoder fused = new ClipDecoder(); ClipDecoder split = new ClipDecoder()) {
             double length = video.info().durationSeconds();
             List<ClipSpec> specs = List.of(ClipSpec.frames(0, 4, 1), ClipSpec.frames(length / 3, 3, 2),

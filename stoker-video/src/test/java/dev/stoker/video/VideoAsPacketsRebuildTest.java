@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,6 +42,12 @@ class VideoAsPacketsRebuildTest {
         List<Path> files = SampleVideos.healthy().stream().map(SampleVideos.Entry::path).toList();
         assertThat(files).isNotEmpty();
         assertRebuildsIdentically(files);
+    }
+
+    @Test
+    void videosOfManyKindsRebuiltFromTheirPacketsAreTheSameVideos() {
+        // B-frames, MPEG-4 in AVI (no pts), a rotated MOV, 10-bit, HEVC, VP9 (the ffmpeg command's), VP8.
+        assertRebuildsIdentically(MixedVideos.files());
     }
 
     @Test

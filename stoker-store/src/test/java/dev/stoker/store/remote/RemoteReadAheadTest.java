@@ -45,7 +45,7 @@ class RemoteReadAheadTest {
 
     @Test
     void remoteBlocksAreFetchedInEpochOrderAheadOfTheDecoders() throws Exception {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         LoaderOptions options = options(1);
         ReadAhead readAhead = ReadAhead.defaults().withBatchesAhead(2); // 4 draws ahead
         try (FolderHttpServer server = new FolderHttpServer(local, true);
@@ -90,7 +90,7 @@ class RemoteReadAheadTest {
 
     @Test
     void aClosedLoaderSendsNoMoreRequests() throws Exception {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         try (FolderHttpServer server = new FolderHttpServer(local, true).delayMillis(50);
              ShardDataset shards = ShardDataset.open(HttpBlobStore.open(server.uri(), Retry.standard()),
                      Verification.FIRST_READ, new BlockCache.Settings(cacheDir, 64L << 20, 4096))) {

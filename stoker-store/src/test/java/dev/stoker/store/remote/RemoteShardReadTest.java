@@ -36,7 +36,7 @@ class RemoteShardReadTest {
     @ParameterizedTest(name = "range support {0}")
     @ValueSource(booleans = {true, false})
     void clipsOverHttpEqualClipsFromTheLocalFolder(boolean ranges) throws IOException {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         try (FolderHttpServer server = new FolderHttpServer(local, ranges);
              ShardDataset remote = ShardDataset.open(HttpBlobStore.open(server.uri(), Retry.standard()), Verification.FIRST_READ)) {
             assertSameClips(local, remote);
@@ -52,7 +52,7 @@ class RemoteShardReadTest {
 
     @Test
     void unavailableAnswersAndCutBodiesAreRetriedNeverUsed() throws IOException {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
         try (FolderHttpServer server = new FolderHttpServer(local, true).unavailableEvery(3).truncateEvery(7).shortEvery(5);
              ShardDataset remote = ShardDataset.open(HttpBlobStore.open(server.uri(), fast), Verification.FIRST_READ)) {
@@ -64,7 +64,7 @@ class RemoteShardReadTest {
 
     @Test
     void aServerThatStaysDownIsAClearErrorNamingTheObject() throws IOException {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         Retry fast = new Retry(3, Duration.ofMillis(1), Duration.ofMillis(5));
         try (FolderHttpServer server = new FolderHttpServer(local, true)) {
             URI uri = server.uri();

@@ -39,7 +39,7 @@ class S3DroppedConnectionTest {
         try (DroppingProxy proxy = new DroppingProxy(s3.uri(), 3, 2000);
              ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(proxy.uri()), fast),
                      Verification.FIRST_READ)) {
-            assertSameClips(SharedSampleShards.folder(), remote);
+            assertSameClips(SampleShards.folder(), remote);
             assertThat(proxy.drops.get()).isGreaterThan(2);
             assertThat(remote.remoteStats().retries()).isGreaterThanOrEqualTo(proxy.drops.get() - 1L);
         }
@@ -52,13 +52,13 @@ class S3DroppedConnectionTest {
         try (DroppingProxy proxy = new DroppingProxy(s3.uri(), 3, 2000);
              ShardDataset remote = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(proxy.uri()), fast),
                      Verification.FIRST_READ, cache)) {
-            assertSameClips(SharedSampleShards.folder(), remote);
+            assertSameClips(SampleShards.folder(), remote);
             assertThat(proxy.drops.get()).isGreaterThan(2);
         }
         try (ShardDataset again = ShardDataset.open(S3BlobStore.open(LOCATION, s3.settings(), Retry.standard()),
                 Verification.FIRST_READ, cache)) {
             long atOpen = again.remoteStats().requests();
-            assertSameClips(SharedSampleShards.folder(), again);
+            assertSameClips(SampleShards.folder(), again);
             assertThat(again.blockCache().stats().corrupt()).isZero();
             assertThat(again.remoteStats().requests()).as("every block came from the cache").isEqualTo(atOpen);
         }

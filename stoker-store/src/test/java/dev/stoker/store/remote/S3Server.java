@@ -46,7 +46,7 @@ public final class S3Server {
     static void publishSampleShards(S3BlobStore.Settings settings, String location) throws IOException {
         createBucket(settings, URI.create(location).getHost());
         try (BlobStore store = S3BlobStore.open(location, settings, Retry.standard())) {
-            ShardUpload.publish(SharedSampleShards.folder(), store);
+            ShardUpload.publish(SampleShards.folder(), store);
         }
     }
 }

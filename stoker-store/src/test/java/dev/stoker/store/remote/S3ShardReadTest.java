@@ -22,7 +22,7 @@ class S3ShardReadTest {
 
     @Test
     void clipsFromS3EqualClipsFromTheLocalFolderAndOnlyTheirGopsAreDownloaded() throws IOException {
-        Path local = SharedSampleShards.folder();
+        Path local = SampleShards.folder();
         S3BlobStore.Settings settings = S3Server.settings(s3, s3.getUri());
         S3Server.createBucket(settings, "videos");
         ShardUpload.Result first;

@@ -1,7 +1,6 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
@@ -11,6 +10,7 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.demo.DamagedCopies;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
@@ -33,8 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A dataset with broken files trains several epochs with the failure budget raised: each broken file (empty, not a
- * video, a truncated MP4 without its index, a VP9 stream too large to decode: the last two real damaged files of
- * {@code ../shared/videos/damaged}) fails once, in its first epoch, and is never fetched again; a transient failure
+ * video, an MP4 cut before its index, one whose media data is noise: {@link DamagedCopies} of a demo video) fails once, in its first epoch, and is never fetched again; a transient failure
  * (a read that fails once) is not quarantined. With the quarantine file the next run of the same seed skips them
  * from the start and delivers exactly the clips of a run over the dataset without them; a broken file changed since
  * is tried again.
@@ -62,10 +61,6 @@ class QuarantineTest {
 
     @BeforeAll
     static void makeDataset() throws IOException {
-        String shared = System.getProperty("stoker.shared.videos");
-        assumeTrue(shared != null, "system property stoker.shared.videos is not set (surefire sets it)");
-        Path damaged = Path.of(shared, "damaged");
-        assumeTrue(Files.isDirectory(damaged), "shared damaged videos not found at " + damaged);
         Path demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(2, 3, 1.0));
         try (Stream<Path> files = Files.walk(demo)) {
             good = files.filter(Files::isRegularFile).filter(p -> p.getParent().getParent().equals(demo)) // ROOT/<class>/<video>
@@ -74,13 +69,13 @@ class QuarantineTest {
         Path cls = good.getFirst().getParent();
         Path empty = Files.createFile(cls.resolve("empty.mp4"));
         Path text = Files.writeString(cls.resolve("not_a_video.mp4"), "this is a README saved as .mp4\n".repeat(40));
-        Path truncated = Files.copy(damaged.resolve("DERIVED_mmaction2_test_truncated_moov_missing.mp4"),
-                cls.resolve("truncated_moov_missing.mp4"));
-        Path huge = Files.copy(damaged.resolve("libwebm_invalid_vp9_bug1416.webm"), cls.resolve("vp9_12336x12336.webm"));
+        Path mp4 = good.stream().filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
+        Path truncated = DamagedCopies.cut(mp4, 0.5, cls.resolve("truncated_moov_missing.mp4"));
+        Path garbled = DamagedCopies.garbled(mp4, cls.resolve("garbled_media_data.mp4"));
         // A path longer than the 200 characters a failure report keeps of an item: still quarantined by its file.
         Path deep = Files.createDirectories(dir.resolve("a".repeat(120)).resolve("b".repeat(120)));
         Path longName = Files.writeString(deep.resolve("c".repeat(60) + ".mp4"), "not a video either\n");
-        broken = List.of(empty, text, truncated, huge, longName);
+        broken = List.of(empty, text, truncated, garbled, longName);
     }
 
     @BeforeEach

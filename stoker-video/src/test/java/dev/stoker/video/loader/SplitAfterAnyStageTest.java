@@ -2,7 +2,6 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import dev.stoker.video.batch.BatchLayout;
@@ -10,6 +9,7 @@ import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.batch.ClipInfo;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The loader split after decode, convert, batch or collate (the whole CPU front in the child, only finished
- * batches crossing) delivers exactly the batches of the loader in one process over real-world videos: pixels,
+ * batches crossing) delivers exactly the batches of the loader in one process over videos of many kinds: pixels,
  * labels, every clip's path, frame times and decode cost, and the resume state after each batch; a child
  * killed mid-run costs no batch and repeats none; the batches come from this process's pool and all go back.
  */
@@ -40,24 +40,14 @@ class SplitAfterAnyStageTest {
     static Path dir;
     static Dataset dataset;
 
-    /** Real-world samples: H.264 with B-frames, MPEG-4 in AVI (no pts), rotation, 10-bit, VP8, HEVC, AV1. */
-    private static final List<String> SAMPLES = List.of("mmaction2_test_340x256.mp4", "decord_unordered_50x50.mov",
-            "mmaction2_test_mpeg4_mp3.avi", "jsonize_iphone_rotated.mov", "torchcodec_h264_10bit.mp4",
-            "mdn_stream_of_water_vp8.webm", "torchcodec_h265_128x128.mp4", "torchcodec_av1_640x360.mkv",
-            "decord_rot90.mov");
-
+    /** Videos of many kinds: H.264 with B-frames, MPEG-4 in AVI (no pts), rotation, 10-bit, HEVC, VP9, VP8. */
     @BeforeAll
     static void manifest() throws IOException {
-        String shared = System.getProperty("stoker.shared.videos");
-        assumeTrue(shared != null && Files.isDirectory(Path.of(shared)), "shared sample videos not found (stoker.shared.videos)");
         List<String> lines = new ArrayList<>();
-        for (int i = 0; i < SAMPLES.size(); i++) {
-            Path video = Path.of(shared, SAMPLES.get(i)).toAbsolutePath();
-            if (Files.isRegularFile(video)) {
-                lines.add(video + "," + (i % 3));
-            }
+        List<Path> videos = MixedVideos.files();
+        for (int i = 0; i < videos.size(); i++) {
+            lines.add(videos.get(i).toAbsolutePath() + "," + (i % 3));
         }
-        assumeTrue(lines.size() >= 6, "too few shared sample videos in " + shared);
         Path csv = dir.resolve("samples.csv");
         Files.write(csv, lines);
         dataset = Dataset.open(csv);

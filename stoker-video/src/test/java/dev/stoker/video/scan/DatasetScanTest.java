@@ -7,6 +7,9 @@ import dev.stoker.video.FailureReason;
 import dev.stoker.video.ProbeResult;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.video.demo.DamagedCopies;
+import dev.stoker.video.demo.DemoFolders;
+import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.Quarantine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code stoker scan}'s library part over the real sample videos: it finds exactly the files of
  * {@code ../shared/videos/damaged} (a missing index, a file cut in half, damaged NAL units, fuzzed Matroska and VP9
  * headers) and none of the 23 real ones, each with a file-fault reason; files made broken here (empty, text) get
- * the reasons the loader gives them; the quarantine file it writes is one the loader reads.
+ * the reasons the loader gives them, and so do copies of a demo video cut before its index or with its media data
+ * garbled; the quarantine file it writes is one the loader reads. Only the first test needs the samples.
  */
 class DatasetScanTest {
     @TempDir
@@ -32,8 +35,11 @@ class DatasetScanTest {
     static List<Path> healthy;
     static List<Path> damaged;
 
-    @BeforeAll
+    /** The shared sample videos (third-party files), or the calling test skips. */
     static void findSamples() throws IOException {
+        if (healthy != null) {
+            return;
+        }
         String shared = System.getProperty("stoker.shared.videos");
         assumeTrue(shared != null, "system property stoker.shared.videos is not set (surefire sets it)");
         Path root = Path.of(shared);
@@ -49,7 +55,8 @@ class DatasetScanTest {
     }
 
     @Test
-    void findsExactlyTheDamagedSampleVideos() throws InterruptedException {
+    void findsExactlyTheDamagedSampleVideos() throws IOException, InterruptedException {
+        findSamples();
         List<Path> all = new ArrayList<>(healthy);
         all.addAll(damaged);
         ConcurrentLinkedQueue<ProbeResult> seen = new ConcurrentLinkedQueue<>();
@@ -96,7 +103,7 @@ class DatasetScanTest {
         Path empty = Files.createFile(dir.resolve("empty.mp4"));
         Path text = Files.writeString(dir.resolve("notes.mp4"), "not a video\n".repeat(50));
         Path missing = dir.resolve("gone.mp4");
-        Path good = healthy.getFirst();
+        Path good = demoVideo();
         ScanReport report = DatasetScan.of(dataset(List.of(good, empty, text, missing, empty))).workers(3).run();
 
         assertThat(report.results()).as("each file once").extracting(ProbeResult::path)
@@ -113,6 +120,24 @@ class DatasetScanTest {
                 org.assertj.core.groups.Tuple.tuple(text.toString(), "unknown-format", ScanReport.STAGE));
         assertThat(Quarantine.open(file).without(dataset(List.of(good, empty, text, missing))).entries())
                 .extracting(VideoEntry::path).containsExactly(good, missing);
+    }
+
+    @Test
+    void damagedCopiesOfAGoodVideoGetTheReasonsOfTheirDamage() throws IOException, InterruptedException {
+        Path cut = DamagedCopies.cut(demoVideo(), 0.5, dir.resolve("cut.mp4"));
+        Path garbled = DamagedCopies.garbled(demoVideo(), dir.resolve("garbled.mp4"));
+        ScanReport report = DatasetScan.of(dataset(List.of(demoVideo(), cut, garbled))).workers(2).run();
+
+        assertThat(report.results()).extracting(ProbeResult::reason)
+                .containsExactly(null, FailureReason.TRUNCATED, FailureReason.CORRUPT);
+        assertThat(report.results().get(2).operation()).isEqualTo("decode");
+    }
+
+    /** An H.264 MP4 of the demo generator. */
+    private static Path demoVideo() throws IOException {
+        try (Stream<Path> files = Files.walk(DemoFolders.of(DemoSpec.small(1, 1, 2.0)))) {
+            return files.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
+        }
     }
 
     /** MANIFEST.txt's decoded frames per healthy file, multi-stream files left out (which stream is "the" video differs). */

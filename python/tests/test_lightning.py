@@ -1,0 +1,96 @@
+"""``stoker.lightning.VideoDataModule`` under a real Lightning Trainer on the CPU: a tiny model fits for a few steps,
+and a run resumed from a checkpoint trains on exactly the clips the uninterrupted run trained on."""
+import pytest
+
+pytest.importorskip("lightning", reason="PyTorch Lightning is not installed (pip install 'stoker[lightning]')")
+
+import torch  # noqa: E402
+from lightning.pytorch import LightningModule, Trainer  # noqa: E402
+from lightning.pytorch.callbacks import ModelCheckpoint  # noqa: E402
+
+from stoker.lightning import VideoDataModule  # noqa: E402
+
+OPTIONS = dict(frames=4, size=32, batch_size=2, seed=3)   # 8 videos: 4 batches an epoch
+EPOCHS = 2
+
+
+class TinyClassifier(LightningModule):
+    """Mean colour of the clip → a linear layer; records every clip it trains and validates on."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(3, 2)
+        self.trained = []
+        self.validated = []
+
+    def forward(self, video):
+        return self.linear(video.float().mean(dim=(1, 2, 3)) / 255)   # NTHWC
+
+    def training_step(self, batch, batch_idx):
+        self.trained.append((batch.epoch, list(zip(batch.paths, batch.start_seconds))))
+        assert batch.live, "a batch in training must not have been released"
+        return torch.nn.functional.cross_entropy(self(batch.video), batch.label)
+
+    def validation_step(self, batch, batch_idx):
+        self.validated.append(list(zip(batch.paths, batch.start_seconds)))
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def trainer(**kwargs):
+    return Trainer(accelerator="cpu", devices=1, max_epochs=EPOCHS, logger=False, enable_progress_bar=False,
+                   enable_model_summary=False, num_sanity_val_steps=0, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(dataset):
+    model = TinyClassifier()
+    trainer(enable_checkpointing=False).fit(model, datamodule=VideoDataModule(dataset, val=dataset, **OPTIONS))
+    return model
+
+
+def test_a_tiny_model_fits_on_every_clip_of_each_epoch_once(uninterrupted):
+    assert [epoch for epoch, _ in uninterrupted.trained] == [0] * 4 + [1] * 4
+    for epoch in range(EPOCHS):
+        paths = [p for e, clips in uninterrupted.trained if e == epoch for p, _ in clips]
+        assert len(paths) == len(set(paths)) == 8
+    assert uninterrupted.trained[:4] != uninterrupted.trained[4:], "each epoch its own order"
+    # Validation ran after each epoch, on the same clips each time.
+    assert len(uninterrupted.validated) == 8 and uninterrupted.validated[:4] == uninterrupted.validated[4:]
+
+
+@pytest.mark.parametrize("stop_after_steps", [6, 4], ids=["mid-epoch", "end-of-epoch"])
+def test_a_run_resumed_from_a_checkpoint_trains_on_exactly_the_uninterrupted_runs_clips(
+        uninterrupted, dataset, tmp_path, stop_after_steps, recwarn):
+    first = TinyClassifier()
+    checkpoints = ModelCheckpoint(dirpath=tmp_path, every_n_train_steps=stop_after_steps, save_top_k=-1)
+    trainer(max_steps=stop_after_steps, callbacks=[checkpoints]).fit(
+        first, datamodule=VideoDataModule(dataset, val=dataset, **OPTIONS))
+    [checkpoint] = tmp_path.glob("*.ckpt")
+    assert len(first.trained) == stop_after_steps
+
+    resumed = TinyClassifier()
+    trainer(enable_checkpointing=False).fit(resumed, datamodule=VideoDataModule(dataset, val=dataset, **OPTIONS),
+                                           ckpt_path=checkpoint)
+    assert first.trained + resumed.trained == uninterrupted.trained
+    assert not [w for w in recwarn if "not resumable" in str(w.message)], "Lightning knows the loader resumes exactly"
+
+
+def test_rank_and_world_size_are_the_trainers_and_hold_covers_lightnings_batch_ahead(dataset):
+    with pytest.raises(ValueError, match="rank=1: VideoDataModule takes the rank and world size from the trainer"):
+        VideoDataModule(dataset, rank=1)
+    with pytest.raises(ValueError, match="hold=0: expected 1 or more"):
+        VideoDataModule(dataset, hold=0)
+    assert VideoDataModule(dataset)._options["hold"] == 1
+    assert VideoDataModule(dataset, hold=3, frames=8)._options == {"hold": 3, "frames": 8}
+
+
+def test_a_model_that_hides_the_modules_batch_hook_is_refused_before_training(dataset):
+    class Hiding(TinyClassifier):
+        def on_before_batch_transfer(self, batch, dataloader_idx):
+            return batch
+
+    with pytest.raises(ValueError, match="Hiding overrides on_before_batch_transfer"):
+        trainer(enable_checkpointing=False).fit(Hiding(), datamodule=VideoDataModule(dataset, **OPTIONS))
