@@ -12,11 +12,14 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.dataset.ClipStartBudget;
+import dev.stoker.video.loader.ClipWindow;
 import dev.stoker.video.loader.FailureBudgets;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderOptionsBuilder;
 import dev.stoker.video.loader.LoaderStage;
 import dev.stoker.video.loader.VideoLoader;
+import dev.stoker.video.loader.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -67,6 +70,9 @@ final class LoaderOptionsMixin {
     @Option(names = "--config", paramLabel = "FILE") Path config;
     @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
+    @Option(names = "--max-lead-frames", paramLabel = "N") Integer maxLeadFrames;
+    @Option(names = "--clip-window", paramLabel = "FROM:TO") String clipWindow;
+    @Option(names = "--workload", paramLabel = "NAME") String workload;
 
     /** The loader options these flags (over {@code --config}, if given) describe; bad values are usage errors. */
     LoaderOptions loaderOptions() {
@@ -76,16 +82,25 @@ final class LoaderOptionsMixin {
         } catch (RuntimeException e) {
             throw new ParameterException(command.commandLine(), "--config: " + e.getMessage());
         }
-        // Over a file, only the flags given; without one, every flag (their defaults are the options' defaults).
+        if (workload != null) {
+            try {
+                base = Workload.of(workload).applyTo(base);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(command.commandLine(), "--" + e.getMessage());
+            }
+        }
+        // Over a file or a workload, only the flags given; without, every flag (their defaults are the options').
         ParseResult parsed = command.commandLine().getParseResult();
-        Predicate<String> given = name -> config == null || parsed == null || parsed.hasMatchedOption(name);
+        boolean overDefaults = config == null && workload == null;
+        Predicate<String> given = name -> overDefaults || (parsed != null && parsed.hasMatchedOption(name));
         try {
             LoaderOptionsBuilder o = base.toBuilder();
             LoaderOptions.Clip c = base.clip();
             o.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
                     given.test("--stride") ? stride : c.strideFrames(),
                     given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
-                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds()));
+                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds(),
+                    maxLeadFrames(c), clipWindow(c)));
             if (given.test("--size") || given.test("--resize") || given.test("--short-side")) {
                 int[] wh = parseSize(command, size);
                 o.size(wh[0], wh[1], resizeMode(command), shortSide);
@@ -114,7 +129,32 @@ final class LoaderOptionsMixin {
             o.config(concurrencyOverrides(command));
             return o.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '"));
+            throw new ParameterException(command.commandLine(), e.getMessage().replace("stage: '", "--split-after: '")
+                    .replace("maxLeadFrames: ", "--max-lead-frames: ").replace("clip window ", "--clip-window "));
+        }
+    }
+
+    /** {@code --max-lead-frames}, checked, else the base's. */
+    private int maxLeadFrames(LoaderOptions.Clip base) {
+        if (maxLeadFrames == null) {
+            return base.maxLeadFrames();
+        }
+        if (maxLeadFrames < ClipStartBudget.NONE) {
+            throw new ParameterException(command.commandLine(), "--max-lead-frames: " + maxLeadFrames
+                    + " (expected: 0+ frames decoded before a clip's first, 0 for keyframes, or -1 for no budget)");
+        }
+        return maxLeadFrames;
+    }
+
+    /** {@code --clip-window FROM:TO}, parsed, else the base's. */
+    private ClipWindow clipWindow(LoaderOptions.Clip base) {
+        if (clipWindow == null) {
+            return base.window();
+        }
+        try {
+            return ClipWindow.parse(clipWindow);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(command.commandLine(), "--" + e.getMessage().replace("clip window: ", "clip-window: "));
         }
     }
 

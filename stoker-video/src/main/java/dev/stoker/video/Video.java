@@ -43,7 +43,7 @@ import org.bytedeco.javacpp.IntPointer;
  * dropped after {@code open}. Close the video when done; it must not be closed while a decoder
  * is using it.
  */
-public final class Video implements AutoCloseable {
+public final class Video implements KeyframeIndex, AutoCloseable {
     private final VideoInfo info;
     private final PacketStore packets;
     private final FrameTimeline timeline;
@@ -303,13 +303,26 @@ public final class Video implements AutoCloseable {
     }
 
     /** Number of frames the decoder outputs; clip frame indices run from 0 to this minus 1. */
+    @Override
     public int frameCount() {
         return timeline.frameCount();
     }
 
     /** Presentation time of frame {@code frame}, in seconds from the first frame. */
+    @Override
     public double frameTimeSeconds(int frame) {
         return (timeline.timestamp(frame) - timeline.timestamp(0)) * secondsPerTick;
+    }
+
+    /** By the packets' index: frames a decode that reaches {@code frame} shows from its entry point up to it. */
+    @Override
+    public int decodeLeadFrames(int frame) {
+        return timeline.leadFrames(frame);
+    }
+
+    /** The frames decoding can start at (each entry point's first frame), ascending. */
+    public int[] keyframeFrames() {
+        return timeline.keyframeFrames();
     }
 
     /** Native bytes held for packets. */

@@ -14,6 +14,8 @@ final class IngestItem implements AutoCloseable {
     byte[] bytes;
     DecodedSample decoded;
     EncodedSample encoded;
+    /** The stored frames the source's keyframes fell on (RecordEntry#sourceKeyframes). */
+    int[] sourceKeyframes;
     String failureReason;
     String failureMessage;
 

@@ -43,8 +43,12 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 
-/** One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample} this epoch. */
-record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
+/**
+ * One clip read (its pixels in a pooled buffer or still in the mapped shard); {@code clip} of {@code clipsOfSample}
+ * this epoch. {@code leadFrames}: its first frame's decode lead in the source video (what the sampler drew it by; -1
+ * when not known), not in the shard, whose own keyframes are the ingest's.
+ */
+record LoadedClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded, int leadFrames)
         implements CollatableClip {
     @Override
     public Path sourcePath() {

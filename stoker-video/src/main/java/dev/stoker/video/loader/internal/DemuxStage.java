@@ -3,6 +3,7 @@ package dev.stoker.video.loader.internal;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoInfo;
 import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.dataset.ClipStartBudget;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoTask;
@@ -10,7 +11,8 @@ import java.util.function.Function;
 
 /**
  * Opens the container from memory, indexes the video stream's packets (and so its keyframes), and
- * samples where this epoch's clips start, which needs the duration only the index knows.
+ * samples where this epoch's clips start, which needs the duration only the index knows (and, under a decode
+ * budget, the keyframes: {@link ClipStartBudget}).
  */
 public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
     private final LoaderOptions options;
@@ -27,8 +29,12 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
         Video video = Video.open(task.entry().path().toString(), fetched.bytes());
         try {
             VideoInfo info = video.info();
-            double[] starts = sampler.clipStarts(task.entry(), info.durationSeconds(),
-                    options.clip().seconds(info.framesPerSecond()), task.epoch(), task.index());
+            double clipSeconds = options.clip().seconds(info.framesPerSecond());
+            int budget = options.clip().maxLeadFrames();
+            double[] starts = budget == ClipStartBudget.NONE
+                    ? sampler.clipStarts(task.entry(), info.durationSeconds(), clipSeconds, task.epoch(), task.index())
+                    : ClipStartBudget.draw(sampler, task.entry(), video, info.durationSeconds(), clipSeconds,
+                            task.epoch(), task.index(), budget).startsSeconds();
             if (task.firstClip() > 0) {
                 // Resumed inside this video: its first clips were delivered before the state was taken.
                 starts = java.util.Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
