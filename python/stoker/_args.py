@@ -12,7 +12,9 @@ SHARD_MANIFEST = "stoker-shards.json"
 # Arguments that are None unless given, and the stoker serve flag each becomes.
 OPTIONAL_FLAGS = (("split_after", "--split-after"), ("failure_budget", "--failure-budget"), ("quarantine", "--quarantine"),
                   ("publish", "--publish"), ("s3_endpoint", "--s3-endpoint"), ("cache_dir", "--cache-dir"),
-                  ("cache_bytes", "--cache-bytes"))
+                  ("cache_bytes", "--cache-bytes"), ("max_lead_frames", "--max-lead-frames"), ("workload", "--workload"))
+# The named clip recipes --workload takes (dev.stoker.video.loader.Workload).
+WORKLOADS = ("spdl-example",)
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,13 @@ class LoaderArgs:
     s3_endpoint: Optional[str] = None
     cache_dir: Optional[str] = None
     cache_bytes: Optional[str] = None
+    max_lead_frames: Optional[int] = None
+    workload: Optional[str] = None
 
     def flags(self) -> List[str]:
         defaults = LoaderArgs(dataset=self.dataset)
-        # Beside a config file, only what differs from the defaults, so that the file's values stand.
-        explicit = self.config is None
+        # Beside a config file or a workload, only what differs from the defaults, so that their values stand.
+        explicit = self.config is None and self.workload is None
 
         def given(name):
             return explicit or getattr(self, name) != getattr(defaults, name)
@@ -85,6 +89,23 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
         raise ValueError(f"{name}={value!r}: expected an integer")
     if value < minimum:
         raise ValueError(f"{name}={value}: expected {minimum} or more")
+    return value
+
+
+def check_max_lead_frames(value) -> Optional[int]:
+    """A decode budget: clips start at most N frames after the keyframe decoding starts at (0: on keyframes)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"max_lead_frames={value!r}: expected 0 or more frames (0: clips start on keyframes)")
+    return value
+
+
+def check_workload(value) -> Optional[str]:
+    if value is None:
+        return None
+    if value not in WORKLOADS:
+        raise ValueError(f"workload={value!r}: expected one of {', '.join(WORKLOADS)}")
     return value
 
 

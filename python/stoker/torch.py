@@ -15,7 +15,8 @@ from typing import Deque, Dict, List, Optional, Union
 import torch
 
 from ._args import (LAYOUTS, STAGES, LoaderArgs, check_concurrency, check_dataset, check_existing_file,
-                    check_cache, check_failure_budget, check_s3_endpoint, parse_size, positive_int)
+                    check_cache, check_failure_budget, check_max_lead_frames, check_s3_endpoint, check_workload,
+                    parse_size, positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
@@ -47,6 +48,10 @@ class VideoLoader:
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid
     until the batch ``hold + 1`` after them is taken; ``copy=True`` (or ``batch.detach()``) gives batches to keep.
     With ``device="cuda:N"`` batches arrive on the GPU, copied one ahead on a side stream.
+
+    Decoding less: ``max_lead_frames=N`` starts clips only at most N frames after the keyframe decoding must start at
+    (0: on keyframes); ``workload="spdl-example"`` loads SPDL's video classification example's clips (the first 0.5 s
+    of each video, 16 frames by linspace, 112x112), the arguments given beside it laid over it.
     """
 
     def __init__(self, dataset, frames: int = 16, stride: int = 2, size=112, batch_size: int = 8,
@@ -56,7 +61,8 @@ class VideoLoader:
                  publish: Optional[int] = None, failure_budget: Union[None, float, str] = None, quarantine=None,
                  clips_per_video: int = 1, prefetch: int = 4, hold: int = 0, copy: bool = False, debug: bool = False,
                  shm_dir: str = "/dev/shm", s3_endpoint: Optional[str] = None, cache_dir=None, cache_bytes=None,
-                 stoker_home: Optional[str] = None):
+                 stoker_home: Optional[str] = None, max_lead_frames: Optional[int] = None,
+                 workload: Optional[str] = None):
         if layout not in LAYOUTS:
             raise ValueError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
         if split_after is not None and split_after not in STAGES:
@@ -80,7 +86,8 @@ class VideoLoader:
             quarantine=None if quarantine is None else os.fspath(quarantine),
             clips_per_video=positive_int("clips_per_video", clips_per_video), prefetch=positive_int("prefetch", prefetch),
             hold=positive_int("hold", hold, minimum=0), shm_dir=shm_dir, publish=publish,
-            s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes)
+            s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes,
+            max_lead_frames=check_max_lead_frames(max_lead_frames), workload=check_workload(workload))
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():

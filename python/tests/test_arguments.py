@@ -24,6 +24,9 @@ from stoker.torch import VideoLoader
     ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
     ({"cache_bytes": "4G"}, ValueError, "cache_bytes='4G': given without cache_dir"),
     ({"cache_dir": "/tmp/c", "cache_bytes": "4 GiB"}, ValueError, "cache_bytes='4 GiB'"),
+    ({"max_lead_frames": -1}, ValueError, "max_lead_frames=-1"),
+    ({"max_lead_frames": 2.5}, ValueError, "max_lead_frames=2.5"),
+    ({"workload": "spdl"}, ValueError, "workload='spdl'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names):
     start = time.monotonic()
@@ -41,6 +44,17 @@ def test_remote_shards_and_their_endpoint_reach_the_jvm_as_given():
     assert flags[0] == "s3://bucket/shards/train"
     assert flags[flags.index("--s3-endpoint") + 1] == "http://minio:9000"
     assert "--s3-endpoint" not in LoaderArgs(dataset=location).flags()
+
+
+def test_a_decode_budget_and_a_workload_reach_the_jvm_as_flags():
+    from stoker._args import LoaderArgs
+    flags = LoaderArgs(dataset="d", max_lead_frames=0).flags()
+    assert flags[flags.index("--max-lead-frames") + 1] == "0"
+    assert "--max-lead-frames" not in LoaderArgs(dataset="d").flags()
+    # Beside a workload only what differs from the defaults goes, so that the workload's size and frames stand.
+    flags = LoaderArgs(dataset="d", workload="spdl-example", batch_size=16).flags()
+    assert flags[flags.index("--workload") + 1] == "spdl-example"
+    assert "--size" not in flags and "--frames" not in flags and flags[flags.index("--batch") + 1] == "16"
 
 
 def test_cache_bytes_are_read_as_the_jvm_reads_them():
