@@ -59,7 +59,7 @@ public final class SamplingComparison {
 
     /**
      * The default sampling of {@code base} and the others: decode budgets of 0 (keyframes) and 32 frames, SPDL's
-     * example's workload, and 4 clips a video (cut from one forward decode).
+     * example's workload, and 2 and 4 clips a video (cut from one forward decode).
      *
      * @throws IllegalArgumentException if {@code base} already has a decode budget or a clip window
      */
@@ -75,6 +75,7 @@ public final class SamplingComparison {
                 new Mode("--max-lead-frames 0", base.toBuilder().maxLeadFrames(0).build()),
                 new Mode("--max-lead-frames 32", base.toBuilder().maxLeadFrames(32).build()),
                 new Mode("--workload " + Workload.SPDL_EXAMPLE.cliName(), Workload.SPDL_EXAMPLE.applyTo(base)),
+                new Mode("--clips-per-video 2", base.toBuilder().clipStarts(c.starts(), 2, c.windowStepSeconds()).build()),
                 new Mode("--clips-per-video 4", base.toBuilder().clipStarts(c.starts(), 4, c.windowStepSeconds()).build()));
     }
 

@@ -69,7 +69,7 @@ import picocli.CommandLine.ParameterException;
                 "  stoker bench --autotune --save-config c.json  tune while it runs; keep what it found",
                 "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
-                "  stoker bench --compare-sampling               default clips vs decode budgets, SPDL's workload, 4 a video",
+                "  stoker bench --compare-sampling               default clips vs decode budgets, SPDL's workload, 2 and 4 a video",
                 "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
         })
 final class BenchCommand extends Subcommand {

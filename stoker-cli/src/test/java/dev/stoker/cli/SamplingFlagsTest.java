@@ -59,9 +59,9 @@ class SamplingFlagsTest {
         CliRun run = bench("--compare-sampling", "--rounds", "1", "--json", json.toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("default", "--max-lead-frames 0", "--max-lead-frames 32",
-                "--workload spdl-example", "--clips-per-video 4", "eligible/video", "distinct/video");
+                "--workload spdl-example", "--clips-per-video 2", "--clips-per-video 4", "eligible/video", "distinct/video");
         JsonNode modes = OutputFiles.JSON.readTree(Files.readString(json)).get("modes");
-        assertThat(modes).hasSize(5);
+        assertThat(modes).hasSize(6);
         assertThat(modes.get(1).get("mean_lead_frames").asDouble()).isZero();
         assertThat(modes.get(3).get("decoded_frames_per_clip").asDouble()).isLessThanOrEqualTo(16);
         assertThat(modes.get(0).get("eligible").get("eligible_share").asDouble()).isEqualTo(1.0);
