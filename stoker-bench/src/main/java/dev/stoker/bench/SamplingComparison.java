@@ -27,7 +27,8 @@ import java.util.Set;
  * ways of decoding less, in one run, alternated (each round runs every mode once, the order reversed every other
  * round, so that a drift in the machine's load falls on all of them alike): samples/s, frames decoded a clip, the
  * decode lead of a clip's start, and the diversity given up for it: the starts a video has left under the mode
- * ({@link EligibleStarts}) and the distinct starts a video's delivered clips had.
+ * ({@link EligibleStarts}) and the distinct starts a video's delivered clips had. The process's CPU time a sample is
+ * measured beside samples/s: on a machine other work shares, its ratio is the steadier one.
  */
 public final class SamplingComparison {
 
@@ -44,6 +45,9 @@ public final class SamplingComparison {
      * @param samplesPerSecond       the median over rounds of steady-state samples/s
      * @param roundSamplesPerSecond  each round's
      * @param speedup                the median over rounds of samples/s over the first mode's in the same round
+     * @param cpuMillisPerSample     the median over rounds of the process's CPU time a steady-state sample
+     * @param cpuSpeedup             the median over rounds of the first mode's CPU time a sample over this one's: what
+     *                               the mode saves whatever else the machine runs (wall-clock rates depend on that)
      * @param decodedFramesPerClip   frames decoded a clip (output or not), over every round
      * @param outputFrames           frames a clip holds
      * @param meanLeadFrames         the mean decode lead of a delivered clip's start
@@ -53,7 +57,8 @@ public final class SamplingComparison {
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Row(String mode, double samplesPerSecond, double[] roundSamplesPerSecond, double speedup,
-                      double decodedFramesPerClip, int outputFrames, double meanLeadFrames, long fallbackClips,
+                      double cpuMillisPerSample, double cpuSpeedup, double decodedFramesPerClip, int outputFrames,
+                      double meanLeadFrames, long fallbackClips,
                       double distinctStartsPerVideo, EligibleStarts eligible) {
     }
 
@@ -82,6 +87,7 @@ public final class SamplingComparison {
     /** Accumulates one mode's runs. */
     private static final class Tally {
         final double[] samplesPerSecond;
+        final double[] cpuSecondsPerSample;
         long decodedFrames;
         long decodedClips;
         long clipsWithLead;
@@ -91,6 +97,7 @@ public final class SamplingComparison {
 
         Tally(int rounds) {
             samplesPerSecond = new double[rounds];
+            cpuSecondsPerSample = new double[rounds];
         }
     }
 
@@ -125,7 +132,9 @@ public final class SamplingComparison {
                 }
                 SteadyStateRun.Figures f = run.finish();
                 t.samplesPerSecond[round] = f.samplesPerSecond();
-                out.printf(Locale.ROOT, "  round %d  %-26s %8.1f samples/s%n", round + 1, mode.name(), f.samplesPerSecond());
+                t.cpuSecondsPerSample[round] = f.cpuSecondsPerSample();
+                out.printf(Locale.ROOT, "  round %d  %-26s %8.1f samples/s  %6.1f CPU ms/sample%n", round + 1, mode.name(),
+                        f.samplesPerSecond(), 1000 * f.cpuSecondsPerSample());
                 out.flush();
             }
         }
@@ -133,12 +142,15 @@ public final class SamplingComparison {
         for (int m = 0; m < modes.size(); m++) {
             Tally t = tallies.get(m);
             double[] ratios = new double[rounds];
+            double[] cpuRatios = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 ratios[r] = t.samplesPerSecond[r] / tallies.get(0).samplesPerSecond[r];
+                cpuRatios[r] = tallies.get(0).cpuSecondsPerSample[r] / t.cpuSecondsPerSample[r];
             }
             double distinct = t.starts.values().stream().mapToInt(Set::size).average().orElse(Double.NaN);
             LoaderOptions options = modes.get(m).options();
             rows.add(new Row(modes.get(m).name(), median(t.samplesPerSecond), t.samplesPerSecond.clone(), median(ratios),
+                    1000 * median(t.cpuSecondsPerSample), median(cpuRatios),
                     t.decodedClips == 0 ? Double.NaN : (double) t.decodedFrames / t.decodedClips, options.clip().frames(),
                     t.clipsWithLead == 0 ? Double.NaN : (double) t.leadFrames / t.clipsWithLead, t.fallbackClips, distinct,
                     EligibleStarts.scan(dataset, options, scanVideos)));
@@ -161,15 +173,15 @@ public final class SamplingComparison {
 
     /** The comparison as a table, one row a mode. */
     public static String table(List<Row> rows) {
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%-26s %10s %10s %13s %10s %16s %9s %15s %9s%n",
-                "mode", "samples/s", "x default", "decoded/clip", "lead/clip", "eligible/video", "share", "distinct/video",
-                "fallback"));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%-26s %9s %9s %9s %9s %13s %9s %14s %7s %14s %8s%n",
+                "mode", "samples/s", "x default", "CPU ms", "x CPU", "decoded/clip", "lead/clip", "eligible/video", "share",
+                "distinct/video", "fallback"));
         for (Row r : rows) {
             EligibleStarts e = r.eligible();
-            s.append(String.format(Locale.ROOT, "%-26s %10.1f %10.2f %13s %10.1f %16.1f %8.1f%% %15.1f %9d%n", r.mode(),
-                    r.samplesPerSecond(), r.speedup(), String.format(Locale.ROOT, "%.1f of %d", r.decodedFramesPerClip(),
-                            r.outputFrames()), r.meanLeadFrames(), e.eligibleStartsPerVideo(), 100 * e.eligibleShare(),
-                    r.distinctStartsPerVideo(), r.fallbackClips()));
+            s.append(String.format(Locale.ROOT, "%-26s %9.1f %9.2f %9.1f %9.2f %13s %9.1f %14.1f %6.1f%% %14.1f %8d%n",
+                    r.mode(), r.samplesPerSecond(), r.speedup(), r.cpuMillisPerSample(), r.cpuSpeedup(),
+                    String.format(Locale.ROOT, "%.1f of %d", r.decodedFramesPerClip(), r.outputFrames()), r.meanLeadFrames(),
+                    e.eligibleStartsPerVideo(), 100 * e.eligibleShare(), r.distinctStartsPerVideo(), r.fallbackClips()));
         }
         return s.toString();
     }

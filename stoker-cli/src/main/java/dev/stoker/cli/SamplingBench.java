@@ -34,9 +34,10 @@ final class SamplingBench {
         double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         out.println();
         out.print(SamplingComparison.table(rows));
-        out.printf(Locale.ROOT, "%d cores, load average %.1f -> %.1f; samples/s and x default: medians over rounds (x default:"
-                + " of each round's ratio); eligible/video and share: the starts a mode leaves, from %d videos' indexes;"
-                + " distinct/video: over the clips delivered here%n", cores, loadAtStart, loadAtEnd,
+        out.printf(Locale.ROOT, "%d cores, load average %.1f -> %.1f; medians over rounds: samples/s, the process's CPU ms a"
+                + " sample, and each round's ratio to the default (x default: samples/s; x CPU: CPU a sample, which other"
+                + " processes' load does not change); eligible/video and share: the starts a mode leaves, from %d videos'"
+                + " indexes; distinct/video: over a run's delivered clips%n", cores, loadAtStart, loadAtEnd,
                 Math.min(SCAN_VIDEOS, dataset.size()));
         if (json != null) {
             ObjectNode node = OutputFiles.JSON.createObjectNode();
