@@ -87,6 +87,22 @@ public final class Video implements KeyframeIndex, AutoCloseable {
 
     /** Opens a video from bytes in any segment (heap, native, mapped); only read during this call. */
     public static Video open(String path, MemorySegment bytes) {
+        return open(path, bytes, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Opens a video indexing only about its first {@code seconds}: every frame shown before then (and up to a
+     * second more), as a clip of that span needs, without reading the rest of the stream. Frame count and duration
+     * are the indexed part's.
+     */
+    public static Video openFirstSeconds(String path, byte[] bytes, double seconds) {
+        if (!(seconds > 0)) {
+            throw new IllegalArgumentException("seconds: " + seconds + " (expected: > 0)");
+        }
+        return open(path, MemorySegment.ofArray(bytes), seconds);
+    }
+
+    private static Video open(String path, MemorySegment bytes, double indexSeconds) {
         FfmpegNatives.ready();
         if (bytes.byteSize() == 0) {
             throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
@@ -103,7 +119,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
             double declaredFps;
             int rotation;
             try (Demuxer demuxer = Demuxer.open(bytes, path)) {
-                complete = demuxer.readAll(packets);
+                complete = demuxer.readAll(packets, indexSeconds);
                 AVStream stream = demuxer.stream();
                 parameters = avcodec_parameters_alloc();
                 Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, "open",

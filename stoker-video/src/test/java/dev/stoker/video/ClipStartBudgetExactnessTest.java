@@ -142,6 +142,29 @@ class ClipStartBudgetExactnessTest {
     }
 
     @Test
+    void aWindowsVideoIsIndexedOnlyAsFarAsItsClipNeedsWithTheSameFrames() throws IOException {
+        Path path = dataset.get(0).path();
+        try (Video whole = Video.open(path); Video first = Video.openFirstSeconds(path.toString(), Files.readAllBytes(path), 0.5);
+             ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
+            // Read to 0.5 s and the read margin past it, with B-frames' reorder: far from the 150 frames.
+            assertThat(first.frameCount()).isBetween(15, 15 + 30 + 3);
+            for (int f = 0; f < 40; f++) {
+                assertThat(first.frameTimeSeconds(f)).as("frame %d", f).isEqualTo(whole.frameTimeSeconds(f));
+                assertThat(first.decodeLeadFrames(f)).isEqualTo(whole.decodeLeadFrames(f));
+            }
+            Resize resize = Resize.stretch(IndexedVideos.WIDTH, IndexedVideos.HEIGHT);
+            long frameBytes = (long) IndexedVideos.WIDTH * IndexedVideos.HEIGHT * 3;
+            MemorySegment out = arena.allocate(16 * frameBytes);
+            DecodedClip clip = decoder.decode(first, new ClipRequest(ClipSpec.linspace(0, 0.5, 16), resize, out));
+            assertThat(clip.frameIndices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 14);
+            for (int k = 0; k < 16; k++) {
+                assertThat(IndexedVideos.readIndex(out, k * frameBytes, IndexedVideos.WIDTH, IndexedVideos.HEIGHT))
+                        .isEqualTo(Math.min(k, 14));
+            }
+        }
+    }
+
+    @Test
     void aLongerWindowIsPickedByLinspaceAndOnePastTheEndTakesTheLastFrame() {
         Path video = dataset.get(0).path();
         try (Video opened = Video.open(video); ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {

@@ -4,6 +4,7 @@ import dev.stoker.video.Video;
 import dev.stoker.video.VideoInfo;
 import dev.stoker.video.dataset.ClipSampler;
 import dev.stoker.video.dataset.ClipStartBudget;
+import dev.stoker.video.loader.ClipWindow;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoTask;
@@ -26,7 +27,12 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
     @Override
     public OpenedVideo apply(FetchedVideo fetched) {
         VideoTask task = fetched.task();
-        Video video = Video.open(task.entry().path().toString(), fetched.bytes());
+        ClipWindow window = options.clip().window();
+        // A window's clip needs the frames up to its end only: the rest of the stream is not indexed (as SPDL's
+        // example demuxes only the span it decodes).
+        Video video = window == null ? Video.open(task.entry().path().toString(), fetched.bytes())
+                : Video.openFirstSeconds(task.entry().path().toString(), fetched.bytes(),
+                        task.entry().startSeconds().orElse(0) + window.toSeconds());
         try {
             VideoInfo info = video.info();
             double clipSeconds = options.clip().seconds(info.framesPerSecond());
