@@ -141,6 +141,9 @@ final class BenchCommand extends Subcommand {
         DatasetLocation dataset = loader.location(out);
         autotune.rejectShards(spec, dataset);
         if (dataset.isShards()) { // written by stoker ingest
+            if (compareSampling) {
+                throw usageError("--compare-sampling with a shard folder (expected: a dataset of video files)");
+            }
             if (options.placement().splitAfter() != null) {
                 throw usageError("--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");

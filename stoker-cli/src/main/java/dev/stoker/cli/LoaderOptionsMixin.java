@@ -92,7 +92,8 @@ final class LoaderOptionsMixin {
         // Over a file or a workload, only the flags given; without, every flag (their defaults are the options').
         ParseResult parsed = command.commandLine().getParseResult();
         boolean overDefaults = config == null && workload == null;
-        Predicate<String> given = name -> overDefaults || (parsed != null && parsed.hasMatchedOption(name));
+        Predicate<String> given = name -> overDefaults
+                || (parsed == null ? workload == null : parsed.hasMatchedOption(name));
         try {
             LoaderOptionsBuilder o = base.toBuilder();
             LoaderOptions.Clip c = base.clip();
