@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 from ._document import to_json
+from ._options import SCHEMA
 
 SHARD_MANIFEST = "stoker-shards.json"
 
@@ -26,10 +27,11 @@ class ServeArgs:
     cache_dir: Optional[str] = None
     cache_bytes: Optional[str] = None
     serve_device: Optional[str] = None    # "cuda:N": device batches by CUDA IPC (decode nvdec, hybrid or auto)
+    workload: Optional[str] = None        # a named clip recipe the document lies over ("spdl-example")
 
     def flags(self) -> List[str]:
         args = [self.dataset, "--options", to_json(self.options), "--hold", str(self.hold)]
-        for name in ("config", "prefetch", "shm_dir", "publish", "s3_endpoint", "cache_dir", "cache_bytes"):
+        for name in ("config", "workload", "prefetch", "shm_dir", "publish", "s3_endpoint", "cache_dir", "cache_bytes"):
             value = getattr(self, name)
             if value is not None:
                 args += ["--" + name.replace("_", "-"), str(value)]
@@ -43,6 +45,23 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
         raise ValueError(f"{name}={value!r}: expected an integer")
     if value < minimum:
         raise ValueError(f"{name}={value}: expected {minimum} or more")
+    return value
+
+
+def check_max_lead_frames(value) -> Optional[int]:
+    """A decode budget: clips start at most N frames after the keyframe decoding starts at (0: on keyframes)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"max_lead_frames={value!r}: expected 0 or more frames (0: clips start on keyframes)")
+    return value
+
+
+def check_workload(value) -> Optional[str]:
+    if value is None:
+        return None
+    if value not in WORKLOADS:
+        raise ValueError(f"workload={value!r}: expected one of {', '.join(WORKLOADS)}")
     return value
 
 
@@ -63,6 +82,20 @@ def parse_size(size: Union[int, Tuple[int, int], str]) -> Tuple[int, int]:
     if len(values) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
         raise ValueError(f"size={size!r}: expected a positive S, (W, H) or 'WxH'")
     return values
+
+
+def parse_clip_window(window: Union[str, Tuple[float, float]]) -> Tuple[float, float]:
+    """``"0:0.5"`` or ``(0, 0.5)``: seconds from each video's first frame (the window's bounds, checked by the schema
+    and the JVM: ``0 <= FROM < TO``)."""
+    parts = window.split(":") if isinstance(window, str) else list(window) if isinstance(window, (tuple, list)) else []
+    try:
+        if len(parts) == 2:
+            low, high = (float(p) for p in parts)
+            if 0 <= low < high:
+                return low, high
+    except (TypeError, ValueError):
+        pass
+    raise ValueError(f"clip_window={window!r}: expected 'FROM:TO' or (FROM, TO) seconds with 0 <= FROM < TO")
 
 
 def check_dataset(dataset) -> str:
@@ -127,6 +160,16 @@ def check_writable_folder(name: str, folder) -> None:
     if not os.access(existing, os.W_OK | os.X_OK):
         made = "" if existing == path else f" (its nearest existing folder, {existing}, is read-only)"
         raise ValueError(f"{name}={os.fspath(folder)!r}: not writable by this user{made}; pass a folder you can write")
+
+
+def check_workload(workload) -> Optional[str]:
+    """A named clip recipe (``stoker bench --workload``): one of the schema's ``x-workloads``."""
+    if workload is None:
+        return None
+    names = SCHEMA["x-workloads"]
+    if workload not in names:
+        raise ValueError(f"workload={workload!r}: expected one of {', '.join(names)}")
+    return workload
 
 
 def check_existing_file(name: str, value) -> Optional[str]:

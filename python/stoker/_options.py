@@ -54,7 +54,37 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                              'clip.starts is WINDOWS (above 0 then).',
                                                               'x-python': 'window_step_seconds',
                                                               'minimum': 0,
-                                                              'default': 1.0}}},
+                                                              'default': 1.0},
+                                        'maxLeadFrames': {'type': 'integer',
+                                                          'description': 'A decode budget: clips start only at '
+                                                                         'frames at most this many after the '
+                                                                         'keyframe decoding must start at (0: on '
+                                                                         'keyframes); a video with no such start '
+                                                                         'uses its cheapest; -1: no budget.',
+                                                          'x-python': 'max_lead_frames',
+                                                          'minimum': -1,
+                                                          'default': -1},
+                                        'window': {'description': 'A window of each video (both ends given): one '
+                                                                  'clip a video of its frames, by linspace.',
+                                                   'type': 'object',
+                                                   'additionalProperties': False,
+                                                   'properties': {'fromSeconds': {'type': 'number',
+                                                                                  'description': 'With a clip window '
+                                                                                                 '(and its end): one '
+                                                                                                 'clip a video of '
+                                                                                                 'the frames shown '
+                                                                                                 'from here, picked '
+                                                                                                 'by linspace.',
+                                                                                  'x-python': 'window_from_seconds',
+                                                                                  'minimum': 0},
+                                                                  'toSeconds': {'type': 'number',
+                                                                                'description': 'The end of the clip '
+                                                                                               'window, in seconds '
+                                                                                               "from the video's "
+                                                                                               'first frame '
+                                                                                               '(exclusive; above '
+                                                                                               'its start).',
+                                                                                'x-python': 'window_to_seconds'}}}}},
                 'size': {'description': 'How decoded frames become the output size.',
                          'type': 'object',
                          'additionalProperties': False,
@@ -243,6 +273,7 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                'description': 'A JSONL file of videos whose failure is a property of the file: '
                                               'skipped from the start, appended to.',
                                'x-python': 'quarantine'}},
+ 'x-workloads': ['spdl-example'],
  '$defs': {'failureBudget': {'description': 'A failure budget: the short form RATE[@MIN_ITEMS], a rate alone, or the '
                                             'object form.',
                              'x-expected': 'RATE[@MIN_ITEMS] with RATE in 0..1 and MIN_ITEMS 0+ (e.g. 0.3 or '
@@ -308,6 +339,12 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Clips drawn from each video per epoch. Default: 1."""
     window_step_seconds: float
     """Seconds between window starts when clip.starts is WINDOWS (above 0 then). Default: 1.0."""
+    max_lead_frames: int
+    """A decode budget: clips start only at frames at most this many after the keyframe decoding must start at (0: on keyframes); a video with no such start uses its cheapest; -1: no budget. Default: -1."""
+    window_from_seconds: float
+    """With a clip window (and its end): one clip a video of the frames shown from here, picked by linspace."""
+    window_to_seconds: float
+    """The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."""
     width: int
     """Output width in pixels. Default: 112."""
     height: int

@@ -20,8 +20,8 @@ except ImportError:  # Python 3.10: torch brings typing_extensions
 import torch
 
 from . import _document
-from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, check_s3_endpoint, parse_size,
-                    positive_int)
+from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, check_s3_endpoint, check_workload,
+                    parse_clip_window, parse_size, positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
 from ._errors import StokerError
@@ -79,8 +79,13 @@ class VideoLoader:
     (``docs/options.schema.json``): each sets one value of it, checked here before a JVM starts; a keyword not given
     keeps the JVM's default. ``options={...}`` gives a document (or part of one) directly, under the keywords;
     ``config="file.json"`` a file of one (``stoker options``, ``--save-config``), under both. Shorthands: ``size``
-    (``112``, ``(W, H)`` or ``"WxH"``: width and height), ``crop`` (``"center"`` or ``"random"``: the resize mode).
+    (``112``, ``(W, H)`` or ``"WxH"``: width and height), ``crop`` (``"center"`` or ``"random"``: the resize mode),
+    ``clip_window`` (``"FROM:TO"`` or ``(FROM, TO)`` seconds: one clip a video of that window's frames, by linspace).
     ``rank`` and ``world_size`` default to ``torch.distributed``'s when it is initialised.
+
+    Decoding less: ``max_lead_frames=N`` starts clips only at most N frames after the keyframe decoding must start at
+    (0: on keyframes); ``workload="spdl-example"`` loads SPDL's video classification example's clips (the first 0.5 s
+    of each video, 16 frames by linspace, 112x112), the keywords given beside it laid over it.
 
     The session's own keywords: ``device``, ``pin_memory``, ``copy``, ``debug``, ``hold`` (batches kept valid
     besides the newest, default 0), ``prefetch`` (batches ready ahead, default 4), ``shm_dir`` (default /dev/shm),
@@ -90,6 +95,7 @@ class VideoLoader:
 """
 
     def __init__(self, dataset, *, size: Union[None, int, Tuple[int, int], str] = None, crop: Optional[str] = None,
+                 clip_window: Union[None, str, Tuple[float, float]] = None, workload: Optional[str] = None,
                  options: Optional[Mapping] = None, config=None, device=None, pin_memory: bool = False,
                  copy: bool = False, debug: bool = False, hold: int = 0, prefetch: Optional[int] = None,
                  shm_dir: Optional[str] = None, publish: Optional[int] = None, s3_endpoint: Optional[str] = None,
@@ -106,6 +112,8 @@ class VideoLoader:
             if crop not in ("center", "random"):
                 raise ValueError(f"crop={crop!r}: expected 'center' or 'random'")
             given["resize"] = crop
+        if clip_window is not None:
+            given["window_from_seconds"], given["window_to_seconds"] = parse_clip_window(clip_window)
         rank, world_size = _rank_and_world(given.get("rank"), given.get("world_size"))
         if rank != 0 or "rank" in given:
             given["rank"] = rank
@@ -125,7 +133,7 @@ class VideoLoader:
         device_batches = _device_batches(decoding.get("device", "cpu"), decoding.get("nvdecSessions"), device)
         self._args = ServeArgs(
             dataset=check_dataset(dataset), options=document, hold=positive_int("hold", hold, minimum=0),
-            config=check_existing_file("config", config),
+            config=check_existing_file("config", config), workload=check_workload(workload),
             prefetch=None if prefetch is None else positive_int("prefetch", prefetch), shm_dir=shm_dir,
             publish=publish, s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes,
             serve_device=device_batches)

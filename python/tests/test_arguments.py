@@ -28,6 +28,10 @@ from stoker.torch import VideoLoader
     ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
     ({"cache_bytes": "4G"}, ValueError, "cache_bytes='4G': given without cache_dir"),
     ({"cache_dir": "/tmp/c", "cache_bytes": "4 GiB"}, ValueError, "cache_bytes='4 GiB'"),
+    ({"max_lead_frames": -2}, ValueError, "max_lead_frames=-2: clip.maxLeadFrames: -2 (expected: -1+)"),
+    ({"max_lead_frames": 2.5}, ValueError, "max_lead_frames=2.5: clip.maxLeadFrames: 2.5 (expected: an integer)"),
+    ({"clip_window": "0.5:0"}, ValueError, "clip_window='0.5:0': expected 'FROM:TO'"),
+    ({"workload": "spdl"}, ValueError, "workload='spdl'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names):
     start = time.monotonic()
@@ -51,6 +55,19 @@ def test_a_stage_the_loader_lacks_is_a_value_error_from_the_jvm(dataset):
     # Stage names are the loader's (video files and shards have different ones): the JVM judges them, by name.
     with pytest.raises(ValueError, match="config.stages.decoder: not a stage of this loader"):
         len(VideoLoader(dataset, concurrency={"decoder": 2}))
+
+
+def test_a_decode_budget_a_clip_window_and_a_workload_reach_the_jvm():
+    import json
+    from stoker import _document
+    from stoker._args import ServeArgs
+    assert _document.document({"max_lead_frames": 0}) == {"clip": {"maxLeadFrames": 0}}
+    assert _document.document({"window_from_seconds": 0, "window_to_seconds": 0.5}) == \
+        {"clip": {"window": {"fromSeconds": 0, "toSeconds": 0.5}}}
+    # A workload is a recipe the document lies over: only what was given beside it goes, so its size and frames stand.
+    flags = ServeArgs(dataset="d", options=_document.document({"batch_size": 16}), workload="spdl-example").flags()
+    assert flags[flags.index("--workload") + 1] == "spdl-example"
+    assert json.loads(flags[flags.index("--options") + 1]) == {"batch": {"size": 16}}
 
 
 def test_cache_bytes_are_read_as_the_jvm_reads_them():

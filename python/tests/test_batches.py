@@ -38,6 +38,25 @@ def test_same_clips_in_the_same_batches_as_stoker_bench(dataset, stoker, tmp_pat
     assert got == [expected[k] for k in sorted(expected)]
 
 
+@pytest.mark.parametrize("kwargs, flags", [({"max_lead_frames": 0}, ["--max-lead-frames", "0"]),
+                                           ({"workload": "spdl-example"}, ["--workload", "spdl-example"])])
+def test_sampling_modes_give_the_clips_stoker_bench_gives(dataset, stoker, tmp_path, kwargs, flags):
+    clips_out = tmp_path / "clips.tsv"
+    subprocess.run([stoker, "bench", str(dataset), "--batch", str(BATCH), "--seed", "7", "--batches", "3",
+                    "--no-reference", "--clips-out", str(clips_out)] + flags, check=True, capture_output=True, timeout=300)
+    expected = [(path, [round(float(t), 6) for t in times.split(",")])
+                for _, path, _, times in (line.split("\t") for line in clips_out.read_text().splitlines())]
+    with VideoLoader(dataset, batch_size=BATCH, seed=7, **kwargs) as loader:
+        got = []
+        for batch in loader:
+            got += [(p, [round(t, 6) for t in ts]) for p, ts in zip(batch.paths, batch.frame_seconds)]
+            if "workload" in kwargs:
+                assert tuple(batch.video.shape[1:]) == (16, 112, 112, 3)
+    assert got == expected
+    if "workload" in kwargs:   # the first half second's frames, the last repeated when fewer than 16
+        assert all(ts[0] == 0 and ts[-1] < 0.5 and ts == sorted(ts) for _, ts in got)
+
+
 def test_pixels_equal_stoker_clip_of_the_same_clip(dataset, stoker, tmp_path):
     with VideoLoader(dataset, batch_size=2, frames=4, stride=3, size=(96, 64), seed=1) as loader:
         batch = next(iter(loader))

@@ -40,7 +40,22 @@ public record BenchResult(
         double cpuEfficiency,
         double[] loadAverage,
         DecodeCeiling machineCeiling,
-        FirstBatchBound firstBatchBound) {
+        FirstBatchBound firstBatchBound,
+        ClipStartReport clipStarts) {
+
+    /** A result without its clip starts' costs. */
+    public BenchResult(String dataset, int videos, int cores, long batches, long samples, double elapsedSeconds,
+                       double samplesPerSecond, double framesPerSecond, double firstBatchSeconds, double decodedFramesPerClip,
+                       Double singleThreadClipsPerSecond, double decodeEfficiency, LoaderOptions options,
+                       PipelineConfig config, PipelineStats stats, List<FailureRecord> failures,
+                       Map<String, Long> failuresByReason, Memory memory, HeadspaceResult headspace,
+                       double cpuSecondsPerSample, double cpuEfficiency, double[] loadAverage, DecodeCeiling machineCeiling,
+                       FirstBatchBound firstBatchBound) {
+        this(dataset, videos, cores, batches, samples, elapsedSeconds, samplesPerSecond, framesPerSecond, firstBatchSeconds,
+                decodedFramesPerClip, singleThreadClipsPerSecond, decodeEfficiency, options, config, stats, failures,
+                failuresByReason, memory, headspace, cpuSecondsPerSample, cpuEfficiency, loadAverage, machineCeiling,
+                firstBatchBound, null);
+    }
 
     /**
      * What a run of {@code cores} cores measured: its figures (samples/s and CPU over the steady state), the frames
@@ -54,6 +69,16 @@ public record BenchResult(
                                  long decodedClips, LoaderOptions options, PipelineConfig config, PipelineStats stats,
                                  List<Failure> failures, Memory memory, Yardsticks yardsticks, HeadspaceResult headspace,
                                  double[] loadAverage) {
+        return of(dataset, videos, cores, run, decodedFrames, decodedClips, options, config, stats, failures, memory,
+                yardsticks, headspace, loadAverage, null);
+    }
+
+    /** {@link #of(String, int, int, SteadyStateRun.Figures, long, long, LoaderOptions, PipelineConfig, PipelineStats,
+     * List, Memory, Yardsticks, HeadspaceResult, double[])} with what the clips' starts cost (nullable). */
+    public static BenchResult of(String dataset, int videos, int cores, SteadyStateRun.Figures run, long decodedFrames,
+                                 long decodedClips, LoaderOptions options, PipelineConfig config, PipelineStats stats,
+                                 List<Failure> failures, Memory memory, Yardsticks yardsticks, HeadspaceResult headspace,
+                                 double[] loadAverage, ClipStartReport clipStarts) {
         double samplesPerSecond = run.samplesPerSecond();
         SingleThreadReference reference = yardsticks.reference();
         return new BenchResult(dataset, videos, cores, run.batches(), run.samples(), run.seconds(), samplesPerSecond,
@@ -62,7 +87,7 @@ public record BenchResult(
                 reference == null ? null : reference.clipsPerSecond(), yardsticks.decodeEfficiency(samplesPerSecond, cores),
                 options, config, stats, failures.stream().map(FailureRecord::of).toList(), stats.failuresByReason(), memory,
                 headspace, run.cpuSecondsPerSample(), yardsticks.cpuEfficiency(run.cpuSecondsPerSample()), loadAverage,
-                yardsticks.ceiling(), yardsticks.firstBatchBound());
+                yardsticks.ceiling(), yardsticks.firstBatchBound(), clipStarts);
     }
 
     /** One failed sample: which file, which stage, why. */
@@ -90,6 +115,9 @@ public record BenchResult(
         s.append(String.format(Locale.ROOT, "first batch      %10.2f s%s%n", firstBatchSeconds,
                 firstBatchBound == null ? "" : "   (" + firstBatchBound.explanation() + ")"));
         s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.clip().frames()));
+        if (clipStarts != null) {
+            s.append(clipStarts.summary());
+        }
         if (singleThreadClipsPerSecond != null) {
             s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));
             s.append(String.format(Locale.ROOT, "decode efficiency %9.2f   = samples/s / (%d cores x single-thread clips/s)%n",

@@ -1,6 +1,8 @@
 package dev.stoker.cli;
 
 import dev.stoker.bench.BenchResult;
+import dev.stoker.bench.ClipStartReport;
+import dev.stoker.bench.EligibleStarts;
 import dev.stoker.bench.DeliveredClips;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
@@ -22,6 +24,7 @@ import dev.stoker.tune.TensorBatch;
 import dev.stoker.video.batch.LoadedBatch;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.ClipLoader;
+import dev.stoker.video.loader.ClipStartStats;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
@@ -68,6 +71,7 @@ import picocli.CommandLine.ParameterException;
                 "  stoker bench --autotune --save-config c.json  tune while it runs; keep what it found",
                 "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
                 "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
+                "  stoker bench --compare-sampling               default clips vs decode budgets, SPDL's workload, 2 and 4 a video",
                 "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
         })
 final class BenchCommand extends Subcommand {
@@ -86,6 +90,8 @@ final class BenchCommand extends Subcommand {
 
 
     @Option(names = "--batches", defaultValue = "100") long batches;
+    @Option(names = "--compare-sampling") boolean compareSampling;
+    @Option(names = "--rounds", defaultValue = "3") int rounds;
 
     @Mixin
     BenchStorageOptions storage; // --cold, --prefetch-bytes, --prefetch-batches, --consumer-ms
@@ -120,6 +126,8 @@ final class BenchCommand extends Subcommand {
     private static final int HEADSPACE_STEPS = 20;
     private static final int REFERENCE_CLIPS = 128;
     private static final int HEADSPACE_CACHED = 8;
+    /** Videos indexed for the eligible share of a decode budget. */
+    private static final int ELIGIBLE_SCAN_VIDEOS = 64;
 
     @Option(names = "--headspace", paramLabel = "STEP_MS") Double headspaceStepMillis;
 
@@ -136,6 +144,9 @@ final class BenchCommand extends Subcommand {
         DatasetLocation dataset = loader.location(out);
         autotune.rejectShards(spec, dataset);
         if (dataset.isShards()) { // written by stoker ingest
+            if (compareSampling) {
+                throw usageError("--compare-sampling with a shard folder (expected: a dataset of video files)");
+            }
             if (options.placement().splitAfter() != null) {
                 throw usageError("--split-after: " + options.placement().splitAfter()
                         + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
@@ -147,6 +158,17 @@ final class BenchCommand extends Subcommand {
             return ShardBench.run(out, dataset, options, batches, json, trace, storage.readAhead(spec), storage);
         }
         Dataset data = dataset.openVideos(spec);
+        if (compareSampling) {
+            if (rounds < 1 || !device.equals("cpu") || mode.onGpu() || options.placement().splitAfter() != null) {
+                throw usageError("--compare-sampling with --rounds " + rounds + ", --device " + device + ", --split-after "
+                        + options.placement().splitAfter() + " (expected: --rounds 1+, on the CPU, in this process)");
+            }
+            try {
+                return SamplingBench.run(out, dataset.name(), data, options, rounds, batches, json);
+            } catch (IllegalArgumentException e) {
+                throw usageError("--compare-sampling: " + e.getMessage());
+            }
+        }
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         DeliveredClips delivered = new DeliveredClips(REFERENCE_CLIPS); // what the reference decodes again
@@ -157,6 +179,7 @@ final class BenchCommand extends Subcommand {
         List<Failure> failures;
         long decodedFrames;
         long decodedClips;
+        ClipStartStats startStats;
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
@@ -182,6 +205,7 @@ final class BenchCommand extends Subcommand {
             quarantineLine(out, loader instanceof VideoLoader video ? video : null);
             decodedFrames = loader.decodedFrames();
             decodedClips = loader.decodedClips();
+            startStats = loader.startStats();
             gpu.reportDecoding(loader);
         }
         SteadyStateRun.Figures figures = run.finish();
@@ -205,7 +229,8 @@ final class BenchCommand extends Subcommand {
 
         BenchResult result = BenchResult.of(dataset.name(), data.size(), cores, figures, decodedFrames, decodedClips,
                 options, effective, stats, failures, memoryReadings, yardsticks, headspace,
-                new double[] {loadAtStart, loadAtEnd});
+                new double[] {loadAtStart, loadAtEnd}, ClipStartReport.of(startStats,
+                        options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
         out.print(result.summary());
         OutputFiles.json(out, json, result);
         OutputFiles.trace(out, trace, recorder);

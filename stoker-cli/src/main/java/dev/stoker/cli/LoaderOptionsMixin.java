@@ -12,11 +12,14 @@ import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
+import dev.stoker.video.dataset.ClipStartBudget;
+import dev.stoker.video.loader.ClipWindow;
 import dev.stoker.video.loader.DecodeDevice;
 import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.LoaderOptionsBuilder;
 import dev.stoker.video.loader.LoaderStage;
 import dev.stoker.video.loader.VideoLoader;
+import dev.stoker.video.loader.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -71,6 +74,9 @@ final class LoaderOptionsMixin {
     @Option(names = "--options", paramLabel = "JSON") String options;
     @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
+    @Option(names = "--max-lead-frames", paramLabel = "N") Integer maxLeadFrames;
+    @Option(names = "--clip-window", paramLabel = "FROM:TO") String clipWindow;
+    @Option(names = "--workload", paramLabel = "NAME") String workload;
 
     /**
      * The loader options: the defaults, then {@code --config}'s file, then {@code --options}' document, then each flag
@@ -83,6 +89,13 @@ final class LoaderOptionsMixin {
             o = config == null ? LoaderOptions.defaults() : LoaderOptions.read(config);
         } catch (RuntimeException e) {
             throw new ParameterException(command.commandLine(), "--config: " + e.getMessage());
+        }
+        if (workload != null) {
+            try {
+                o = Workload.of(workload).applyTo(o);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(command.commandLine(), "--" + e.getMessage());
+            }
         }
         if (options != null) {
             try {
@@ -98,7 +111,8 @@ final class LoaderOptionsMixin {
             b.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
                     given.test("--stride") ? stride : c.strideFrames(),
                     given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
-                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds()));
+                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds(),
+                    maxLeadFrames(c), clipWindow(c)));
             LoaderOptions.Size z = o.size();
             int[] wh = given.test("--size") ? parseSize(command, size) : new int[] {z.width(), z.height()};
             b.size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
@@ -129,7 +143,32 @@ final class LoaderOptionsMixin {
             b.config(concurrencyOverrides(command));
             return b.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after")));
+            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after",
+                    "maxLeadFrames", "--max-lead-frames", "clipsPerVideo", "--clips-per-video", "resampleFps", "--fps")));
+        }
+    }
+
+    /** {@code --max-lead-frames}, checked, else the base's. */
+    private int maxLeadFrames(LoaderOptions.Clip base) {
+        if (maxLeadFrames == null) {
+            return base.maxLeadFrames();
+        }
+        if (maxLeadFrames < ClipStartBudget.NONE) {
+            throw new ParameterException(command.commandLine(), "--max-lead-frames: " + maxLeadFrames
+                    + " (expected: 0+ frames decoded before a clip's first, 0 for keyframes, or -1 for no budget)");
+        }
+        return maxLeadFrames;
+    }
+
+    /** {@code --clip-window FROM:TO}, parsed, else the base's. */
+    private ClipWindow clipWindow(LoaderOptions.Clip base) {
+        if (clipWindow == null) {
+            return base.window();
+        }
+        try {
+            return ClipWindow.parse(clipWindow);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(command.commandLine(), "--" + e.getMessage().replace("clip window: ", "clip-window: "));
         }
     }
 

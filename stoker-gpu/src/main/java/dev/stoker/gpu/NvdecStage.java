@@ -62,7 +62,8 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
             for (int i = 0; i < made.size(); i++) {
                 DecodedClip c = made.get(i);
                 double[] times = c.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
-                ClipInfo info = new ClipInfo(task.entry().path(), task.entry().label(), times, c.decodedFrames());
+                ClipInfo info = new ClipInfo(task.entry().path(), task.entry().label(), times, c.decodedFrames(),
+                        c.leadFrames());
                 out.add(new DeviceClip(task, task.firstClip() + i, task.firstClip() + made.size(), info, buffers.get(i),
                         decoded.path()));
                 clips.increment();

@@ -364,6 +364,15 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /** The mapped shard holding sample {@code index}. */
+    /**
+     * Sample {@code index}'s stored frames with the keyframes of its source video, which a decode budget draws clip
+     * starts from; a {@link ShardException} for a record that does not list them (ingested before they were kept).
+     */
+    public dev.stoker.video.KeyframeIndex sourceKeyframes(int index) {
+        SampleInfo info = sample(index);
+        return SourceKeyframes.of(shardOf(info), info);
+    }
+
     ShardFile shardOf(SampleInfo sample) {
         int s = manifest.samples().get(sample.index()).shard();
         if (shards[s] == null) {

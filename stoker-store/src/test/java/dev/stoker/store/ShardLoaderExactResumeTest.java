@@ -13,6 +13,7 @@ import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.DeliveredClips;
 import dev.stoker.video.loader.ExactResume;
 import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.Workload;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,6 +71,17 @@ class ShardLoaderExactResumeTest {
             assertThat(one.state().position()).isEqualTo(1);
         }
         assertResumesExactly(options, 1, 2);
+    }
+
+    @Test
+    void resumingInEveryClipSamplingModeContinuesExactly() throws IOException {
+        // A decode budget (starts from the sources' keyframes the records list), 2 clips a sample under it, and SPDL's
+        // example's clip window (random crops kept, so that its fixed clips differ from epoch to epoch).
+        assertResumesExactly(options().toBuilder().maxLeadFrames(8).build(), 1, 3);
+        assertResumesExactly(options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).maxLeadFrames(0).build(), 1, 2);
+        assertResumesExactly(Workload.SPDL_EXAMPLE.applyTo(options()).toBuilder()
+                .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build(), 1, 3);
     }
 
     @Test

@@ -111,6 +111,42 @@ class ShardLoaderTest {
     }
 
     @Test
+    void underADecodeBudgetAShardGetsTheClipsItsSourceVideoGets() throws IOException {
+        // The demo's videos have one keyframe (GOP 250), the shards one every 16 frames: starts drawn from the shards'
+        // own keyframes under a budget of 8 would differ from the videos'; the records list their sources' instead.
+        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        LoaderOptions budget = options().toBuilder().order(7, true, 3).maxLeadFrames(8).build();
+        Map<Path, List<Double>> fromSource = starts(VideoLoader.open(DemoSource.dataset(), budget));
+        Map<Path, List<Double>> fromShards;
+        try (ShardDataset shards = ShardDataset.open(dest)) {
+            fromShards = starts(ShardLoader.open(shards, budget));
+        }
+        assertThat(fromShards).isEqualTo(fromSource).hasSize(4);
+        assertThat(fromShards.values().stream().flatMap(List::stream)).allSatisfy(start ->
+                assertThat(start).isLessThanOrEqualTo(8 / 30.0 + 1e-9));
+    }
+
+    /** Each video's clip starts over every epoch, sorted; each clip's decode lead checked: the start's frame (GOP 250). */
+    private static Map<Path, List<Double>> starts(dev.stoker.video.loader.HostBatchLoader loader) {
+        Map<Path, List<Double>> starts = new HashMap<>();
+        try (loader) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    for (ClipInfo c : batch.clips()) {
+                        double start = c.frameTimestampsSeconds()[0];
+                        assertThat(c.leadFrames()).as("%s", c).isEqualTo((int) Math.round(start * 30));
+                        starts.computeIfAbsent(c.path().toAbsolutePath().normalize(), p -> new ArrayList<>()).add(start);
+                    }
+                }
+            }
+            assertThat(loader.startStats().fallbackClips()).isZero();
+            assertThat(loader.startStats().clipsWithLead()).isEqualTo(12);
+        }
+        starts.values().forEach(list -> list.sort(null));
+        return starts;
+    }
+
+    @Test
     void damagedRecordIsSkippedAsAFailureNamingShardAndRecord() throws IOException {
         DemoSource.ingest(dest, IngestOptions.JPEG);
         SampleInfo victim;

@@ -158,7 +158,7 @@ public final class ClipDecoder implements AutoCloseable {
             }
             decodedFrames += run.decodedPerClip[i];
             results.add(new DecodedClip(info.path(), outWidth[i], outHeight[i], indices, times, run.decodedPerClip[i],
-                    plans[i].shifted(), plans[i].repeatedFrames()));
+                    plans[i].shifted(), plans[i].repeatedFrames(), video.decodeLeadFrames(frames[0])));
         }
         clips += count;
         return new Prepared(run, results);

@@ -10,7 +10,7 @@ package dev.stoker.video;
  */
 public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
     /** Tolerance when comparing a requested time with frame times: far below any frame interval. */
-    private static final double EPSILON_SECONDS = 1e-6;
+    static final double EPSILON_SECONDS = 1e-6;
 
     public ClipSelection {
         frames = frames.clone();
@@ -26,6 +26,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return switch (spec) {
             case ClipSpec.Strided strided -> strided(video, strided);
             case ClipSpec.Resampled resampled -> resampled(video, resampled);
+            case ClipSpec.Linspace linspace -> linspace(video, linspace);
         };
     }
 
@@ -90,20 +91,40 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return new ClipSelection(frames, shifted, repeated);
     }
 
-    /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
-    static int firstAtOrAfter(Video video, double seconds) {
-        int low = 0;
-        int high = video.frameCount();
-        double threshold = seconds - EPSILON_SECONDS;
-        while (low < high) {
-            int mid = (low + high) >>> 1;
-            if (video.frameTimeSeconds(mid) >= threshold) {
-                high = mid;
+    private static ClipSelection linspace(Video video, ClipSpec.Linspace spec) {
+        int n = video.frameCount();
+        int first = firstAtOrAfter(video, spec.startSeconds());
+        int end = firstAtOrAfter(video, spec.startSeconds() + spec.durationSeconds());
+        boolean shifted = false;
+        if (end <= first) {
+            if (spec.pastEnd() == PastEndPolicy.SKIP) {
+                throw outOfRange(video, spec, "has no frame in [" + spec.startSeconds() + ", "
+                        + (spec.startSeconds() + spec.durationSeconds()) + ") s");
+            }
+            shifted = first > n - 1;
+            first = Math.min(first, n - 1);
+            end = first + 1;
+        }
+        long shown = end - first;
+        int[] frames = new int[spec.frames()];
+        int repeated = 0;
+        for (int k = 0; k < frames.length; k++) {
+            if (shown >= frames.length) {
+                // Exact rational steps (torch rounds in float32: the same frames unless a step lands within 1e-7 of one)
+                frames[k] = first + (int) (frames.length == 1 ? 0 : k * (shown - 1) / (frames.length - 1));
+            } else if (k < shown) {
+                frames[k] = first + k;
             } else {
-                low = mid + 1;
+                frames[k] = end - 1;
+                repeated++;
             }
         }
-        return low;
+        return new ClipSelection(frames, shifted, repeated);
+    }
+
+    /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
+    static int firstAtOrAfter(Video video, double seconds) {
+        return KeyframeIndex.firstAtOrAfter(video, seconds);
     }
 
     private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {

@@ -6,7 +6,7 @@ import java.util.Objects;
  * Which frames of a video make a clip. Time {@code startSeconds} counts from the video's first
  * frame; the clip's first frame is the first frame whose presentation time is at or after it.
  */
-public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled {
+public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, ClipSpec.Linspace {
 
     double startSeconds();
 
@@ -30,6 +30,17 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled {
      */
     static Resampled resampled(double startSeconds, double durationSeconds, double framesPerSecond) {
         return new Resampled(startSeconds, durationSeconds, framesPerSecond, PastEndPolicy.SHIFT);
+    }
+
+    /**
+     * {@code frames} frames spread evenly over the frames shown in {@code [startSeconds, startSeconds +
+     * durationSeconds)}: slot k holds window frame {@code floor(k * (n - 1) / (frames - 1))} of its {@code n}
+     * (torch's {@code linspace(0, n - 1, frames).long()}); a window of fewer than {@code frames} frames gives all
+     * of them, the last repeated (SPDL's video classification example decodes {@code [0, 0.5 s)} and picks 16
+     * this way).
+     */
+    static Linspace linspace(double startSeconds, double durationSeconds, int frames) {
+        return new Linspace(startSeconds, durationSeconds, frames, PastEndPolicy.REPEAT_LAST);
     }
 
     /** Frame-sequence sampling: {@code frames} frames with {@code strideFrames} between them. */
@@ -79,6 +90,33 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled {
         @Override
         public Resampled withPastEnd(PastEndPolicy policy) {
             return new Resampled(startSeconds, durationSeconds, framesPerSecond, policy);
+        }
+    }
+
+    /**
+     * A time window's frames picked by linspace. A window past the video's end takes what it holds; one with no
+     * frame at all takes the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
+     */
+    record Linspace(double startSeconds, double durationSeconds, int frames, PastEndPolicy pastEnd) implements ClipSpec {
+        public Linspace {
+            requireStart(startSeconds);
+            if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
+                throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
+            }
+            if (frames < 1) {
+                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+        }
+
+        @Override
+        public int frameCount() {
+            return frames;
+        }
+
+        @Override
+        public Linspace withPastEnd(PastEndPolicy policy) {
+            return new Linspace(startSeconds, durationSeconds, frames, policy);
         }
     }
 

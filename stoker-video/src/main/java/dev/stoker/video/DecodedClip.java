@@ -14,12 +14,24 @@ import java.util.List;
  *                       a cost measure: the lower, the less work was spent per clip
  * @param shifted        true when {@link PastEndPolicy#SHIFT} moved the start earlier
  * @param repeatedFrames slots filled by repeating the last frame
+ * @param leadFrames     the decode lead of the clip's first frame by its video's index
+ *                       ({@link KeyframeIndex#decodeLeadFrames}): frames between the keyframe a decode must start
+ *                       at and that frame; -1 when not known
  */
 public record DecodedClip(String path, int width, int height, List<Integer> frameIndices, List<Double> ptsSeconds,
-                          int decodedFrames, boolean shifted, int repeatedFrames) {
+                          int decodedFrames, boolean shifted, int repeatedFrames, int leadFrames) {
     public DecodedClip {
         frameIndices = List.copyOf(frameIndices);
         ptsSeconds = List.copyOf(ptsSeconds);
+        if (leadFrames < -1) {
+            throw new IllegalArgumentException("leadFrames: " + leadFrames + " (expected: -1 when not known, or 0+)");
+        }
+    }
+
+    /** A clip whose first frame's decode lead is not known. */
+    public DecodedClip(String path, int width, int height, List<Integer> frameIndices, List<Double> ptsSeconds,
+                       int decodedFrames, boolean shifted, int repeatedFrames) {
+        this(path, width, height, frameIndices, ptsSeconds, decodedFrames, shifted, repeatedFrames, -1);
     }
 
     public int frameCount() {

@@ -24,6 +24,7 @@ import org.bytedeco.ffmpeg.avcodec.AVPacket;
 import org.bytedeco.ffmpeg.avformat.AVFormatContext;
 import org.bytedeco.ffmpeg.avformat.AVInputFormat;
 import org.bytedeco.ffmpeg.avformat.AVStream;
+import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
 import org.bytedeco.javacpp.PointerPointer;
 
@@ -37,6 +38,9 @@ final class Demuxer implements AutoCloseable {
     private MemoryInput input;
     private AVFormatContext format;
     private int videoStream = -1;
+
+    /** Read past a time limit: B-frames' reorder delay is a few frames; a second covers it with room to spare. */
+    static final double READ_MARGIN_SECONDS = 1.0;
 
     private Demuxer(String path) {
         this.path = path;
@@ -158,6 +162,21 @@ final class Demuxer implements AutoCloseable {
      * stopped on an error before the end (a truncated or damaged file); what was read is kept.
      */
     boolean readAll(PacketStore packets) {
+        return readAll(packets, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Reads the video stream's packets into {@code packets} up to the first whose decode time is
+     * {@code untilSeconds} + {@link #READ_MARGIN_SECONDS} past the first's: every frame shown before
+     * {@code untilSeconds} is among them, with what reordering needs to output it. Packets without
+     * timestamps are all read. Returns false when reading stopped on an error (a truncated or damaged file).
+     */
+    boolean readAll(PacketStore packets, double untilSeconds) {
+        double secondsPerTick;
+        try (AVRational timeBase = stream().time_base()) {
+            secondsPerTick = timeBase.den() == 0 ? 0 : (double) timeBase.num() / timeBase.den();
+        }
+        long first = PacketStore.NO_TIMESTAMP;
         AVPacket packet = av_packet_alloc();
         if (packet == null || packet.isNull()) {
             throw new VideoException(path, "index", FailureReason.INTERNAL, "av_packet_alloc failed");
@@ -173,6 +192,15 @@ final class Demuxer implements AutoCloseable {
                         // A short read ("partial file"): the file ends inside this packet, so it
                         // cannot decode and nothing after it exists.
                         return false;
+                    }
+                    if (packet.stream_index() == videoStream && untilSeconds < Double.POSITIVE_INFINITY) {
+                        long stamp = packet.dts() != PacketStore.NO_TIMESTAMP ? packet.dts() : packet.pts();
+                        if (first == PacketStore.NO_TIMESTAMP) {
+                            first = stamp;
+                        } else if (stamp != PacketStore.NO_TIMESTAMP
+                                && (stamp - first) * secondsPerTick >= untilSeconds + READ_MARGIN_SECONDS) {
+                            return true;
+                        }
                     }
                     if (packet.stream_index() == videoStream && packet.size() >= 0) {
                         long address = packet.data() == null ? 0 : packet.data().address();

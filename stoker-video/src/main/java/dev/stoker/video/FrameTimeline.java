@@ -16,6 +16,8 @@ final class FrameTimeline {
     private final long[] frameTimestamps;
     private final int[] keyPackets;
     private final long[] keyTimestamps;
+    /** The frame each entry point's decode starts showing (the first at or after its time), ascending. */
+    private final int[] keyFrames;
 
     private final boolean fromPacketPts;
 
@@ -24,6 +26,11 @@ final class FrameTimeline {
         this.frameTimestamps = frameTimestamps;
         this.keyPackets = keyPackets;
         this.keyTimestamps = keyTimestamps;
+        this.keyFrames = new int[keyTimestamps.length];
+        for (int j = 0; j < keyTimestamps.length; j++) {
+            int i = Arrays.binarySearch(frameTimestamps, keyTimestamps[j]);
+            keyFrames[j] = i >= 0 ? i : -i - 1;
+        }
     }
 
     /** True when every frame-producing packet carries a pts, so frames can be known without decoding. */
@@ -151,6 +158,24 @@ final class FrameTimeline {
     int frameAt(long timestamp) {
         int i = Arrays.binarySearch(frameTimestamps, timestamp);
         return i >= 0 ? i : -1;
+    }
+
+    /**
+     * Frames between the frame a decode for {@code frame} starts showing (its entry point's, found as
+     * {@link #startPacketFor} finds it) and {@code frame}: 0 on a keyframe; {@code frame} itself when no
+     * entry point precedes it (decoding starts at the first packet).
+     */
+    int leadFrames(int frame) {
+        int j = Arrays.binarySearch(keyTimestamps, frameTimestamps[frame]);
+        if (j < 0) {
+            j = -j - 2;
+        }
+        return j < 0 ? frame : frame - Math.min(frame, keyFrames[j]);
+    }
+
+    /** The frames entry points start showing, ascending (distinct unless two entry points share a frame). */
+    int[] keyframeFrames() {
+        return keyFrames.clone();
     }
 
     /**

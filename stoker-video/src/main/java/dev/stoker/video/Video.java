@@ -35,7 +35,7 @@ import org.bytedeco.javacpp.IntPointer;
  * dropped after {@code open}. Close the video when done; it must not be closed while a decoder
  * is using it.
  */
-public final class Video implements AutoCloseable {
+public final class Video implements KeyframeIndex, AutoCloseable {
     private final VideoInfo info;
     private final PacketStore packets;
     private final FrameTimeline timeline;
@@ -79,6 +79,22 @@ public final class Video implements AutoCloseable {
 
     /** Opens a video from bytes in any segment (heap, native, mapped); only read during this call. */
     public static Video open(String path, MemorySegment bytes) {
+        return open(path, bytes, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Opens a video indexing only about its first {@code seconds}: every frame shown before then (and up to a
+     * second more), as a clip of that span needs, without reading the rest of the stream. Frame count and duration
+     * are the indexed part's.
+     */
+    public static Video openFirstSeconds(String path, byte[] bytes, double seconds) {
+        if (!(seconds > 0)) {
+            throw new IllegalArgumentException("seconds: " + seconds + " (expected: > 0)");
+        }
+        return open(path, MemorySegment.ofArray(bytes), seconds);
+    }
+
+    private static Video open(String path, MemorySegment bytes, double indexSeconds) {
         FfmpegNatives.ready();
         if (bytes.byteSize() == 0) {
             throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
@@ -95,7 +111,7 @@ public final class Video implements AutoCloseable {
             double declaredFps;
             int rotation;
             try (Demuxer demuxer = Demuxer.open(bytes, path)) {
-                complete = demuxer.readAll(packets);
+                complete = demuxer.readAll(packets, indexSeconds);
                 AVStream stream = demuxer.stream();
                 parameters = avcodec_parameters_alloc();
                 Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, "open",
@@ -294,11 +310,13 @@ public final class Video implements AutoCloseable {
     }
 
     /** Number of frames the decoder outputs; clip frame indices run from 0 to this minus 1. */
+    @Override
     public int frameCount() {
         return timeline.frameCount();
     }
 
     /** Presentation time of frame {@code frame}, in seconds from the first frame. */
+    @Override
     public double frameTimeSeconds(int frame) {
         return (timeline.timestamp(frame) - timeline.timestamp(0)) * secondsPerTick;
     }
@@ -326,6 +344,17 @@ public final class Video implements AutoCloseable {
      */
     public boolean packetPtsIdentifyFrames() {
         return timeline.packetPtsIdentifyFrames();
+    }
+
+    /** By the packets' index: frames a decode that reaches {@code frame} shows from its entry point up to it. */
+    @Override
+    public int decodeLeadFrames(int frame) {
+        return timeline.leadFrames(frame);
+    }
+
+    /** The frames decoding can start at (each entry point's first frame), ascending. */
+    public int[] keyframeFrames() {
+        return timeline.keyframeFrames();
     }
 
     /** Native bytes held for packets. */

@@ -203,6 +203,7 @@ public final class Ingest {
         try (Video video = Video.open(item.source.path(), item.bytes)) {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
+            item.sourceKeyframes = item.decoded.sourceKeyframes();
         } catch (VideoException e) {
             item.fail(e.reason().code(), e.operation() + " failed: " + e.detail());
         } catch (RuntimeException e) {

@@ -14,6 +14,8 @@ final class IngestItem implements AutoCloseable {
     byte[] bytes;
     DecodedSample decoded;
     EncodedSample encoded;
+    /** The stored frames the source's keyframes fell on (RecordEntry#sourceKeyframes). */
+    int[] sourceKeyframes;
     String failureReason;
     /** What failed, without the source's path or the reason (the shard and the report keep those beside it). */
     String failureMessage;

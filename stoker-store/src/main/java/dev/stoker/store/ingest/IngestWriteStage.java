@@ -65,7 +65,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
                 listener.sourceDone(index, true, 0);
                 countFailure(item);
             } else {
-                current.add(item.source, item.encoded);
+                current.add(item.source, item.encoded, item.sourceKeyframes);
                 listener.sourceDone(index, false, item.encoded.payload().length);
                 item.encoded = null;
             }

@@ -55,6 +55,32 @@ final class SampleDecoder {
         return new int[] {outW, outH};
     }
 
+    /**
+     * The stored frames (times {@code pts} ticks of {@code tick} s from the first) the source's keyframes in frames
+     * {@code first..last} fell on: each the first stored frame at or after the keyframe's time. Keyframes before the
+     * range are left out (the sample's decode lead counts from its first frame then).
+     */
+    static int[] storedKeyframes(Video video, int first, int last, long[] pts, double tick) {
+        double firstTime = video.frameTimeSeconds(first);
+        int[] keys = video.keyframeFrames();
+        int[] stored = new int[keys.length];
+        int n = 0;
+        int k = 0;
+        for (int key : keys) {
+            if (key < first || key > last) {
+                continue;
+            }
+            double at = video.frameTimeSeconds(key) - firstTime - EPSILON_SECONDS;
+            while (k < pts.length && (pts[k] - pts[0]) * tick < at) {
+                k++;
+            }
+            if (k < pts.length && (n == 0 || stored[n - 1] != k)) {
+                stored[n++] = k;
+            }
+        }
+        return java.util.Arrays.copyOf(stored, n);
+    }
+
     DecodedSample decode(Video video, OptionalDouble rangeStart, OptionalDouble rangeEnd, ClipDecoder decoder) {
         VideoInfo info = video.info();
         int n = video.frameCount();
@@ -128,7 +154,8 @@ final class SampleDecoder {
         try {
             MemorySegment frames = arena.allocate(frameBytes * pts.length, 64);
             decoder.decode(video, new ClipRequest(spec, Resize.stretch(size[0], size[1]), frames));
-            return new DecodedSample(arena, frames, size[0], size[1], pts, durations, num, den, fps);
+            return new DecodedSample(arena, frames, size[0], size[1], pts, durations, num, den, fps,
+                    storedKeyframes(video, first, last, pts, (double) num / den));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;

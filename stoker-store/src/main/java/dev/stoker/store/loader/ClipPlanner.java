@@ -4,16 +4,21 @@ import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.video.ClipSpec;
 import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.dataset.ClipStartBudget;
+import dev.stoker.video.dataset.ClipStartDraw;
 import dev.stoker.video.dataset.SampleDraw;
 import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.LoaderFront;
 import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Where a sample's clips start and how they are cropped: VideoLoader's functions of (seed, epoch, source
- * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch.
+ * index), so a sample gets the clips its source video gets from VideoLoader in the same epoch. Under a decode
+ * budget ({@code maxLeadFrames}) starts are drawn from the stored frames with the source's keyframes, which the
+ * record lists ({@link ShardDataset#sourceKeyframes}): the same frames the source video's own index gives.
  */
 record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler sampler) {
 
@@ -21,11 +26,29 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         this(dataset, options, options.clipSampler());
     }
 
+    /** Clip starts of a sample in an epoch, and each one's decode lead in the source (-1 each without a budget). */
+    record Starts(double[] seconds, int[] leadFrames) {
+    }
+
     /** Every clip start of the sample in {@code epoch}, ascending. */
     double[] starts(SampleInfo s, int epoch) {
+        return plan(s, epoch).seconds();
+    }
+
+    /** Every clip start of the sample in {@code epoch}, ascending, with its decode lead in the source. */
+    Starts plan(SampleInfo s, int epoch) {
         VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
-        return sampler.clipStarts(entry, s.durationSeconds(), options.clip().seconds(s.framesPerSecond()), epoch,
-                s.sourceIndex());
+        double clipSeconds = options.clip().seconds(s.framesPerSecond());
+        int budget = options.clip().maxLeadFrames();
+        if (budget == ClipStartBudget.NONE) {
+            double[] starts = sampler.clipStarts(entry, s.durationSeconds(), clipSeconds, epoch, s.sourceIndex());
+            int[] unknown = new int[starts.length];
+            Arrays.fill(unknown, -1);
+            return new Starts(starts, unknown);
+        }
+        ClipStartDraw draw = ClipStartBudget.draw(sampler, entry, dataset.sourceKeyframes(s.index()), s.durationSeconds(), clipSeconds,
+                epoch, s.sourceIndex(), budget);
+        return new Starts(draw.startsSeconds(), draw.leadFrames());
     }
 
     /** The clips a draw reads (for reading ahead). */

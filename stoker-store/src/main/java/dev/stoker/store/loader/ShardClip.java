@@ -8,9 +8,11 @@ import java.nio.file.Path;
 
 /**
  * One clip read from a shard, waiting to be collated (its pixels in a pooled buffer or still in the mapped shard);
- * {@code clip} of {@code clipsOfSample} this epoch. The video loader's counterpart is its {@code LoadedClip}.
+ * {@code clip} of {@code clipsOfSample} this epoch. {@code leadFrames}: its first frame's decode lead in the source
+ * video (what the sampler drew it by; -1 when not known), not in the shard, whose own keyframes are the ingest's. The
+ * video loader's counterpart is its {@code LoadedClip}.
  */
-record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded)
+record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels, DecodedClip decoded, int leadFrames)
         implements CollatableClip {
     @Override
     public Path sourcePath() {

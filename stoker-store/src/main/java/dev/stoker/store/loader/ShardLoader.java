@@ -68,8 +68,9 @@ public final class ShardLoader extends HostBatchLoader {
     private final RecordReadAhead readAhead;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
-                        LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead) {
-        super(pipeline, resume, clipBuffers, batches);
+                        LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead,
+                        int maxLeadFrames) {
+        super(pipeline, resume, clipBuffers, batches, maxLeadFrames);
         this.readers = readers;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
@@ -146,6 +147,7 @@ public final class ShardLoader extends HostBatchLoader {
     private static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
                                     EpochSampler sampler, SamplerState start, BatchMemory batchMemory) {
         ResumeTracker resume = new ResumeTracker(sampler, start);
+        requireSourceKeyframes(dataset, options);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
         PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
@@ -174,7 +176,8 @@ public final class ShardLoader extends HostBatchLoader {
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new ShardLoader(builder.build(), readers, clipBuffers, batches, clips, frames, resume, ahead);
+            return new ShardLoader(builder.build(), readers, clipBuffers, batches, clips, frames, resume, ahead,
+                    options.clip().maxLeadFrames());
         } catch (RuntimeException e) {
             ahead.close();
             if (clipBuffers != null) {
@@ -184,6 +187,23 @@ public final class ShardLoader extends HostBatchLoader {
                 batches.close();
             }
             throw e;
+        }
+    }
+
+    /** A decode budget draws starts from the sources' keyframes: shards that do not list them fail at open. */
+    private static void requireSourceKeyframes(ShardDataset dataset, LoaderOptions options) {
+        int budget = options.clip().maxLeadFrames();
+        if (budget < 0 || dataset.size() == 0) {
+            return;
+        }
+        try {
+            dataset.sourceKeyframes(0);
+        } catch (dev.stoker.store.ShardException e) {
+            if (e.reason() == dev.stoker.store.ShardException.Reason.VERSION) {
+                throw new IllegalArgumentException("maxLeadFrames: " + budget + " with shards at " + dataset.location()
+                        + ": " + e.getMessage(), e);
+            }
+            // a damaged first record: its decode names it, as without a budget
         }
     }
 
@@ -199,11 +219,15 @@ public final class ShardLoader extends HostBatchLoader {
         });
         return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.sampling().epochs()))
                 .map("fetch", (SampleTask task) -> {
-                    double[] starts = planner.starts(task.sample(), task.epoch());
+                    ClipPlanner.Starts planned = planner.plan(task.sample(), task.epoch());
+                    double[] starts = planned.seconds();
+                    int[] leads = planned.leadFrames();
                     if (task.firstClip() > 0) { // resumed inside this sample: its first clips were delivered
-                        starts = Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
+                        int from = Math.min(task.firstClip(), starts.length);
+                        starts = Arrays.copyOfRange(starts, from, starts.length);
+                        leads = Arrays.copyOfRange(leads, from, leads.length);
                     }
-                    return new PlannedSample(task, starts);
+                    return new PlannedSample(task, starts, leads);
                 }, s -> s.failureBudget(budget))
                 .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
@@ -244,14 +268,14 @@ public final class ShardLoader extends HostBatchLoader {
         }
         Runnable readDone = ahead.beforeRead(task.draw());
         try {
-            return read(task, count, specs, resizes, options, clipBuffers, reader, clips, frames);
+            return read(task, count, specs, resizes, planned.leadFrames(), options, clipBuffers, reader, clips, frames);
         } finally {
             readDone.run();
         }
     }
 
     private static List<ShardClip> read(SampleTask task, int count, List<ClipSpec> specs, List<Resize> resizes,
-                                         LoaderOptions options, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
+                                        int[] leads, LoaderOptions options, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
                                          LongAdder frames) {
         if (options.batch().layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
             List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
@@ -261,7 +285,7 @@ public final class ShardLoader extends HostBatchLoader {
                     clips.increment();
                     frames.add(mapped.get(i).clip().decodedFrames());
                     out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + mapped.size(),
-                            new ClipPixels.Mapped(mapped.get(i)), mapped.get(i).clip()));
+                            new ClipPixels.Mapped(mapped.get(i)), mapped.get(i).clip(), leads[i]));
                 }
                 return out;
             }
@@ -280,7 +304,7 @@ public final class ShardLoader extends HostBatchLoader {
                 clips.increment();
                 frames.add(decoded.get(i).decodedFrames());
                 out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + decoded.size(),
-                        new ClipPixels.Buffered(buffers.get(i)), decoded.get(i)));
+                        new ClipPixels.Buffered(buffers.get(i)), decoded.get(i), leads[i]));
             }
             return out;
         } catch (RuntimeException | Error e) {

@@ -11,6 +11,11 @@ import java.io.UncheckedIOException;
  * timestamps, keyframe flags and checksums, its codec) or a source that failed to ingest (why). Both
  * carry the source's path, size and modification time, which resume compares with the dataset.
  * Serialised big-endian; the shard stores each entry with its own CRC32C.
+ *
+ * <p>{@code sourceKeyframes}: the stored frames at which the source video's keyframes fell, ascending, so that
+ * clip starts under a decode budget are the ones the source video gets ({@code --max-lead-frames}); null in
+ * entries written before ingest recorded them. Written after the packets, so that readers that do not know it
+ * read the rest as before.
  */
 public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, long sourceBytes,
                           long sourceMtimeMillis, int label, String className, String failureReason,
@@ -18,7 +23,20 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                           int timeBaseNumerator, int timeBaseDenominator, double framesPerSecond,
                           double durationSeconds, long payloadOffset, long payloadBytes, int payloadCrc32c,
                           byte[] extradata, long[] pts, long[] durations, boolean[] keyframes, long[] offsets,
-                          int[] sizes, int[] packetCrc32c) {
+                          int[] sizes, int[] packetCrc32c, int[] sourceKeyframes) {
+
+    /** An entry without its source's keyframes (failures; samples of ingests that did not record them). */
+    public RecordEntry(int sourceIndex, boolean failed, String sourcePath, long sourceBytes, long sourceMtimeMillis,
+                       int label, String className, String failureReason, String failureMessage, String codecName,
+                       String pixelFormat, int width, int height, int timeBaseNumerator, int timeBaseDenominator,
+                       double framesPerSecond, double durationSeconds, long payloadOffset, long payloadBytes,
+                       int payloadCrc32c, byte[] extradata, long[] pts, long[] durations, boolean[] keyframes,
+                       long[] offsets, int[] sizes, int[] packetCrc32c) {
+        this(sourceIndex, failed, sourcePath, sourceBytes, sourceMtimeMillis, label, className, failureReason,
+                failureMessage, codecName, pixelFormat, width, height, timeBaseNumerator, timeBaseDenominator,
+                framesPerSecond, durationSeconds, payloadOffset, payloadBytes, payloadCrc32c, extradata, pts, durations,
+                keyframes, offsets, sizes, packetCrc32c, null);
+    }
 
     /** The source a record came from, as seen when it was ingested. */
     public record Source(int index, String path, long bytes, long mtimeMillis, int label, String className) {
@@ -74,6 +92,12 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                 out.writeLong(offsets[i]);
                 out.writeInt(sizes[i]);
                 out.writeInt(packetCrc32c[i]);
+            }
+            if (sourceKeyframes != null) {
+                out.writeInt(sourceKeyframes.length);
+                for (int k : sourceKeyframes) {
+                    out.writeInt(k);
+                }
             }
             return finish(out, bytes);
         } catch (IOException e) {
@@ -133,9 +157,23 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                 sizes[i] = in.readInt();
                 crcs[i] = in.readInt();
             }
+            int[] sourceKeyframes = null;
+            if (in.available() > 0) {
+                int k = in.readInt();
+                if (k < 0 || k > n) {
+                    throw new IOException("source keyframe count " + k);
+                }
+                sourceKeyframes = new int[k];
+                for (int i = 0; i < k; i++) {
+                    sourceKeyframes[i] = in.readInt();
+                    if (sourceKeyframes[i] < 0 || sourceKeyframes[i] >= n || (i > 0 && sourceKeyframes[i] <= sourceKeyframes[i - 1])) {
+                        throw new IOException("source keyframe " + i + ": frame " + sourceKeyframes[i]);
+                    }
+                }
+            }
             return new RecordEntry(sourceIndex, false, path, size, mtime, label, className, "", "", codec, pixelFormat,
                     width, height, num, den, fps, duration, payloadOffset, payloadBytes, payloadCrc, extradata, pts,
-                    durations, keys, offsets, sizes, crcs);
+                    durations, keys, offsets, sizes, crcs, sourceKeyframes);
         }
     }
 }

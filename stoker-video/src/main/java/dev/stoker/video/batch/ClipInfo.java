@@ -7,8 +7,17 @@ import java.util.Objects;
 /**
  * What one clip in a batch came from: the file, its label, the presentation time of each frame it holds
  * and how many frames the decoder had to decode to produce them (seek cost included).
+ *
+ * @param leadFrames the decode lead of the clip's first frame in the video it was cut from, by that video's index:
+ *                   frames between the keyframe a decode must start at and the frame (what
+ *                   {@code --max-lead-frames} bounds); -1 when not known
  */
-public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded) {
+public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded, int leadFrames) {
+
+    /** A clip whose decode lead is not known. */
+    public ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded) {
+        this(path, label, frameTimestampsSeconds, framesDecoded, -1);
+    }
 
     public ClipInfo {
         Objects.requireNonNull(path, "path");
@@ -17,6 +26,9 @@ public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, in
         }
         if (framesDecoded < 0) {
             throw new IllegalArgumentException("framesDecoded: " + framesDecoded + " (expected: 0+)");
+        }
+        if (leadFrames < -1) {
+            throw new IllegalArgumentException("leadFrames: " + leadFrames + " (expected: -1 when not known, or 0+)");
         }
         frameTimestampsSeconds = frameTimestampsSeconds.clone();
     }
@@ -29,18 +41,18 @@ public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, in
     @Override
     public boolean equals(Object other) {
         return other instanceof ClipInfo that && path.equals(that.path) && label == that.label
-                && framesDecoded == that.framesDecoded
+                && framesDecoded == that.framesDecoded && leadFrames == that.leadFrames
                 && Arrays.equals(frameTimestampsSeconds, that.frameTimestampsSeconds);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(path, label, framesDecoded, Arrays.hashCode(frameTimestampsSeconds));
+        return Objects.hash(path, label, framesDecoded, leadFrames, Arrays.hashCode(frameTimestampsSeconds));
     }
 
     @Override
     public String toString() {
         return "ClipInfo[path=" + path + ", label=" + label + ", frameTimestampsSeconds="
-                + Arrays.toString(frameTimestampsSeconds) + ", framesDecoded=" + framesDecoded + "]";
+                + Arrays.toString(frameTimestampsSeconds) + ", framesDecoded=" + framesDecoded + ", leadFrames=" + leadFrames + "]";
     }
 }

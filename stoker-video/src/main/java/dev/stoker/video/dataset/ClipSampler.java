@@ -8,7 +8,7 @@ package dev.stoker.video.dataset;
  * past-end policy then pads or repeats); {@link #random} and {@link #uniform} still return their
  * fixed count of starts so that every video contributes the same number of clips.
  */
-public sealed interface ClipSampler permits RandomClipSampler, UniformClipSampler, WindowClipSampler {
+public sealed interface ClipSampler permits RandomClipSampler, UniformClipSampler, WindowClipSampler, FixedClipSampler {
 
     /**
      * Clip start times, in seconds from the start of the video.
@@ -56,6 +56,15 @@ public sealed interface ClipSampler permits RandomClipSampler, UniformClipSample
     /** Every window: starts at 0, {@code stepSeconds}, 2·{@code stepSeconds}, … as long as a clip fits. */
     static ClipSampler windows(double stepSeconds) {
         return new WindowClipSampler(stepSeconds);
+    }
+
+    /**
+     * One clip a video at {@code startSeconds} (from the start of the entry's range), whatever the video's length:
+     * a fixed window such as SPDL's example's first half second. Its clip spec decides what a window past the
+     * video's end holds.
+     */
+    static ClipSampler fixed(double startSeconds) {
+        return new FixedClipSampler(startSeconds);
     }
 
     /** Latest start at which a whole clip fits; 0 when the video is shorter than a clip. */

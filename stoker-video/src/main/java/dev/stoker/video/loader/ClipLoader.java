@@ -61,6 +61,14 @@ public interface ClipLoader<B extends LoadedBatch> extends Iterable<B>, AutoClos
     /** Frames decoded (or copied) so far, output or not: divided by clips, the cost of a clip. */
     long decodedFrames();
 
+    /**
+     * The decode leads of the clips handed out so far and those over the decode budget
+     * ({@link LoaderOptions.Clip#maxLeadFrames()}); {@link ClipStartStats#NONE} from a loader that does not count them.
+     */
+    default ClipStartStats startStats() {
+        return ClipStartStats.NONE;
+    }
+
     /** Stops every stage (and child process) and frees what the loader holds. */
     @Override
     void close();

@@ -17,6 +17,15 @@ public interface CollatableClip extends AutoCloseable {
 
     DecodedClip decoded();
 
+    /**
+     * The decode lead of the clip's first frame in {@link #sourcePath()}, by that video's index (what
+     * {@link ClipInfo#leadFrames()} reports): the decoder's, unless the clip was decoded from another copy of
+     * the video (a shard's own keyframes are not its source's).
+     */
+    default int leadFrames() {
+        return decoded().leadFrames();
+    }
+
     /** Copies the pixels into slot {@code slot} of {@code batch} and records {@code info} there. */
     void writeTo(ClipBatch batch, int slot, ClipInfo info);
 

@@ -36,7 +36,8 @@ public final class CollateStage<C extends CollatableClip> implements Function<Li
             for (int i = 0; i < clips.size(); i++) {
                 C clip = clips.get(i);
                 double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
-                clip.writeTo(batch, i, new ClipInfo(clip.sourcePath(), clip.label(), times, clip.decoded().decodedFrames()));
+                clip.writeTo(batch, i, new ClipInfo(clip.sourcePath(), clip.label(), times, clip.decoded().decodedFrames(),
+                        clip.leadFrames()));
             }
             if (!clips.isEmpty()) {
                 collated.accept(batch, clips.getLast());

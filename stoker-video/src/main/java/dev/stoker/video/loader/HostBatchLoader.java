@@ -18,26 +18,34 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     private final ResumeTracker resume;
     private final BatchPool clipBuffers;
     private final BatchPool batches;
+    private final ClipStartCounter starts;
 
     protected HostBatchLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume, BatchPool clipBuffers,
                               BatchPool batches) {
+        this(pipeline, resume, clipBuffers, batches, -1);
+    }
+
+    /** {@code maxLeadFrames}: the decode budget the clips were sampled under (-1: none), for {@link #startStats()}. */
+    protected HostBatchLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume, BatchPool clipBuffers,
+                              BatchPool batches, int maxLeadFrames) {
         this.pipeline = pipeline;
         this.resume = resume;
         this.clipBuffers = clipBuffers;
         this.batches = batches;
+        this.starts = new ClipStartCounter(maxLeadFrames);
     }
 
     /** Batches of every epoch. Close each batch when done with it. */
     @Override
     public final Iterator<ClipBatch> iterator() {
-        return resume.tracking(pipeline.iterator());
+        return starts.counting(resume.tracking(pipeline.iterator()));
     }
 
     /** Batches of the next epoch only. */
     @Override
     public final Iterable<ClipBatch> nextEpoch() {
         Iterable<ClipBatch> epoch = pipeline.nextEpoch();
-        return () -> resume.tracking(epoch.iterator());
+        return () -> starts.counting(resume.tracking(epoch.iterator()));
     }
 
     /**
@@ -57,6 +65,12 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     @Override
     public final Pipeline<ClipBatch> pipeline() {
         return pipeline;
+    }
+
+    /** The decode leads of the clips handed out so far, and those over the decode budget. */
+    @Override
+    public final ClipStartStats startStats() {
+        return starts.stats();
     }
 
     /** The batch buffer pool (for its counters). */

@@ -24,6 +24,13 @@ public enum LoaderOption {
     CLIPS_PER_VIDEO("clip.clipsPerVideo", "clips_per_video", 1, null, "Clips drawn from each video per epoch."),
     WINDOW_STEP_SECONDS("clip.windowStepSeconds", "window_step_seconds", 0, null,
             "Seconds between window starts when clip.starts is WINDOWS (above 0 then)."),
+    MAX_LEAD_FRAMES("clip.maxLeadFrames", "max_lead_frames", -1, null,
+            "A decode budget: clips start only at frames at most this many after the keyframe decoding must start at"
+                    + " (0: on keyframes); a video with no such start uses its cheapest; -1: no budget."),
+    WINDOW_FROM_SECONDS("clip.window.fromSeconds", "window_from_seconds", 0, null,
+            "With a clip window (and its end): one clip a video of the frames shown from here, picked by linspace."),
+    WINDOW_TO_SECONDS("clip.window.toSeconds", "window_to_seconds", null, null,
+            "The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),
     HEIGHT("size.height", "height", 1, null, "Output height in pixels."),
     RESIZE("size.mode", "resize", null, null,

@@ -1,5 +1,6 @@
 package dev.stoker.video.loader;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.pipeline.FailureBudget;
@@ -11,6 +12,7 @@ import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.BatchShape;
 import dev.stoker.video.dataset.ClipSampler;
+import dev.stoker.video.dataset.ClipStartBudget;
 import dev.stoker.video.dataset.EpochSampler;
 import dev.stoker.video.dataset.SamplerOptions;
 import java.nio.file.Path;
@@ -51,7 +53,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                             Path quarantine) {
 
     private static final LoaderOptions DEFAULTS = new LoaderOptions(
-            new Clip(16, 2, 0, PastEndPolicy.SHIFT, ClipStarts.RANDOM, 1, 1.0),
+            new Clip(16, 2, 0, PastEndPolicy.SHIFT, ClipStarts.RANDOM, 1, 1.0, ClipStartBudget.NONE, null),
             new Size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0),
             new Batching(8, false, BatchLayout.NTHWC, 0),
             new Sampling(0, true, -1, 0, 0, 1, SamplerOptions.Tail.PAD),
@@ -74,9 +76,25 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param starts            random, uniform or windows
      * @param clipsPerVideo     clips drawn from each video per epoch
      * @param windowStepSeconds step between windows for {@link ClipStarts#WINDOWS}
+     * @param maxLeadFrames     a decode budget: clips start only at frames whose decode lead (frames between the
+     *                          keyframe decoding must start at and the clip's first frame) is at most this, 0 for
+     *                          keyframes ({@link ClipStartBudget}); {@link ClipStartBudget#NONE} (-1): anywhere
+     * @param window            when not null, each video gives one clip: {@code frames} frames spread by linspace
+     *                          over the frames shown in this window (the last repeated when it holds fewer), instead of
+     *                          strided or resampled frames from a sampled start ({@link ClipSpec#linspace})
      */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
-                       int clipsPerVideo, double windowStepSeconds) {
+                       int clipsPerVideo, double windowStepSeconds, int maxLeadFrames, ClipWindow window) {
+
+        /** A clip with no decode budget and no window. */
+        public Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
+                    int clipsPerVideo, double windowStepSeconds) {
+            this(frames, strideFrames, resampleFps, pastEnd, starts, clipsPerVideo, windowStepSeconds,
+                    ClipStartBudget.NONE, null);
+        }
+
+        @JsonCreator
         public Clip {
             positive("frames", frames);
             positive("strideFrames", strideFrames);
@@ -89,10 +107,35 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             if (starts == ClipStarts.WINDOWS && !(windowStepSeconds > 0)) {
                 throw new IllegalArgumentException("windowStepSeconds: " + windowStepSeconds + " (expected: > 0 for window sampling)");
             }
+            if (maxLeadFrames < ClipStartBudget.NONE) {
+                throw new InvalidValueException("maxLeadFrames", maxLeadFrames,
+                        "0+ decoded frames before a clip's first, or -1 for no budget");
+            }
+            if (maxLeadFrames >= 0 && starts == ClipStarts.WINDOWS && window == null) {
+                throw new InvalidValueException("maxLeadFrames", maxLeadFrames + " with WINDOWS starts",
+                        "-1; windows take every step");
+            }
+            if (window != null) {
+                if (maxLeadFrames >= 0) {
+                    throw new InvalidValueException("maxLeadFrames", maxLeadFrames + " with clip window " + window,
+                            "-1; the window fixes where its clip starts");
+                }
+                if (clipsPerVideo != 1) {
+                    throw new InvalidValueException("clipsPerVideo", clipsPerVideo + " with clip window " + window,
+                            "1; a window is one clip a video");
+                }
+                if (resampleFps > 0) {
+                    throw new InvalidValueException("resampleFps", resampleFps + " with clip window " + window,
+                            "0; a window's frames are picked by linspace");
+                }
+            }
         }
 
         /** The clip starting at {@code startSeconds}. */
         public ClipSpec at(double startSeconds) {
+            if (window != null) {
+                return ClipSpec.linspace(startSeconds, window.durationSeconds(), frames).withPastEnd(pastEnd);
+            }
             return resampleFps > 0
                     ? ClipSpec.resampled(startSeconds, frames / resampleFps, resampleFps).withPastEnd(pastEnd)
                     : ClipSpec.frames(startSeconds, frames, strideFrames).withPastEnd(pastEnd);
@@ -100,6 +143,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
 
         /** Seconds one clip spans in a video of {@code fps} frames per second. */
         public double seconds(double fps) {
+            if (window != null) {
+                return window.durationSeconds();
+            }
             if (resampleFps > 0) {
                 return frames / resampleFps;
             }
@@ -276,6 +322,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
 
     /** Where clips start in a video, as {@link Clip#starts()} chooses (random ones seeded by {@link Sampling#seed()}). */
     public ClipSampler clipSampler() {
+        if (clip.window() != null) {
+            return ClipSampler.fixed(clip.window().fromSeconds());
+        }
         return switch (clip.starts()) {
             case RANDOM -> ClipSampler.random(clip.clipsPerVideo(), sampling.seed());
             case UNIFORM -> ClipSampler.uniform(clip.clipsPerVideo());

@@ -51,24 +51,39 @@ public final class LoaderOptionsBuilder {
     /** {@code frames} frames, {@code strideFrames} source frames apart. */
     public LoaderOptionsBuilder clip(int frames, int strideFrames) {
         return clip(new Clip(frames, strideFrames, 0, clip.pastEnd(), clip.starts(), clip.clipsPerVideo(),
-                clip.windowStepSeconds()));
+                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
     }
 
     /** {@code frames} frames resampled to {@code fps} by timestamp. */
     public LoaderOptionsBuilder resampledClip(int frames, double fps) {
         return clip(new Clip(frames, clip.strideFrames(), fps, clip.pastEnd(), clip.starts(), clip.clipsPerVideo(),
-                clip.windowStepSeconds()));
+                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
     }
 
     public LoaderOptionsBuilder pastEnd(PastEndPolicy pastEnd) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), pastEnd, clip.starts(),
-                clip.clipsPerVideo(), clip.windowStepSeconds()));
+                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
     }
 
     /** How clip starts are chosen, how many per video, the step between windows. */
     public LoaderOptionsBuilder clipStarts(ClipStarts starts, int clipsPerVideo, double windowStepSeconds) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), starts,
-                clipsPerVideo, windowStepSeconds));
+                clipsPerVideo, windowStepSeconds, clip.maxLeadFrames(), clip.window()));
+    }
+
+    /**
+     * A decode budget: clips start only at frames at most {@code maxLeadFrames} frames after the keyframe decoding
+     * starts at (0: on keyframes); {@link dev.stoker.video.dataset.ClipStartBudget#NONE} for anywhere.
+     */
+    public LoaderOptionsBuilder maxLeadFrames(int maxLeadFrames) {
+        return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), clip.starts(),
+                clip.clipsPerVideo(), clip.windowStepSeconds(), maxLeadFrames, clip.window()));
+    }
+
+    /** One clip a video, of the frames shown in {@code window} picked by linspace; null: sampled starts. */
+    public LoaderOptionsBuilder clipWindow(ClipWindow window) {
+        return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), clip.starts(),
+                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), window));
     }
 
     public LoaderOptionsBuilder size(Size size) {

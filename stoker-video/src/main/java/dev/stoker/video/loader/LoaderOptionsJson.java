@@ -64,7 +64,9 @@ final class LoaderOptionsJson {
             return JSON.treeToValue(merged, LoaderOptions.class);
         } catch (JsonMappingException e) {
             // A check across values (a constructor's) failed: name the group it is in.
-            String group = e.getPath().isEmpty() ? "" : e.getPath().getFirst().getFieldName() + ": ";
+            String group = e.getPath().stream().map(JsonMappingException.Reference::getFieldName)
+                    .filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.joining("."));
+            group = group.isEmpty() ? "" : group + ": ";
             throw new IllegalArgumentException("loader options: " + group + rootMessage(e), e);
         } catch (JacksonException e) {
             throw new IllegalArgumentException("loader options: " + rootMessage(e), e);

@@ -38,7 +38,8 @@ public final class OptionsSchema {
             "sampling", "The epoch order: seed, shuffle, epochs, shuffle window, rank and world size, tail.",
             "decode", "The decoder: threads, frame skipping, convert fused into decode.",
             "placement", "Where the stages run.",
-            "config", "The pipeline's knobs that are not code, laid over the loader's defaults.");
+            "config", "The pipeline's knobs that are not code, laid over the loader's defaults.",
+            "clip.window", "A window of each video (both ends given): one clip a video of its frames, by linspace.");
     private static final ObjectNode SCHEMA = build();
 
     private OptionsSchema() {
@@ -107,6 +108,10 @@ public final class OptionsSchema {
         ObjectNode properties = object(root);
         for (RecordComponent c : LoaderOptions.class.getRecordComponents()) {
             properties.set(c.getName(), component(c.getName(), c.getType(), defaults.get(c.getName())));
+        }
+        ArrayNode workloads = root.putArray("x-workloads");
+        for (Workload w : Workload.values()) {
+            workloads.add(w.cliName());
         }
         ObjectNode defs = root.putObject("$defs");
         defs.set(BUDGET_DEF, failureBudget());

@@ -75,7 +75,7 @@ public final class VideoLoader extends HostBatchLoader {
     private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
                         BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan,
                         QuarantineGate gate) {
-        super(pipeline, resume, clipBuffers, batches);
+        super(pipeline, resume, clipBuffers, batches, options.clip().maxLeadFrames());
         this.plan = plan;
         this.gate = gate;
         this.dataset = dataset;

@@ -85,10 +85,34 @@ class LoaderOptionsJsonTest {
                 .hasMessage("placement.splitAfter: \"resize\" (expected: one of fetch, demux, decode, convert, batch, collate)");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"frame\": 8}}"))
                 .isInstanceOf(InvalidValueException.class).hasMessageStartingWith("clip.frame: not an option (expected: one of frames, strideFrames,");
+        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"maxLeadFrames\": -2}}"))
+                .isInstanceOf(InvalidValueException.class).hasMessage("clip.maxLeadFrames: -2 (expected: -1+)");
+        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"window\": {\"fromSeconds\": 1, \"toSeconds\": 0.5}}}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("loader options: clip.window: clip window: 1.0:0.5 (expected: FROM:TO seconds with 0 <= FROM < TO)");
+        assertThatThrownBy(() -> LoaderOptions.fromJson(
+                "{\"clip\": {\"maxLeadFrames\": 0, \"window\": {\"fromSeconds\": 0, \"toSeconds\": 0.5}}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("loader options: clip: maxLeadFrames: 0 with clip window"
+                        + " 0:0.5 (expected: -1; the window fixes where its clip starts)");
+        assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1)
+                .clipWindow(new ClipWindow(0, 0.5)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clipsPerVideo: 4 with clip window 0:0.5");
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "[1, 2]");
         assertThatThrownBy(() -> LoaderOptions.read(file)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(file + ": loader options: ARRAY (expected: a JSON object)");
+    }
+
+    @Test
+    void theSpdlWorkloadIsAWindowOfLinspacedFramesStretchedTo112() {
+        LoaderOptions o = Workload.of("spdl-example").applyTo(LoaderOptions.builder().batch(16, true, BatchLayout.NCTHW).build());
+        assertThat(o.clip().window()).isEqualTo(new ClipWindow(0, 0.5));
+        assertThat(o.clip().at(0)).isEqualTo(dev.stoker.video.ClipSpec.linspace(0, 0.5, 16));
+        assertThat(o.size()).isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.STRETCH, 0));
+        assertThat(o.batch().size()).as("the batch stays the caller's").isEqualTo(16);
+        assertThat(LoaderOptions.fromJson(o.toJson())).isEqualTo(o);
+        assertThatThrownBy(() -> Workload.of("spdl")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("workload: spdl (expected: one of [spdl-example])");
     }
 
     @Test
@@ -120,6 +144,12 @@ class LoaderOptionsJsonTest {
         b.pastEnd(PastEndPolicy.values()[r.nextInt(PastEndPolicy.values().length)]);
         LoaderOptions.ClipStarts starts = LoaderOptions.ClipStarts.values()[r.nextInt(3)];
         b.clipStarts(starts, 1 + r.nextInt(5), 0.25 + r.nextInt(8) / 4.0);
+        switch (r.nextInt(4)) {
+            case 0 -> b.maxLeadFrames(starts == LoaderOptions.ClipStarts.WINDOWS ? -1 : r.nextInt(64));
+            case 1 -> b.clip(1 + r.nextInt(32), 1).clipStarts(starts, 1, 0.5)
+                    .clipWindow(new ClipWindow(r.nextInt(8) / 4.0, 2 + r.nextInt(8) / 4.0));
+            default -> { }
+        }
         Resize.Mode[] modes = {Resize.Mode.SHORT_SIDE_CENTER_CROP, Resize.Mode.SHORT_SIDE_RANDOM_CROP, Resize.Mode.STRETCH};
         b.size(16 + r.nextInt(300), 16 + r.nextInt(300), modes[r.nextInt(3)], r.nextBoolean() ? 0 : 16 + r.nextInt(400));
         b.batch(1 + r.nextInt(64), r.nextBoolean(), r.nextBoolean() ? BatchLayout.NTHWC : BatchLayout.NCTHW)

@@ -66,7 +66,9 @@ class OptionsSchemaTest {
                 continue;
             }
             long min = o.minimum().get();
-            LoaderOptions base = LoaderOptions.defaults();
+            LoaderOptions base = o == LoaderOption.WINDOW_FROM_SECONDS   // a window has both ends
+                    ? LoaderOptions.defaults().with("clip.window", java.util.Map.of("fromSeconds", 0, "toSeconds", 1))
+                    : LoaderOptions.defaults();
             assertThat(base.with(o.path(), min).valueAt(o.path()).asLong()).as(o.path()).isEqualTo(min);
             assertThatThrownBy(() -> base.with(o.path(), min - 1)).as(o.path()).isInstanceOf(InvalidValueException.class)
                     .hasMessage(o.path() + ": " + (min - 1) + " (expected: " + min + "+)");

@@ -207,6 +207,34 @@ class QuarantineTest {
         }
     }
 
+    /** Under a decode budget, with several clips a video, and with a clip window, bad files fail and quarantine alike. */
+    @Test
+    void everyClipSamplingModeCountsQuarantinesAndSkipsTheBrokenFilesAlike() throws IOException {
+        Path all = manifest("modes", concat(good, broken));
+        LoaderOptions base = options(null, null);
+        Map<String, LoaderOptions> modes = Map.of(
+                "budget 0", base.toBuilder().maxLeadFrames(0).build(),
+                "budget 4, 3 clips a video", base.toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM, 3, 1).maxLeadFrames(4).build(),
+                "spdl-example", Workload.SPDL_EXAMPLE.applyTo(base).toBuilder().size(32, 32, Resize.Mode.STRETCH, 0).build());
+        for (Map.Entry<String, LoaderOptions> mode : modes.entrySet()) {
+            List<String> clips = new ArrayList<>();
+            try (VideoLoader loader = VideoLoader.open(Dataset.open(all), mode.getValue())) {
+                for (ClipBatch batch : loader) {
+                    try (batch) {
+                        clips.addAll(describe(batch));
+                    }
+                }
+                for (Path b : broken) {
+                    assertThat(failuresOf(loader.pipeline().failures(), b)).as("%s: failures of %s", mode.getKey(), b).isEqualTo(1L);
+                }
+                assertThat(loader.pipeline().failures()).as(mode.getKey()).hasSize(broken.size());
+                assertThat(loader.quarantine().entries()).as(mode.getKey()).hasSize(broken.size());
+                assertThat(loader.startStats().fallbackClips()).as(mode.getKey()).isZero();
+            }
+            assertThat(clips).as(mode.getKey()).hasSize(good.size() * EPOCHS * mode.getValue().clip().clipsPerVideo());
+        }
+    }
+
     @Test
     void transientReasonsAreNotFileFaults() {
         assertThat(Stream.of("empty-file", "unknown-format", "no-video-stream", "corrupt", "truncated", "unsupported-codec"))

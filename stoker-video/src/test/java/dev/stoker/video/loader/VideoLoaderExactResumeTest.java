@@ -3,6 +3,7 @@ package dev.stoker.video.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
 import dev.stoker.video.dataset.Dataset;
@@ -61,6 +62,17 @@ class VideoLoaderExactResumeTest {
         assertThat(one.state().clipsDelivered()).isEqualTo(1);
         assertThat(one.state().position()).isEqualTo(1);
         assertResumesExactly(options, 1, 2);
+    }
+
+    @Test
+    void resumingInEveryClipSamplingModeContinuesExactly() {
+        // A decode budget; 4 clips a video under one (batch 1 ends inside the first video's clips); SPDL's example's
+        // clip window (random crops kept, so that its fixed clips still differ from epoch to epoch).
+        assertResumesExactly(ResumeChild.options().toBuilder().maxLeadFrames(8).build(), 1, 4);
+        assertResumesExactly(ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1.0).maxLeadFrames(0).build(), 1, 5);
+        assertResumesExactly(Workload.SPDL_EXAMPLE.applyTo(ResumeChild.options()).toBuilder()
+                .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build(), 1, 4);
     }
 
     @Test

@@ -19,9 +19,17 @@ public final class DecodedSample implements AutoCloseable {
     private final int timeBaseNumerator;
     private final int timeBaseDenominator;
     private final double framesPerSecond;
+    private final int[] sourceKeyframes;
 
     public DecodedSample(Arena arena, MemorySegment frames, int width, int height, long[] pts, long[] durations,
                          int timeBaseNumerator, int timeBaseDenominator, double framesPerSecond) {
+        this(arena, frames, width, height, pts, durations, timeBaseNumerator, timeBaseDenominator, framesPerSecond, null);
+    }
+
+    /** {@code sourceKeyframes}: the frames (of these) the source video's keyframes fell on, ascending; null: not known. */
+    public DecodedSample(Arena arena, MemorySegment frames, int width, int height, long[] pts, long[] durations,
+                         int timeBaseNumerator, int timeBaseDenominator, double framesPerSecond, int[] sourceKeyframes) {
+        this.sourceKeyframes = sourceKeyframes;
         this.arena = arena;
         this.frames = frames;
         this.width = width;
@@ -77,6 +85,11 @@ public final class DecodedSample implements AutoCloseable {
 
     public double framesPerSecond() {
         return framesPerSecond;
+    }
+
+    /** The frames the source video's keyframes fell on, ascending; null when not known. */
+    public int[] sourceKeyframes() {
+        return sourceKeyframes;
     }
 
     /** From the first frame's start to the last frame's end. */

@@ -65,6 +65,14 @@ public final class ShardWriter implements AutoCloseable {
 
     /** Appends a sample's payload and index entry; returns its record number. */
     public int add(RecordEntry.Source source, EncodedSample sample) throws IOException {
+        return add(source, sample, null);
+    }
+
+    /**
+     * Appends a sample's payload and index entry, with the stored frames its source's keyframes fell on (null: not
+     * known); returns its record number.
+     */
+    public int add(RecordEntry.Source source, EncodedSample sample, int[] sourceKeyframes) throws IOException {
         long offset = position;
         byte[] payload = sample.payload();
         int n = sample.packetCount();
@@ -80,7 +88,7 @@ public final class ShardWriter implements AutoCloseable {
                 sample.height(), sample.timeBaseNumerator(), sample.timeBaseDenominator(), sample.framesPerSecond(),
                 sample.durationSeconds(), offset, payload.length, ShardLayout.crc32c(payload, 0, payload.length),
                 sample.extradata(), sample.pts(), sample.durations(), sample.keyframes(), sample.offsets(), sample.sizes(),
-                crcs);
+                crcs, sourceKeyframes);
         entries.add(entry.encode());
         samples++;
         return entries.size() - 1;

@@ -43,6 +43,7 @@ public final class CollatedBatchCodec extends CursorCodec<CollatedBatch> {
             out.putString(c.path().toString());
             out.putInt(c.label());
             out.putInt(c.framesDecoded());
+            out.putInt(c.leadFrames());
             out.putDoubles(c.frameTimestampsSeconds());
         }
         out.putSegment(collated.batch().data());
@@ -64,7 +65,8 @@ public final class CollatedBatchCodec extends CursorCodec<CollatedBatch> {
             Path path = Path.of(in.getString());
             int label = in.getInt();
             int framesDecoded = in.getInt();
-            clips.add(new ClipInfo(path, label, in.getDoubles(), framesDecoded));
+            int leadFrames = in.getInt();
+            clips.add(new ClipInfo(path, label, in.getDoubles(), framesDecoded, leadFrames));
         }
         MemorySegment pixels = in.getSegment();
         ClipBatch batch = LoaderCodecs.acquire(pool);

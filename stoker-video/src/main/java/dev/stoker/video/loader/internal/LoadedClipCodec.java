@@ -53,6 +53,7 @@ public final class LoadedClipCodec extends CursorCodec<LoadedClip> {
         out.putInt(d.decodedFrames());
         out.putInt(d.shifted() ? 1 : 0);
         out.putInt(d.repeatedFrames());
+        out.putInt(d.leadFrames());
         out.putSegment(BatchCollator.slot(clip.pixels(), 0));
     }
 
@@ -70,7 +71,7 @@ public final class LoadedClipCodec extends CursorCodec<LoadedClip> {
         List<Integer> frameIndices = Arrays.stream(in.getInts()).boxed().toList();
         List<Double> pts = Arrays.stream(in.getDoubles()).boxed().toList();
         DecodedClip decoded = new DecodedClip(path, width, height, frameIndices, pts, in.getInt(), in.getInt() != 0,
-                in.getInt());
+                in.getInt(), in.getInt());
         MemorySegment pixels = in.getSegment();
         ClipBatch buffer = LoaderCodecs.acquire(pool);
         try {

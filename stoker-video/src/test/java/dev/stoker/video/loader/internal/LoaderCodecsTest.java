@@ -68,7 +68,7 @@ class LoaderCodecsTest {
             ClipBatch pixels = childPool.acquire();
             fillRandom(BatchCollator.slot(pixels, 0), 7);
             DecodedClip decoded = new DecodedClip("/data/k400/abseiling/ç 1.mp4", 8, 6, List.of(10, 12, 14, 14),
-                    List.of(0.4, 0.48, 0.56, 0.56), 23, true, 1);
+                    List.of(0.4, 0.48, 0.56, 0.56), 23, true, 1, 9);
             LoadedClip sent = new LoadedClip(TASK, 2, 3, 0.4, pixels, decoded);
             ItemCodec<LoadedClip> child = ItemCodecs.named(LoadedClipCodec.class.getName());
             MemorySegment ring = arena.allocate(child.encodedBytes(sent));
@@ -103,7 +103,7 @@ class LoaderCodecsTest {
                 for (int i = 0; i < 3; i++) {   // a short last batch: 3 of 4 slots
                     fillRandom(clip, i);
                     BatchCollator.put(batch, i, clip, new ClipInfo(Path.of("/v/clip " + i + ".mp4"), i + 5,
-                            new double[] {0.1 * i, 0.1 * i + 0.04, 0.1 * i + 0.08}, 10 + i));
+                            new double[] {0.1 * i, 0.1 * i + 0.04, 0.1 * i + 0.08}, 10 + i, i == 1 ? -1 : 2 * i));
                 }
                 CollatedBatch sent = new CollatedBatch(batch, 1, 57, 0, 2);
                 ItemCodec<CollatedBatch> child = ItemCodecs.named(CollatedBatchCodec.class.getName());
