@@ -83,7 +83,7 @@ def stoker_batches(a, device):
     loader = VideoLoader(a.data, frames=a.frames, stride=a.stride, size=a.size, batch_size=a.batch_size,
                          layout="NCTHW", seed=a.seed, drop_last=True, concurrency=concurrency,
                          device=device if device.type == "cuda" else None, decode=a.decode,
-                         nvdec_sessions=a.nvdec_sessions)
+                         nvdec_sessions=a.nvdec_sessions, workload=a.workload)
 
     def batches():
         with loader:
@@ -186,6 +186,7 @@ def main():
     p.add_argument("--decode", choices=("cpu", "nvdec", "hybrid", "auto"), default="cpu",
                    help="where Stoker decodes (nvdec, hybrid: on the GPU too, batches handed over by CUDA IPC)")
     p.add_argument("--nvdec-sessions", type=int, default=None, help="NVDEC sessions (default: one per engine)")
+    p.add_argument("--workload", default=None, help="a named clip recipe, e.g. spdl-example (docs/python.md)")
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--warmup", type=int, default=5, help="steps left out of the timings (default 5)")
     p.add_argument("--width", type=float, default=0.125, help="channels x width (1: torchvision's r3d_18)")

@@ -12,7 +12,8 @@
 #                  4 the demo dataset: --decode nvdec and --decode hybrid vs the CPU (the --ceiling run, which is
 #                    also the 16-core decode ceiling after the QuarantineGate fix)
 #                  5 r3d_18 (width 1, batch 32, bf16) through the bridge: cached floor, CPU decode, hybrid with device
-#                    batches (CUDA IPC), video shards; then the IPC check (bench/gpu/ipc_check.py)
+#                    batches (CUDA IPC), video shards, and the SPDL example's workload by CPU decode (issue 27);
+#                    then the IPC check (bench/gpu/ipc_check.py)
 #                  6 stoker tune --start-all 8 --compare-default on 16 cores
 #     quick       1, one ceiling, one NVDEC vs FFmpeg pair, the IPC check: what breaks, in about 3 minutes
 #     BUNDLE_DIR  what bench/gpu/prepare.sh writes: stoker-*-linux-x86_64.tar.gz and its -tests.tar.gz (or both in
@@ -110,6 +111,8 @@ util bench-hybrid 70 stoker bench "$demo" --batches 400 --decode hybrid --no-ref
 common=(--device cuda:0 --width 1 --batch-size 32 --steps 70 --warmup 15)
 util train-cached 60 python3 "$train" "$demo" "${common[@]}" --loader cached --json "$res/train-cached.json" --trace "$res/t-cached.json"
 util train-cpu 70 python3 "$train" "$demo" "${common[@]}" --loader stoker --json "$res/train-cpu.json" --trace "$res/t-cpu.json"
+# Issue 27's GPU row: the SPDL example's workload (the first 0.5 s of each video, 16 frames by linspace) by CPU decode.
+util train-spdl-cpu 70 python3 "$train" "$demo" "${common[@]}" --loader stoker --workload spdl-example --json "$res/train-spdl-cpu.json" --trace "$res/t-spdl-cpu.json"
 util train-hybrid 70 python3 "$train" "$demo" "${common[@]}" --loader stoker --decode hybrid --json "$res/train-hybrid.json" --trace "$res/t-hybrid.json"
 step ingest 90 stoker ingest "$demo" /tmp/demo-shards --size 128
 util train-shards 70 python3 "$train" /tmp/demo-shards "${common[@]}" --loader stoker --json "$res/train-shards.json" --trace "$res/t-shards.json"

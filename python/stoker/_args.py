@@ -48,23 +48,6 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
     return value
 
 
-def check_max_lead_frames(value) -> Optional[int]:
-    """A decode budget: clips start at most N frames after the keyframe decoding starts at (0: on keyframes)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"max_lead_frames={value!r}: expected 0 or more frames (0: clips start on keyframes)")
-    return value
-
-
-def check_workload(value) -> Optional[str]:
-    if value is None:
-        return None
-    if value not in WORKLOADS:
-        raise ValueError(f"workload={value!r}: expected one of {', '.join(WORKLOADS)}")
-    return value
-
-
 def parse_size(size: Union[int, Tuple[int, int], str]) -> Tuple[int, int]:
     """``112``, ``(160, 120)`` (width, height) or ``"160x120"``."""
     if isinstance(size, str):
