@@ -11,7 +11,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
-import static org.bytedeco.ffmpeg.global.avutil.av_mallocz;
 
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Ffmpeg;
@@ -21,7 +20,6 @@ import org.bytedeco.ffmpeg.avcodec.AVBSFContext;
 import org.bytedeco.ffmpeg.avcodec.AVBitStreamFilter;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacket;
-import org.bytedeco.javacpp.BytePointer;
 
 /**
  * FFmpeg's {@code h264_mp4toannexb} / {@code hevc_mp4toannexb} bitstream filter on one video's packets: the
@@ -39,18 +37,8 @@ final class AnnexBFilter implements AutoCloseable {
     private AVBSFContext context;
     private final AVPacket in = av_packet_alloc();
     private final AVPacket out = av_packet_alloc();
-    private final PacketData data = new PacketData();
+    private final Ffmpeg.PacketData data = new Ffmpeg.PacketData();
     private boolean holdingOutput;
-
-    /** A BytePointer whose address is set directly, so that sending a packet allocates nothing. */
-    private static final class PacketData extends BytePointer {
-        void point(long target) {
-            this.address = target;
-            this.position = 0;
-            this.limit = 0;
-            this.capacity = 0;
-        }
-    }
 
     /**
      * @param filter    {@code h264_mp4toannexb} or {@code hevc_mp4toannexb}
@@ -72,25 +60,13 @@ final class AnnexBFilter implements AutoCloseable {
         AVCodecParameters parameters = ctx.par_in();
         parameters.codec_type(AVMEDIA_TYPE_VIDEO);
         parameters.codec_id(codecId);
-        if (extradata.length > 0) {
-            BytePointer headers = new BytePointer(av_mallocz(extradata.length + 64L));
-            headers.put(extradata, 0, extradata.length);
-            parameters.extradata(headers);
-            parameters.extradata_size(extradata.length);
-        }
+        Ffmpeg.setExtradata(parameters, extradata);
         check(av_bsf_init(ctx), "av_bsf_init (" + filter + ")");
     }
 
     /** The converted headers (parameter sets with start codes); empty when the stream carries them in-band only. */
     byte[] headers() {
-        AVCodecParameters parameters = context.par_out();
-        int size = parameters.extradata_size();
-        if (size <= 0 || parameters.extradata() == null || parameters.extradata().isNull()) {
-            return new byte[0];
-        }
-        byte[] bytes = new byte[size];
-        parameters.extradata().get(bytes, 0, size);
-        return bytes;
+        return Ffmpeg.extradata(context.par_out());
     }
 
     /**

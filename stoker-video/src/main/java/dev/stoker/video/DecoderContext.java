@@ -22,7 +22,6 @@ import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
 import org.bytedeco.ffmpeg.avutil.AVFrame;
 import org.bytedeco.ffmpeg.avutil.AVRational;
-import org.bytedeco.javacpp.BytePointer;
 
 /**
  * One opened decoder with the packet and frame it exchanges: the single owner of the
@@ -37,18 +36,8 @@ final class DecoderContext implements AutoCloseable {
     private AVCodecContext context;
     private AVPacket packet;
     private AVFrame frame;
-    private final PacketData data = new PacketData();
+    private final Ffmpeg.PacketData data = new Ffmpeg.PacketData();
     private int skipFrame = AVDISCARD_DEFAULT;
-
-    /** A BytePointer whose address we set directly, so sending a packet allocates nothing. */
-    private static final class PacketData extends BytePointer {
-        void point(long target) {
-            this.address = target;
-            this.position = 0;
-            this.limit = 0;
-            this.capacity = 0;
-        }
-    }
 
     private DecoderContext(DecoderKey key, int threads) {
         this.key = key;

@@ -1,7 +1,9 @@
 package dev.stoker.video;
 
+import static org.bytedeco.ffmpeg.global.avutil.av_mallocz;
 import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
 
+import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.javacpp.BytePointer;
 
 /** Error-code plumbing shared by the native wrappers (and, for {@link #errorText}, other modules' FFmpeg code). */
@@ -34,6 +36,44 @@ public final class Ffmpeg {
         String text = errorText(code);
         String log = FfmpegLog.lastError();
         return log == null ? text : text + "; ffmpeg: " + log;
+    }
+
+    /** A stream's out-of-band headers ({@code avcC}, {@code hvcC}, ...), copied; empty when it has none. */
+    public static byte[] extradata(AVCodecParameters parameters) {
+        int size = parameters.extradata_size();
+        if (size <= 0 || parameters.extradata() == null || parameters.extradata().isNull()) {
+            return new byte[0];
+        }
+        byte[] bytes = new byte[size];
+        parameters.extradata().get(bytes, 0, size);
+        return bytes;
+    }
+
+    /**
+     * Gives {@code parameters} a copy of {@code extradata} in FFmpeg's own memory (the parameters free it), padded as
+     * FFmpeg's readers require; nothing when it is empty.
+     */
+    public static void setExtradata(AVCodecParameters parameters, byte[] extradata) {
+        if (extradata.length > 0) {
+            BytePointer headers = new BytePointer(av_mallocz(extradata.length + PacketStore.PADDING_BYTES));
+            headers.put(extradata, 0, extradata.length);
+            parameters.extradata(headers);
+            parameters.extradata_size(extradata.length);
+        }
+    }
+
+    /**
+     * A BytePointer whose address is set directly, so that pointing a packet at bytes that live elsewhere (a packet
+     * store, a mapped shard) allocates nothing.
+     */
+    public static final class PacketData extends BytePointer {
+        /** Points at {@code target}; the bytes stay the owner's. */
+        public void point(long target) {
+            this.address = target;
+            this.position = 0;
+            this.limit = 0;
+            this.capacity = 0;
+        }
     }
 
     /** Returns {@code code} when non-negative, else throws a {@link VideoException}. */

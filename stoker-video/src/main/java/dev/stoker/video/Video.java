@@ -145,7 +145,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
                         + parameters.width() + "x" + parameters.height() + " exceeds the 8192x8192 decoder limit");
             }
             DecoderKey key = new DecoderKey(parameters.codec_id(), parameters.width(), parameters.height(),
-                    parameters.format(), timeBaseNum, timeBaseDen, ByteBuffer.wrap(extradata(parameters)));
+                    parameters.format(), timeBaseNum, timeBaseDen, ByteBuffer.wrap(Ffmpeg.extradata(parameters)));
             double secondsPerTick = (double) timeBaseNum / timeBaseDen;
             FrameTimeline timeline = FrameTimeline.packetsHavePts(packets)
                     ? FrameTimeline.fromPacketPts(packets)
@@ -275,16 +275,6 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         try (rational) {
             return rational.den() == 0 ? 0 : (double) rational.num() / rational.den();
         }
-    }
-
-    static byte[] extradata(AVCodecParameters parameters) {
-        int size = parameters.extradata_size();
-        if (size <= 0 || parameters.extradata() == null || parameters.extradata().isNull()) {
-            return new byte[0];
-        }
-        byte[] bytes = new byte[size];
-        parameters.extradata().get(bytes, 0, size);
-        return bytes;
     }
 
     /**

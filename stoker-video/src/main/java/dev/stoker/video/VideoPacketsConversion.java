@@ -7,13 +7,11 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
-import static org.bytedeco.ffmpeg.global.avutil.av_mallocz;
 import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecDescriptor;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avutil.AVRational;
-import org.bytedeco.javacpp.BytePointer;
 
 /**
  * A {@link Video} to and from {@link VideoPackets}: what crosses a process boundary instead of the container
@@ -58,12 +56,7 @@ final class VideoPacketsConversion {
             parameters.height(packets.height());
             parameters.format(pixelFormat);
             byte[] extradata = packets.extradata();
-            if (extradata.length > 0) {
-                BytePointer headers = new BytePointer(av_mallocz(extradata.length + PacketStore.PADDING_BYTES));
-                headers.put(extradata, 0, extradata.length);
-                parameters.extradata(headers);
-                parameters.extradata_size(extradata.length);
-            }
+            Ffmpeg.setExtradata(parameters, extradata);
             if (demuxed != null) {
                 setDetails(parameters, demuxed.codec());
             }
@@ -140,7 +133,7 @@ final class VideoPacketsConversion {
                 info.rotationDegrees(), info.startTimeSeconds(), info.indexComplete(), dts, flags,
                 timeline.packetPtsIdentifyFrames() ? null : timeline.frameTimestamps(), details);
         return new VideoPackets(info.codec(), p.width(), p.height(), info.pixelFormat(), info.timeBaseNumerator(),
-                info.timeBaseDenominator(), info.framesPerSecond(), Video.extradata(p), packets.payloads(), pts, durations,
+                info.timeBaseDenominator(), info.framesPerSecond(), Ffmpeg.extradata(p), packets.payloads(), pts, durations,
                 keyframes, offsets, sizes, demuxed);
     }
 
