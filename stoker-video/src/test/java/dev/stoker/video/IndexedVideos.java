@@ -2,6 +2,7 @@ package dev.stoker.video;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
@@ -33,16 +34,7 @@ final class IndexedVideos {
     }
 
     static boolean ffmpegAvailable() {
-        try {
-            Process process = new ProcessBuilder("ffmpeg", "-version").redirectErrorStream(true).start();
-            process.getInputStream().readAllBytes();
-            return process.waitFor(20, TimeUnit.SECONDS) && process.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return MixedVideos.ffmpegAvailable();
     }
 
     /** Raw RGB24 frame {@code index}. */
