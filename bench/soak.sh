@@ -7,8 +7,16 @@
 #   bench/soak.sh 5000 30 /tmp/soak -- --quarantine /tmp/soak/q.jsonl
 # The damaged files fail (3 of 28 items an epoch without a quarantine, over the default 10% budget): the budget
 # is raised to 0.5. The clip is small (4 frames, stride 2, 32x32, batch 1) so that 5,000 batches fit a 2 vCPU VM in minutes.
+#
+#   bench/soak.sh bridge [--batches 5000] [--kill-seconds 30] [--out DIR] [--data DIR]
+# The same through the PyTorch bridge instead (bench/soak_bridge.py): VideoLoader(restart=...) with its whole JVM
+# SIGKILLed; PYTHON picks an interpreter with torch (default python3).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ "${1:-}" = bridge ]; then
+  shift
+  exec "${PYTHON:-python3}" "$root/bench/soak_bridge.py" "$@"
+fi
 batches="${1:-5000}" kill_every="${2:-30}" out="${3:-$(mktemp -d)}"
 shift $(( $# < 3 ? $# : 3 )); [ "${1:-}" = -- ] && shift
 videos="${STOKER_SOAK_VIDEOS:-$root/../shared/videos}"

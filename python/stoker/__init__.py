@@ -5,8 +5,8 @@ The decoding runs in the Stoker JVM (``stoker serve``), which this package start
 ``pip install`` of it needs nothing else. ``numpy`` and ``torch`` at run time; ``stoker.lightning`` for PyTorch
 Lightning.
 """
-from ._errors import StokerError
+from ._errors import JvmDiedError, StokerError
 from ._home import stoker_command
 from ._version import __version__
 
-__all__ = ["StokerError", "stoker_command", "__version__"]
+__all__ = ["StokerError", "JvmDiedError", "stoker_command", "__version__"]

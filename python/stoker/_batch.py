@@ -12,7 +12,7 @@ class Batch:
     ``batch["video"]`` works as ``batch.video`` does, for code written against dict batches.
     """
 
-    __slots__ = ("id", "epoch", "video", "label", "paths", "start_seconds", "frame_seconds", "state", "_live")
+    __slots__ = ("id", "epoch", "video", "label", "paths", "start_seconds", "frame_seconds", "state", "_live", "_source")
 
     def __init__(self, batch_id: int, epoch: int, video: torch.Tensor, label: torch.Tensor, paths: List[str],
                  start_seconds: List[float], frame_seconds: List[List[float]], state: dict):
@@ -25,6 +25,7 @@ class Batch:
         self.frame_seconds = frame_seconds
         self.state = state
         self._live = True
+        self._source = None   # the JVM session that wrote it (the loader gives a slot back only to that one)
 
     _KEYS = ("video", "label", "paths", "start_seconds", "frame_seconds")
 

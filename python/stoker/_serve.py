@@ -2,7 +2,9 @@
 
 Three threads read the process: one its standard output (messages), one its standard error (the last lines are
 kept for the error that says why it ended), and the caller, who takes messages with a poll that also watches the
-process, so that a JVM that dies is an error within a fraction of a second, never a hang.
+process, so that a JVM that dies is an error within a fraction of a second, never a hang. Every message the JVM wrote
+before it died is taken first (the reader is waited for to reach the end of the pipe), then the error: an end is
+only ever a message, never the pipe closing.
 """
 import collections
 import itertools
@@ -12,14 +14,17 @@ import queue
 import signal
 import subprocess
 import threading
-import time
 from typing import List, Optional
 
-from ._errors import StokerError
+from ._errors import JvmDiedError, StokerError
 
-PROTOCOL = 1
+# 2: an epoch end carries the number of batches sent in it.
+PROTOCOL = 2
 _EOF = object()
 _STDERR_LINES = 40
+# How long the readers may take to hand over what a dead JVM left in its pipes: only a hang guard (a pipe at its end
+# is read in microseconds), far above any real time.
+_DRAIN_GUARD_SECONDS = 30.0
 
 
 class ServeProcess:
@@ -37,8 +42,10 @@ class ServeProcess:
         self._requests = itertools.count(1)
         self._write_lock = threading.Lock()
         self._closed = False
-        threading.Thread(target=self._read_messages, name="stoker-serve-stdout", daemon=True).start()
-        threading.Thread(target=self._read_stderr, name="stoker-serve-stderr", daemon=True).start()
+        self._stdout_reader = threading.Thread(target=self._read_messages, name="stoker-serve-stdout", daemon=True)
+        self._stderr_reader = threading.Thread(target=self._read_stderr, name="stoker-serve-stderr", daemon=True)
+        self._stdout_reader.start()
+        self._stderr_reader.start()
 
     @property
     def pid(self) -> int:
@@ -73,7 +80,9 @@ class ServeProcess:
             return None
 
     def stderr_lines(self) -> List[str]:
-        time.sleep(0.05)  # the stderr reader's last lines
+        """The last lines of standard error: all of them once the process ended (the reader is waited for)."""
+        if self._proc.poll() is not None:
+            self._stderr_reader.join(_DRAIN_GUARD_SECONDS)
         return list(self._stderr)
 
     def send(self, message: dict) -> None:
@@ -102,24 +111,28 @@ class ServeProcess:
             try:
                 message = source.get(timeout=0.05)
             except queue.Empty:
-                if self._proc.poll() is not None:
-                    try:  # the reader may still be handing over the last lines
-                        message = source.get(timeout=0.5)
-                    except queue.Empty:
-                        raise self.died() from None
-                else:
+                if self._proc.poll() is None:
                     continue
+                # Gone: the reader hands over every line the JVM wrote, then the end of the pipe.
+                self._stdout_reader.join(_DRAIN_GUARD_SECONDS)
+                try:
+                    message = source.get_nowait()
+                except queue.Empty:
+                    raise self.died() from None
             if message is _EOF:
                 source.put(_EOF)
                 raise self.died()
             return message
 
-    def died(self) -> StokerError:
+    def died(self, what: str = "") -> JvmDiedError:
+        """The error for a stream that ended without its end message (``what`` says more, e.g. a count that
+        disagreed): names the exit status or signal and the JVM's last lines on standard error."""
         try:
             status = self._proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             status = None
-        time.sleep(0.05)  # the stderr reader's last lines
+        if status is not None:
+            self._stderr_reader.join(_DRAIN_GUARD_SECONDS)
         if status is None:
             how = "closed its output but is still running"
         elif status < 0:
@@ -130,7 +143,24 @@ class ServeProcess:
         else:
             how = f"exited with status {status}"
         last = "\n  ".join(self._stderr) if self._stderr else "(nothing on standard error)"
-        return StokerError(f"the Stoker JVM (pid {self._proc.pid}) {how}; its last lines:\n  {last}")
+        return JvmDiedError(f"the Stoker JVM (pid {self._proc.pid}) {how}{what}; its last lines:\n  {last}",
+                            self._proc.pid, status)
+
+    def broke_protocol(self, what: str) -> JvmDiedError:
+        """The error for a stream that went wrong while the process may live on (a count that disagrees, an end
+        where there can be none): the process is stopped, so that nothing more is read from it."""
+        if self._proc.poll() is None:
+            self.kill()
+            self._proc.wait()
+            self._stderr_reader.join(_DRAIN_GUARD_SECONDS)
+            last = "\n  ".join(self._stderr) if self._stderr else "(nothing on standard error)"
+            return JvmDiedError(f"the Stoker JVM (pid {self._proc.pid}) {what}: it was running, and was stopped; its "
+                                f"last lines:\n  {last}", self._proc.pid, None)
+        return self.died(f" after it {what}")
+
+    def status(self) -> Optional[int]:
+        """The exit status if the process ended (negative: killed by that signal), else None; does not wait."""
+        return self._proc.poll()
 
     def close(self, timeout: float = 5.0) -> None:
         if self._closed:

@@ -5,6 +5,7 @@ that this process maps once, and reaches the training loop as a tensor over that
 worker processes holding copies (see docs/torch.md for the protocol and the lifetime rules).
 """
 import json
+import logging
 import os
 import tempfile
 import time
@@ -24,16 +25,18 @@ from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, 
                     parse_clip_window, parse_size, positive_int)
 from ._batch import Batch
 from ._device import DeviceFeeder, cuda_device
-from ._errors import StokerError
+from ._errors import JvmDiedError, StokerError
 from ._ipc import CudaIpc, DeviceSlots
 from ._home import stoker_command
 from ._options import LoaderOptionArgs
 from ._serve import PROTOCOL, ServeProcess
 from ._slots import SlotMap
 
-__all__ = ["VideoLoader", "Batch", "StokerError"]
+__all__ = ["VideoLoader", "Batch", "StokerError", "JvmDiedError"]
 
 _USAGE_STATUS = 2   # picocli's exit status for a usage error
+_LOG = logging.getLogger("stoker")
+_CAUSES_KEPT = 100   # the restart causes stats() lists, the newest
 
 
 def _device_batches(decode: str, nvdec_sessions: Optional[int], device) -> Optional[str]:
@@ -89,7 +92,10 @@ class VideoLoader:
 
     The session's own keywords: ``device``, ``pin_memory``, ``copy``, ``debug``, ``hold`` (batches kept valid
     besides the newest, default 0), ``prefetch`` (batches ready ahead, default 4), ``shm_dir`` (default /dev/shm),
-    ``publish`` (a port for ``stoker monitor``), ``s3_endpoint``, ``cache_dir``, ``cache_bytes``, ``stoker_home``.
+    ``publish`` (a port for ``stoker monitor``), ``s3_endpoint``, ``cache_dir``, ``cache_bytes``, ``stoker_home``,
+    ``restart`` (default 0: a JVM that dies is a :class:`JvmDiedError`; N: it is restarted from the state after the
+    last batch taken, up to N times in a row, so that no clip is lost or repeated; each restart is logged on the
+    ``stoker`` logger and counted in ``stats()``).
 
     Loader keywords [their place in the document] (the table is the schema's, appended here at import):
 """
@@ -99,7 +105,7 @@ class VideoLoader:
                  options: Optional[Mapping] = None, config=None, device=None, pin_memory: bool = False,
                  copy: bool = False, debug: bool = False, hold: int = 0, prefetch: Optional[int] = None,
                  shm_dir: Optional[str] = None, publish: Optional[int] = None, s3_endpoint: Optional[str] = None,
-                 cache_dir=None, cache_bytes=None, stoker_home: Optional[str] = None,
+                 cache_dir=None, cache_bytes=None, stoker_home: Optional[str] = None, restart: int = 0,
                  **loader_options: Unpack[LoaderOptionArgs]):
         given = dict(loader_options)
         if size is not None:
@@ -143,6 +149,14 @@ class VideoLoader:
             raise ValueError("pin_memory=True: this machine has no usable CUDA device (torch.cuda.is_available() is False): "
                              "leave pin_memory off; pinned memory only speeds up copies to a GPU")
         self._copy = bool(copy)
+        self._restart = positive_int("restart", restart, minimum=0)
+        self._deaths: List[str] = []        # the JVM deaths since the last batch delivered: restarts in a row
+        self._restart_causes: Deque[str] = deque(maxlen=_CAUSES_KEPT)
+        self._restarts = 0
+        self._epoch_open: Optional[int] = None   # the epoch the running JVM's batches are of, until its end
+        self._epoch_batches = 0                  # batches of it taken from the running JVM
+        self._interrupted_epoch: Optional[int] = None   # the epoch being taken when a JVM died, until the next take
+        self._ended = False   # the JVM said its last epoch was served (epochs=N): every later iteration is empty
         self._debug = bool(debug)
         self._command = stoker_command(stoker_home)
         self._process: Optional[ServeProcess] = None
@@ -168,8 +182,13 @@ class VideoLoader:
     def _start(self) -> None:
         if self._closed:
             raise StokerError("the loader was closed")
-        if self._process is not None:
-            return
+        while self._process is None:
+            try:
+                self._start_process()
+            except JvmDiedError as e:   # it died before it could serve: restarted (in _recover) or raised there
+                self._recover(e)
+
+    def _start_process(self) -> None:
         args = [self._command, "serve"] + self._args.flags()
         resume_file = None
         if self._resume is not None:
@@ -201,6 +220,7 @@ class VideoLoader:
         p = self._position
         self._next_epoch_start = p["epoch"] if (p["position"], p["clipsDelivered"]) == (0, 0) else None
         self._resume = None
+        self._epoch_open, self._epoch_batches = None, 0
         if "device" in hello:
             # Decoded on NVDEC, collated in the JVM's GPU memory: batches come by CUDA IPC, no host copy, no feeder.
             self._device_slots = DeviceSlots(CudaIpc(self._device))
@@ -215,7 +235,7 @@ class VideoLoader:
             raise error from None
         if self._pin:
             self._slots.pin()
-        if self._device is not None:
+        if self._device is not None and self._feeder is None:   # a restarted JVM feeds the feeder already there
             self._feeder = DeviceFeeder(self._device, self._take_host, self._release)
 
     def _first_error_after_hello(self) -> StokerError:
@@ -236,6 +256,50 @@ class VideoLoader:
             return ValueError("; ".join(line for line in lines if line and not line.startswith(("Usage:", " ")))[:2000]
                               or str(error))
         return error
+
+    def _recover(self, death: JvmDiedError) -> None:
+        """A JVM that died: with restarts left in a row, a new one from the state after the last batch taken (the
+        next one it sends is the batch after it); else the error, naming every death in the row."""
+        cause = str(death).split("; its last lines")[0]
+        self._deaths.append(cause)
+        if len(self._deaths) > self._restart:
+            self._abandon_process()
+            if self._restart == 0:
+                raise death
+            causes = "\n  ".join(f"{i}. {c}" for i, c in enumerate(self._deaths, 1))
+            raise JvmDiedError(f"the Stoker JVM died {len(self._deaths)} times in a row, with no batch between "
+                               f"(restart={self._restart}):\n  {causes}\nthe last one's{str(death)[len(cause):]}",
+                               death.pid, death.status)
+        self._restarts += 1
+        self._restart_causes.append(cause)
+        if self._epoch_open is not None:
+            self._interrupted_epoch = self._epoch_open
+        _LOG.warning("stoker: %s; restarting it from the state after the last batch taken (%d of restart=%d in a "
+                     "row, %d in all)", cause, len(self._deaths), self._restart, self._restarts)
+        if self._position is not None:
+            p = self._position
+            # After an epoch's end the stream stands at the next epoch's start (a drop_last tail is not served).
+            self._resume = (dict(p, epoch=self._next_epoch_start, position=0, clipsDelivered=0)
+                            if self._next_epoch_start is not None else dict(p))
+        self._abandon_process()   # the caller's loop starts the next one
+
+    def _abandon_process(self) -> None:
+        """Lets go of a dead JVM. Its batches the consumer holds stay readable (their mapping lives while a tensor
+        refers to it, and nobody writes it any more) but are never given back, to it or to the next JVM; device
+        batches (CUDA IPC) died with it."""
+        if self._device_slots is not None:
+            for batch in self._held:
+                batch._live = False
+        self._held.clear()
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+        if self._slots is not None:
+            self._slots.close()
+            self._slots = None
+        if self._device_slots is not None:
+            self._device_slots.close()
+            self._device_slots = None
 
     def _stop_process(self) -> None:
         if self._feeder is not None:
@@ -334,31 +398,61 @@ class VideoLoader:
                 yield batch
 
     def _take_host(self) -> Optional[Batch]:
-        """The next batch of this epoch, or None at its end."""
+        """The next batch of this epoch, or None at its end: an end the JVM said, with the count of batches it sent
+        equal to the count taken. A JVM that dies is restarted (``restart``) or a JvmDiedError, never an end."""
+        if self._ended:
+            return None
         started = time.perf_counter()
         waiting_since_us = time.time_ns() // 1000
         try:
             while True:
-                m = self._process.take()
-                kind = m.get("type")
-                if kind == "batch":
-                    batch = self._batch(m)
-                    sent = m.get("sent_us")
-                    if sent is not None:   # from "slot ready" (or from when this wait began) to the tensor in hand
-                        self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
-                    return batch
-                if kind == "epoch_end":
-                    # With drop_last the state still stands in this epoch (its dropped tail); the stream does not.
-                    self._next_epoch_start = m["epoch"] + 1
-                    self._position = m["state"]
-                    self._failures = m.get("failures", [])
-                    return None
-                if kind == "end":
-                    return None
-                if kind == "error":
-                    raise StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
+                self._start()
+                if self._interrupted_epoch is not None:
+                    interrupted, self._interrupted_epoch = self._interrupted_epoch, None
+                    if self._next_epoch_start is not None and self._next_epoch_start > interrupted:
+                        # Its last batch was taken before the JVM died, and the new one starts at the next epoch:
+                        # the end of this one, which the dead JVM could not send.
+                        return None
+                try:
+                    m = self._process.take()
+                    kind = m.get("type")
+                    if kind == "batch":
+                        batch = self._batch(m)
+                        sent = m.get("sent_us")
+                        if sent is not None:   # from "slot ready" (or from when this wait began) to the tensor in hand
+                            self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
+                        return batch
+                    if kind == "epoch_end":
+                        self._check_epoch_end(m)
+                        # With drop_last the state still stands in this epoch (its dropped tail); the stream does not.
+                        self._next_epoch_start = m["epoch"] + 1
+                        self._position = m["state"]
+                        self._failures = m.get("failures", [])
+                        return None
+                    if kind == "end":
+                        if self._epoch_open is not None:
+                            raise self._process.broke_protocol(
+                                f"sent its end after {self._epoch_batches} batches of epoch {self._epoch_open}, "
+                                f"with no end of that epoch")
+                        self._ended = True
+                        return None
+                    if kind == "error":
+                        raise StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
+                except JvmDiedError as death:
+                    self._recover(death)
         finally:
             self._waited += time.perf_counter() - started
+
+    def _check_epoch_end(self, m: dict) -> None:
+        """An epoch's end must close the epoch taken, and count the batches this JVM sent as this side took them."""
+        sent = m.get("batches")
+        if self._epoch_open is not None and m["epoch"] != self._epoch_open:
+            raise self._process.broke_protocol(f"ended epoch {m['epoch']} while its batches were of epoch "
+                                               f"{self._epoch_open}")
+        if sent != self._epoch_batches:
+            raise self._process.broke_protocol(f"ended epoch {m['epoch']} saying it sent {sent} batches, and "
+                                               f"{self._epoch_batches} arrived")
+        self._epoch_open, self._epoch_batches = None, 0
 
     def _batch(self, m: dict) -> Batch:
         if self._device_slots is not None:
@@ -367,7 +461,14 @@ class VideoLoader:
         else:
             video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
             label = torch.tensor(m["labels"], dtype=torch.int64)
+        if self._epoch_open is not None and m["epoch"] != self._epoch_open:
+            raise self._process.broke_protocol(f"sent a batch of epoch {m['epoch']} before the end of epoch "
+                                               f"{self._epoch_open}")
         batch = Batch(m["id"], m["epoch"], video, label, m["paths"], m["start_seconds"], m["frame_seconds"], m["state"])
+        batch._source = self._process
+        self._epoch_open = m["epoch"]
+        self._epoch_batches += 1
+        self._deaths.clear()   # a batch delivered: restarts in a row start again from 0
         self._position = m["state"]
         self._next_epoch_start = None
         self._clips += len(m["labels"])
@@ -378,6 +479,8 @@ class VideoLoader:
 
     def _release(self, batch: Batch) -> None:
         batch._live = False
+        if self._process is None or batch._source is not self._process:
+            return   # the JVM that wrote it is gone: nothing to give back (its ids mean other batches to the next)
         release = {"op": "release", "id": batch.id}
         if self._slots is not None:
             self._slots.released(batch.id)
@@ -406,18 +509,27 @@ class VideoLoader:
     def stats(self) -> dict:
         """The JVM pipeline's per-stage stats, with this consumer's samples/s and data-wait share, and the JVM's
         memory under ``process`` (``offheap_bytes``, and ``memory_bytes`` by kind: pooled buffers, shared memory...)."""
-        self._start()
-        reply = self._process.request("stats")
+        reply = self._request("stats")
         stats = dict(reply.get("stats", {}))
         stats["process"] = reply.get("process", {})   # the JVM's memory: heap, RSS, off-heap by kind
         elapsed = 0.0 if self._first_batch_at is None else time.perf_counter() - self._first_batch_at
         stats["samples_per_second"] = self._clips / elapsed if elapsed > 0 else 0.0
         stats["data_wait_share"] = min(1.0, self._waited / elapsed) if elapsed > 0 else 0.0
         stats["clips"] = self._clips
+        stats["restarts"] = self._restarts
+        stats["restart_causes"] = list(self._restart_causes)
         hand = sorted(self._handover)
         stats["handover_us_p50"] = hand[len(hand) // 2] if hand else None
         self._failures = reply.get("failures", self._failures)
         return stats
+
+    def _request(self, op: str) -> dict:
+        while True:
+            self._start()
+            try:
+                return self._process.request(op)
+            except JvmDiedError as death:
+                self._recover(death)
 
     def handover_micros(self) -> List[int]:
         """Per batch (the last 10,000): microseconds from the JVM announcing it to its tensor in this process,

@@ -25,6 +25,8 @@ from stoker.torch import VideoLoader
     ({"failure_budget": 1.5}, ValueError, "failure_budget=1.5"),
     ({"config": "/nonexistent/config.json"}, FileNotFoundError, "config='/nonexistent/config.json'"),
     ({"shm_dir": "/nonexistent/shm"}, FileNotFoundError, "shm_dir='/nonexistent/shm'"),
+    ({"restart": -1}, ValueError, "restart=-1: expected 0 or more"),
+    ({"restart": 1.5}, ValueError, "restart=1.5: expected an integer"),
     ({"s3_endpoint": "minio:9000"}, ValueError, "s3_endpoint='minio:9000'"),
     ({"cache_bytes": "4G"}, ValueError, "cache_bytes='4G': given without cache_dir"),
     ({"cache_dir": "/tmp/c", "cache_bytes": "4 GiB"}, ValueError, "cache_bytes='4 GiB'"),

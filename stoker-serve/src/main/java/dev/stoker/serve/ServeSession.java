@@ -37,8 +37,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * in native code, so that a dead trainer never leaves a loader behind.
  */
 public final class ServeSession {
-    /** The protocol version the hello message carries; the consumer refuses another. */
-    public static final int PROTOCOL = 1;
+    /**
+     * The protocol version the hello message carries; the consumer refuses another. 2: an epoch end carries the
+     * number of batches sent in it, so that the consumer can tell a whole epoch from a stream cut short.
+     */
+    public static final int PROTOCOL = 2;
     /** How long a session whose consumer has gone may take to stop before the process is halted. */
     public static final Duration EXIT_GRACE = Duration.ofMillis(1500);
 
@@ -154,6 +157,7 @@ public final class ServeSession {
         while (!stopping) {
             epoch++;
             Iterator<? extends LoadedBatch> batches = loader.nextEpoch().iterator();
+            long sent = 0;
             while (!stopping && batches.hasNext()) {
                 LoadedBatch batch = batches.next();
                 SamplerState after = loader.state();
@@ -161,11 +165,12 @@ public final class ServeSession {
                 if (!channel.send(message(id, epoch, batch, after))) {
                     consumerGone();
                 }
+                sent++;
             }
             if (stopping) {
-                return;
+                return;   // cut short: no epoch end, so that the consumer never reads a stop as an epoch's end
             }
-            ObjectNode end = ControlChannel.message("epoch_end").put("epoch", epoch);
+            ObjectNode end = ControlChannel.message("epoch_end").put("epoch", epoch).put("batches", sent);
             end.set("state", Messages.state(loader.state()));
             end.set("failures", Messages.failures(loader.failures()));
             channel.send(end);

@@ -62,8 +62,9 @@ class ServeSessionTest {
             Path file = Path.of(hello.path("file").asText());
             assertThat(file.getParent()).isEqualTo(shm);
             List<byte[]> served = new ArrayList<>();
+            JsonNode m;
             try (FileChannel channel = FileChannel.open(file)) {
-                for (JsonNode m = session.next(); m.path("type").asText().equals("batch"); m = session.next()) {
+                for (m = session.next(); m.path("type").asText().equals("batch"); m = session.next()) {
                     ByteBuffer bytes = ByteBuffer.allocate(m.path("nbytes").asInt());
                     channel.read(bytes, m.path("offset").asLong());
                     served.add(bytes.array());
@@ -73,6 +74,10 @@ class ServeSessionTest {
                 }
             }
             assertThat(served).hasSameSizeAs(expected);
+            // The epoch's end is a message of its own that counts the batches sent, not the stream falling silent.
+            assertThat(m.path("type").asText()).isEqualTo("epoch_end");
+            assertThat(m.path("epoch").asInt()).isZero();
+            assertThat(m.path("batches").asLong()).isEqualTo(served.size());
             for (int i = 0; i < served.size(); i++) {
                 assertThat(served.get(i)).as("batch %d", i).isEqualTo(expected.get(i));
             }

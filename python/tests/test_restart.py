@@ -1,0 +1,137 @@
+"""A dead JVM is never an end of data: it is an error naming how it died, or, with ``restart=N``, a new JVM that goes
+on from the state after the last batch taken, so that the clips delivered are an uninterrupted run's."""
+import importlib.util
+import logging
+import os
+import queue
+import signal
+import subprocess
+import types
+
+import pytest
+
+import stoker._serve as serve_module
+import stoker.torch as loader_module
+from conftest import SOURCE
+from stoker import JvmDiedError, StokerError
+from stoker.torch import VideoLoader
+
+BATCH = 2   # 8 videos: 4 batches an epoch
+
+
+def kill_points():
+    """bench/kill_points.py, whose trials this suite runs (the script adds a CPU load and the times)."""
+    spec = importlib.util.spec_from_file_location("kill_points", SOURCE / "bench" / "kill_points.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fifty_kills_at_random_points_are_fifty_errors_and_never_a_short_epoch(dataset):
+    points = kill_points()
+    trials = points.run_trials(dataset, 50, seed=1)
+    assert len(trials) == 50
+    assert {t.point for t in trials} == set(points.POINTS)
+    for t in trials:
+        assert t.died_error, f"a kill {t.point} gave {t.error!r}, not a JvmDiedError naming signal 9"
+        assert t.short_epochs == 0, f"a kill {t.point} ended {t.short_epochs} epoch(s) short before the error"
+
+
+def clips_of_stoker_bench(stoker, dataset, tmp_path, batches):
+    clips_out = tmp_path / "clips.tsv"
+    subprocess.run([stoker, "bench", str(dataset), "--batch", str(BATCH), "--seed", "7", "--batches", str(batches),
+                    "--no-reference", "--clips-out", str(clips_out)], check=True, capture_output=True, timeout=300)
+    expected = {}
+    for line in clips_out.read_text().splitlines():
+        batch, path, _, times = line.split("\t")
+        expected.setdefault(int(batch), []).append((path, [round(float(t), 6) for t in times.split(",")]))
+    return [expected[k] for k in sorted(expected)]
+
+
+def test_restarts_deliver_exactly_the_clips_of_an_uninterrupted_run(dataset, stoker, tmp_path, caplog):
+    expected = clips_of_stoker_bench(stoker, dataset, tmp_path, 12)
+    # Killed mid-epoch, right after an epoch's last batch, twice with one batch between (restart=1: a restart that
+    # delivers a batch resets the count), and at the start of the last epoch.
+    kill_after = {1, 4, 6, 7, 8}
+    got, pids = [], set()
+    caplog.set_level(logging.WARNING, logger="stoker")
+    with VideoLoader(dataset, batch_size=BATCH, seed=7, restart=1) as loader:
+        for epoch in range(3):
+            for batch in loader:
+                got.append([(p, [round(t, 6) for t in ts]) for p, ts in zip(batch.paths, batch.frame_seconds)])
+                pids.add(loader.pid)
+                if len(got) in kill_after:
+                    os.kill(loader.pid, signal.SIGKILL)
+        stats = loader.stats()
+    assert got == expected, "the clips across restarts differ from stoker bench's uninterrupted run"
+    assert stats["restarts"] == len(kill_after) and len(pids) == len(kill_after) + 1
+    assert all("killed by signal 9" in cause for cause in stats["restart_causes"])
+    restarts = [r for r in caplog.records if "restarting it" in r.getMessage()]
+    assert len(restarts) == len(kill_after) and all("signal 9" in r.getMessage() for r in restarts)
+
+
+def test_deaths_in_a_row_beyond_restart_are_an_error_naming_every_death(dataset):
+    base, killed_at_start = kill_points()._killed_at_start(loader_module)
+    loader_module.ServeProcess = killed_at_start
+    try:
+        with VideoLoader(dataset, batch_size=BATCH, restart=2) as loader:
+            with pytest.raises(JvmDiedError) as raised:
+                len(loader)
+    finally:
+        loader_module.ServeProcess = base
+    message = str(raised.value)
+    assert "died 3 times in a row" in message and "restart=2" in message
+    assert all(f"{i}. the Stoker JVM (pid" in message for i in (1, 2, 3))
+    assert message.count("killed by signal 9") >= 3
+
+
+def test_without_restart_a_death_is_the_error_itself(dataset):
+    with VideoLoader(dataset, batch_size=BATCH) as loader:
+        batches = iter(loader)
+        next(batches)
+        os.kill(loader.pid, signal.SIGKILL)
+        with pytest.raises(JvmDiedError, match="killed by signal 9") as raised:
+            for _ in range(100):   # the batches already announced, then the error (an epoch end is an error too:
+                next(batches)      # a StopIteration here would be the silent end this guards against)
+        assert raised.value.status == -signal.SIGKILL
+
+
+class _DropsABatch(queue.Queue):
+    """The stream's queue with one batch message lost on the way: the fourth, the epoch's last, so that the JVM
+    needs no slot it holds to reach the epoch's end."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = 0
+
+    def put(self, item, *args, **kwargs):
+        if isinstance(item, dict) and item.get("type") == "batch":
+            self.batches += 1
+            if self.batches == 4:
+                return
+        super().put(item, *args, **kwargs)
+
+
+def test_an_epoch_end_whose_count_disagrees_is_an_error_not_an_end(dataset, monkeypatch):
+    made = []
+
+    def queues():   # the first queue a ServeProcess makes is its stream
+        q = _DropsABatch() if not made else queue.Queue()
+        made.append(q)
+        return q
+
+    monkeypatch.setattr(serve_module, "queue", types.SimpleNamespace(Queue=queues, Empty=queue.Empty))
+    with VideoLoader(dataset, batch_size=BATCH, prefetch=4) as loader:
+        with pytest.raises(JvmDiedError, match="saying it sent 4 batches, and 3 arrived"):
+            for _ in loader:
+                pass
+
+
+def test_an_error_the_jvm_reports_is_not_restarted(damaged_dataset):
+    # A failure budget of 0 spent on a damaged file: the JVM says so and exits; a restart would only say it again.
+    with VideoLoader(damaged_dataset, batch_size=BATCH, frames=4, failure_budget=0, restart=3) as loader:
+        with pytest.raises(StokerError, match="failure budget") as raised:
+            for _ in loader:
+                pass
+        assert not isinstance(raised.value, JvmDiedError)
+        assert loader._restarts == 0
