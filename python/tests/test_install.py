@@ -96,6 +96,8 @@ def test_the_jvms_startup_cache_goes_to_the_users_cache_folder_not_into_the_pack
     assert out.returncode == 0, out.stderr
     made = list((tmp_path / "cache" / "aot").glob("stoker-*.aot"))
     assert len(made) == 1 and made[0].stat().st_size > 0
+    # Folders the launcher makes are the user's alone: the startup cache is code the JVM maps.
+    assert [oct((tmp_path / p).stat().st_mode & 0o777) for p in ("cache", "cache/aot")] == ["0o700", "0o700"]
     assert not list((BUNDLE / "lib").glob("stoker.aot*")), "a file pip does not know of, in pip's folder"
     # A cache folder that cannot be made (a file is in the way: file modes would not stop root) costs the cache,
     # not the run.

@@ -76,12 +76,14 @@ def test_when_python_dies_the_jvm_exits_within_two_seconds_and_removes_the_file(
 def test_a_stale_file_of_a_dead_run_is_removed_at_the_next_start(dataset, tmp_path):
     dead = subprocess.Popen(["true"])
     dead.wait()
-    stale = tmp_path / f"stoker-{dead.pid}-0123456789abcdef.shm"
+    own = tmp_path / f"stoker-{os.getuid()}"   # the files are in this user's folder of shm_dir
+    own.mkdir(mode=0o700)
+    stale = own / f"stoker-{dead.pid}-0123456789abcdef.shm"
     stale.write_bytes(b"\0" * 4096)
     with VideoLoader(dataset, batch_size=2, frames=4, shm_dir=str(tmp_path)) as loader:
         next(iter(loader))
         assert not stale.exists()
-        assert os.path.dirname(loader.file) == str(tmp_path)
+        assert os.path.dirname(loader.file) == str(own)
 
 
 def test_too_little_shared_memory_is_an_error_naming_the_bytes_and_the_fix(dataset):

@@ -19,6 +19,7 @@ import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -75,7 +76,9 @@ public final class ServeSession {
         try {
             start();
             if (settings.publish() >= 0) {
-                publisher = StatsPublisher.start(loader().pipeline(), new InetSocketAddress(settings.publish()),
+                // Loopback only: the stats name the dataset's files, and nothing outside this machine asked for them.
+                publisher = StatsPublisher.start(loader().pipeline(),
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), settings.publish()),
                         Duration.ofSeconds(1));
             }
             channel.send(hello(publisher));

@@ -1,6 +1,7 @@
 package dev.stoker.serve;
 
 import dev.stoker.pipeline.MemoryAccount;
+import dev.stoker.pipeline.PrivateFiles;
 import dev.stoker.video.batch.BatchMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,8 +66,7 @@ final class SharedBatchMemory implements BatchMemory {
         long slotBytes = slotBytes(batchBytes);
         long size = Math.multiplyExact(slotBytes, slots);
         Arena arena = Arena.ofShared();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel channel = PrivateFiles.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ)) {
             backEveryPage(channel, size);
             MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             MemoryAccount.allocated(MemoryAccount.Kind.SHARED_MEMORY, size);   // every page is backed: all of it

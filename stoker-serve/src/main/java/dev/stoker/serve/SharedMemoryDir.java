@@ -1,5 +1,6 @@
 package dev.stoker.serve;
 
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -12,9 +13,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The folder of the shared-memory files ({@code /dev/shm} by default): names that carry the serving process's
- * id, so that the files of a run that died without cleaning up are found and removed at the next start, and the
- * space check that turns a too-small {@code /dev/shm} into an error before any work starts.
+ * Where the shared-memory files go: {@code dir} ({@code /dev/shm} by default) is the tmpfs, and the files are in this
+ * user's own folder inside it ({@code stoker-<uid>}, {@code 0700}; the files {@code 0600}: {@link PrivateFiles}), so
+ * that no other user of the machine can read or replace a batch. Their names carry the serving process's id, so
+ * that the files of a run that died without cleaning up are found and removed at the next start; the space check
+ * turns a too-small {@code /dev/shm} into an error before any work starts.
  */
 public record SharedMemoryDir(Path dir) {
     private static final Pattern NAME = Pattern.compile("stoker-(\\d+)-[0-9a-f]+\\.shm");
@@ -24,9 +27,14 @@ public record SharedMemoryDir(Path dir) {
         return new SharedMemoryDir(Path.of("/dev/shm"));
     }
 
-    /** A fresh file name for this process. */
-    public Path newFile() {
-        return dir.resolve(String.format(Locale.ROOT, "stoker-%d-%08x.shm", ProcessHandle.current().pid(),
+    /** This user's folder in {@code dir}, made {@code 0700} if missing (refused if another user owns it). */
+    public Path folder() throws IOException {
+        return PrivateFiles.userFolder(dir, "stoker-");
+    }
+
+    /** A fresh file name for this process, in {@link #folder()}. */
+    public Path newFile() throws IOException {
+        return folder().resolve(String.format(Locale.ROOT, "stoker-%d-%08x.shm", ProcessHandle.current().pid(),
                 ThreadLocalRandom.current().nextInt()));
     }
 
@@ -36,7 +44,8 @@ public record SharedMemoryDir(Path dir) {
         if (!Files.isDirectory(dir)) {
             return removed;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "stoker-*.shm")) {
+        Path folder = folder();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(folder, "stoker-*.shm")) {
             for (Path file : files) {
                 Matcher m = NAME.matcher(file.getFileName().toString());
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(p -> !p.isAlive()).orElse(true)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stoker.pipeline.PrivateFiles;
 import dev.stoker.video.Resize;
 import dev.stoker.video.batch.BatchLayout;
 import dev.stoker.video.batch.ClipBatch;
@@ -17,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +62,10 @@ class ServeSessionTest {
             assertThat(hello.path("batches_per_epoch").asLong()).isEqualTo(expected.size());
             assertThat(hello.path("slots").asInt()).isEqualTo(settings.slots());
             Path file = Path.of(hello.path("file").asText());
-            assertThat(file.getParent()).isEqualTo(shm);
+            // In this user's own folder of the tmpfs, which only the user may enter; the file only the user may read.
+            assertThat(file.getParent()).isEqualTo(shm.resolve("stoker-" + PrivateFiles.userId()));
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
             List<byte[]> served = new ArrayList<>();
             JsonNode m;
             try (FileChannel channel = FileChannel.open(file)) {
@@ -97,12 +102,12 @@ class ServeSessionTest {
 
     @Test
     void aStaleFileOfADeadProcessIsRemovedAndALiveOnesIsKept() throws Exception {
-        Path shm = Files.createDirectories(tmp.resolve("stale"));
+        Path shm = new SharedMemoryDir(Files.createDirectories(tmp.resolve("stale"))).folder();
         Process dead = new ProcessBuilder("true").start();
         dead.waitFor(10, TimeUnit.SECONDS);
         Path stale = Files.writeString(shm.resolve("stoker-" + dead.pid() + "-00ff.shm"), "x");
         Path live = Files.writeString(shm.resolve("stoker-" + ProcessHandle.current().pid() + "-00ff.shm"), "x");
-        assertThat(new SharedMemoryDir(shm).removeStale()).containsExactly(stale);
+        assertThat(new SharedMemoryDir(shm.getParent()).removeStale()).containsExactly(stale);
         assertThat(live).exists();
     }
 }

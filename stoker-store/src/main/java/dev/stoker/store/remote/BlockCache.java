@@ -1,9 +1,9 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -129,7 +129,7 @@ public final class BlockCache implements AutoCloseable {
     public static BlockCache open(Settings settings) throws IOException {
         BlockCache cache = new BlockCache(settings, FolderLock.take(settings.dir()));
         try {
-            Files.createDirectories(cache.index.blocksDir());
+            PrivateFiles.createFolders(cache.index.blocksDir());
             cache.index.load(BlockFiles.scan(cache.index.blocksDir()));
         } catch (IOException | RuntimeException e) {
             cache.close();

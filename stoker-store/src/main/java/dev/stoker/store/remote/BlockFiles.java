@@ -1,5 +1,6 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -69,15 +70,14 @@ final class BlockFiles {
         return found;
     }
 
-    /** Writes {@code data} and its CRC32C to a {@code .part} file, then renames it to {@code file}. */
+    /** Writes {@code data} and its CRC32C to a {@code .part} file ({@code 0600}), then renames it to {@code file}. */
     static void write(Path file, byte[] data) throws IOException {
-        Files.createDirectories(file.getParent());
+        PrivateFiles.createFolders(file.getParent());
         // Named by thread: two readers re-downloading one damaged block never write the same file.
         Path part = file.resolveSibling(file.getFileName() + "." + Thread.currentThread().threadId() + PART_SUFFIX);
         CRC32C crc = new CRC32C();
         crc.update(data);
-        try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel out = PrivateFiles.open(part, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer trailer = ByteBuffer.allocate(CRC_BYTES).order(ByteOrder.BIG_ENDIAN).putInt((int) crc.getValue()).flip();
             ByteBuffer body = ByteBuffer.wrap(data);
             while (body.hasRemaining()) {

@@ -1,10 +1,10 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -12,15 +12,15 @@ import java.nio.file.StandardOpenOption;
 record FolderLock(FileChannel channel, FileLock lock) implements AutoCloseable {
 
     /**
-     * Makes {@code dir} if absent and takes its lock.
+     * Makes {@code dir} if absent ({@code 0700}: the blocks are the dataset's) and takes its lock.
      *
      * @throws IOException when the folder cannot be made, or another process has it open
      */
     static FolderLock take(Path dir) throws IOException {
         FileChannel channel;
         try {
-            Files.createDirectories(dir);
-            channel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            PrivateFiles.createFolders(dir);
+            channel = PrivateFiles.open(dir.resolve("lock"), StandardOpenOption.CREATE);
         } catch (IOException e) {
             // A file-system exception's message is often the path alone; its kind is the reason.
             throw new IOException(dir + ": cannot make the block cache folder or its lock file ("

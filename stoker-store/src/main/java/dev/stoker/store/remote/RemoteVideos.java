@@ -1,13 +1,16 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,7 +42,7 @@ public final class RemoteVideos {
     }
 
     public static Result copy(BlobStore store, Path folder) throws IOException {
-        Files.createDirectories(folder);
+        PrivateFiles.createFolders(folder);
         if (store instanceof HttpBlobStore http) {
             return copyManifest(http, folder);
         }
@@ -95,7 +98,10 @@ public final class RemoteVideos {
             throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end])");
         }
         Path manifest = folder.resolve(MANIFEST);
-        Files.writeString(manifest, local, StandardCharsets.UTF_8);
+        try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING))) {
+            out.write(local.toString().getBytes(StandardCharsets.UTF_8));
+        }
         return new Result(manifest, files, downloaded, bytes);
     }
 
@@ -105,9 +111,10 @@ public final class RemoteVideos {
         if (Files.isRegularFile(target) && Files.size(target) == size) {
             return -1;
         }
-        Files.createDirectories(target.getParent());
+        PrivateFiles.createFolders(target.getParent());
         Path part = target.resolveSibling(target.getFileName() + ".part");
-        try (OutputStream out = Files.newOutputStream(part)) {
+        try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(part, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING))) {
             for (long at = 0; at < size; at += BLOCK_BYTES) {
                 out.write(store.read(key, new ByteRange(at, Math.min(BLOCK_BYTES, size - at))));
             }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -175,6 +176,22 @@ class BlockCacheTest {
             assertThat(cache.stats().storedBytes()).isZero();
             assertThatThrownBy(() -> open(1 << 20))
                     .isInstanceOf(IOException.class).hasMessageContaining(cacheDir.toString()).hasMessageContaining("in use");
+        }
+    }
+
+    @Test
+    void theFoldersItMakesAndTheBlocksItStoresAreTheUsersAlone() throws IOException {
+        Path made = cacheDir.resolve("new/cache");
+        try (BlockCache cache = BlockCache.open(new BlockCache.Settings(made, 1 << 20, BLOCK))) {
+            cache.read(served(cache), new ByteRange(0, 2 * BLOCK));
+        }
+        try (Stream<Path> paths = Files.walk(cacheDir.resolve("new"))) {
+            List<Path> all = paths.toList();
+            assertThat(all).filteredOn(Files::isRegularFile).hasSizeGreaterThanOrEqualTo(3); // the lock, two blocks
+            for (Path path : all) {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(path)))
+                        .as(path.toString()).isEqualTo(Files.isDirectory(path) ? "rwx------" : "rw-------");
+            }
         }
     }
 

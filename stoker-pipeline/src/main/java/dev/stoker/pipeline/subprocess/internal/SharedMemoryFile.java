@@ -1,6 +1,7 @@
 package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.MemoryAccount;
+import dev.stoker.pipeline.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -10,15 +11,17 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * A file mapped into memory through FFM ({@code FileChannel.map(..., Arena)}), shared by the parent and
- * its child JVM: {@code /dev/shm/stoker-<parentpid>-<n>.shm} (tmpfs: never written to disk), or the same
- * name under {@code java.io.tmpdir} where {@code /dev/shm} is absent. Creating one first deletes the files
- * of earlier runs whose parent process is gone, so a crashed run leaves nothing behind for long.
+ * its child JVM: {@code /dev/shm/stoker-<uid>/stoker-<parentpid>-<n>.shm} (tmpfs: never written to disk), or the
+ * same under {@code java.io.tmpdir} where {@code /dev/shm} is absent: in a folder of this user's, the file {@code
+ * 0600} ({@link PrivateFiles}). Creating one first deletes the files of earlier runs whose parent process is gone, so
+ * a crashed run leaves nothing behind for long.
  */
 public final class SharedMemoryFile implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.stoker.pipeline.subprocess");
@@ -37,10 +40,18 @@ public final class SharedMemoryFile implements AutoCloseable {
         this.owner = owner;
     }
 
-    /** The folder the files go in: {@code /dev/shm} when it is a writable folder, else {@code java.io.tmpdir}. */
+    /**
+     * The folder the files go in: this user's own ({@code stoker-<uid>}, {@code 0700}) in {@code /dev/shm} when that
+     * is a writable folder, else in {@code java.io.tmpdir}.
+     */
     public static Path directory() {
         Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        Path shared = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        try {
+            return PrivateFiles.userFolder(shared, "stoker-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("no folder for the shared memory with a child JVM: " + e.getMessage(), e);
+        }
     }
 
     /** Creates a new zero-filled file of {@code bytes} and maps it; the caller owns it and deletes it by {@link #close()}. */
@@ -59,7 +70,8 @@ public final class SharedMemoryFile implements AutoCloseable {
     private static SharedMemoryFile map(Path path, long bytes, boolean create) {
         Arena arena = Arena.ofShared();
         try (FileChannel channel = create
-                ? FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                ? FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE), PrivateFiles.OWNER_ONLY_FILE)
                 : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             if (create) {
                 channel.truncate(bytes);
