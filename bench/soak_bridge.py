@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OPTIONS = dict(batch_size=4, frames=4, stride=2, size=32, seed=7)
+OPTIONS = dict(batch_size=4, stride=2, seed=7)   # with --frames and --size
 
 
 def rss_kib(pid) -> int:
@@ -35,16 +35,19 @@ def rss_kib(pid) -> int:
 
 
 def shm_files(folder: Path):
-    return sorted(p.name for p in folder.glob("stoker-*.shm"))
+    """The serving JVMs' files: in this user's folder of the shm folder (and any an older version left beside it)."""
+    return sorted(str(p) for p in list(folder.glob("stoker-*.shm")) + list(folder.glob(f"stoker-{os.getuid()}/*.shm")))
 
 
-def run(data, batches, kill_seconds, shm_dir, log):
-    """(the clips of each batch, epochs, kills, loader stats, python RSS samples, JVM RSS at each kill)."""
+def run(data, batches, kill_seconds, shm_dir, clips_file, videos, log):
+    """Writes each batch's clips to ``clips_file`` (so that this process holds nothing per batch: its RSS is the
+    loader's); returns (batches, whole epochs, epochs not each clip once, kills, stats, python RSS, JVM RSS at kills)."""
     from stoker.torch import VideoLoader
-    clips, kills, jvm_rss_at_kill, py_rss = [], [], [], []
+    kills, jvm_rss_at_kill, py_rss = [], [], []
+    taken = whole = bad_epochs = 0
     done = threading.Event()
-    with VideoLoader(data, restart=1000, shm_dir=str(shm_dir), **OPTIONS) as loader:
-        per_epoch = len(loader)
+    with open(clips_file, "w") as out, VideoLoader(data, restart=1000, shm_dir=str(shm_dir), **OPTIONS) as loader:
+        per_epoch = len(loader) * OPTIONS["batch_size"]
 
         def killer():
             while not done.wait(kill_seconds):
@@ -54,26 +57,28 @@ def run(data, batches, kill_seconds, shm_dir, log):
                     try:
                         os.kill(pid, signal.SIGKILL)
                         kills.append(time.monotonic())
-                        log(f"  {time.strftime('%T')} SIGKILL JVM {pid} (#{len(kills)}) after {len(clips)} batches")
+                        log(f"  {time.strftime('%T')} SIGKILL JVM {pid} (#{len(kills)}) after {taken} batches")
                     except ProcessLookupError:
                         jvm_rss_at_kill.pop()
 
         if kill_seconds > 0:
             threading.Thread(target=killer, daemon=True).start()
-        epochs = []
-        while len(clips) < batches:
+        while taken < batches:
             epoch = []
             for batch in loader:
-                clips.append([(p, round(s, 6)) for p, s in zip(batch.paths, batch.start_seconds)])
+                out.write("\t".join(f"{p}@{s:.6f}" for p, s in zip(batch.paths, batch.start_seconds)) + "\n")
                 epoch.extend(batch.paths)
-                if len(clips) % 500 == 0:
-                    py_rss.append((len(clips), rss_kib(os.getpid())))
-                if len(clips) == batches:
+                taken += 1
+                if taken % 500 == 0:
+                    py_rss.append((taken, rss_kib(os.getpid())))
+                if taken == batches:
                     break
-            epochs.append((len(epoch), epoch))
+            if len(epoch) == per_epoch:
+                whole += 1
+                bad_epochs += sorted(epoch) != videos
         done.set()
         stats = loader.stats()
-    return clips, epochs, per_epoch, kills, stats, py_rss, jvm_rss_at_kill
+    return taken, whole, bad_epochs, kills, stats, py_rss, jvm_rss_at_kill
 
 
 def main():
@@ -83,7 +88,10 @@ def main():
     p.add_argument("--out", default=None, help="where the dataset and soak.json go (default: a temp folder)")
     p.add_argument("--data", default=None, help="a dataset (default: stoker demo-data, 16 videos of 3 s)")
     p.add_argument("--shm-dir", default="/dev/shm")
+    p.add_argument("--frames", type=int, default=8)
+    p.add_argument("--size", type=int, default=64, help="square clips of this side (default 64)")
     a = p.parse_args()
+    OPTIONS.update(frames=a.frames, size=a.size)
     try:
         import stoker  # noqa: F401 - the installed package, else the checkout's
     except ImportError:
@@ -105,34 +113,36 @@ def main():
     log(f"soak through the bridge: {a.batches} batches, the JVM SIGKILLed every {a.kill_seconds:g} s, "
         f"{len(videos)} videos, {OPTIONS}")
     t0 = time.monotonic()
-    clips, epochs, per_epoch, kills, stats, py_rss, jvm_rss = run(data, a.batches, a.kill_seconds, shm, log)
+    taken, whole, bad_epochs, kills, stats, py_rss, jvm_rss = run(data, a.batches, a.kill_seconds, shm,
+                                                                   out / "disturbed.tsv", videos, log)
     disturbed_s = time.monotonic() - t0
     left = sorted(set(shm_files(shm)) - before)
-    log(f"disturbed run: {len(clips)} batches in {disturbed_s:.0f} s, {len(kills)} kills, {stats['restarts']} restarts")
+    log(f"disturbed run: {taken} batches in {disturbed_s:.0f} s, {len(kills)} kills, {stats['restarts']} restarts")
     t0 = time.monotonic()
-    reference, _, _, _, _, _, _ = run(data, a.batches, 0, shm, lambda line: None)
-    log(f"undisturbed run: {len(reference)} batches in {time.monotonic() - t0:.0f} s")
+    run(data, a.batches, 0, shm, out / "undisturbed.tsv", videos, lambda line: None)
+    log(f"undisturbed run: {a.batches} batches in {time.monotonic() - t0:.0f} s")
 
-    whole = [paths for n, paths in epochs if n == per_epoch * OPTIONS["batch_size"]]
-    once = all(sorted(paths) == videos for paths in whole)
+    clips = (out / "disturbed.tsv").read_text().splitlines()
+    reference = (out / "undisturbed.tsv").read_text().splitlines()
+    once = bad_epochs == 0
     lost = sum(1 for x, y in zip(clips, reference) if x != y)
     warm = [kib for n, kib in py_rss if n >= min(1000, a.batches // 5)]
     py_growth = (warm[-1] / warm[0] - 1) if len(warm) >= 2 else 0.0
     jvm_growth = (jvm_rss[-1] / jvm_rss[1] - 1) if len(jvm_rss) >= 3 else 0.0
     verdicts = {
-        "every clip once in each whole epoch": once and len(whole) >= 1,
+        "every clip once in each whole epoch": once and whole >= 1,
         "clips equal the undisturbed run's": lost == 0 and len(clips) == len(reference),
         "a restart for every kill": stats["restarts"] == len(kills),
         "python RSS flat after warm-up (<= +5%)": py_growth <= 0.05,
         "each JVM's RSS at its kill flat (<= +5%)": jvm_growth <= 0.05,
         "no file left in the shm folder": not left,
     }
-    result = dict(batches=len(clips), kills=len(kills), restarts=stats["restarts"], whole_epochs=len(whole),
+    result = dict(batches=len(clips), kills=len(kills), restarts=stats["restarts"], whole_epochs=whole,
                   batches_differing=lost, python_rss_kib=py_rss, jvm_rss_kib_at_kills=jvm_rss,
                   python_rss_growth=py_growth, jvm_rss_growth=jvm_growth, shm_files_left=left,
                   disturbed_seconds=disturbed_s, verdicts=verdicts)
     (out / "soak.json").write_text(json.dumps(result, indent=1))
-    log(f"whole epochs: {len(whole)}; batches differing from the undisturbed run: {lost}")
+    log(f"whole epochs: {whole} ({bad_epochs} not each clip once); batches differing from the undisturbed run: {lost}")
     log(f"python RSS after warm-up: {warm[0] if warm else '-'} -> {warm[-1] if warm else '-'} KiB ({py_growth:+.1%})")
     log(f"JVM RSS at each kill (KiB): {jvm_rss} (2nd to last: {jvm_growth:+.1%})")
     log(f"shm files left: {left or 'none'}")
