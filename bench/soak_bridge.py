@@ -140,6 +140,7 @@ def main():
     result = dict(batches=len(clips), kills=len(kills), restarts=stats["restarts"], whole_epochs=whole,
                   batches_differing=lost, python_rss_kib=py_rss, jvm_rss_kib_at_kills=jvm_rss,
                   python_rss_growth=py_growth, jvm_rss_growth=jvm_growth, shm_files_left=left,
+                  restart_causes=stats["restart_causes"],
                   disturbed_seconds=disturbed_s, verdicts=verdicts)
     (out / "soak.json").write_text(json.dumps(result, indent=1))
     log(f"whole epochs: {whole} ({bad_epochs} not each clip once); batches differing from the undisturbed run: {lost}")

@@ -174,9 +174,18 @@ class ServeProcess:
         try:
             self._proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+            pass
+        # What is left of its process group (all of it, if it would not stop; a JVM the launcher was making its
+        # startup cache with, if the launcher was killed): nothing the loader started outlives it. The group's id
+        # is not reused while a member lives, so this reaches only those.
+        self.kill()
+        self._proc.wait()
 
     def kill(self) -> None:
-        """For tests: SIGKILL the JVM."""
-        os.kill(self._proc.pid, signal.SIGKILL)
+        """SIGKILLs the JVM and every process it started: its process group, which start_new_session made. The pid
+        may be the launcher's while it makes the JVM's startup cache with JVMs of its own, and those must not outlive
+        it."""
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass   # gone already
