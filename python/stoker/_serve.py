@@ -13,13 +13,15 @@ import os
 import queue
 import signal
 import subprocess
+import tempfile
 import threading
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from ._errors import JvmDiedError, StokerError
 
 # 2: an epoch end carries the number of batches sent in it.
 PROTOCOL = 2
+_USAGE_STATUS = 2   # picocli's exit status for a usage error
 _EOF = object()
 _STDERR_LINES = 40
 # How long the readers may take to hand over what a dead JVM left in its pipes: only a hang guard (a pipe at its end
@@ -42,10 +44,62 @@ class ServeProcess:
         self._requests = itertools.count(1)
         self._write_lock = threading.Lock()
         self._closed = False
+        self.epoch_open: Optional[int] = None   # the epoch whose batches are coming, until its end
+        self._epoch_batches = 0                 # batches of it taken
         self._stdout_reader = threading.Thread(target=self._read_messages, name="stoker-serve-stdout", daemon=True)
         self._stderr_reader = threading.Thread(target=self._read_stderr, name="stoker-serve-stderr", daemon=True)
         self._stdout_reader.start()
         self._stderr_reader.start()
+
+    @classmethod
+    def start(cls, args: List[str], resume: Optional[dict] = None) -> Tuple["ServeProcess", dict]:
+        """Starts ``stoker serve`` (from ``resume``, a sampler state, if given) and reads its hello: (the process, the
+        hello). A usage error (exit status 2) or an option the JVM refused is a ValueError, as the checks before a
+        start raise; anything else that stops it first a StokerError (a JvmDiedError if it died)."""
+        resume_file = None
+        if resume is not None:
+            fd, resume_file = tempfile.mkstemp(prefix="stoker-resume-", suffix=".json")   # 0600
+            with os.fdopen(fd, "w") as f:
+                json.dump(resume, f)
+            args = args + ["--resume", resume_file]
+        process = cls(args)
+        try:
+            try:
+                hello = process.take()
+            except StokerError as e:
+                raise process._start_error(e) from None
+            if hello.get("type") == "error":
+                # A document the JVM refused (a stage the loader lacks): a bad argument, as the checks here raise.
+                refused = ValueError if hello.get("kind") == "InvalidValueException" else StokerError
+                raise refused(f"stoker serve: {hello.get('message')}")
+            if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
+                raise StokerError(f"stoker serve spoke another protocol (expected {PROTOCOL}): {hello}")
+        except BaseException:
+            process.close()
+            raise
+        finally:
+            if resume_file is not None:
+                os.unlink(resume_file)
+        return process, hello
+
+    def _start_error(self, error: StokerError) -> Exception:
+        """A usage error of the JVM (exit status 2) names an argument: a ValueError, as the checks here raise."""
+        status = self.returncode()
+        lines = self.stderr_lines()
+        if status == _USAGE_STATUS and lines:
+            return ValueError("; ".join(line for line in lines if line and not line.startswith(("Usage:", " ")))[:2000]
+                              or str(error))
+        return error
+
+    def error_after_hello(self) -> StokerError:
+        """The error a JVM that stopped just after its hello says next; how it died if it said none."""
+        try:
+            while True:
+                m = self.take()
+                if m.get("type") == "error":
+                    return StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
+        except StokerError as e:
+            return e
 
     @property
     def pid(self) -> int:
@@ -95,8 +149,29 @@ class ServeProcess:
                 pass  # the process is gone: the next take says why
 
     def take(self) -> dict:
-        """The next message of the stream (hello, batch, epoch_end, end, error); StokerError if the JVM is gone."""
-        return self._take(self._stream)
+        """The next message of the stream (hello, batch, epoch_end, end, error), checked against the ones before: a
+        JvmDiedError if the JVM is gone or the stream broke the protocol (an epoch end whose epoch or count is not
+        the batches taken, a batch of another epoch before that end, an end in mid-epoch)."""
+        m = self._take(self._stream)
+        kind = m.get("type")
+        if kind == "batch":
+            if self.epoch_open is not None and m["epoch"] != self.epoch_open:
+                raise self.broke_protocol(f"sent a batch of epoch {m['epoch']} before the end of epoch "
+                                          f"{self.epoch_open}")
+            self.epoch_open = m["epoch"]
+            self._epoch_batches += 1
+        elif kind == "epoch_end":
+            if self.epoch_open is not None and m["epoch"] != self.epoch_open:
+                raise self.broke_protocol(f"ended epoch {m['epoch']} while its batches were of epoch "
+                                          f"{self.epoch_open}")
+            if m.get("batches") != self._epoch_batches:
+                raise self.broke_protocol(f"ended epoch {m['epoch']} saying it sent {m.get('batches')} batches, and "
+                                          f"{self._epoch_batches} arrived")
+            self.epoch_open, self._epoch_batches = None, 0
+        elif kind == "end" and self.epoch_open is not None:
+            raise self.broke_protocol(f"sent its end after {self._epoch_batches} batches of epoch {self.epoch_open}, "
+                                      f"with no end of that epoch")
+        return m
 
     def request(self, op: str) -> dict:
         req = next(self._requests)

@@ -4,10 +4,6 @@ A ``stoker serve`` JVM decodes, samples, resizes and collates; each batch lands 
 that this process maps once, and reaches the training loop as a tensor over that slot: no copy, no pickling, no
 worker processes holding copies (see docs/torch.md for the protocol and the lifetime rules).
 """
-import json
-import logging
-import os
-import tempfile
 import time
 import weakref
 from collections import deque
@@ -21,47 +17,21 @@ except ImportError:  # Python 3.10: torch brings typing_extensions
 import torch
 
 from . import _document
-from ._args import (ServeArgs, check_cache, check_dataset, check_existing_file, check_s3_endpoint, check_workload,
-                    parse_clip_window, parse_size, positive_int)
+from ._args import positive_int
 from ._batch import Batch
+from ._consumer import ConsumerClock
 from ._device import DeviceFeeder, cuda_device
 from ._errors import JvmDiedError, StokerError
 from ._ipc import CudaIpc, DeviceSlots
 from ._home import stoker_command
+from ._keywords import serve_args
 from ._options import LoaderOptionArgs
-from ._serve import PROTOCOL, ServeProcess
+from ._restarts import Restarts
+from ._serve import ServeProcess
 from ._slots import SlotMap
 
 __all__ = ["VideoLoader", "Batch", "StokerError", "JvmDiedError"]
 
-_USAGE_STATUS = 2   # picocli's exit status for a usage error
-_LOG = logging.getLogger("stoker")
-_CAUSES_KEPT = 100   # the restart causes stats() lists, the newest
-
-
-def _device_batches(decode: str, nvdec_sessions: Optional[int], device) -> Optional[str]:
-    """The JVM's ``--device`` for ``decode`` (checked by the schema already): batches decoded on NVDEC stay on the GPU
-    (CUDA IPC), so they need one."""
-    if nvdec_sessions:
-        if decode == "cpu":
-            raise ValueError(f"nvdec_sessions={nvdec_sessions}: only with decode='nvdec', 'hybrid' or 'auto'")
-    if decode == "cpu":
-        return None
-    d = cuda_device(device)
-    if d is None:
-        if decode == "auto":
-            return None   # host batches: auto decodes on the CPU for them
-        raise ValueError(f"decode={decode!r}: batches decoded on NVDEC stay on the GPU (expected: device='cuda:N')")
-    return f"cuda:{d.index}"
-
-
-def _rank_and_world(rank, world_size):
-    if rank is not None and world_size is not None:
-        return rank, world_size
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return (dist.get_rank() if rank is None else rank), (dist.get_world_size() if world_size is None else world_size)
-    return (0 if rank is None else rank), (1 if world_size is None else world_size)
 
 
 class VideoLoader:
@@ -107,54 +77,17 @@ class VideoLoader:
                  shm_dir: Optional[str] = None, publish: Optional[int] = None, s3_endpoint: Optional[str] = None,
                  cache_dir=None, cache_bytes=None, stoker_home: Optional[str] = None, restart: int = 0,
                  **loader_options: Unpack[LoaderOptionArgs]):
-        given = dict(loader_options)
-        if size is not None:
-            if "width" in given or "height" in given:
-                raise ValueError(f"size={size!r}: given with width or height (expected one or the other)")
-            given["width"], given["height"] = parse_size(size)
-        if crop is not None:
-            if "resize" in given:
-                raise ValueError(f"crop={crop!r}: given with resize (expected one or the other)")
-            if crop not in ("center", "random"):
-                raise ValueError(f"crop={crop!r}: expected 'center' or 'random'")
-            given["resize"] = crop
-        if clip_window is not None:
-            given["window_from_seconds"], given["window_to_seconds"] = parse_clip_window(clip_window)
-        rank, world_size = _rank_and_world(given.get("rank"), given.get("world_size"))
-        if rank != 0 or "rank" in given:
-            given["rank"] = rank
-        if world_size != 1 or "world_size" in given:
-            given["world_size"] = world_size
-        document = _document.document(given, options)
-        sampling = document.get("sampling", {})
-        if sampling.get("rank", 0) >= sampling.get("worldSize", 1):
-            raise ValueError(f"rank={sampling.get('rank')}: expected below world_size={sampling.get('worldSize', 1)}")
-        if publish is not None and not (0 <= positive_int("publish", publish, minimum=0) <= 65535):
-            raise ValueError(f"publish={publish}: expected a port, 0 to 65535 (0: any free port)")
-        if shm_dir is not None and not os.path.isdir(shm_dir):
-            raise FileNotFoundError(f"shm_dir={shm_dir!r}: no such folder (expected: a tmpfs folder such as /dev/shm; "
-                                    f"pass shm_dir= another, or mount one: docker run --shm-size=...)")
-        cache_dir, cache_bytes = check_cache(cache_dir, cache_bytes)
-        decoding = document.get("decode", {})
-        device_batches = _device_batches(decoding.get("device", "cpu"), decoding.get("nvdecSessions"), device)
-        self._args = ServeArgs(
-            dataset=check_dataset(dataset), options=document, hold=positive_int("hold", hold, minimum=0),
-            config=check_existing_file("config", config), workload=check_workload(workload),
-            prefetch=None if prefetch is None else positive_int("prefetch", prefetch), shm_dir=shm_dir,
-            publish=publish, s3_endpoint=check_s3_endpoint(s3_endpoint), cache_dir=cache_dir, cache_bytes=cache_bytes,
-            serve_device=device_batches)
+        self._args = serve_args(dataset, size=size, crop=crop, clip_window=clip_window, workload=workload,
+                                options=options, config=config, device=device, hold=hold, prefetch=prefetch,
+                                shm_dir=shm_dir, publish=publish, s3_endpoint=s3_endpoint, cache_dir=cache_dir,
+                                cache_bytes=cache_bytes, loader_options=loader_options)
         self._device = cuda_device(device)
         self._pin = bool(pin_memory) or self._device is not None
         if self._pin and not torch.cuda.is_available():
             raise ValueError("pin_memory=True: this machine has no usable CUDA device (torch.cuda.is_available() is False): "
                              "leave pin_memory off; pinned memory only speeds up copies to a GPU")
         self._copy = bool(copy)
-        self._restart = positive_int("restart", restart, minimum=0)
-        self._deaths: List[str] = []        # the JVM deaths since the last batch delivered: restarts in a row
-        self._restart_causes: Deque[str] = deque(maxlen=_CAUSES_KEPT)
-        self._restarts = 0
-        self._epoch_open: Optional[int] = None   # the epoch the running JVM's batches are of, until its end
-        self._epoch_batches = 0                  # batches of it taken from the running JVM
+        self._restarts = Restarts(positive_int("restart", restart, minimum=0))
         self._interrupted_epoch: Optional[int] = None   # the epoch being taken when a JVM died, until the next take
         self._ended = False   # the JVM said its last epoch was served (epochs=N): every later iteration is empty
         self._debug = bool(debug)
@@ -170,10 +103,7 @@ class VideoLoader:
         self._resume: Optional[dict] = None       # a state to start the next JVM from
         self._wanted_epoch: Optional[int] = None
         self._failures: List[dict] = []
-        self._clips = 0
-        self._first_batch_at: Optional[float] = None
-        self._waited = 0.0
-        self._handover: Deque[int] = deque(maxlen=10_000)
+        self._clock = ConsumerClock()
         self._closed = False
         self._finalizer = weakref.finalize(self, VideoLoader._stop, [None])
 
@@ -189,38 +119,14 @@ class VideoLoader:
                 self._recover(e)
 
     def _start_process(self) -> None:
-        args = [self._command, "serve"] + self._args.flags()
-        resume_file = None
-        if self._resume is not None:
-            fd, resume_file = tempfile.mkstemp(prefix="stoker-resume-", suffix=".json")
-            with os.fdopen(fd, "w") as f:
-                json.dump(self._resume, f)
-            args += ["--resume", resume_file]
-        try:
-            self._process = ServeProcess(args)
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, VideoLoader._stop, [self._process])
-            try:
-                hello = self._process.take()
-            except StokerError as e:
-                raise self._start_error(e) from None
-        finally:
-            if resume_file is not None:
-                os.unlink(resume_file)
-        if hello.get("type") == "error":
-            self._stop_process()
-            # A document the JVM refused (a stage the loader lacks): a bad argument, as the checks here raise.
-            refused = ValueError if hello.get("kind") == "InvalidValueException" else StokerError
-            raise refused(f"stoker serve: {hello.get('message')}")
-        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
-            self._stop_process()
-            raise StokerError(f"stoker serve spoke another protocol (expected {PROTOCOL}): {hello}")
+        self._process, hello = ServeProcess.start([self._command, "serve"] + self._args.flags(), self._resume)
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, VideoLoader._stop, [self._process])
         self._hello = hello
         self._position = hello["state"]
         p = self._position
         self._next_epoch_start = p["epoch"] if (p["position"], p["clipsDelivered"]) == (0, 0) else None
         self._resume = None
-        self._epoch_open, self._epoch_batches = None, 0
         if "device" in hello:
             # Decoded on NVDEC, collated in the JVM's GPU memory: batches come by CUDA IPC, no host copy, no feeder.
             self._device_slots = DeviceSlots(CudaIpc(self._device))
@@ -230,7 +136,7 @@ class VideoLoader:
         except FileNotFoundError:
             # The JVM removes its file as it exits: it stopped between its hello and this open (a failure budget
             # of 0 spent on the first video, say). Its error message, next on the pipe, says why.
-            error = self._first_error_after_hello()
+            error = self._process.error_after_hello()
             self._stop_process()
             raise error from None
         if self._pin:
@@ -238,44 +144,16 @@ class VideoLoader:
         if self._device is not None and self._feeder is None:   # a restarted JVM feeds the feeder already there
             self._feeder = DeviceFeeder(self._device, self._take_host, self._release)
 
-    def _first_error_after_hello(self) -> StokerError:
-        try:
-            while True:
-                m = self._process.take()
-                if m.get("type") == "error":
-                    return StokerError(f"stoker serve: {m.get('message')} ({m.get('kind')})")
-        except StokerError as e:   # no message: it died, and e says how
-            return e
-
-    def _start_error(self, error: StokerError) -> Exception:
-        """A usage error of the JVM (exit status 2) names an argument: a ValueError, as the checks here raise."""
-        status = self._process.returncode()
-        lines = self._process.stderr_lines()
-        self._process = None
-        if status == _USAGE_STATUS and lines:
-            return ValueError("; ".join(line for line in lines if line and not line.startswith(("Usage:", " ")))[:2000]
-                              or str(error))
-        return error
-
     def _recover(self, death: JvmDiedError) -> None:
         """A JVM that died: with restarts left in a row, a new one from the state after the last batch taken (the
         next one it sends is the batch after it); else the error, naming every death in the row."""
-        cause = str(death).split("; its last lines")[0]
-        self._deaths.append(cause)
-        if len(self._deaths) > self._restart:
+        try:
+            self._restarts.died(death)
+        except JvmDiedError:
             self._abandon_process()
-            if self._restart == 0:
-                raise death
-            causes = "\n  ".join(f"{i}. {c}" for i, c in enumerate(self._deaths, 1))
-            raise JvmDiedError(f"the Stoker JVM died {len(self._deaths)} times in a row, with no batch between "
-                               f"(restart={self._restart}):\n  {causes}\nthe last one's{str(death)[len(cause):]}",
-                               death.pid, death.status)
-        self._restarts += 1
-        self._restart_causes.append(cause)
-        if self._epoch_open is not None:
-            self._interrupted_epoch = self._epoch_open
-        _LOG.warning("stoker: %s; restarting it from the state after the last batch taken (%d of restart=%d in a "
-                     "row, %d in all)", cause, len(self._deaths), self._restart, self._restarts)
+            raise
+        if self._process is not None and self._process.epoch_open is not None:
+            self._interrupted_epoch = self._process.epoch_open
         if self._position is not None:
             p = self._position
             # After an epoch's end the stream stands at the next epoch's start (a drop_last tail is not served).
@@ -302,6 +180,7 @@ class VideoLoader:
             self._device_slots = None
 
     def _stop_process(self) -> None:
+        """Stops the JVM in order (the feeder gives back what it copied first); every batch held is then dead."""
         if self._feeder is not None:
             try:
                 self._feeder.close()
@@ -310,16 +189,7 @@ class VideoLoader:
             self._feeder = None
         for batch in self._held:
             batch._live = False
-        self._held.clear()
-        if self._process is not None:
-            self._process.close()
-            self._process = None
-        if self._slots is not None:
-            self._slots.close()
-            self._slots = None
-        if self._device_slots is not None:
-            self._device_slots.close()
-            self._device_slots = None
+        self._abandon_process()
 
     @staticmethod
     def _stop(holder):
@@ -418,22 +288,15 @@ class VideoLoader:
                     kind = m.get("type")
                     if kind == "batch":
                         batch = self._batch(m)
-                        sent = m.get("sent_us")
-                        if sent is not None:   # from "slot ready" (or from when this wait began) to the tensor in hand
-                            self._handover.append(time.time_ns() // 1000 - max(sent, waiting_since_us))
+                        self._clock.took(len(batch), m.get("sent_us"), waiting_since_us)
                         return batch
                     if kind == "epoch_end":
-                        self._check_epoch_end(m)
                         # With drop_last the state still stands in this epoch (its dropped tail); the stream does not.
                         self._next_epoch_start = m["epoch"] + 1
                         self._position = m["state"]
                         self._failures = m.get("failures", [])
                         return None
                     if kind == "end":
-                        if self._epoch_open is not None:
-                            raise self._process.broke_protocol(
-                                f"sent its end after {self._epoch_batches} batches of epoch {self._epoch_open}, "
-                                f"with no end of that epoch")
                         self._ended = True
                         return None
                     if kind == "error":
@@ -441,18 +304,7 @@ class VideoLoader:
                 except JvmDiedError as death:
                     self._recover(death)
         finally:
-            self._waited += time.perf_counter() - started
-
-    def _check_epoch_end(self, m: dict) -> None:
-        """An epoch's end must close the epoch taken, and count the batches this JVM sent as this side took them."""
-        sent = m.get("batches")
-        if self._epoch_open is not None and m["epoch"] != self._epoch_open:
-            raise self._process.broke_protocol(f"ended epoch {m['epoch']} while its batches were of epoch "
-                                               f"{self._epoch_open}")
-        if sent != self._epoch_batches:
-            raise self._process.broke_protocol(f"ended epoch {m['epoch']} saying it sent {sent} batches, and "
-                                               f"{self._epoch_batches} arrived")
-        self._epoch_open, self._epoch_batches = None, 0
+            self._clock.waited(time.perf_counter() - started)
 
     def _batch(self, m: dict) -> Batch:
         if self._device_slots is not None:
@@ -461,20 +313,11 @@ class VideoLoader:
         else:
             video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
             label = torch.tensor(m["labels"], dtype=torch.int64)
-        if self._epoch_open is not None and m["epoch"] != self._epoch_open:
-            raise self._process.broke_protocol(f"sent a batch of epoch {m['epoch']} before the end of epoch "
-                                               f"{self._epoch_open}")
         batch = Batch(m["id"], m["epoch"], video, label, m["paths"], m["start_seconds"], m["frame_seconds"], m["state"])
         batch._source = self._process
-        self._epoch_open = m["epoch"]
-        self._epoch_batches += 1
-        self._deaths.clear()   # a batch delivered: restarts in a row start again from 0
+        self._restarts.delivered()
         self._position = m["state"]
         self._next_epoch_start = None
-        self._clips += len(m["labels"])
-        if self._first_batch_at is None:
-            self._first_batch_at = time.perf_counter()
-            self._waited = 0.0   # the first batch's wait is start-up, not steady state
         return batch
 
     def _release(self, batch: Batch) -> None:
@@ -488,8 +331,7 @@ class VideoLoader:
             event = self._device_slots.released(batch.id)
             if event is not None:
                 release["event"] = event
-        if self._process is not None:
-            self._process.send(release)
+        self._process.send(release)
 
     # ---- state, stats, failures ------------------------------------------------------------------------------
 
@@ -512,14 +354,7 @@ class VideoLoader:
         reply = self._request("stats")
         stats = dict(reply.get("stats", {}))
         stats["process"] = reply.get("process", {})   # the JVM's memory: heap, RSS, off-heap by kind
-        elapsed = 0.0 if self._first_batch_at is None else time.perf_counter() - self._first_batch_at
-        stats["samples_per_second"] = self._clips / elapsed if elapsed > 0 else 0.0
-        stats["data_wait_share"] = min(1.0, self._waited / elapsed) if elapsed > 0 else 0.0
-        stats["clips"] = self._clips
-        stats["restarts"] = self._restarts
-        stats["restart_causes"] = list(self._restart_causes)
-        hand = sorted(self._handover)
-        stats["handover_us_p50"] = hand[len(hand) // 2] if hand else None
+        stats.update(self._clock.figures(), restarts=self._restarts.total, restart_causes=list(self._restarts.causes))
         self._failures = reply.get("failures", self._failures)
         return stats
 
@@ -535,7 +370,7 @@ class VideoLoader:
         """Per batch (the last 10,000): microseconds from the JVM announcing it to its tensor in this process,
         counted from when this process began waiting if that was later (a batch queued behind a slow consumer
         is not hand-over time)."""
-        return list(self._handover)
+        return self._clock.handover_micros()
 
     @property
     def failures(self) -> List[dict]:

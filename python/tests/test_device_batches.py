@@ -15,7 +15,8 @@ from stoker import StokerError
 from stoker import _document
 from stoker._args import ServeArgs
 from stoker._ipc import DeviceSlots, _CudaArray
-from stoker.torch import VideoLoader, _device_batches
+from stoker._keywords import _device_batches
+from stoker.torch import VideoLoader
 
 
 class FakeIpc:

@@ -138,4 +138,4 @@ def test_an_error_the_jvm_reports_is_not_restarted(damaged_dataset):
             for _ in loader:
                 pass
         assert not isinstance(raised.value, JvmDiedError)
-        assert loader._restarts == 0
+        assert loader._restarts.total == 0
