@@ -94,9 +94,14 @@ def test_without_restart_a_death_is_the_error_itself(dataset):
         batches = iter(loader)
         next(batches)
         os.kill(loader.pid, signal.SIGKILL)
+        taken = 1
         with pytest.raises(JvmDiedError, match="killed by signal 9") as raised:
-            for _ in range(100):   # the batches already announced, then the error (an epoch end is an error too:
-                next(batches)      # a StopIteration here would be the silent end this guards against)
+            # The batches the JVM announced before it died come first (all of this epoch's, and its end, if it was
+            # that far ahead); then the error. An epoch that ended short of its batches would be the silent loss.
+            for _ in range(100):
+                taken += sum(1 for _ in batches)
+                assert taken % len(loader) == 0, f"an epoch ended after {taken} batches, short of {len(loader)}"
+                batches = iter(loader)
         assert raised.value.status == -signal.SIGKILL
 
 
