@@ -120,8 +120,9 @@ final class SteadyStateModel {
             out.add(new StageState(s.name(), c, busy, beforeLimit ? 0 : 1 - busy, beforeLimit ? 1 - busy : 0, task,
                     sc.queueCapacity() == null ? 0 : sc.queueCapacity(), queueFills ? 0.9 : 0, queueFills ? 0.02 : 1 - busy));
         }
-        boolean consumerBound = Bottleneck.consumerBound(consumerWait);
-        return new Steady(x, consumerWait, Math.min(model.machineCores(), model.coresPerBusyWorker() * busyWorkers), consumerBound ? 0.9 : 0.02, out);
+        double cores = Math.min(model.machineCores(), model.coresPerBusyWorker() * busyWorkers);
+        // a consumer that sets the pace finds the sink full; one that waits, empty
+        return new Steady(x, consumerWait, cores, Bottleneck.consumerBound(consumerWait) ? 0.9 : 0.02, out);
     }
 
     /** The task time with the tasks active that {@code rate} items/s keep in flight (n = rate x t(n), at most c). */
