@@ -1,4 +1,9 @@
-"""Never hang, never orphan: the JVM's death is an error within 2 s, Python's death ends the JVM and its file."""
+"""Never hang, never orphan: the JVM's death is an error, Python's death ends the JVM and its file.
+
+No wall-clock bound is asserted here (a loaded machine stretches any of them): how fast each of these happens is
+measured by ``bench/kill_points.py`` (a killed JVM to the error) and ``bench/lifetime_times.py`` (Python's death, or
+Ctrl-C, to the JVM gone), recorded in docs/benchmarks.md. What a test waits on, it waits on as an event: a line the
+child printed, the process gone (polled, with a hang guard far above any real time)."""
 import os
 import signal
 import subprocess
@@ -21,11 +26,15 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_gone(pid: int, seconds: float) -> float:
-    start = time.monotonic()
-    while alive(pid) and time.monotonic() - start < seconds:
-        time.sleep(0.02)
-    return time.monotonic() - start
+HANG_GUARD_SECONDS = 120
+
+
+def gone(pid: int) -> bool:
+    """Whether the process ends: polled until it has, or the hang guard (far above any real time) passed."""
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)   # a poll, not a wait for time to pass
+    return not alive(pid)
 
 
 def across_epochs(loader):
@@ -35,16 +44,14 @@ def across_epochs(loader):
         yield from loader
 
 
-def test_a_killed_jvm_is_an_error_naming_the_signal_within_two_seconds(dataset):
+def test_a_killed_jvm_is_an_error_naming_the_signal(dataset):
     with VideoLoader(dataset, batch_size=2, frames=4) as loader:
         batches = across_epochs(loader)
         next(batches)
         os.kill(loader.pid, signal.SIGKILL)
-        start = time.monotonic()
         with pytest.raises(StokerError, match="killed by signal 9"):
             for _ in range(100):   # the few batches already announced may still come; then the error
                 next(batches)
-        assert time.monotonic() - start < 2.0
 
 
 def test_close_stops_the_jvm_and_removes_the_file(dataset):
@@ -53,11 +60,11 @@ def test_close_stops_the_jvm_and_removes_the_file(dataset):
     pid, file = loader.pid, loader.file
     assert os.path.exists(file)
     loader.close()
-    assert wait_gone(pid, 5) < 5 and not alive(pid)
+    assert not alive(pid), "close() returned with the JVM still running"
     assert not os.path.exists(file)
 
 
-def test_when_python_dies_the_jvm_exits_within_two_seconds_and_removes_the_file(dataset):
+def test_when_python_dies_the_jvm_exits_and_removes_the_file(dataset):
     script = textwrap.dedent(f"""
         import os, signal
         from stoker.torch import VideoLoader
@@ -69,7 +76,7 @@ def test_when_python_dies_the_jvm_exits_within_two_seconds_and_removes_the_file(
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=stoker_env(), timeout=120)
     assert run.returncode == -signal.SIGKILL, run.stderr
     pid, file = run.stdout.split()
-    assert wait_gone(int(pid), 5) < 2.0
+    assert gone(int(pid)), f"the JVM outlived Python by {HANG_GUARD_SECONDS} s"
     assert not os.path.exists(file)
 
 
@@ -117,21 +124,25 @@ def test_debug_mode_faults_on_a_released_batch_instead_of_reading_new_data(datas
 
 
 def test_ctrl_c_in_the_training_loop_stops_the_jvm(dataset):
+    # The child says when it is in the training loop (a batch taken), and the interrupt comes then: no sleep.
     script = textwrap.dedent(f"""
         from stoker.torch import VideoLoader
         with VideoLoader({str(dataset)!r}, batch_size=2, frames=4) as loader:
             len(loader)   # starts the JVM
             print(loader.pid, loader.file, flush=True)
+            training = False
             while True:
                 for batch in loader:
-                    pass
+                    if not training:
+                        print("training", flush=True)
+                        training = True
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=stoker_env())
     pid, file = proc.stdout.readline().split()
-    time.sleep(1.0)
+    assert proc.stdout.readline().strip() == "training"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=HANG_GUARD_SECONDS)
     assert "KeyboardInterrupt" in err
-    assert wait_gone(int(pid), 5) < 2.0
+    assert gone(int(pid)), f"the JVM outlived the interrupted loop by {HANG_GUARD_SECONDS} s"
     assert not os.path.exists(file)

@@ -115,12 +115,20 @@ class PinnedBatchPoolTest {
         boolean[] closed = new boolean[1];
         releases.releaseAfter(new CopyReleases.Pending(0, stream.record(), stream.record(), () -> closed[0] = true, 0, 0));
         Thread waiter = Thread.ofPlatform().start(releases::awaitOldest);
-        waiter.join(100);
-        assertThat(waiter.isAlive()).as("still waiting: the copy has not run").isTrue();
+        // Seen waiting in awaitOldest (its state and stack, polled; the class's timeout is the hang guard), not slept on.
+        while (!waitingIn(waiter, "awaitOldest")) {
+            assertThat(waiter.isAlive()).as("awaitOldest returned before the copy ran").isTrue();
+            Thread.sleep(1);   // a poll
+        }
         assertThat(closed[0]).isFalse();
         stream.runAll();
-        waiter.join(5_000);
-        assertThat(waiter.isAlive()).isFalse();
+        waiter.join();
         assertThat(closed[0]).isTrue();
+    }
+
+    private static boolean waitingIn(Thread thread, String method) {
+        Thread.State state = thread.getState();
+        return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                && java.util.Arrays.stream(thread.getStackTrace()).anyMatch(f -> f.getMethodName().equals(method));
     }
 }

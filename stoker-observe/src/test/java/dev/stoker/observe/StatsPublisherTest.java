@@ -123,14 +123,14 @@ class StatsPublisherTest {
                 // Meanwhile the pipeline runs on and a new client gets every period's snapshot.
                 long consumedBefore = consumed.get();
                 try (StatsSubscriber reader = StatsSubscriber.connect(publisher.address(), Duration.ofSeconds(5))) {
+                    // Ten periods at least, and on until the count moved (a loaded machine may stall a few periods).
                     List<Long> decoded = new ArrayList<>();
-                    for (int i = 0; i < 10; i++) {
+                    while (decoded.size() < 10 || decoded.getLast().equals(decoded.getFirst())) {
                         decoded.add(reader.next().stats().stage("decode").itemsOut());
                     }
                     assertThat(decoded).isSorted();
-                    assertThat(decoded.getLast()).isGreaterThan(decoded.getFirst());
                 }
-                assertThat(consumed.get()).isGreaterThan(consumedBefore);
+                until("the consumer takes on", () -> consumed.get() > consumedBefore);
             }
             until("both clients are gone", () -> publisher.clientCount() == 0);
         }

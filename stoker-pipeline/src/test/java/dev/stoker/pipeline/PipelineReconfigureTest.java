@@ -11,6 +11,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
@@ -107,10 +108,10 @@ class PipelineReconfigureTest {
         }
     }
 
-    /** Counts the tasks of a stage in flight: now, and the most at once. */
-    private record InFlight(AtomicInteger current, AtomicInteger max) {
+    /** Counts the tasks of a stage in flight: now, the most at once, and how many have started. */
+    private record InFlight(AtomicInteger current, AtomicInteger max, AtomicLong started) {
         InFlight() {
-            this(new AtomicInteger(), new AtomicInteger());
+            this(new AtomicInteger(), new AtomicInteger(), new AtomicLong());
         }
 
         /** A million items through a stage {@code work} whose tasks take {@code taskNanos} each, counted here. */
@@ -118,6 +119,7 @@ class PipelineReconfigureTest {
             return Pipeline.from(IntStream.range(0, 1_000_000).boxed().iterator())
                     .map("work", (Integer x) -> {
                         max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                        started.incrementAndGet();
                         LockSupport.parkNanos(taskNanos);
                         current.decrementAndGet();
                         return x;
@@ -162,7 +164,9 @@ class PipelineReconfigureTest {
                 p.reconfigure("work", StageConfig.EMPTY.withConcurrency(target));
                 awaitLiveWorkers(p, "work", target);
                 max.set(inFlight.current().get());
-                Thread.sleep(150);
+                // Many tasks started since: the workers had every chance to overrun the cap (counted, not timed).
+                long before = inFlight.started().get();
+                Await.until("50 tasks at concurrency " + target, () -> inFlight.started().get() >= before + 50);
                 assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isLessThanOrEqualTo(target);
                 assertThat(max.get()).as("tasks in flight after setting concurrency %d", target).isGreaterThanOrEqualTo(Math.min(target, 1));
                 assertThat(p.stats().stage("work").concurrency()).isEqualTo(target);

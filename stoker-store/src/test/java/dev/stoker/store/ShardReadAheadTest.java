@@ -2,6 +2,7 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.pipeline.SinkStats;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
@@ -12,6 +13,7 @@ import dev.stoker.video.dataset.SamplerOptions;
 import dev.stoker.video.loader.LoaderOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,15 +34,29 @@ class ShardReadAheadTest {
                 .sampler(SamplerOptions.defaults().withWindow(2)).build();
     }
 
-    private static List<String> load(ShardDataset shards, LoaderOptions options, ReadAhead readAhead, long consumerMillis,
-                                     PrefetchStats[] stats, double[] readiness) throws InterruptedException {
+    /**
+     * Every batch of the loader, as text. A slow consumer takes each batch only once the loader has it ready, its sink
+     * as full as the batches still to come allow (polled: the slowest consumer there is, whatever the machine's load);
+     * a fast one takes each at once.
+     */
+    private static List<String> load(ShardDataset shards, LoaderOptions options, ReadAhead readAhead, boolean slowConsumer,
+                                     int expectedBatches, PrefetchStats[] stats, double[] readiness) throws InterruptedException {
         List<String> batches = new ArrayList<>();
         try (ShardLoader loader = ShardLoader.open(shards, options, null, readAhead)) {
-            for (ClipBatch batch : loader) {
-                try (batch) {
+            Iterator<ClipBatch> it = loader.iterator();
+            while (true) {
+                if (slowConsumer) {
+                    SinkStats sink;
+                    while ((sink = loader.pipeline().stats().sink()).size() < Math.min(sink.capacity(), expectedBatches - batches.size())) {
+                        Thread.sleep(1);   // a poll, not a wait for time to pass
+                    }
+                }
+                if (!it.hasNext()) {
+                    break;
+                }
+                try (ClipBatch batch = it.next()) {
                     batches.add(BatchText.of(batch));
                 }
-                Thread.sleep(consumerMillis); // the training step
             }
             stats[0] = loader.readAheadStats();
             readiness[0] = loader.pipeline().stats().sink().dataReadiness();
@@ -54,7 +70,7 @@ class ShardReadAheadTest {
         long budget = 1L << 20;
         PrefetchStats[] stats = new PrefetchStats[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            load(shards, options(3), ReadAhead.defaults().withBudget(budget).withBatchesAhead(8), 0, stats, new double[1]);
+            load(shards, options(3), ReadAhead.defaults().withBudget(budget).withBatchesAhead(8), false, 6, stats, new double[1]);
         }
         assertThat(stats[0].budgetBytes()).isEqualTo(budget);
         assertThat(stats[0].requests()).isEqualTo(12);
@@ -70,8 +86,8 @@ class ShardReadAheadTest {
         PrefetchStats[] stats = new PrefetchStats[1];
         double[] readiness = new double[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            // 20 epochs of 2 batches; each step 40 ms, far slower than reading 2 small jpeg clips
-            List<String> batches = load(shards, options(20), ReadAhead.defaults(), 40, stats, readiness);
+            // 20 epochs of 2 batches, each taken once the loader has it ready
+            List<String> batches = load(shards, options(20), ReadAhead.defaults(), true, 40, stats, readiness);
             assertThat(batches).hasSize(40);
         }
         assertThat(readiness[0]).as("data readiness").isGreaterThanOrEqualTo(0.95);
@@ -83,11 +99,11 @@ class ShardReadAheadTest {
         DemoSource.ingest(dest, IngestOptions.VIDEO);
         PrefetchStats[] stats = new PrefetchStats[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
-            List<String> warm = load(shards, options(2), ReadAhead.off(), 0, stats, new double[1]);
+            List<String> warm = load(shards, options(2), ReadAhead.off(), false, 4, stats, new double[1]);
             assertThat(stats[0]).isNull();
-            List<String> coldAhead = load(shards, options(2), ReadAhead.defaults().withColdCache(true), 0, stats, new double[1]);
+            List<String> coldAhead = load(shards, options(2), ReadAhead.defaults().withColdCache(true), false, 4, stats, new double[1]);
             assertThat(stats[0].hits()).isPositive();
-            List<String> coldOnDemand = load(shards, options(2), ReadAhead.off().withColdCache(true), 0, stats, new double[1]);
+            List<String> coldOnDemand = load(shards, options(2), ReadAhead.off().withColdCache(true), false, 4, stats, new double[1]);
             assertThat(coldAhead).isEqualTo(warm);
             assertThat(coldOnDemand).isEqualTo(warm);
         }

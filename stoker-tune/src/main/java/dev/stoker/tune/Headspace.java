@@ -25,7 +25,8 @@ import java.util.function.ToIntFunction;
  *   <li><b>cached phase</b>: the same numbers of steps on the copies, in turn: the compute floor
  *       (with a {@link Pipeline}, once it has stopped loading ahead).</li>
  * </ol>
- * Times come from {@link System#nanoTime()}. The loader is neither closed nor drained: the caller owns it.
+ * Times come from {@link System#nanoTime()} (a test's model of a loader and a step: a clock of its own). The loader
+ * is neither closed nor drained: the caller owns it.
  *
  * <pre>{@code
  * HeadspaceResult r = Headspace.of(model::trainStep).warmupSteps(5).measuredSteps(50).run(loader);
@@ -46,15 +47,17 @@ public final class Headspace<B, V> {
     private final int measuredSteps;
     private final int cachedBatches;
     private final ToIntFunction<? super V> samplesPerBatch;
+    private final NanoClock clock;
 
     private Headspace(TrainingStep<? super V> step, BatchCache<B, V> cache, int warmupSteps, int measuredSteps,
-                      int cachedBatches, ToIntFunction<? super V> samplesPerBatch) {
+                      int cachedBatches, ToIntFunction<? super V> samplesPerBatch, NanoClock clock) {
         this.step = Objects.requireNonNull(step, "step");
         this.cache = Objects.requireNonNull(cache, "cache");
         this.warmupSteps = warmupSteps;
         this.measuredSteps = measuredSteps;
         this.cachedBatches = cachedBatches;
         this.samplesPerBatch = Objects.requireNonNull(samplesPerBatch, "samplesPerBatch");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** For batches that stay valid when kept ({@link BatchCache#retaining()}): 5 warm-up, 50 measured steps, 8 cached batches. */
@@ -64,7 +67,7 @@ public final class Headspace<B, V> {
 
     /** For batches that must be copied to be kept, or released after their step (pooled off-heap buffers). */
     public static <B, V> Headspace<B, V> of(TrainingStep<? super V> step, BatchCache<B, V> cache) {
-        return new Headspace<>(step, cache, 5, 50, 8, b -> 1);
+        return new Headspace<>(step, cache, 5, 50, 8, b -> 1, NanoClock.SYSTEM);
     }
 
     /** Steps run and not timed before each phase's measured steps (0+). */
@@ -72,7 +75,7 @@ public final class Headspace<B, V> {
         if (steps < 0) {
             throw new InvalidValueException("warmupSteps", steps, "0+");
         }
-        return new Headspace<>(step, cache, steps, measuredSteps, cachedBatches, samplesPerBatch);
+        return new Headspace<>(step, cache, steps, measuredSteps, cachedBatches, samplesPerBatch, clock);
     }
 
     /** Timed steps in each phase (1+). */
@@ -80,7 +83,7 @@ public final class Headspace<B, V> {
         if (steps < 1) {
             throw new InvalidValueException("measuredSteps", steps, "1+");
         }
-        return new Headspace<>(step, cache, warmupSteps, steps, cachedBatches, samplesPerBatch);
+        return new Headspace<>(step, cache, warmupSteps, steps, cachedBatches, samplesPerBatch, clock);
     }
 
     /** Batches copied and replayed in turn for the compute floor (1+; each one held in memory). */
@@ -88,12 +91,17 @@ public final class Headspace<B, V> {
         if (batches < 1) {
             throw new InvalidValueException("cachedBatches", batches, "1+");
         }
-        return new Headspace<>(step, cache, warmupSteps, measuredSteps, batches, samplesPerBatch);
+        return new Headspace<>(step, cache, warmupSteps, measuredSteps, batches, samplesPerBatch, clock);
     }
 
     /** Samples in a batch, for samples/s (default: 1, so samples/s is steps/s). */
     public Headspace<B, V> samplesPerBatch(ToIntFunction<? super V> samples) {
-        return new Headspace<>(step, cache, warmupSteps, measuredSteps, cachedBatches, samples);
+        return new Headspace<>(step, cache, warmupSteps, measuredSteps, cachedBatches, samples, clock);
+    }
+
+    /** Times the steps on {@code time} instead of the system's clock (a test's model of a loader and a step). */
+    Headspace<B, V> clock(NanoClock time) {
+        return new Headspace<>(step, cache, warmupSteps, measuredSteps, cachedBatches, samplesPerBatch, time);
     }
 
     /** Batches the loader must deliver: the cached ones, then warm-up and measured steps. */
@@ -175,7 +183,7 @@ public final class Headspace<B, V> {
             }
             Phase loader = new Phase(measuredSteps);
             for (int i = 0; i < warmupSteps + measuredSteps; i++) {
-                long askNanos = System.nanoTime();
+                long askNanos = clock.nanoTime();
                 B batch = next(batches, delivered++);
                 int samples;
                 long gotNanos;
@@ -183,14 +191,14 @@ public final class Headspace<B, V> {
                 try {
                     V view = cache.view(batch);
                     samples = samplesPerBatch.applyAsInt(view);
-                    gotNanos = System.nanoTime();   // the wait: asking for the batch and viewing it
+                    gotNanos = clock.nanoTime();   // the wait: asking for the batch and viewing it
                     runStep(view, "loader", i);
-                    doneNanos = System.nanoTime();
+                    doneNanos = clock.nanoTime();
                 } finally {
                     cache.release(batch);
                 }
                 if (i >= warmupSteps) {
-                    loader.record(i - warmupSteps, gotNanos - askNanos, doneNanos - gotNanos, System.nanoTime() - askNanos, samples);
+                    loader.record(i - warmupSteps, gotNanos - askNanos, doneNanos - gotNanos, clock.nanoTime() - askNanos, samples);
                 }
             }
             String verdict = verdictAfterLoading.get();
@@ -198,12 +206,12 @@ public final class Headspace<B, V> {
 
             Phase cached = new Phase(measuredSteps);
             for (int i = 0; i < warmupSteps + measuredSteps; i++) {
-                long askNanos = System.nanoTime();
+                long askNanos = clock.nanoTime();
                 V copy = copies.get(i % copies.size());
                 int samples = samplesPerBatch.applyAsInt(copy);
-                long gotNanos = System.nanoTime();
+                long gotNanos = clock.nanoTime();
                 runStep(copy, "cached", i);
-                long doneNanos = System.nanoTime();
+                long doneNanos = clock.nanoTime();
                 if (i >= warmupSteps) {
                     cached.record(i - warmupSteps, gotNanos - askNanos, doneNanos - gotNanos, doneNanos - askNanos, samples);
                 }

@@ -80,21 +80,6 @@ class AutotuneStepTest {
         assertThat(model.config.stage("decode").concurrency()).isEqualTo(1);
     }
 
-    /** Moves only when told to wait: every wait returns at once, the time it would have taken passed. */
-    private static final class FakeClock implements NanoClock {
-        long now = 1_000_000_000L;
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void parkNanos(long nanos) {
-            now += Math.max(1, nanos);
-        }
-    }
-
     /** The pipeline and its measurements, as functions of its config. */
     private static final class Model implements TunedPipeline, Meter {
         final FakeClock clock = new FakeClock();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.store.prefetch.internal.PrefetchReader;
 import dev.stoker.store.prefetch.internal.Prefetcher;
+import dev.stoker.video.ThreadStates;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +15,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -79,9 +82,9 @@ class PrefetchBudgetTest {
     }
 
     @RepeatedTest(5)
-    void heldBytesNeverExceedTheBudgetWithConcurrentTakers() throws Exception {
+    void heldBytesNeverExceedTheBudgetWithConcurrentTakers(RepetitionInfo repetition) throws Exception {
         int n = 400;
-        int[] sizes = randomSizes(n, System.nanoTime());
+        int[] sizes = randomSizes(n, repetition.getCurrentRepetition());   // the same sizes every run: a failure repeats
         long budget = 200_000;
         SizedReader reader = new SizedReader(sizes, 200_000);
         List<Integer> order = IntStream.range(0, n).boxed().toList();
@@ -125,7 +128,7 @@ class PrefetchBudgetTest {
         SizedReader reader = new SizedReader(sizes, 0);
         try (Prefetcher<Integer, byte[]> ahead = Prefetcher.start(IntStream.range(0, n).boxed().iterator(), reader, 4, 1_000_000)) {
             for (int i = 0; i < n; i++) {
-                waitUntilRead(ahead, reader, Math.min(n, i + 4));
+                waitUntilRead(ahead, Math.min(n, i + 4), 10_000);
                 reader.consumed(ahead.take(i));
             }
             PrefetchStats stats = ahead.stats();
@@ -138,13 +141,14 @@ class PrefetchBudgetTest {
         }
     }
 
-    private static void waitUntilRead(Prefetcher<?, ?> ahead, SizedReader reader, int reads) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (reader.reads.get() < reads && System.nanoTime() < deadline) {
-            Thread.sleep(1);
+    /**
+     * Waits until the prefetcher has finished reading the first {@code reads} items: a read is counted in its bytes
+     * once its entry is done, under the prefetcher's lock (polled, with the class's timeout as the hang guard).
+     */
+    private static void waitUntilRead(Prefetcher<?, ?> ahead, long reads, long bytesEach) throws InterruptedException {
+        while (ahead.stats().bytesRead() < reads * bytesEach) {
+            Thread.sleep(1);   // a poll, not a wait for time to pass
         }
-        // the read has returned; its entry is marked done right after
-        Thread.sleep(5);
     }
 
     @Test
@@ -205,7 +209,9 @@ class PrefetchBudgetTest {
 
     @Test
     void closeInterruptsReadsInFlightAndWakesWaitingTakers() throws Exception {
+        // The read blocks until interrupted: a close that did not interrupt it would hang (the class's timeout).
         CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
         PrefetchReader<Integer, byte[]> stuck = new PrefetchReader<>() {
             @Override
             public long sizeBytes(Integer key) {
@@ -216,7 +222,7 @@ class PrefetchBudgetTest {
             public byte[] read(Integer key) throws IOException {
                 reading.countDown();
                 try {
-                    Thread.sleep(60_000);
+                    never.await();
                 } catch (InterruptedException e) {
                     throw new java.io.InterruptedIOException("interrupted");
                 }
@@ -230,14 +236,19 @@ class PrefetchBudgetTest {
         };
         Prefetcher<Integer, byte[]> ahead = Prefetcher.start(List.of(0, 1).iterator(), stuck, 4, 100);
         reading.await();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread taker = Thread.ofVirtual().start(() -> {
-            assertThatThrownBy(() -> ahead.take(0)).isInstanceOf(IllegalStateException.class).hasMessage("prefetcher closed");
+            try {
+                ahead.take(0);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
         });
-        Thread.sleep(50);
-        long start = System.nanoTime();
+        // The taker waits for the read in flight (its state says so: no sleep), then close wakes it.
+        assertThat(ThreadStates.awaitBlockedIn(taker, "Prefetcher.take")).as("the taker waits for the read").isTrue();
         ahead.close();
         taker.join();
-        assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
+        assertThat(thrown.get()).isInstanceOf(IllegalStateException.class).hasMessage("prefetcher closed");
         assertThat(ahead.stats().heldItems()).isZero();
         assertThatThrownBy(() -> ahead.take(1)).hasMessage("prefetcher closed");
     }

@@ -3,14 +3,13 @@ package dev.stoker.video.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.video.ThreadStates;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -18,21 +17,26 @@ class BatchPoolBackpressureTest {
 
     private static final BatchShape SHAPE = BatchShape.rgb(1, 2, 4, 4);
 
+    /** {@code pool.acquire()} on a thread of its own; what it got, or threw, completes {@code outcome}. */
+    private static Thread acquiring(BatchPool pool, CompletableFuture<ClipBatch> outcome) {
+        return Thread.ofPlatform().name("acquirer").start(() -> {
+            try {
+                outcome.complete(pool.acquire());
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
+        });
+    }
+
     @Test
     void acquireBlocksUntilABatchIsClosed() throws Exception {
-        try (BatchPool pool = new BatchPool(SHAPE, SHAPE.batchBytes());
-             ExecutorService executor = Executors.newSingleThreadExecutor()) {
+        try (BatchPool pool = new BatchPool(SHAPE, SHAPE.batchBytes())) {
             ClipBatch held = pool.acquire();
-            CountDownLatch started = new CountDownLatch(1);
-            Future<ClipBatch> waiter = executor.submit(() -> {
-                started.countDown();
-                return pool.acquire();
-            });
-            assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-            // Proves only "not yet": the release below is what must let it through.
-            assertThatThrownBy(() -> waiter.get(100, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            CompletableFuture<ClipBatch> got = new CompletableFuture<>();
+            Thread waiter = acquiring(pool, got);
+            assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
             held.close();
-            ClipBatch next = waiter.get(5, TimeUnit.SECONDS);
+            ClipBatch next = got.get(60, TimeUnit.SECONDS);   // a hang guard
             assertThat(pool.waits()).isEqualTo(1);
             assertThat(pool.buffersCreated()).isEqualTo(1);
             next.close();
@@ -43,20 +47,13 @@ class BatchPoolBackpressureTest {
     void blockedAcquireIsInterruptible() throws Exception {
         try (BatchPool pool = new BatchPool(SHAPE, 0)) {
             ClipBatch held = pool.acquire();
-            CompletableFuture<Thread> waiting = new CompletableFuture<>();
-            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-            Thread thread = Thread.ofPlatform().start(() -> {
-                waiting.complete(Thread.currentThread());
-                try {
-                    pool.acquire().close();
-                    outcome.complete(null);
-                } catch (Throwable t) {
-                    outcome.complete(t);
-                }
-            });
-            waiting.get(5, TimeUnit.SECONDS).interrupt();
-            assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-            thread.join(5_000);
+            CompletableFuture<ClipBatch> got = new CompletableFuture<>();
+            Thread waiter = acquiring(pool, got);
+            assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
+            waiter.interrupt();
+            assertThatThrownBy(() -> got.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InterruptedException.class);
+            waiter.join();
             held.close();
             assertThat(pool.buffersInUse()).isZero();
         }
@@ -66,13 +63,12 @@ class BatchPoolBackpressureTest {
     void closingThePoolReleasesWaiters() throws Exception {
         BatchPool pool = new BatchPool(SHAPE, 0);
         ClipBatch held = pool.acquire();
-        try (ExecutorService executor = Executors.newSingleThreadExecutor()) {
-            Future<ClipBatch> waiter = executor.submit(pool::acquire);
-            assertThatThrownBy(() -> waiter.get(50, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-            pool.close();
-            assertThatThrownBy(() -> waiter.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .hasCauseInstanceOf(IllegalStateException.class);
-        }
+        CompletableFuture<ClipBatch> got = new CompletableFuture<>();
+        Thread waiter = acquiring(pool, got);
+        assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
+        pool.close();
+        assertThatThrownBy(() -> got.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
         held.close();
     }
 

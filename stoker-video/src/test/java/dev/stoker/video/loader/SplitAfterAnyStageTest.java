@@ -86,8 +86,12 @@ class SplitAfterAnyStageTest {
     }
 
     private static List<Seen> load() {
+        return load(options());
+    }
+
+    private static List<Seen> load(LoaderOptions options) {
         List<Seen> seen = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     seen.add(Seen.of(batch, loader));
@@ -148,12 +152,22 @@ class SplitAfterAnyStageTest {
         }
     }
 
+    /**
+     * Epochs of work the child has when it is killed after the second batch. With one (a few batches, the whole epoch
+     * fitting the results ring) the kill was mid-run only by timing: on a loaded machine the child could finish the
+     * epoch before the consumer took two batches, and a child killed after its stream's end needs no successor. With
+     * eight, it is killed with seven epochs still to decode.
+     */
+    private static final int KILLED_CHILD_EPOCHS = 8;
+
     @Test
     void childKilledMidRunAfterCollateLosesNoBatchAndRepeatsNone() throws IOException {
-        List<Seen> expected = inProcess();
+        LoaderOptions options = options().toBuilder().order(11, true, KILLED_CHILD_EPOCHS).build();
+        List<Seen> expected = load(options);
+        assertThat(expected).as("batches in all, 2 of them taken before the kill").hasSizeGreaterThan(KILLED_CHILD_EPOCHS * 4);
         List<Seen> got = new ArrayList<>();
         List<Long> killed = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.COLLATE).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options.toBuilder().splitAfter(LoaderStage.COLLATE).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
