@@ -19,7 +19,7 @@ import dev.stoker.djl.BatchArrays;
 import dev.stoker.djl.ClipArrays;
 import dev.stoker.djl.TorchRuntime;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -6,7 +6,7 @@ import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.tune.HeadspaceResult;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

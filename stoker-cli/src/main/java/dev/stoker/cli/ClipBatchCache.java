@@ -2,7 +2,7 @@ package dev.stoker.cli;
 
 import dev.stoker.tune.BatchCache;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipBatch;
 import java.lang.foreign.Arena;
 import java.util.IdentityHashMap;
 import java.util.Map;

@@ -10,7 +10,7 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.ShardUpload;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;

@@ -14,7 +14,7 @@ import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

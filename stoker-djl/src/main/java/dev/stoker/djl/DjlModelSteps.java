@@ -5,7 +5,7 @@ import dev.stoker.tune.ModelSpec;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.ModelSteps;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 import java.util.List;
 import java.util.Locale;
 

@@ -16,7 +16,7 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_hw_config;
 import static org.bytedeco.ffmpeg.global.avfilter.avfilter_get_by_name;
 import static org.bytedeco.ffmpeg.global.avutil.AV_HWDEVICE_TYPE_CUDA;
 
-import dev.stoker.video.VideoInfo;
+import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.util.LinkedHashMap;

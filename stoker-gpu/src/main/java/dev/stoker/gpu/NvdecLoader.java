@@ -1,20 +1,21 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.MemoryPlan;
-import dev.stoker.video.loader.ResumeTracker;
+import dev.stoker.video.loader.VideoFront;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -279,7 +280,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
 
     private static PipelineBuilder<CollatedDeviceBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
                                                                  String decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
-        return LoaderFront.demuxed(dataset, options, from)
+        return VideoFront.demuxed(dataset, options, from)
                 .flatMap(decodeStage, opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
                 .batch("batch", options.batch().size(), options.batch().dropLast())
                 .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));

@@ -2,16 +2,16 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,7 +39,7 @@ class GpuLoaderContractTest {
     }
 
     private static LoaderOptions options(int epochs) {
-        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NTHWC).order(7, true, epochs).build();
     }
 

@@ -9,17 +9,17 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.ClipSelection;
-import dev.stoker.video.DecodedClip;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.Video;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -56,7 +56,7 @@ class NvdecLoaderBookkeepingTest {
     }
 
     static LoaderOptions options() {
-        return LoaderOptions.builder().clip(4, 2).size(16, 16, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(16, 16, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NCTHW).order(3, true, 1).build();
     }
 
@@ -252,7 +252,7 @@ class NvdecLoaderBookkeepingTest {
         assertThatThrownBy(() -> open(cpuKnob, Map.of(), Map.of())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("config names stage 'decode', which decoding on the GPU replaces (expected: stages"
                         + " [fetch, demux, nvdec, batch, collate]; NVDEC sessions are the 'nvdec' stage's concurrency)");
-        assertThatThrownBy(() -> open(options().toBuilder().splitAfter(dev.stoker.video.loader.LoaderStage.DEMUX).build(), Map.of(), Map.of()))
+        assertThatThrownBy(() -> open(options().toBuilder().splitAfter(dev.stoker.loader.LoaderStage.DEMUX).build(), Map.of(), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("splitAfter: 'demux' with GPU decoding (expected: null; running fetch and demux in a child"
                         + " process is not supported with NVDEC yet)");

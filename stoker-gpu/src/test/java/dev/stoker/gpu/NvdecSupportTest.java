@@ -16,7 +16,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_SMPTE170M;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_UNSPECIFIED;
 
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 import org.junit.jupiter.api.Test;
 
 /** What the NVDEC path relies on that can be checked without a device: the FFmpeg build, the kernel, the driver library. */

@@ -2,7 +2,7 @@ package dev.stoker.serve;
 
 import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.pipeline.PrivateFiles;
-import dev.stoker.video.batch.BatchMemory;
+import dev.stoker.loader.batch.BatchMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

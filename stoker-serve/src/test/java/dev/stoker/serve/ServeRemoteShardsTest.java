@@ -10,7 +10,7 @@ import dev.stoker.store.remote.Retry;
 import dev.stoker.store.remote.S3BlobStore;
 import dev.stoker.store.remote.S3Server;
 import dev.stoker.store.remote.ShardUpload;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.LocalBlobStore;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -8,7 +8,7 @@ import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.LocalBlobStore;
 import dev.stoker.store.remote.RemoteVideos;
 import dev.stoker.store.shard.Manifest;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

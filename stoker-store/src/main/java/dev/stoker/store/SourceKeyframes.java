@@ -2,7 +2,7 @@ package dev.stoker.store;
 
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.KeyframeIndex;
+import dev.stoker.loader.clip.KeyframeIndex;
 import java.util.Arrays;
 
 /**

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;

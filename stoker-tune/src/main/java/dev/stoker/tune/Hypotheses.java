@@ -1,7 +1,7 @@
 package dev.stoker.tune;
 
-import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.StageOption;
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.StageOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -8,7 +8,9 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
-
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.clip.VideoInfo;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +27,7 @@ import org.bytedeco.ffmpeg.avformat.AVStream;
 import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
+
 
 /**
  * An opened, indexed video: the chosen video stream's packets held in native memory with a frame

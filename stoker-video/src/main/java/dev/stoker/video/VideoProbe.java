@@ -1,10 +1,11 @@
 package dev.stoker.video;
 
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
-
+import dev.stoker.loader.clip.VideoInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+
 
 /**
  * Opens a video once the way the loader does and decodes its first group of pictures, to tell before a long job

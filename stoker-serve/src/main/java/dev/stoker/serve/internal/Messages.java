@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.ProcessStats;
-import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.gpu.DeviceBatch;
 import dev.stoker.gpu.DeviceBatchSharing;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.dataset.SamplerState;
 import java.time.Instant;
 import java.util.List;
 

@@ -7,7 +7,7 @@ import dev.stoker.store.ClipReader;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
+import dev.stoker.loader.clip.ClipSpec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

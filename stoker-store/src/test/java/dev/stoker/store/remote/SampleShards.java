@@ -4,7 +4,7 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.store.MadeOnce;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;

@@ -1,5 +1,18 @@
 package dev.stoker.video.loader;
 
+import dev.stoker.loader.CollateStage;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.batch.BatchMemory;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.DatasetChangedException;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
@@ -10,12 +23,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchMemory;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.DatasetChangedException;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.internal.CollateFactory;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
 import dev.stoker.video.loader.internal.ConvertFactory;
@@ -251,11 +258,11 @@ public final class VideoLoader extends HostBatchLoader {
         DecodeStage decode = parts.decode();
         ConvertStage convert = parts.convert();
         QuarantineGate gate = parts.gate();
-        PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume, gate);
+        PipelineBuilder<FetchedVideo> fetched = VideoFront.fetched(dataset, options, resume, gate);
         if (split == LoaderStage.FETCH) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
-        PipelineBuilder<OpenedVideo> demuxed = LoaderFront.demux(fetched, options);
+        PipelineBuilder<OpenedVideo> demuxed = VideoFront.demux(fetched, options);
         if (split == LoaderStage.DEMUX) {
             demuxed = demuxed.isolate(childJvm(new OpenedVideoCodec(), 0));
         }

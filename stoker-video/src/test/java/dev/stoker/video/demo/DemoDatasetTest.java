@@ -13,8 +13,8 @@ import static org.bytedeco.ffmpeg.global.avformat.avformat_find_stream_info;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_open_input;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

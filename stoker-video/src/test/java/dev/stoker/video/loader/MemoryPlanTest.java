@@ -1,15 +1,19 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptionsBuilder;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+
 
 /**
  * The memory plan settles every stage as the running pipeline does, sizes the pools the loader makes, and
@@ -19,7 +23,7 @@ class MemoryPlanTest {
     private static final Dataset dataset = DemoFolders.dataset(DemoSpec.small(1, 2, 1.0));
 
     private static LoaderOptionsBuilder options() {
-        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NTHWC).order(3, true, 1)
                 .config(new PipelineConfig(null, null, null, Map.of("convert", StageConfig.EMPTY.withConcurrency(3),
                         "collate", new StageConfig(2, 5, null, null, null, null))));

@@ -1,15 +1,18 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.DamagedCopies;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A dataset with broken files trains several epochs with the failure budget raised: each broken file (empty, not a

@@ -2,13 +2,14 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
 
 /**
  * The loader split after decode, convert, batch or collate (the whole CPU front in the child, only finished
@@ -56,7 +58,7 @@ class SplitAfterAnyStageTest {
     /** Two clips per video, 8 frames of 48×64, batches of 3 (so that batches span videos), one epoch. */
     private static LoaderOptions options() {
         return LoaderOptions.builder().order(11, true, 1).clip(8, 2)
-                .size(64, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .size(64, 48, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(3, false, BatchLayout.NCTHW)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
     }

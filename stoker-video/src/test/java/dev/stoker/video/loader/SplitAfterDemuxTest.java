@@ -1,18 +1,19 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.internal.DemuxFactory;
@@ -32,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
 
 /**
  * Demux in a child JVM ({@link LoaderOptions.Placement#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt

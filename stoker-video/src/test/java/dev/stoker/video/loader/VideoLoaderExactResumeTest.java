@@ -2,12 +2,13 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.BufferedReader;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A loader resumed from {@link VideoLoader#state()} delivers exactly what the uninterrupted one would

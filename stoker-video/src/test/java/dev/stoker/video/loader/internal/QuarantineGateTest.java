@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.loader.Quarantine;
 import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
