@@ -11,9 +11,9 @@
 // the iteration time with the wait for the batch (p50, p99) and samples/s. All modes run in this one JVM with the
 // same calibrated work, so alternating them (in collate in collate ...) compares like with like.
 import dev.stoker.bench.CpuBurn;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

@@ -2,14 +2,14 @@ package dev.stoker.bench;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.stoker.loader.ClipStartStats;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Workload;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.dataset.ClipStartBudget;
 import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.ClipStartStats;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
-import dev.stoker.loader.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MemoryPlan;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -7,8 +9,6 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.tune.Autotune;
 import dev.stoker.tune.AutotuneBudget;
 import dev.stoker.tune.AutotuneChange;
-import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -2,14 +2,20 @@ package dev.stoker.cli;
 
 import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.ClipStartReport;
-import dev.stoker.bench.EligibleStarts;
 import dev.stoker.bench.DeliveredClips;
+import dev.stoker.bench.EligibleStarts;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.GpuDecodeOptions;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.ClipStartStats;
 import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.BenchReportWriter;
 import dev.stoker.observe.BenchWatch;
 import dev.stoker.observe.DashboardServer;
@@ -21,11 +27,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.loader.batch.LoadedBatch;
-import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.ClipLoader;
-import dev.stoker.loader.ClipStartStats;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -184,7 +185,7 @@ final class BenchCommand extends Subcommand {
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
-                () -> VideoLoader.open(data, options, recorder));
+                () -> VideoLoader.open(data, options, Opening.defaults().tracedBy(recorder)));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {

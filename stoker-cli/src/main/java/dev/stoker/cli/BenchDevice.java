@@ -1,21 +1,23 @@
 package dev.stoker.cli;
 
 import dev.stoker.gpu.Cuda;
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.GpuDecodeOptions;
 import dev.stoker.gpu.GpuLoader;
 import dev.stoker.gpu.GpuUnavailableException;
 import dev.stoker.gpu.NvdecCodecs;
 import dev.stoker.gpu.NvdecLoader;
-import dev.stoker.gpu.TransferOptions;
-import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.loader.batch.LoadedBatch;
-import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -127,8 +129,8 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
                                                  Supplier<VideoLoader> cpuLoader) {
         if (mode.onGpu()) {
             try {
-                return NvdecLoader.open(data, options, spec,
-                        GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace);
+                return NvdecLoader.open(data, options, spec, Opening.defaults().tracedBy(trace)
+                        .with(GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback)));
             } catch (GpuUnavailableException e) {
                 throw new GpuUnavailableException("--decode " + mode + " on " + spec + ": " + e.getMessage(), e);
             }
@@ -137,7 +139,10 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
             return cpuLoader.get();
         }
         try {
-            return GpuLoader.open(data, options, spec, TransferOptions.defaults(), trace);
+            return GpuLoader.open((o, opening) -> VideoLoader.open(data, o, opening), options, spec,
+                    Opening.defaults().tracedBy(trace));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);   // a dataset already open: none is read here
         } catch (GpuUnavailableException e) {
             throw new GpuUnavailableException("--device " + spec + ": " + e.getMessage(), e);
         }
@@ -147,7 +152,7 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
     static VideoLoader cpuLoader(ClipLoader<?> loader) {
         return switch (loader) {
             case VideoLoader cpu -> cpu;
-            case GpuLoader gpu -> gpu.loader();
+            case GpuLoader gpu when gpu.loader() instanceof VideoLoader cpu -> cpu;
             default -> null;
         };
     }

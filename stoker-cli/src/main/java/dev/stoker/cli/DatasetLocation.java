@@ -1,9 +1,9 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;

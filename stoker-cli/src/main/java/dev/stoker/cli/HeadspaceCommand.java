@@ -1,5 +1,9 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.tune.Headspace;
@@ -7,10 +11,6 @@ import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
-import dev.stoker.loader.batch.ClipBatch;
-import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.HostBatchLoader;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,5 +1,15 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.ClipWindow;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptionsBuilder;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.ClipStartBudget;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -7,19 +17,9 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.loader.clip.Resize;
-import dev.stoker.loader.batch.BatchLayout;
-import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.loader.dataset.ClipStartBudget;
-import dev.stoker.loader.ClipWindow;
-import dev.stoker.loader.DecodeDevice;
-import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.LoaderOptionsBuilder;
-import dev.stoker.loader.LoaderStage;
 import dev.stoker.video.loader.VideoLoader;
-import dev.stoker.loader.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -29,10 +29,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**

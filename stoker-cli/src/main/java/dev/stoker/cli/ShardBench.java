@@ -7,6 +7,8 @@ import dev.stoker.bench.FormatsReport;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
@@ -14,7 +16,6 @@ import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -46,7 +47,7 @@ final class ShardBench {
         dev.stoker.store.remote.BlobStore.Stats remote;
         dev.stoker.store.remote.BlockCache.Stats cache;
         try (ShardDataset shards = dataset.openShards();
-             ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
+             ShardLoader loader = ShardLoader.open(shards, options, Opening.defaults().tracedBy(recorder).with(readAhead))) {
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");
             try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,

@@ -1,5 +1,9 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.observe.TrainReportWriter;
 import dev.stoker.pipeline.PipelineConfig;
@@ -9,9 +13,6 @@ import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
-import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.HostBatchLoader;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -141,7 +142,8 @@ final class TrainCommand extends Subcommand {
         }
 
         HostBatchLoader start(LoaderOptions options, TraceRecorder recorder) {
-            loader = shards != null ? ShardLoader.open(shards, options, recorder) : VideoLoader.open(videos, options, recorder);
+            Opening opening = Opening.defaults().tracedBy(recorder);
+            loader = shards != null ? ShardLoader.open(shards, options, opening) : VideoLoader.open(videos, options, opening);
             return loader;
         }
 

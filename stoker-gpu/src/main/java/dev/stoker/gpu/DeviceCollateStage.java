@@ -1,10 +1,10 @@
 package dev.stoker.gpu;
 
-import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.loader.LoaderFront;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.pipeline.TraceRecorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,14 +1,15 @@
 package dev.stoker.gpu;
 
 import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.ResumeTracker;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
@@ -37,7 +38,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (NvdecLoader loader = NvdecLoader.open(Dataset.open(root), LoaderOptions.defaults(), DeviceSpec.parse("cuda:0"),
- *                                            GpuDecodeOptions.defaults(), null)) {
+ *                                            Opening.defaults())) {
  *     for (DeviceBatch batch : loader) {
  *         try (batch) { train(batch.devicePointer(), batch.shape(), batch.labels()); }  // then sync your stream
  *     }
@@ -90,25 +91,20 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
 
     /**
      * Opens {@code device} first, so that a machine without one, or without the driver's NVDEC library,
-     * fails at once naming what is missing; then starts loading.
+     * fails at once naming what is missing; then starts loading as {@code opening} says: from the start, or where
+     * the loader that gave {@link Opening#resumeFrom()} ({@link #state()}) stood, as the CPU loader resumes (the same
+     * clips, times, crops and batches next); decoding as its {@link GpuDecodeOptions} say
+     * ({@link GpuDecodeOptions#defaults()} without them).
      *
      * @throws GpuUnavailableException if the device or NVDEC cannot be had
-     * @throws IllegalArgumentException if {@code options} name CPU decode stages or a process split
+     * @throws IllegalArgumentException if {@code options} name CPU decode stages or a process split, or if resuming
+     *         and the dataset's fingerprint or the sampling settings differ from the state's
      */
-    public static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec device, GpuDecodeOptions decode,
-                                   TraceRecorder trace) {
-        return open(dataset, options, device, decode, trace, LoaderFront.start(dataset, options));
-    }
-
-    /**
-     * Continues where the loader that gave {@code state} ({@link #state()}) stood, as
-     * {@link dev.stoker.video.loader.VideoLoader#resume} does: the same clips, times, crops and batches next.
-     *
-     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from the state's
-     */
-    public static NvdecLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, DeviceSpec device,
-                                     GpuDecodeOptions decode, TraceRecorder trace) {
-        return open(dataset, options, device, decode, trace, LoaderFront.resume(dataset, options, state));
+    public static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec device, Opening opening) {
+        ResumeTracker from = opening.resumeFrom().map(state -> LoaderFront.resume(dataset, options, state))
+                .orElseGet(() -> LoaderFront.start(dataset, options));
+        return open(dataset, options, device, opening.setting(GpuDecodeOptions.class, GpuDecodeOptions.defaults()),
+                opening.trace().orElse(null), from);
     }
 
     private static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec spec, GpuDecodeOptions decode,

@@ -1,12 +1,12 @@
 package dev.stoker.gpu;
 
-import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.loader.clip.VideoInfo;
-import dev.stoker.loader.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.util.Arrays;
 import java.util.BitSet;

@@ -3,13 +3,13 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.loader.clip.ClipSpec;
-import dev.stoker.loader.clip.Resize;
-import dev.stoker.video.Video;
-import dev.stoker.video.FailureReason;
-import dev.stoker.video.VideoException;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -2,20 +2,20 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.ClipDecoder;
-import dev.stoker.video.ClipRequest;
-import dev.stoker.loader.clip.ClipSpec;
-import dev.stoker.loader.clip.DecodedClip;
-import dev.stoker.loader.clip.Resize;
-import dev.stoker.video.Video;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.ClipRequest;
+import dev.stoker.video.Video;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.loader.LoaderFront;
-import dev.stoker.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,8 +1,8 @@
 package dev.stoker.loader;
 
-import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
 
 /**

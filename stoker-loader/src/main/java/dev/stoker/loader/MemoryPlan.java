@@ -21,8 +21,11 @@ import java.util.Map;
  * @param config       the loader's stage settings with every stage's concurrency and queue capacity settled ({@link #of})
  * @param decodeStage  the stage that decodes ({@code decode}; {@code nvdec} on a GPU)
  * @param convertStage whether a convert stage of its own follows it (the video loader's, unless fused)
+ * @param consumerBatches batches the consumer holds at once ({@link Opening#consumerBatches()}: 1, or more behind a
+ *                     transfer to a GPU)
  */
-public record MemoryPlan(LoaderOptions options, PipelineConfig config, String decodeStage, boolean convertStage) {
+public record MemoryPlan(LoaderOptions options, PipelineConfig config, String decodeStage, boolean convertStage,
+                         int consumerBatches) {
     /** Clips a video holds at once at most, for sizing: {@code clipsPerVideo} but at least this many. */
     private static final int CLIPS_PER_VIDEO_FLOOR = 8;
 
@@ -32,7 +35,7 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      */
     public static MemoryPlan of(LoaderOptions options, PipelineConfig defaults) {
         return new MemoryPlan(options, settled(defaults.overriddenBy(options.config())), "decode",
-                !options.decode().fusedConvert());
+                !options.decode().fusedConvert(), 1);
     }
 
     /**
@@ -41,12 +44,17 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      */
     public static MemoryPlan of(LoaderOptions options, PipelineConfig defaults, String decodeStage, boolean convertStage) {
         LoaderOptions here = options.toBuilder().placement(LoaderOptions.Placement.IN_PROCESS).build();
-        return new MemoryPlan(here, settled(defaults.overriddenBy(options.config())), decodeStage, convertStage);
+        return new MemoryPlan(here, settled(defaults.overriddenBy(options.config())), decodeStage, convertStage, 1);
+    }
+
+    /** The same plan for a consumer that holds {@code batches} batches at once ({@link Opening#consumerBatches()}). */
+    public MemoryPlan holdingForConsumer(int batches) {
+        return new MemoryPlan(options, config, decodeStage, convertStage, batches);
     }
 
     /** The same plan with the pipeline's settings as they are now ({@code Pipeline.config()}, after a reconfigure). */
     public MemoryPlan with(PipelineConfig effective) {
-        return new MemoryPlan(options, settled(config.overriddenBy(effective)), decodeStage, convertStage);
+        return new MemoryPlan(options, settled(config.overriddenBy(effective)), decodeStage, convertStage, consumerBatches);
     }
 
     /**
@@ -122,13 +130,13 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
 
     /**
      * Batch buffers: the sink's, the collators' (split after collate: the deliver stage's, which copies the
-     * child's batches into this process's pool), the consumer's and a spare.
+     * child's batches into this process's pool), the consumer's ({@link #consumerBatches}) and a spare.
      */
     public long batchesHeld() {
         StageConfig handing = options.placement().splitAfter() == LoaderStage.COLLATE ? stage("deliver") : null;
         return handing != null
-                ? config.sinkCapacity() + handing.concurrency() + handing.queueCapacity() + 2L
-                : config.sinkCapacity() + stage("collate").concurrency() + 2L;
+                ? config.sinkCapacity() + handing.concurrency() + handing.queueCapacity() + consumerBatches + 1L
+                : config.sinkCapacity() + stage("collate").concurrency() + consumerBatches + 1L;
     }
 
     /** Bytes of the batch pool: {@link LoaderOptions.Batching#budgetBytes()} when set, else {@link #batchesHeld}. */

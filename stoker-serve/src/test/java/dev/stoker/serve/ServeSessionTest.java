@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stoker.pipeline.PrivateFiles;
-import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.pipeline.PrivateFiles;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,9 +1,9 @@
 package dev.stoker.store;
 
-import dev.stoker.video.ClipRequest;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.video.ClipRequest;
 import java.util.List;
 
 /**

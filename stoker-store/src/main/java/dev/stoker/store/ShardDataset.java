@@ -1,5 +1,6 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.format.internal.ShardFormat;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
@@ -7,7 +8,6 @@ import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardLayout;
-import dev.stoker.loader.clip.ClipSpec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

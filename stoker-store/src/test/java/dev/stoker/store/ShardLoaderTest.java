@@ -2,13 +2,13 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.pipeline.Failure;
-import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
-import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.pipeline.Failure;
+import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.RandomAccessFile;

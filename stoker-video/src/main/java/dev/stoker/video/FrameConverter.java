@@ -31,6 +31,7 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_getCachedContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_getCoefficients;
 import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
+
 import dev.stoker.loader.clip.Resize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -8,6 +8,7 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_copy;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
+
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.VideoInfo;

@@ -1,12 +1,13 @@
 package dev.stoker.video;
 
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_descriptor_get_by_name;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
+
 import dev.stoker.loader.clip.VideoInfo;
 import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;

@@ -2,6 +2,7 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;

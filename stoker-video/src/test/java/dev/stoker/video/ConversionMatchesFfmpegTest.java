@@ -1,6 +1,7 @@
 package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package dev.stoker.video;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;

@@ -1,12 +1,12 @@
 package dev.stoker.serve.internal;
 
 import dev.stoker.gpu.DeviceBatchSharing;
-import dev.stoker.gpu.DeviceSpec;
-import dev.stoker.gpu.GpuDecodeOptions;
 import dev.stoker.gpu.NvdecLoader;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.SamplerState;
-import dev.stoker.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,9 +27,7 @@ public record ServedDevice(NvdecLoader loader, DeviceBatchSharing sharing, List<
     public static ServedDevice open(String dataset, LoaderOptions options, DeviceSpec device, SamplerState resume)
             throws IOException {
         Dataset videos = Dataset.open(Path.of(dataset));
-        NvdecLoader loader = resume == null
-                ? NvdecLoader.open(videos, options, device, GpuDecodeOptions.defaults(), null)
-                : NvdecLoader.resume(videos, options, resume, device, GpuDecodeOptions.defaults(), null);
+        NvdecLoader loader = NvdecLoader.open(videos, options, device, Opening.defaults().resumingFrom(resume));
         try {
             return new ServedDevice(loader, DeviceBatchSharing.on(loader.device()), videos.classNames());
         } catch (RuntimeException e) {

@@ -1,16 +1,16 @@
 package dev.stoker.serve.internal;
 
-import dev.stoker.store.ShardDataset;
-import dev.stoker.store.Verification;
-import dev.stoker.store.loader.ReadAhead;
-import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.remote.BlobStore;
-import dev.stoker.store.remote.BlockCache;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.BatchMemory;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.SamplerState;
-import dev.stoker.loader.HostBatchLoader;
-import dev.stoker.loader.LoaderOptions;
+import dev.stoker.store.ShardDataset;
+import dev.stoker.store.Verification;
+import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.remote.BlobStore;
+import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.net.URI;
@@ -40,8 +40,8 @@ public record ServedLoader(HostBatchLoader loader, List<String> classNames, Shar
         }
         Dataset videos = Dataset.open(root);
         VideoLoader loader = resume == null
-                ? VideoLoader.open(videos, options, null, memory)
-                : VideoLoader.resume(videos, options, resume, null, memory);
+                ? VideoLoader.open(videos, options, Opening.defaults().batchesIn(memory))
+                : VideoLoader.open(videos, options, Opening.defaults().resumingFrom(resume).batchesIn(memory));
         return new ServedLoader(loader, videos.classNames(), null);
     }
 
@@ -50,8 +50,8 @@ public record ServedLoader(HostBatchLoader loader, List<String> classNames, Shar
                                            BatchMemory memory) {
         try {
             ShardLoader loader = resume == null
-                    ? ShardLoader.open(shards, options, null, ReadAhead.defaults(), memory)
-                    : ShardLoader.resume(shards, options, resume, null, ReadAhead.defaults(), memory);
+                    ? ShardLoader.open(shards, options, Opening.defaults().batchesIn(memory))
+                    : ShardLoader.open(shards, options, Opening.defaults().resumingFrom(resume).batchesIn(memory));
             return new ServedLoader(loader, shards.classNames(), shards);
         } catch (RuntimeException e) {
             shards.close();

@@ -1,5 +1,8 @@
 package dev.stoker.store.ingest;
 
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.FileStamp;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineFailedException;
@@ -16,9 +19,6 @@ import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.dataset.FileStamp;
-import dev.stoker.loader.dataset.VideoEntry;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;

@@ -1,16 +1,16 @@
 package dev.stoker.store.ingest;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.format.internal.DecodedSample;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.loader.clip.ClipSpec;
-import dev.stoker.loader.clip.PastEndPolicy;
-import dev.stoker.loader.clip.Resize;
-import dev.stoker.video.Video;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalDouble;

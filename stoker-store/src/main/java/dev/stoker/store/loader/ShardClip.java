@@ -1,9 +1,9 @@
 package dev.stoker.store.loader;
 
-import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.CollatableClip;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
-import dev.stoker.loader.CollatableClip;
+import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
 
 /**

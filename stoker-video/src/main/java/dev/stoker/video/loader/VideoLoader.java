@@ -6,8 +6,8 @@ import dev.stoker.loader.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.ResumeTracker;
-import dev.stoker.loader.batch.BatchMemory;
 import dev.stoker.loader.batch.BatchPool;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;
@@ -19,7 +19,6 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
@@ -109,54 +108,35 @@ public final class VideoLoader extends HostBatchLoader {
                 "collate", StageConfig.inInputOrder(1)));
     }
 
+    /** Opens the loader and starts loading from the start ({@link Opening#defaults()}). */
     public static VideoLoader open(Dataset dataset, LoaderOptions options) {
-        return open(dataset, options, null);
-    }
-
-    /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
-    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
-        return open(dataset, options, trace, BatchMemory.offHeap());
+        return open(dataset, options, Opening.defaults());
     }
 
     /**
-     * Opens the loader with batch buffers from {@code batchMemory} (pinned host memory, so that a GPU
-     * transfer stage can copy the batches collate writes without a staging copy); the loader owns it.
-     */
-    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, BatchMemory batchMemory) {
-        Quarantine quarantine = Quarantine.of(options);
-        Dataset kept = quarantine.without(dataset);
-        return open(kept, options, trace, LoaderFront.start(kept, options), batchMemory, quarantine);
-    }
-
-    /**
-     * Opens a loader that continues where the one that gave {@code state} ({@link #state()}) stood: it
-     * delivers exactly the clips, clip times and crops the uninterrupted loader would have delivered next,
-     * in the same batches. {@code options} must be the original ones (the sampling settings are checked);
-     * {@link LoaderOptions.Sampling#epochs()} still counts from epoch 0.
+     * Opens the loader as {@code opening} says and starts loading: from the start, or where the loader that gave
+     * {@link Opening#resumeFrom()} ({@link #state()}) stood, delivering exactly the clips, clip times and crops the
+     * uninterrupted loader would have delivered next, in the same batches ({@code options} must be the original
+     * ones; {@link LoaderOptions.Sampling#epochs()} still counts from epoch 0); batch buffers from its memory, which
+     * the loader owns (pinned host memory, so that a GPU transfer copies what collate writes without a staging copy).
      *
-     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from
-     *         the state's
+     * @throws IllegalArgumentException if resuming and the sampling settings differ from the state's
+     * @throws DatasetChangedException  if resuming and the dataset's fingerprint differs from the state's
      */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state) {
-        return resume(dataset, options, state, null);
-    }
-
-    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
-        return resume(dataset, options, state, trace, BatchMemory.offHeap());
-    }
-
-    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with batch buffers from {@code batchMemory}, which it owns. */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
-                                     BatchMemory batchMemory) {
+    public static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening) {
         Quarantine quarantine = Quarantine.of(options);
+        SamplerState state = opening.resumeFrom().orElse(null);
+        if (state == null) {
+            Dataset kept = quarantine.without(dataset);
+            return open(kept, options, opening, LoaderFront.start(kept, options), quarantine);
+        }
         // The run that gave the state left out the files its quarantine file listed then: a prefix of the file,
         // which only grows. The files listed since are skipped before fetch instead (the same clips arrive).
         for (int listed = quarantine.fromFile(); ; listed--) {
             Dataset kept = quarantine.withoutFirst(dataset, listed);
             try {
                 ResumeTracker at = LoaderFront.resume(kept, options, state);
-                return open(kept, options, trace, at, batchMemory, quarantine);
+                return open(kept, options, opening, at, quarantine);
             } catch (DatasetChangedException e) {
                 if (listed == 0) {
                     throw e;
@@ -179,8 +159,8 @@ public final class VideoLoader extends HostBatchLoader {
         return gate.skipped();
     }
 
-    private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
-                                    BatchMemory batchMemory, Quarantine quarantine) {
+    private static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening, ResumeTracker resume,
+                                    Quarantine quarantine) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
         PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
         if (options.decode().fusedConvert()) {
@@ -188,9 +168,9 @@ public final class VideoLoader extends HostBatchLoader {
         }
         // Split, the child sizes its pools for the stages it runs (the same plan, from the same options), and
         // this process for the rest and for the outputs the transport decodes ahead.
-        MemoryPlan plan = MemoryPlan.of(options, defaults);
+        MemoryPlan plan = MemoryPlan.of(options, defaults).holdingForConsumer(opening.consumerBatches());
         BatchPool clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
-        BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
+        BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), opening.batchMemory());
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         // The gate holds a file's next video until its last one settled: decode here reports each video's end;
@@ -204,10 +184,7 @@ public final class VideoLoader extends HostBatchLoader {
         try {
             Parts parts = new Parts(decode, convert, clipBuffers, batches, gate);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
-            if (trace != null) {
-                builder = builder.trace(trace);
-            }
-            Pipeline<ClipBatch> pipeline = builder.build();
+            Pipeline<ClipBatch> pipeline = opening.trace().map(builder::trace).orElse(builder).build();
             gate.watch(pipeline::failures);
             // Reconfigured while running (an autotuner, say), the stages may hold more clips and batches at
             // once: the pools grow first, so that a full pipeline still never waits on itself.

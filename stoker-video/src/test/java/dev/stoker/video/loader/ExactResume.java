@@ -1,6 +1,7 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.stoker.loader.HostBatchLoader;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.SamplerState;

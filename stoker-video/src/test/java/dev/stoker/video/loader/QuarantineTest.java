@@ -1,9 +1,11 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.stoker.loader.FetchHook;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.Workload;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
@@ -172,7 +174,7 @@ class QuarantineTest {
             state = loader.state();
         }
         assertThat(Files.readAllLines(file)).as("quarantined while it ran").hasSize(broken.size());
-        try (VideoLoader loader = VideoLoader.resume(Dataset.open(all), options, state)) {
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(all), options, Opening.defaults().resumingFrom(state))) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     clips.addAll(describe(batch));

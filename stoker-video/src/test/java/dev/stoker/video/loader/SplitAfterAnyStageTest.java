@@ -2,6 +2,7 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.batch.BatchLayout;

@@ -2,7 +2,9 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
 import dev.stoker.loader.Workload;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
@@ -46,7 +48,7 @@ class VideoLoaderExactResumeTest {
 
     private static void assertResumesExactly(LoaderOptions options, int... cuts) {
         ExactResume.assertResumesExactly(() -> VideoLoader.open(dataset, options),
-                saved -> VideoLoader.resume(dataset, options, saved), cuts);
+                saved -> VideoLoader.open(dataset, options, Opening.defaults().resumingFrom(saved)), cuts);
     }
 
     @Test
@@ -111,10 +113,10 @@ class VideoLoaderExactResumeTest {
         try (VideoLoader loader = VideoLoader.open(dataset, ResumeChild.options())) {
             state = loader.state();
         }
-        assertThatThrownBy(() -> VideoLoader.resume(dataset, ResumeChild.options().toBuilder().order(6, true, 2).build(), state))
+        assertThatThrownBy(() -> VideoLoader.open(dataset, ResumeChild.options().toBuilder().order(6, true, 2).build(), Opening.defaults().resumingFrom(state)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         Dataset smaller = new Dataset(dataset.entries().subList(0, 5), dataset.classNames());
-        assertThatThrownBy(() -> VideoLoader.resume(smaller, ResumeChild.options(), state))
+        assertThatThrownBy(() -> VideoLoader.open(smaller, ResumeChild.options(), Opening.defaults().resumingFrom(state)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dataset fingerprint: 5 samples in 5 groups");
     }
@@ -155,7 +157,7 @@ class VideoLoaderExactResumeTest {
         assertThat(saved.position()).isEqualTo(2);
 
         List<String> joined = new ArrayList<>(trained);
-        joined.addAll(ExactResume.run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
+        joined.addAll(ExactResume.run(VideoLoader.open(dataset, ResumeChild.options(), Opening.defaults().resumingFrom(saved)), Integer.MAX_VALUE).batches());
         assertThat(joined).isEqualTo(whole);
     }
 }

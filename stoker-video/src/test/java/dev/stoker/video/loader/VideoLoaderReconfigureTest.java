@@ -1,6 +1,7 @@
 package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.dataset.Dataset;

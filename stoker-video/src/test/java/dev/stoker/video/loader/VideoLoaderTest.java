@@ -2,6 +2,7 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;

@@ -3,9 +3,9 @@ package dev.stoker.video.loader.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
-import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.loader.Quarantine;
 import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;

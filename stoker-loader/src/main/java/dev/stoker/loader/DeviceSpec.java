@@ -1,4 +1,4 @@
-package dev.stoker.gpu;
+package dev.stoker.loader;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
