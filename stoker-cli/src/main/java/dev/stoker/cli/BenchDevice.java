@@ -9,19 +9,16 @@ import dev.stoker.gpu.NvdecLoader;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.HostBatchLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.LoadedBatch;
-import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -121,40 +118,34 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
     }
 
     /**
-     * The loader: {@code cpuLoader}'s on the CPU; on a GPU, the {@link GpuLoader} (batches collated into pinned
-     * memory, each copied to the device while the next is loaded); with {@code --decode nvdec}, the NVDEC
-     * loader. Every one is a {@link ClipLoader}: the bench drives them alike.
+     * The loader of {@code dataset} ({@link DatasetLocation#open}, so {@code Loaders.onDevice}): on the CPU, its host
+     * loader (video files or shards); on a GPU, the {@link GpuLoader} over it (batches collated into pinned memory,
+     * each copied to the device while the next is loaded); with {@code --decode nvdec}, the NVDEC loader. Every one is
+     * a {@link ClipLoader}: the bench drives them alike. A GPU that cannot be had is named by the flag that asked.
      */
-    ClipLoader<? extends LoadedBatch> openLoader(Dataset data, LoaderOptions options, TraceRecorder trace,
-                                                 Supplier<VideoLoader> cpuLoader) {
-        if (mode.onGpu()) {
-            try {
-                return NvdecLoader.open(data, options, spec, Opening.defaults().tracedBy(trace)
-                        .with(GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback)));
-            } catch (GpuUnavailableException e) {
-                throw new GpuUnavailableException("--decode " + mode + " on " + spec + ": " + e.getMessage(), e);
-            }
-        }
-        if (!spec.isCuda()) {
-            return cpuLoader.get();
-        }
+    ClipLoader<? extends LoadedBatch> openLoader(CommandSpec command, DatasetLocation dataset, LoaderOptions options,
+                                                 Opening opening) throws IOException {
         try {
-            return GpuLoader.open((o, opening) -> VideoLoader.open(data, o, opening), options, spec,
-                    Opening.defaults().tracedBy(trace));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);   // a dataset already open: none is read here
+            return dataset.open(command, spec, options,
+                    opening.with(GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback)));
         } catch (GpuUnavailableException e) {
-            throw new GpuUnavailableException("--device " + spec + ": " + e.getMessage(), e);
+            throw new GpuUnavailableException((mode.onGpu() ? "--decode " + mode + " on " + spec : "--device " + spec)
+                    + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The host loader under {@code loader}: itself, or the one a GPU loader copies from; null for NVDEC decoding. */
+    static HostBatchLoader hostLoader(ClipLoader<?> loader) {
+        return switch (loader) {
+            case HostBatchLoader host -> host;
+            case GpuLoader gpu -> gpu.loader();
+            default -> null;
+        };
     }
 
     /** The CPU loader that decodes for {@code loader} (itself, or the GPU loader's), or null for NVDEC decoding. */
     static VideoLoader cpuLoader(ClipLoader<?> loader) {
-        return switch (loader) {
-            case VideoLoader cpu -> cpu;
-            case GpuLoader gpu when gpu.loader() instanceof VideoLoader cpu -> cpu;
-            default -> null;
-        };
+        return hostLoader(loader) instanceof VideoLoader cpu ? cpu : null;
     }
 
     /**

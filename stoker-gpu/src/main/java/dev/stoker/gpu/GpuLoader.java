@@ -13,6 +13,7 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.TraceRecorder;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
@@ -111,6 +112,11 @@ public final class GpuLoader extends DeviceBatchLoader<ClipBatch> {
             handedOut(after);
         }
         return batch;
+    }
+
+    @Override
+    public List<String> classNames() {
+        return loader.classNames();
     }
 
     @Override

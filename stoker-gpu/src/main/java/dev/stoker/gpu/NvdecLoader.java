@@ -65,6 +65,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     private final Resources resources;
     private final ResumeTracker resume;
     private final TraceRecorder trace;
+    private final List<String> classNames;
     private final AtomicLong sequence = new AtomicLong();
 
     /**
@@ -81,8 +82,10 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
         }
     }
 
-    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
+    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace,
+                        List<String> classNames) {
         super(resources.device(), pipeline, pipeline::nextEpoch, resume.start());
+        this.classNames = classNames;
         this.pipeline = pipeline;
         this.resources = resources;
         this.resume = resume;
@@ -209,7 +212,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new NvdecLoader(builder.build(), resources, from, trace);
+            return new NvdecLoader(builder.build(), resources, from, trace, dataset.classNames());
         } catch (RuntimeException | Error e) {
             resources.close();
             throw e;
@@ -312,6 +315,11 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     }
 
     /** The sampler behind the epoch order. */
+    @Override
+    public List<String> classNames() {
+        return classNames;
+    }
+
     @Override
     public EpochSampler sampler() {
         return resume.sampler();

@@ -14,8 +14,9 @@ import java.util.List;
  * and the shard loader ({@code ClipBatch}es in host memory), the GPU loaders (device batches). A benchmark, the
  * headspace analysis, the autotuner and the framework bridges take any {@code ClipLoader}.
  *
- * <p>Lifecycle: a loader starts loading when opened (each has a static {@code open}, and a {@code resume} that
- * continues from a {@link #state()}); batches come in the sampler's known order, every epoch through
+ * <p>Lifecycle: a loader starts loading when opened (each has a static {@code open(dataset, options, opening)}, or
+ * {@link Loaders#open} picks it for a location; an {@link Opening} resumes from a {@link #state()}); batches come
+ * in the sampler's known order, every epoch through
  * {@link #iterator()} or one epoch at a time through {@link #nextEpoch()} (one or the other); every batch is
  * closed by its consumer; {@link #close()} stops every thread and process the loader started and frees what it
  * holds. A sample that fails is counted, reported ({@link #failures()}: path, stage, reason) and skipped, until
@@ -34,10 +35,13 @@ public interface ClipLoader<B extends LoadedBatch> extends Iterable<B>, AutoClos
 
     /**
      * The state after the last batch handed out (the start state before the first), to resume from: save it with
-     * a checkpoint; the loader's {@code resume} delivers exactly the batches the uninterrupted loader would have
+     * a checkpoint; a loader opened {@link Opening#resumingFrom} it delivers exactly the batches the uninterrupted loader would have
      * delivered next. Cheap; any thread.
      */
     SamplerState state();
+
+    /** The names of the classes, indexed by the batches' labels (a dataset's folders, a manifest's labels). */
+    List<String> classNames();
 
     /** The sampler behind the epoch order (its sequence is known ahead: for prefetching, for reports). */
     EpochSampler sampler();

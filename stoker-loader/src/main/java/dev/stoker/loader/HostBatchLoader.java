@@ -6,6 +6,8 @@ import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Pipeline;
 import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A loader whose pipeline ends in pooled host-memory {@link ClipBatch}es ({@code VideoLoader}, the shard
@@ -19,6 +21,7 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     private final BatchPool clipBuffers;
     private final BatchPool batches;
     private final ClipStartCounter starts;
+    private final List<AutoCloseable> closedAfter = new CopyOnWriteArrayList<>();
 
     protected HostBatchLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume, BatchPool clipBuffers,
                               BatchPool batches) {
@@ -50,7 +53,7 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
 
     /**
      * Where the consumer stands: the state after the last batch handed out (the start state before the
-     * first). Save it with a checkpoint; the loader's {@code resume} continues from it. Cheap; any thread.
+     * first). Save it with a checkpoint; a loader opened {@link Opening#resumingFrom} it continues from it. Cheap; any thread.
      */
     @Override
     public final SamplerState state() {
@@ -73,6 +76,15 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
         return starts.stats();
     }
 
+    /**
+     * Closes {@code resource} after this loader, once its pools are freed (or leaked, see {@link #close()}): what the
+     * loader was opened on for it alone, such as the shard dataset a {@link LoaderProvider} opened. Resources close
+     * in the order given.
+     */
+    public final void closeAfter(AutoCloseable resource) {
+        closedAfter.add(resource);
+    }
+
     /** The batch buffer pool (for its counters). */
     public final BatchPool batchPool() {
         return batches;
@@ -88,12 +100,36 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
         try {
             pipeline.close();
         } finally {
-            pipelineClosed();
-            if (pipeline.liveThreads().isEmpty()) {
-                freeWorkers();
-                clipBuffers.close();
-                batches.close();
+            try {
+                pipelineClosed();
+                if (pipeline.liveThreads().isEmpty()) {
+                    freeWorkers();
+                    clipBuffers.close();
+                    batches.close();
+                }
+            } finally {
+                closeAll(closedAfter);
             }
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        RuntimeException first = null;
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                RuntimeException failed = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+                if (first == null) {
+                    first = failed;
+                } else {
+                    first.addSuppressed(failed);
+                }
+            }
+        }
+        resources.clear();
+        if (first != null) {
+            throw first;
         }
     }
 

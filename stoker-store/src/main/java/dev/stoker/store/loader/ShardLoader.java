@@ -65,11 +65,13 @@ public final class ShardLoader extends HostBatchLoader {
     private final LongAdder clips;
     private final LongAdder decodedFrames;
     private final RecordReadAhead readAhead;
+    private final ShardDataset dataset;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
                         LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead,
-                        int maxLeadFrames) {
+                        int maxLeadFrames, ShardDataset dataset) {
         super(pipeline, resume, clipBuffers, batches, maxLeadFrames);
+        this.dataset = dataset;
         this.readers = readers;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
@@ -157,7 +159,7 @@ public final class ShardLoader extends HostBatchLoader {
                     readers, clips, frames).config(config);
             Pipeline<ClipBatch> pipeline = opening.trace().map(builder::trace).orElse(builder).build();
             return new ShardLoader(pipeline, readers, clipBuffers, batches, clips, frames, resume, ahead,
-                    options.clip().maxLeadFrames());
+                    options.clip().maxLeadFrames(), dataset);
         } catch (RuntimeException e) {
             ahead.close();
             if (clipBuffers != null) {
@@ -296,6 +298,16 @@ public final class ShardLoader extends HostBatchLoader {
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
     public PrefetchStats readAheadStats() {
         return readAhead.stats();
+    }
+
+    @Override
+    public List<String> classNames() {
+        return dataset.classNames();
+    }
+
+    /** The shards it reads (their stats: remote requests, the block cache's). */
+    public ShardDataset dataset() {
+        return dataset;
     }
 
     /** Clips read so far. */

@@ -304,6 +304,11 @@ public final class VideoLoader extends HostBatchLoader {
         return 3 * outputBytes > SubprocessOptions.DEFAULT_RING_BYTES ? child.ringBytes(3 * outputBytes) : child;
     }
 
+    @Override
+    public List<String> classNames() {
+        return dataset.classNames();
+    }
+
     /** Clips decoded so far. */
     @Override
     public long decodedClips() {
