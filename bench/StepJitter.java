@@ -37,7 +37,7 @@ public class StepJitter {
         System.out.printf(Locale.ROOT, "%d videos, step %.0f ms, %d steps per mode%n", data.size(), stepMillis, steps);
         for (int m = 3; m < args.length; m++) {
             String mode = args[m];
-            LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.loader.LoaderStage.of(mode)).build();
+            LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.loader.VideoStage.of(mode)).build();
             double[] step = new double[steps];
             double[] iteration = new double[steps];
             long samples = 0;

@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -58,7 +59,7 @@ final class AutotuneOptions {
                     + " (expected: CPU decoding)");
         }
         Map<String, Long> itemBytes = loader.itemBytesByStage();
-        long fileBytes = itemBytes.getOrDefault("demux", 0L);
+        long fileBytes = itemBytes.getOrDefault(VideoStage.DEMUX.stageName(), 0L);
         MemoryPlan plan = loader.memoryPlan();
         // The loader's own memory model: what its pools and the files in flight may hold with a config.
         budget = budget(spec, itemBytes, config -> plan.with(config).heldBytes(fileBytes));

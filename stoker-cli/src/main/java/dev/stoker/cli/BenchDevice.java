@@ -11,7 +11,9 @@ import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.HostBatchLoader;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.Opening;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.batch.LoadedBatch;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
@@ -64,13 +66,14 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
             if (coldCache) {
                 throw usage(command, "--cold with " + flag + " (expected: one or the other; not supported together yet)");
             }
-            for (String stage : List.of("decode", "convert")) {
-                if (stage.equals("decode") && mode == DecodeDevice.HYBRID) {
+            for (VideoStage stage : List.of(VideoStage.DECODE, VideoStage.CONVERT)) {
+                if (stage == VideoStage.DECODE && mode == DecodeDevice.HYBRID) {
                     continue;   // the hybrid loader's CPU workers
                 }
-                if (options.config().stages().containsKey(stage)) {
-                    throw usage(command, "stage '" + stage + "' in --concurrency or --config with " + flag
-                            + " (expected: the stages " + NvdecLoader.STAGES + "; --nvdec-sessions N for NVDEC)");
+                if (options.config().stages().containsKey(stage.stageName())) {
+                    throw usage(command, "stage '" + stage.stageName() + "' in --concurrency or --config with " + flag
+                            + " (expected: the stages " + LoaderStage.names(NvdecLoader.STAGES)
+                            + "; --nvdec-sessions N for NVDEC)");
                 }
             }
             return requested.isCuda() ? requested : DeviceSpec.cuda(0);

@@ -4,7 +4,7 @@ import dev.stoker.loader.ClipWindow;
 import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderOptionsBuilder;
-import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.Workload;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.clip.Resize;
@@ -19,7 +19,6 @@ import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -132,7 +131,7 @@ final class LoaderOptionsMixin {
                         given.test("--nvdec-sessions") ? positiveSessions(command, nvdecSessions) : o.decode().nvdecSessions());
             }
             if (splitAfter != null) {
-                b.splitAfter(LoaderStage.of(splitAfter));
+                b.splitAfter(VideoStage.of(splitAfter));
             }
             if (failureBudget != null) {
                 b.failureBudget(parseFailureBudget(command, failureBudget));
@@ -246,9 +245,9 @@ final class LoaderOptionsMixin {
     private PipelineConfig concurrencyOverrides(CommandSpec spec) {
         PipelineConfig overrides = PipelineConfig.EMPTY;
         for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
-            if (!VideoLoader.STAGES.contains(c.getKey())) {
+            if (!VideoStage.NAMES.contains(c.getKey())) {
                 throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
-                        + "' (expected one of " + VideoLoader.STAGES + ")");
+                        + "' (expected one of " + VideoStage.NAMES + ")");
             }
             overrides = overrides.withStage(c.getKey(), StageConfig.EMPTY.withConcurrency(c.getValue()));
         }

@@ -5,6 +5,7 @@ import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.HostBatchLoader;
 import dev.stoker.loader.HostLoaderFactory;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.EpochSampler;
@@ -117,6 +118,11 @@ public final class GpuLoader extends DeviceBatchLoader<ClipBatch> {
     @Override
     public List<String> classNames() {
         return loader.classNames();
+    }
+
+    @Override
+    public List<? extends LoaderStage> stages() {
+        return loader.stages();
     }
 
     @Override

@@ -183,7 +183,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
         if (fallbackFactory == null) {
-            throw new VideoException(video.info().path(), "nvdec", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(video.info().path(), VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
                     reason + "; CPU fallback is off");
         }
         if (fallback == null) {

@@ -147,7 +147,7 @@ final class NvdecSession implements DeviceClipDecoder {
                 int[] missing = r.missing();
                 if (missing.length > 0) {
                     int frame = r.wanted[missing[0]];
-                    throw new VideoException(info.path(), "decode", FailureReason.CORRUPT, missing.length
+                    throw new VideoException(info.path(), VideoException.Operation.DECODE, FailureReason.CORRUPT, missing.length
                             + " wanted frame(s) not produced by NVDEC, first: frame " + frame + " at "
                             + String.format(Locale.ROOT, "%.3f", video.frameTimeSeconds(frame)) + " s");
                 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.clip.ClipSpec;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Hybrid decoding: NVDEC sessions and CPU workers taking videos from one queue.
@@ -180,7 +182,7 @@ class HybridDecodingTest {
                         () -> new CpuClipUploader(device, clip, 1, true), null),
                 2, () -> new CpuClipUploader(device, clip, 1, true), null,
                 LoaderFront.start(Dataset.open(data), options), null)) {
-            assertThat(loader.pipeline().config().stages().keySet()).containsExactlyElementsOf(NvdecLoader.HYBRID_STAGES);
+            assertThat(loader.pipeline().config().stages().keySet()).containsExactlyElementsOf(LoaderStage.names(NvdecLoader.HYBRID_STAGES));
             for (DeviceBatch b : loader) {
                 try (b) {
                     assertThat(NvdecLoaderMatchesCpuLoaderTest.sampled(b.clips())).as("batch " + batches)

@@ -114,7 +114,7 @@ class NvdecDecoderFallbackTest {
             assertThatThrownBy(() -> nvdec.decode(video, List.of(target(b, ClipSpec.frames(0, 2, 1)))))
                     .isInstanceOfSatisfying(VideoException.class, e -> {
                         assertThat(e.reason()).isEqualTo(FailureReason.UNSUPPORTED_CODEC);
-                        assertThat(e.operation()).isEqualTo("nvdec");
+                        assertThat(e.operation()).isEqualTo(VideoException.Operation.NVDEC);
                         assertThat(e.path()).endsWith("decord_rot90.mov");
                     })
                     .hasMessageEndingWith("display rotation 90 degrees (the GPU kernel does not rotate); CPU fallback is off");

@@ -40,6 +40,9 @@ public interface ClipLoader<B extends LoadedBatch> extends Iterable<B>, AutoClos
      */
     SamplerState state();
 
+    /** Its pipeline's stages, in order: the typed set of its kind ({@link VideoStage}, ...), those it runs. */
+    List<? extends LoaderStage> stages();
+
     /** The names of the classes, indexed by the batches' labels (a dataset's folders, a manifest's labels). */
     List<String> classNames();
 

@@ -256,16 +256,16 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * Where the stages run.
      *
      * @param splitAfter the last stage a child JVM runs (process isolation: a native crash there does not end
-     *                   training); null: every stage in this process. After {@link LoaderStage#COLLATE} only
-     *                   finished batches cross; after {@link LoaderStage#DECODE}, decode converts (its pictures
+     *                   training); null: every stage in this process. After {@link VideoStage#COLLATE} only
+     *                   finished batches cross; after {@link VideoStage#DECODE}, decode converts (its pictures
      *                   cannot leave the child), so convert is fused and there is no separate convert stage
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Placement(LoaderStage splitAfter) {
+    public record Placement(VideoStage splitAfter) {
         public static final Placement IN_PROCESS = new Placement(null);
 
         /** Whether {@code stage} runs in the child JVM. */
-        public boolean inChild(LoaderStage stage) {
+        public boolean inChild(VideoStage stage) {
             return splitAfter != null && stage.upTo(splitAfter);
         }
     }
@@ -285,12 +285,12 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
         }
         // One meaning for each placement: decoded pictures cannot cross, so a split after decode converts
         // there; with convert fused there is no convert stage, so splitting after it is splitting after decode.
-        LoaderStage split = placement.splitAfter();
-        if (split == LoaderStage.DECODE && !decode.fusedConvert()) {
+        VideoStage split = placement.splitAfter();
+        if (split == VideoStage.DECODE && !decode.fusedConvert()) {
             decode = new Decode(decode.threads(), decode.skipNonReferenceFrames(), true, decode.device(),
                     decode.nvdecSessions());
-        } else if (split == LoaderStage.CONVERT && decode.fusedConvert()) {
-            placement = new Placement(LoaderStage.DECODE);
+        } else if (split == VideoStage.CONVERT && decode.fusedConvert()) {
+            placement = new Placement(VideoStage.DECODE);
         }
     }
 
@@ -387,11 +387,12 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      *
      * @throws InvalidValueException naming the first stage that {@code stages} lacks, and the stages it has
      */
-    public LoaderOptions requireStages(java.util.Collection<String> stages) {
+    public LoaderOptions requireStages(java.util.Collection<? extends LoaderStage> stages) {
+        java.util.List<String> names = LoaderStage.names(stages);
         for (String stage : config.stages().keySet()) {
-            if (!stages.contains(stage)) {
+            if (!names.contains(stage)) {
                 throw new InvalidValueException(LoaderOption.STAGES.path() + "." + stage, "not a stage of this loader",
-                        "one of " + String.join(", ", stages));
+                        "one of " + String.join(", ", names));
             }
         }
         return this;

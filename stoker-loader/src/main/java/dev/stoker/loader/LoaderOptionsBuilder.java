@@ -156,7 +156,7 @@ public final class LoaderOptionsBuilder {
     }
 
     /** Runs the stages up to {@code stage} in a child JVM; null runs every stage in this process. */
-    public LoaderOptionsBuilder splitAfter(LoaderStage stage) {
+    public LoaderOptionsBuilder splitAfter(VideoStage stage) {
         return placement(new Placement(stage));
     }
 

@@ -1,41 +1,27 @@
 package dev.stoker.loader;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
-import dev.stoker.pipeline.InvalidValueException;
-import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The video loader's stages, in order; each can be the last one a child JVM runs
- * ({@link LoaderOptions.Placement#splitAfter()}), since each has a codec for its outputs.
+ * One stage of a loader's pipeline. Each loader's stages are a typed set of their own, an enum implementing this
+ * ({@link VideoStage}; the shard loader's and the NVDEC loader's {@code Stage}), and {@link ClipLoader#stages()}
+ * gives a running loader's: code that names a stage (a default config, a knob, a check of a config) names a constant,
+ * never a string. The name is the one the pipeline, its stats, the options document and the command line use.
  */
-public enum LoaderStage {
-    FETCH, DEMUX, DECODE, CONVERT, BATCH, COLLATE;
+public interface LoaderStage {
 
-    /** Stage names, in order, as the pipeline, its stats and the CLI spell them. */
-    public static final List<String> NAMES = Arrays.stream(values()).map(LoaderStage::stageName).toList();
+    /** The enum constant's name, as an implementation's {@code name()} gives it ({@code DECODE}). */
+    String name();
 
-    /** The pipeline's name for this stage: {@code "decode"}. */
-    @JsonValue
-    public String stageName() {
+    /** The pipeline's name for this stage, as its stats, the config and the command line spell it: the name in lower case. */
+    default String stageName() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Whether this stage runs before or is {@code other}. */
-    public boolean upTo(LoaderStage other) {
-        return compareTo(other) <= 0;
-    }
-
-    /** The stage called {@code name} ({@code "decode"}, any case). */
-    @JsonCreator
-    public static LoaderStage of(String name) {
-        for (LoaderStage s : values()) {
-            if (s.name().equalsIgnoreCase(name)) {
-                return s;
-            }
-        }
-        throw new InvalidValueException("stage", "'" + name + "'", "one of " + NAMES);
+    /** The pipeline's names of {@code stages}, in their order. */
+    static List<String> names(Collection<? extends LoaderStage> stages) {
+        return stages.stream().map(LoaderStage::stageName).toList();
     }
 }

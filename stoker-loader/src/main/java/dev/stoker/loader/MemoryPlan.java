@@ -19,12 +19,12 @@ import java.util.Map;
  *
  * @param options      the loader's options
  * @param config       the loader's stage settings with every stage's concurrency and queue capacity settled ({@link #of})
- * @param decodeStage  the stage that decodes ({@code decode}; {@code nvdec} on a GPU)
+ * @param decodeStage  the stage that decodes ({@link VideoStage#DECODE}; the NVDEC loader's {@code NVDEC})
  * @param convertStage whether a convert stage of its own follows it (the video loader's, unless fused)
  * @param consumerBatches batches the consumer holds at once ({@link Opening#consumerBatches()}: 1, or more behind a
  *                     transfer to a GPU)
  */
-public record MemoryPlan(LoaderOptions options, PipelineConfig config, String decodeStage, boolean convertStage,
+public record MemoryPlan(LoaderOptions options, PipelineConfig config, LoaderStage decodeStage, boolean convertStage,
                          int consumerBatches) {
     /** Clips a video holds at once at most, for sizing: {@code clipsPerVideo} but at least this many. */
     private static final int CLIPS_PER_VIDEO_FLOOR = 8;
@@ -34,17 +34,19 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      * laid over it): decode, then convert unless fused.
      */
     public static MemoryPlan of(LoaderOptions options, PipelineConfig defaults) {
-        return new MemoryPlan(options, settled(defaults.overriddenBy(options.config())), "decode",
-                !options.decode().fusedConvert(), 1);
+        return new MemoryPlan(options, settled(defaults.overriddenBy(options.config()), VideoStage.DECODE),
+                VideoStage.DECODE, !options.decode().fusedConvert(), 1);
     }
 
     /**
      * The plan of a loader that runs every stage in this process, whose stage {@code decodeStage} decodes, with or
-     * without a convert stage after it (the shard loader: {@code decode}; the NVDEC loader: {@code nvdec}).
+     * without a convert stage after it (the shard loader's {@code DECODE}; the NVDEC loader's {@code NVDEC}).
      */
-    public static MemoryPlan of(LoaderOptions options, PipelineConfig defaults, String decodeStage, boolean convertStage) {
+    public static MemoryPlan of(LoaderOptions options, PipelineConfig defaults, LoaderStage decodeStage,
+                                boolean convertStage) {
         LoaderOptions here = options.toBuilder().placement(LoaderOptions.Placement.IN_PROCESS).build();
-        return new MemoryPlan(here, settled(defaults.overriddenBy(options.config())), decodeStage, convertStage, 1);
+        return new MemoryPlan(here, settled(defaults.overriddenBy(options.config()), decodeStage), decodeStage,
+                convertStage, 1);
     }
 
     /** The same plan for a consumer that holds {@code batches} batches at once ({@link Opening#consumerBatches()}). */
@@ -54,26 +56,30 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
 
     /** The same plan with the pipeline's settings as they are now ({@code Pipeline.config()}, after a reconfigure). */
     public MemoryPlan with(PipelineConfig effective) {
-        return new MemoryPlan(options, settled(config.overriddenBy(effective)), decodeStage, convertStage, consumerBatches);
+        return new MemoryPlan(options, settled(config.overriddenBy(effective), decodeStage), decodeStage, convertStage,
+                consumerBatches);
     }
 
     /**
-     * {@code config} with every stage of any loader settled as the pipeline settles it ({@link StageConfig#settled},
-     * the sink {@link PipelineBuilder#DEFAULT_SINK_CAPACITY} unless set); {@code PipelineBuilder.effectiveConfig()}
-     * agrees (checked by {@code MemoryPlanTest}).
+     * {@code config} with every stage the plan reads settled as the pipeline settles it ({@link StageConfig#settled},
+     * the sink {@link PipelineBuilder#DEFAULT_SINK_CAPACITY} unless set): the video loader's stages (whose roles
+     * every loader's stages of the same name share), its deliver stage and {@code decodeStage};
+     * {@code PipelineBuilder.effectiveConfig()} agrees (checked by {@code MemoryPlanTest}).
      */
-    static PipelineConfig settled(PipelineConfig config) {
+    static PipelineConfig settled(PipelineConfig config, LoaderStage decodeStage) {
         Map<String, StageConfig> stages = new LinkedHashMap<>();
-        for (String stage : new String[] {"fetch", "demux", "decode", "nvdec", "convert", "batch", "collate", "deliver"}) {
+        for (String stage : VideoStage.NAMES) {
             stages.put(stage, config.stage(stage).settled());
         }
+        stages.put(decodeStage.stageName(), config.stage(decodeStage.stageName()).settled());
+        stages.put(VideoStage.DELIVER, config.stage(VideoStage.DELIVER).settled());
         config.stages().forEach((name, stage) -> stages.putIfAbsent(name, stage.settled()));
         int sink = config.sinkCapacity() != null ? config.sinkCapacity() : PipelineBuilder.DEFAULT_SINK_CAPACITY;
         return new PipelineConfig(sink, config.failureBudget(), config.stallTimeoutMillis(), stages);
     }
 
-    private StageConfig stage(String name) {
-        return config.stage(name);
+    private StageConfig stage(LoaderStage stage) {
+        return config.stage(stage.stageName());
     }
 
     private int clipsPerVideo() {
@@ -82,17 +88,17 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
 
     /** Clips the decode stage and convert (if any) hold: the videos of decode's window and convert's, all their clips. */
     private long decodingClips() {
-        StageConfig convert = stage("convert");
+        StageConfig convert = stage(VideoStage.CONVERT);
         int convertHolds = convertStage ? convert.concurrency() + convert.queueCapacity() : 0;
         return (long) (stage(decodeStage).inputOrderWindow() + convertHolds) * clipsPerVideo();
     }
 
     private long batchingClips() {
-        return stage("batch").queueCapacity() + options.batch().size();
+        return stage(VideoStage.BATCH).queueCapacity() + options.batch().size();
     }
 
     private long collatingClips() {
-        StageConfig col = stage("collate");
+        StageConfig col = stage(VideoStage.COLLATE);
         return (long) (col.queueCapacity() + col.concurrency()) * options.batch().size() + 4;
     }
 
@@ -106,8 +112,8 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      * child: its own stages' clips and the decoded outputs the transport reads ahead.
      */
     public long clipsHere() {
-        LoaderStage split = options.placement().splitAfter();
-        if (!options.placement().inChild(LoaderStage.DECODE)) {
+        VideoStage split = options.placement().splitAfter();
+        if (!options.placement().inChild(VideoStage.DECODE)) {
             return clipsHeld();
         }
         int ahead = SubprocessOptions.DECODED_OUTPUTS_AHEAD;
@@ -133,10 +139,10 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      * child's batches into this process's pool), the consumer's ({@link #consumerBatches}) and a spare.
      */
     public long batchesHeld() {
-        StageConfig handing = options.placement().splitAfter() == LoaderStage.COLLATE ? stage("deliver") : null;
+        StageConfig handing = options.placement().splitAfter() == VideoStage.COLLATE ? config.stage(VideoStage.DELIVER) : null;
         return handing != null
                 ? config.sinkCapacity() + handing.concurrency() + handing.queueCapacity() + consumerBatches + 1L
-                : config.sinkCapacity() + stage("collate").concurrency() + consumerBatches + 1L;
+                : config.sinkCapacity() + stage(VideoStage.COLLATE).concurrency() + consumerBatches + 1L;
     }
 
     /** Bytes of the batch pool: {@link LoaderOptions.Batching#budgetBytes()} when set, else {@link #batchesHeld}. */
@@ -147,7 +153,7 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
 
     /** Bytes of the batch pool of a collate stage running in a child JVM: its workers' and two more. */
     public long childBatchPoolBytes() {
-        return (stage("collate").concurrency() + 2L) * options.batchShape().batchBytes();
+        return (stage(VideoStage.COLLATE).concurrency() + 2L) * options.batchShape().batchBytes();
     }
 
     /**
@@ -160,14 +166,14 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
         long clipBytes = options.clipShape().batchBytes();
         long batchBytes = options.batchShape().batchBytes();
         Map<String, Long> bytes = new LinkedHashMap<>();
-        bytes.put("fetch", 0L);
-        bytes.put("demux", fileBytes);
-        bytes.put(decodeStage, fileBytes);
+        bytes.put(VideoStage.FETCH.stageName(), 0L);
+        bytes.put(VideoStage.DEMUX.stageName(), fileBytes);
+        bytes.put(decodeStage.stageName(), fileBytes);
         if (convertStage) {
-            bytes.put("convert", clipBytes * options.clip().clipsPerVideo());
+            bytes.put(VideoStage.CONVERT.stageName(), clipBytes * options.clip().clipsPerVideo());
         }
-        bytes.put("batch", clipBytes);
-        bytes.put("collate", batchBytes);
+        bytes.put(VideoStage.BATCH.stageName(), clipBytes);
+        bytes.put(VideoStage.COLLATE.stageName(), batchBytes);
         bytes.put("sink", batchBytes);
         return bytes;
     }
@@ -179,13 +185,13 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, String de
      */
     public long heldBytes(long fileBytes) {
         long files = 0;
-        for (String name : new String[] {"demux", decodeStage}) {
+        for (LoaderStage name : new LoaderStage[] {VideoStage.DEMUX, decodeStage}) {
             StageConfig s = stage(name);
             files += (long) (s.concurrency() + s.queueCapacity()) * fileBytes;
         }
         LoaderOptions.Placement placement = options.placement();
-        long child = (placement.inChild(LoaderStage.DECODE) ? childClipPoolBytes() : 0)
-                + (placement.inChild(LoaderStage.COLLATE) ? childBatchPoolBytes() : 0);
+        long child = (placement.inChild(VideoStage.DECODE) ? childClipPoolBytes() : 0)
+                + (placement.inChild(VideoStage.COLLATE) ? childBatchPoolBytes() : 0);
         return clipPoolBytes() + batchPoolBytes() + child + files;
     }
 }

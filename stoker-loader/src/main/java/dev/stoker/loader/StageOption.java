@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * The settings of one stage in the options document ({@code config.stages.STAGE.FIELD}, a
  * {@link dev.stoker.pipeline.StageConfig}): the field, its Python keyword where the bridge takes it as a
- * dictionary of stage to value ({@code concurrency={"decode": 3}}), its lower bound and meaning.
+ * dictionary of stage to value ({@code concurrency={STAGE: 3}}), its lower bound and meaning.
  */
 public enum StageOption {
     CONCURRENCY("concurrency", "concurrency", 1, "Worker threads of the stage: the most tasks in flight."),

@@ -50,7 +50,7 @@ class LoaderOptionsJsonTest {
                 {"batch": {"size": 4}, "sampling": {"seed": 9, "rank": 1, "worldSize": 2},
                  "placement": {"splitAfter": "demux"}, "failureBudget": "0.3@100"}""");
         assertThat(o).isEqualTo(LoaderOptions.builder().batch(4, false, BatchLayout.NTHWC).order(9, true, -1).rank(1, 2)
-                .splitAfter(LoaderStage.DEMUX).failureBudget(FailureBudget.rate(0.3, 100)).build());
+                .splitAfter(VideoStage.DEMUX).failureBudget(FailureBudget.rate(0.3, 100)).build());
     }
 
     /** What {@code --save-config} wrote before: a bare pipeline config, read as the defaults with that config. */
@@ -131,11 +131,11 @@ class LoaderOptionsJsonTest {
 
     @Test
     void splitAfterHasOneMeaning() {
-        LoaderOptions afterDecode = LoaderOptions.builder().splitAfter(LoaderStage.DECODE).build();
+        LoaderOptions afterDecode = LoaderOptions.builder().splitAfter(VideoStage.DECODE).build();
         assertThat(afterDecode.decode().fusedConvert()).as("decoded pictures cannot cross: decode converts").isTrue();
-        LoaderOptions fusedAfterConvert = LoaderOptions.builder().fusedConvert(true).splitAfter(LoaderStage.CONVERT).build();
-        assertThat(fusedAfterConvert.placement().splitAfter()).as("no convert stage: after decode").isEqualTo(LoaderStage.DECODE);
-        assertThat(fusedAfterConvert).isEqualTo(LoaderOptions.builder().fusedConvert(true).splitAfter(LoaderStage.DECODE).build());
+        LoaderOptions fusedAfterConvert = LoaderOptions.builder().fusedConvert(true).splitAfter(VideoStage.CONVERT).build();
+        assertThat(fusedAfterConvert.placement().splitAfter()).as("no convert stage: after decode").isEqualTo(VideoStage.DECODE);
+        assertThat(fusedAfterConvert).isEqualTo(LoaderOptions.builder().fusedConvert(true).splitAfter(VideoStage.DECODE).build());
     }
 
     private static LoaderOptions randomOptions(Random r) {
@@ -159,7 +159,7 @@ class LoaderOptionsJsonTest {
                 .sampler(new SamplerOptions(r.nextInt(5), r.nextInt(world), world,
                         r.nextBoolean() ? SamplerOptions.Tail.PAD : SamplerOptions.Tail.DROP));
         b.decoder(1 + r.nextInt(4), r.nextBoolean()).fusedConvert(r.nextBoolean());
-        b.splitAfter(r.nextInt(3) == 0 ? null : LoaderStage.values()[r.nextInt(LoaderStage.values().length)]);
+        b.splitAfter(r.nextInt(3) == 0 ? null : VideoStage.values()[r.nextInt(VideoStage.values().length)]);
         b.failureBudget(switch (r.nextInt(4)) {
             case 0 -> FailureBudget.count(r.nextInt(10));
             case 1 -> FailureBudget.UNLIMITED;

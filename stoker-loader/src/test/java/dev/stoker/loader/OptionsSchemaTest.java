@@ -115,7 +115,7 @@ class OptionsSchemaTest {
         assertThat(LoaderOptions.defaults().overlaid("{\"batch\": {\"layout\": \"ncthw\"}}").batch().layout().name())
                 .isEqualTo("NCTHW");
         assertThat(LoaderOptions.defaults().overlaid("{\"placement\": {\"splitAfter\": \"DEMUX\"}}").placement().splitAfter())
-                .isEqualTo(LoaderStage.DEMUX);
+                .isEqualTo(VideoStage.DEMUX);
     }
 
     @Test

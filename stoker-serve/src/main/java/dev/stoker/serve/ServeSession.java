@@ -7,6 +7,7 @@ import dev.stoker.gpu.DeviceBatch;
 import dev.stoker.gpu.DeviceBatchSharing;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Loaders;
 import dev.stoker.loader.Opening;
@@ -142,7 +143,9 @@ public final class ServeSession {
                 .put("layout", options.batch().layout().name());
         if (onDevice != null) {
             // Batches stay on the GPU: slots are device buffers, shared by CUDA IPC as each is first used.
-            m.put("device", settings.device().toString()).put("decode", options.decode().device().toString());
+            // Under the name the bridge's keyword for it has.
+            m.put("device", settings.device().toString())
+                    .put(LoaderOption.DECODE_DEVICE.keyword(), options.decode().device().toString());
         } else {
             m.put("file", memory.file().toString()).put("slot_bytes", memory.slotBytes()).put("slots", memory.slots());
         }

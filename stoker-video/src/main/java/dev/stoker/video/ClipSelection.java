@@ -134,7 +134,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
 
     private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {
         VideoInfo info = video.info();
-        return new VideoException(info.path(), "select-clip", FailureReason.OUT_OF_RANGE,
+        return new VideoException(info.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
                 spec + " " + detail + " but the video has " + info.frameCount() + " frames over "
                         + String.format("%.3f", info.durationSeconds()) + " s (past-end policy SKIP)");
     }

@@ -144,7 +144,7 @@ final class FrameConverter implements AutoCloseable {
         targetStridesView.set(ValueLayout.JAVA_INT, 0, scaledWidth * 3);
         int rows = sws_scale(sws, sourcePlanes, sourceStrides, 0, source.height, targetPlanes, targetStrides);
         if (rows <= 0) {
-            throw new VideoException(path, "convert", FailureReason.INTERNAL,
+            throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.INTERNAL,
                     "sws_scale produced no rows: " + Ffmpeg.describe(rows));
         }
         if (!direct) {
@@ -177,7 +177,7 @@ final class FrameConverter implements AutoCloseable {
         if (sws == null || sws.isNull()) {
             sws = null;
             swsSourceWidth = -1;
-            throw new VideoException(path, "convert", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.UNSUPPORTED_CODEC,
                     "swscale cannot convert pixel format " + format + " at " + source.width + "x" + source.height);
         }
         if (!layout.rgb) {

@@ -95,7 +95,7 @@ final class SampleDecoder {
             last--;
         }
         if (first >= n || last < first) {
-            throw new VideoException(info.path(), "select-range", FailureReason.OUT_OF_RANGE,
+            throw new VideoException(info.path(), VideoException.Operation.SELECT_RANGE, FailureReason.OUT_OF_RANGE,
                     "no frame in [" + start + ", " + end + ") s; the video has " + n + " frames over "
                             + String.format("%.3f", info.durationSeconds()) + " s");
         }

@@ -3,6 +3,7 @@ package dev.stoker.store.loader;
 import dev.stoker.loader.CollateStage;
 import dev.stoker.loader.HostBatchLoader;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.MemoryPlan;
 import dev.stoker.loader.Opening;
 import dev.stoker.loader.ResumeTracker;
@@ -58,8 +59,10 @@ import java.util.concurrent.atomic.LongAdder;
  * and record.
  */
 public final class ShardLoader extends HostBatchLoader {
-    /** Stage names, in order. */
-    public static final List<String> STAGES = List.of("fetch", "decode", "batch", "collate");
+    /** The shard loader's stages, in order: fetch looks a sample up, decode reads its clips into clip buffers. */
+    public enum Stage implements LoaderStage {
+        FETCH, DECODE, BATCH, COLLATE
+    }
 
     private final Queue<ClipReader> readers;
     private final LongAdder clips;
@@ -81,9 +84,9 @@ public final class ShardLoader extends HostBatchLoader {
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", StageConfig.inInputOrder(1),
-                "decode", StageConfig.inInputOrder(Math.max(1, cores)),
-                "collate", StageConfig.inInputOrder(1)));
+                Stage.FETCH.stageName(), StageConfig.inInputOrder(1),
+                Stage.DECODE.stageName(), StageConfig.inInputOrder(Math.max(1, cores)),
+                Stage.COLLATE.stageName(), StageConfig.inInputOrder(1)));
     }
 
     /** The dataset as the sampler sees it: the samples of one shard form a group. */
@@ -133,8 +136,8 @@ public final class ShardLoader extends HostBatchLoader {
         requireSourceKeyframes(dataset, options);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
-        MemoryPlan plan = MemoryPlan.of(options, defaults, "decode", false)   // decode reads converted clips
+        PipelineConfig config = defaults.overriddenBy(options.requireStages(List.of(Stage.values())).config());
+        MemoryPlan plan = MemoryPlan.of(options, defaults, Stage.DECODE, false)   // decode reads converted clips
                 .holdingForConsumer(opening.consumerBatches());
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();
@@ -200,7 +203,7 @@ public final class ShardLoader extends HostBatchLoader {
             return r;
         });
         return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.sampling().epochs()))
-                .map("fetch", (SampleTask task) -> {
+                .map(Stage.FETCH.stageName(), (SampleTask task) -> {
                     ClipPlanner.Starts planned = planner.plan(task.sample(), task.epoch());
                     double[] starts = planned.seconds();
                     int[] leads = planned.leadFrames();
@@ -211,10 +214,10 @@ public final class ShardLoader extends HostBatchLoader {
                     }
                     return new PlannedSample(task, starts, leads);
                 }, s -> s.failureBudget(budget))
-                .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
+                .flatMap(Stage.DECODE.stageName(), (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
-                .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
+                .batch(Stage.BATCH.stageName(), options.batch().size(), options.batch().dropLast())
+                .map(Stage.COLLATE.stageName(), new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
                         last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
                         s -> s.failureBudget(budget));
     }
@@ -298,6 +301,11 @@ public final class ShardLoader extends HostBatchLoader {
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
     public PrefetchStats readAheadStats() {
         return readAhead.stats();
+    }
+
+    @Override
+    public List<Stage> stages() {
+        return List.of(Stage.values());
     }
 
     @Override

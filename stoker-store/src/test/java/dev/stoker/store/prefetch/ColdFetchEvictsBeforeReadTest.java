@@ -141,7 +141,7 @@ class ColdFetchEvictsBeforeReadTest {
 
     @Test
     void theHookIsMadeInTheChildJvmWhenFetchRunsThere() {
-        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).splitAfter(dev.stoker.loader.LoaderStage.FETCH).build());
+        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).splitAfter(dev.stoker.loader.VideoStage.FETCH).build());
     }
 
     private static void assertFailsOnlyRefusedFiles(LoaderOptions options) {

@@ -2,8 +2,8 @@ package dev.stoker.video.loader;
 
 import dev.stoker.loader.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
@@ -40,7 +40,7 @@ public final class VideoFront {
                                                  QuarantineGate gate) {
         FailureBudget budget = options.failureBudget();
         return Pipeline.fromEpochs(new EpochOrder(dataset, from.sampler(), from.start(), options.sampling().epochs(), gate))
-                .map(LoaderStage.FETCH.stageName(), FetchFactory.class, options.toJson(), s -> s.failureBudget(budget));
+                .map(VideoStage.FETCH.stageName(), FetchFactory.class, options.toJson(), s -> s.failureBudget(budget));
     }
 
     /**
@@ -51,7 +51,7 @@ public final class VideoFront {
     static PipelineBuilder<OpenedVideo> demux(PipelineBuilder<FetchedVideo> fetched, LoaderOptions options) {
         FfmpegNatives.warmUpInBackground();
         FailureBudget budget = options.failureBudget();
-        return fetched.map(LoaderStage.DEMUX.stageName(), DemuxFactory.class, options.toJson(), s -> s.failureBudget(budget));
+        return fetched.map(VideoStage.DEMUX.stageName(), DemuxFactory.class, options.toJson(), s -> s.failureBudget(budget));
     }
 
     /**

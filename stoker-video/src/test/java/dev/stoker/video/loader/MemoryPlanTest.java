@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderOptionsBuilder;
-import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
@@ -33,7 +33,7 @@ class MemoryPlanTest {
     @Test
     void thePlanSettlesStagesAsTheRunningPipelineDoes() {
         for (LoaderOptions options : new LoaderOptions[] {options().build(), options().fusedConvert(true).build(),
-                options().splitAfter(LoaderStage.COLLATE).build()}) {
+                options().splitAfter(VideoStage.COLLATE).build()}) {
             try (VideoLoader loader = VideoLoader.open(dataset, options)) {
                 PipelineConfig running = loader.pipeline().config();
                 MemoryPlan plan = loader.memoryPlan();
@@ -63,7 +63,7 @@ class MemoryPlanTest {
         assertThat(plan.batchesHeld()).isEqualTo(4 + 2 + 2);                     // sink 4, collators 2, consumer, spare
         assertThat(MemoryPlan.of(options().fusedConvert(true).build(), defaults).clipsHeld())
                 .as("fused: no convert stage holds clips").isEqualTo((long) decode.inputOrderWindow() * 8 + batching + collating);
-        MemoryPlan split = MemoryPlan.of(options().splitAfter(LoaderStage.COLLATE).build(), defaults);
+        MemoryPlan split = MemoryPlan.of(options().splitAfter(VideoStage.COLLATE).build(), defaults);
         assertThat(split.clipsHere()).as("collate in the child: no clips here").isZero();
         assertThat(split.childBatchPoolBytes()).isEqualTo((2 + 2) * 2L * 4 * 32 * 32 * 3);
         MemoryPlan wider = plan.with(plan.config().withStage("collate", new StageConfig(4, 9, null, null, null, null)));

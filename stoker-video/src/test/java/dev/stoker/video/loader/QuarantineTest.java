@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.FetchHook;
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.Opening;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.Workload;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
@@ -188,7 +188,7 @@ class QuarantineTest {
     /** With demux in a child JVM the failures come back with its reports; each file is still counted once. */
     @Test
     void aChildJvmsFailuresQuarantineToo() throws IOException {
-        Run run = run(manifest("split", concat(good, broken)), null, LoaderStage.DEMUX);
+        Run run = run(manifest("split", concat(good, broken)), null, VideoStage.DEMUX);
         assertThat(run.failures).hasSize(broken.size());
         for (Path b : broken) {
             assertThat(failuresOf(run.failures, b)).as("failures of %s", b).isEqualTo(1L);
@@ -204,7 +204,7 @@ class QuarantineTest {
      */
     @Test
     void aTinyDatasetDecodedInAChildCountsEachFailureOnce() throws IOException {
-        for (LoaderStage split : new LoaderStage[] {LoaderStage.DECODE, LoaderStage.CONVERT}) {
+        for (VideoStage split : new VideoStage[] {VideoStage.DECODE, VideoStage.CONVERT}) {
             List<Path> tiny = List.of(good.get(0), broken.get(1), good.get(1), broken.get(2));
             Run run = run(manifest("tiny-" + split, tiny), null, split);
             assertThat(run.failures).as("failures with %s in a child: %s", split, run.failures).hasSize(2);
@@ -256,7 +256,7 @@ class QuarantineTest {
         return run(manifest, quarantine, null);
     }
 
-    private static Run run(Path manifest, Path quarantine, LoaderStage splitAfter) throws IOException {
+    private static Run run(Path manifest, Path quarantine, VideoStage splitAfter) throws IOException {
         List<String> clips = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest), options(quarantine, splitAfter))) {
             for (ClipBatch batch : loader) {
@@ -272,7 +272,7 @@ class QuarantineTest {
         return batch.clips().stream().map(c -> c.path() + "@" + Arrays.toString(c.frameTimestampsSeconds())).toList();
     }
 
-    private static LoaderOptions options(Path quarantine, LoaderStage splitAfter) {
+    private static LoaderOptions options(Path quarantine, VideoStage splitAfter) {
         return LoaderOptions.builder()
                 .splitAfter(splitAfter)
                 .clip(4, 2)

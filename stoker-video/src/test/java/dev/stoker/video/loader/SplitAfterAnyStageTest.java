@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
@@ -114,7 +114,7 @@ class SplitAfterAnyStageTest {
         List<Seen> expected = inProcess();
         assertThat(expected).hasSize((2 * dataset.size() + 2) / 3);
         List<Seen> got = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.of(stage)).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(VideoStage.of(stage)).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -143,7 +143,7 @@ class SplitAfterAnyStageTest {
 
     @Test
     void splitAfterConvertWithFusedConvertSplitsAfterTheDecodeThatConverts() {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).splitAfter(LoaderStage.CONVERT).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).splitAfter(VideoStage.CONVERT).build())) {
             Iterator<ClipBatch> it = loader.iterator();
             it.next().close();
             List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
@@ -156,7 +156,7 @@ class SplitAfterAnyStageTest {
         List<Seen> expected = inProcess();
         List<Seen> got = new ArrayList<>();
         List<Long> killed = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.COLLATE).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(VideoStage.COLLATE).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -185,7 +185,7 @@ class SplitAfterAnyStageTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "collate"})
     void aBatchDroppedUnclosedIsReportedAsALeakAndItsBufferReclaimed(String split) throws InterruptedException {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(split.isEmpty() ? null : LoaderStage.of(split))
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(split.isEmpty() ? null : VideoStage.of(split))
                 .batchBudget(2 * 3L * 8 * 48 * 64 * 3).build())) {
             // Two batch buffers: one to leak, one for the next batch, which frees the last reference to the
             // leaked one (the transport's hand-off thread still holds the batch it handed on last).
@@ -212,7 +212,7 @@ class SplitAfterAnyStageTest {
 
     @Test
     void anUnknownStageNameIsRejectedNamingEveryStage() {
-        assertThatThrownBy(() -> LoaderStage.of("resize")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> VideoStage.of("resize")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stage: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate])");
     }
 

@@ -3,7 +3,7 @@ package dev.stoker.video.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.clip.DecodedClip;
@@ -126,7 +126,7 @@ class SplitAfterDemuxTest {
         LoaderOptions options = LoaderOptions.builder().order(5, true, 1).batch(2, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
         List<byte[]> inProcess = batches(dataset, options);
-        List<byte[]> split = batches(dataset, options.toBuilder().splitAfter(LoaderStage.DEMUX).build());
+        List<byte[]> split = batches(dataset, options.toBuilder().splitAfter(VideoStage.DEMUX).build());
         assertThat(inProcess).hasSize(4);
         assertThat(split).hasSameSizeAs(inProcess);
         for (int i = 0; i < inProcess.size(); i++) {

@@ -57,7 +57,7 @@ class QuarantineGateTest {
         CompletableFuture<Boolean> next = CompletableFuture.supplyAsync(() -> gate.admit(inEpoch(1)));
         Thread.sleep(300);
         assertThat(next).isNotDone();
-        gate.settled(inEpoch(0), new VideoException(ENTRY.path().toString(), "decode",
+        gate.settled(inEpoch(0), new VideoException(ENTRY.path().toString(), VideoException.Operation.DECODE,
                 FailureReason.CORRUPT, "invalid data"));
         assertThat(next.get(5, TimeUnit.SECONDS)).as("admitted: quarantined, so skipped").isFalse();
         assertThat(gate.skipped()).isEqualTo(1);
