@@ -11,9 +11,9 @@
 // the iteration time with the wait for the batch (p50, p99) and samples/s. All modes run in this one JVM with the
 // same calibrated work, so alternating them (in collate in collate ...) compares like with like.
 import dev.stoker.bench.CpuBurn;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.loader.VideoLoader;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -37,7 +37,7 @@ public class StepJitter {
         System.out.printf(Locale.ROOT, "%d videos, step %.0f ms, %d steps per mode%n", data.size(), stepMillis, steps);
         for (int m = 3; m < args.length; m++) {
             String mode = args[m];
-            LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.video.loader.LoaderStage.of(mode)).build();
+            LoaderOptions options = LoaderOptions.builder().splitAfter(mode.equals("in") ? null : dev.stoker.loader.VideoStage.of(mode)).build();
             double[] step = new double[steps];
             double[] iteration = new double[steps];
             long samples = 0;

@@ -1,6 +1,6 @@
 """The options document on the Python side: ``VideoLoader``'s loader keywords become one JSON document, checked
 against the schema the JVM checks it against (``_options.SCHEMA``, generated from ``docs/options.schema.json``), with
-the same rules and the same words (``dev.stoker.video.loader.OptionsValidator``). Nothing here knows an option's
+the same rules and the same words (``dev.stoker.loader.OptionsValidator``). Nothing here knows an option's
 default: a keyword not given is not in the document, and the JVM's defaults stand.
 """
 import difflib

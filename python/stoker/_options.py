@@ -266,8 +266,8 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                      'x-python': 'stages'}},
                            'description': "The pipeline's knobs that are not code, laid over the loader's defaults."},
                 'fetchHook': {'type': 'string',
-                              'description': 'A class (implementing dev.stoker.video.loader.FetchHook) run in the '
-                                             'fetch stage before each file is read.',
+                              'description': 'A class (implementing dev.stoker.loader.FetchHook) run in the fetch '
+                                             'stage before each file is read.',
                               'x-python': 'fetch_hook'},
                 'quarantine': {'type': 'string',
                                'description': 'A JSONL file of videos whose failure is a property of the file: '
@@ -398,7 +398,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     stages: Dict[str, Dict[str, object]]
     """Per-stage settings by stage name (fetch, demux, decode, convert, batch, collate for video files)."""
     fetch_hook: str
-    """A class (implementing dev.stoker.video.loader.FetchHook) run in the fetch stage before each file is read."""
+    """A class (implementing dev.stoker.loader.FetchHook) run in the fetch stage before each file is read."""
     quarantine: str
     """A JSONL file of videos whose failure is a property of the file: skipped from the start, appended to."""
     concurrency: Dict[str, int]

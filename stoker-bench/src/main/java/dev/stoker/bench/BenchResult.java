@@ -2,11 +2,11 @@ package dev.stoker.bench;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.tune.HeadspaceResult;
-import dev.stoker.video.loader.LoaderOptions;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

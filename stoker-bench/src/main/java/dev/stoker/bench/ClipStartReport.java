@@ -2,7 +2,7 @@ package dev.stoker.bench;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
-import dev.stoker.video.loader.ClipStartStats;
+import dev.stoker.loader.ClipStartStats;
 import java.util.Locale;
 
 /**

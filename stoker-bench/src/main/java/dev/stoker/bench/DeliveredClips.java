@@ -1,7 +1,7 @@
 package dev.stoker.bench;
 
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.batch.LoadedBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.batch.LoadedBatch;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

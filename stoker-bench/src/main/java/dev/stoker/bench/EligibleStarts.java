@@ -2,14 +2,14 @@ package dev.stoker.bench;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.ClipSampler;
+import dev.stoker.loader.dataset.ClipStartBudget;
+import dev.stoker.loader.dataset.ClipStartDraw;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.dataset.ClipSampler;
-import dev.stoker.video.dataset.ClipStartBudget;
-import dev.stoker.video.dataset.ClipStartDraw;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
-import dev.stoker.video.loader.LoaderOptions;
 
 /**
  * How many places a clip can start at in a dataset's videos, and how many of them a decode budget leaves

@@ -3,7 +3,7 @@ package dev.stoker.bench;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.ClipInfo;
 import java.util.List;
 import java.util.Locale;
 

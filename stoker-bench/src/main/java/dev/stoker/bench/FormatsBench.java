@@ -2,6 +2,12 @@ package dev.stoker.bench;
 
 import dev.stoker.bench.FormatsReport.Measurement;
 import dev.stoker.bench.FormatsReport.Row;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
@@ -11,11 +17,6 @@ import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.EvictBeforeRead;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -100,8 +101,9 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
         try (ShardDataset shards = ShardDataset.open(dest)) {
             ReadAhead readAhead = new ReadAhead(prefetchBytes, 4, false);
             warm(shardFiles);
-            Measurement warm = run(format, "warm", () -> ShardLoader.open(shards, options, null, readAhead));
-            Measurement cold = run(format, "cold", () -> ShardLoader.open(shards, options, null, readAhead.withColdCache(true)));
+            Measurement warm = run(format, "warm", () -> ShardLoader.open(shards, options, Opening.defaults().with(readAhead)));
+            Measurement cold = run(format, "cold",
+                    () -> ShardLoader.open(shards, options, Opening.defaults().with(readAhead.withColdCache(true))));
             return new Row(format, disk, shards.size(), warm, cold);
         }
     }

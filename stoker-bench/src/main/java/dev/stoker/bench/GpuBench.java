@@ -3,17 +3,17 @@ package dev.stoker.bench;
 import dev.stoker.gpu.Cuda;
 import dev.stoker.gpu.CudaDevice;
 import dev.stoker.gpu.DeviceMemory;
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.FfmpegNvdecLoop;
 import dev.stoker.gpu.GpuEvent;
 import dev.stoker.gpu.GpuStream;
 import dev.stoker.gpu.NvdecClipDecoding;
 import dev.stoker.gpu.NvdecCodecs;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -49,28 +49,47 @@ public final class GpuBench {
                     + " | ffmpeg FILE [frames] [sessions] | ceiling FILE [frames] [sessions] | engines");
             System.exit(2);
         }
-        if (!java.util.Set.of("h2d", "nvdec", "ffmpeg", "ceiling", "engines").contains(args[0])
-                || (args.length < 2 && java.util.Set.of("nvdec", "ffmpeg", "ceiling").contains(args[0]))) {
+        Mode mode = Mode.of(args[0]);
+        if (mode == null || (args.length < 2 && mode.readsFile)) {
             System.err.println("GpuBench: mode " + String.join(" ", args)
                     + " (expected: h2d, nvdec FILE, ffmpeg FILE, ceiling FILE or engines)");
             System.exit(2);
         }
         try (CudaDevice device = Cuda.open(DeviceSpec.cuda(0))) {
             System.out.println("device " + device + ", driver " + device.driverVersion());
-            switch (args[0]) {
-                case "h2d" -> h2d(device, args.length > 1 ? Integer.parseInt(args[1]) : 64,
+            switch (mode) {
+                case H2D -> h2d(device, args.length > 1 ? Integer.parseInt(args[1]) : 64,
                         args.length > 2 ? Integer.parseInt(args[2]) : 50);
-                case "nvdec" -> nvdec(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
+                case NVDEC -> nvdec(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
                         args.length > 3 ? Integer.parseInt(args[3]) : 112,
                         sessions(device, args.length > 4 ? Integer.parseInt(args[4]) : 1));
-                case "ffmpeg" -> ffmpeg(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
+                case FFMPEG -> ffmpeg(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 300,
                         sessions(device, args.length > 3 ? Integer.parseInt(args[3]) : 1));
-                case "ceiling" -> ceiling(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 900,
+                case CEILING -> ceiling(device, Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 900,
                         sessions(device, args.length > 3 ? Integer.parseInt(args[3]) : 0));
-                case "engines" -> System.out.println("NVDEC engines: " + engines(device));
-                default -> throw new IllegalArgumentException("mode: " + args[0]
-                        + " (expected: h2d, nvdec, ffmpeg, ceiling or engines)");
+                case ENGINES -> System.out.println("NVDEC engines: " + engines(device));
             }
+        }
+    }
+
+    /** What a run measures, as its first argument names it ({@code h2d}); some read a video file. */
+    private enum Mode {
+        H2D(false), NVDEC(true), FFMPEG(true), CEILING(true), ENGINES(false);
+
+        final boolean readsFile;
+
+        Mode(boolean readsFile) {
+            this.readsFile = readsFile;
+        }
+
+        /** The mode called {@code name}, in lower case; null for none. */
+        static Mode of(String name) {
+            for (Mode m : values()) {
+                if (m.name().toLowerCase(java.util.Locale.ROOT).equals(name)) {
+                    return m;
+                }
+            }
+            return null;
         }
     }
 

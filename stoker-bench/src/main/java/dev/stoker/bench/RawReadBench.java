@@ -1,12 +1,12 @@
 package dev.stoker.bench;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,10 +1,10 @@
 package dev.stoker.bench;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,9 +1,9 @@
 package dev.stoker.bench;
 
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.batch.LoadedBatch;
 import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.pipeline.SinkStats;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.loader.ClipLoader;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicLong;

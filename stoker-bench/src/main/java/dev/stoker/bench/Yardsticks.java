@@ -1,7 +1,7 @@
 package dev.stoker.bench;
 
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.ClipInfo;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -7,8 +10,6 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.tune.Autotune;
 import dev.stoker.tune.AutotuneBudget;
 import dev.stoker.tune.AutotuneChange;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -58,7 +59,7 @@ final class AutotuneOptions {
                     + " (expected: CPU decoding)");
         }
         Map<String, Long> itemBytes = loader.itemBytesByStage();
-        long fileBytes = itemBytes.getOrDefault("demux", 0L);
+        long fileBytes = itemBytes.getOrDefault(VideoStage.DEMUX.stageName(), 0L);
         MemoryPlan plan = loader.memoryPlan();
         // The loader's own memory model: what its pools and the files in flight may hold with a config.
         budget = budget(spec, itemBytes, config -> plan.with(config).heldBytes(fileBytes));

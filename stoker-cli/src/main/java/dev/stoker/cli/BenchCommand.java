@@ -2,14 +2,21 @@ package dev.stoker.cli;
 
 import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.ClipStartReport;
-import dev.stoker.bench.EligibleStarts;
 import dev.stoker.bench.DeliveredClips;
+import dev.stoker.bench.EligibleStarts;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.GpuDecodeOptions;
-import dev.stoker.video.loader.DecodeDevice;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.ClipStartStats;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.BenchReportWriter;
 import dev.stoker.observe.BenchWatch;
 import dev.stoker.observe.DashboardServer;
@@ -21,11 +28,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.ClipStartStats;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -155,7 +157,8 @@ final class BenchCommand extends Subcommand {
                 throw new ParameterException(spec.commandLine(), "--decode " + mode
                         + " with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
-            return ShardBench.run(out, dataset, options, batches, json, trace, storage.readAhead(spec), storage);
+            return ShardBench.run(out, spec, new BenchDevice(deviceSpec, decode, mode, out), dataset, options, batches, json,
+                    trace, storage.readAhead(spec), storage);
         }
         Dataset data = dataset.openVideos(spec);
         if (compareSampling) {
@@ -183,8 +186,8 @@ final class BenchCommand extends Subcommand {
         PipelineConfig effective;
         BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
         BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
-        try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(data, options, recorder,
-                () -> VideoLoader.open(data, options, recorder));
+        try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(spec, dataset, options,
+                Opening.defaults().tracedBy(recorder));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
             if (saveConfig != null) {
@@ -202,7 +205,7 @@ final class BenchCommand extends Subcommand {
             effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
             stats = loader.stats();
             failures = loader.failures();
-            quarantineLine(out, loader instanceof VideoLoader video ? video : null);
+            quarantineLine(out, BenchDevice.cpuLoader(loader));
             decodedFrames = loader.decodedFrames();
             decodedClips = loader.decodedClips();
             startStats = loader.startStats();
@@ -219,7 +222,7 @@ final class BenchCommand extends Subcommand {
             out.printf(Locale.ROOT, "headspace: a %.0f ms synthetic step with the loader, then on %d cached batches...%n",
                     headspaceStepMillis, HEADSPACE_CACHED);
             out.flush();
-            try (VideoLoader again = VideoLoader.open(data, options)) {
+            try (HostBatchLoader again = dataset.open(spec, options, Opening.defaults())) {
                 headspace = Headspace.of(new SyntheticStep(headspaceStepMillis), new ClipBatchCache())
                         .warmupSteps(3).measuredSteps(HEADSPACE_STEPS).cachedBatches(HEADSPACE_CACHED)
                         .samplesPerBatch(TensorBatch::samples)

@@ -1,25 +1,26 @@
 package dev.stoker.cli;
 
 import dev.stoker.gpu.Cuda;
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.GpuDecodeOptions;
 import dev.stoker.gpu.GpuLoader;
 import dev.stoker.gpu.GpuUnavailableException;
 import dev.stoker.gpu.NvdecCodecs;
 import dev.stoker.gpu.NvdecLoader;
-import dev.stoker.gpu.TransferOptions;
-import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.LoadedBatch;
 import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -65,13 +66,14 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
             if (coldCache) {
                 throw usage(command, "--cold with " + flag + " (expected: one or the other; not supported together yet)");
             }
-            for (String stage : List.of("decode", "convert")) {
-                if (stage.equals("decode") && mode == DecodeDevice.HYBRID) {
+            for (VideoStage stage : List.of(VideoStage.DECODE, VideoStage.CONVERT)) {
+                if (stage == VideoStage.DECODE && mode == DecodeDevice.HYBRID) {
                     continue;   // the hybrid loader's CPU workers
                 }
-                if (options.config().stages().containsKey(stage)) {
-                    throw usage(command, "stage '" + stage + "' in --concurrency or --config with " + flag
-                            + " (expected: the stages " + NvdecLoader.STAGES + "; --nvdec-sessions N for NVDEC)");
+                if (options.config().stages().containsKey(stage.stageName())) {
+                    throw usage(command, "stage '" + stage.stageName() + "' in --concurrency or --config with " + flag
+                            + " (expected: the stages " + LoaderStage.names(NvdecLoader.STAGES)
+                            + "; --nvdec-sessions N for NVDEC)");
                 }
             }
             return requested.isCuda() ? requested : DeviceSpec.cuda(0);
@@ -119,37 +121,34 @@ record BenchDevice(DeviceSpec spec, DecodeOptions decode, DecodeDevice mode, Pri
     }
 
     /**
-     * The loader: {@code cpuLoader}'s on the CPU; on a GPU, the {@link GpuLoader} (batches collated into pinned
-     * memory, each copied to the device while the next is loaded); with {@code --decode nvdec}, the NVDEC
-     * loader. Every one is a {@link ClipLoader}: the bench drives them alike.
+     * The loader of {@code dataset} ({@link DatasetLocation#open}, so {@code Loaders.onDevice}): on the CPU, its host
+     * loader (video files or shards); on a GPU, the {@link GpuLoader} over it (batches collated into pinned memory,
+     * each copied to the device while the next is loaded); with {@code --decode nvdec}, the NVDEC loader. Every one is
+     * a {@link ClipLoader}: the bench drives them alike. A GPU that cannot be had is named by the flag that asked.
      */
-    ClipLoader<? extends LoadedBatch> openLoader(Dataset data, LoaderOptions options, TraceRecorder trace,
-                                                 Supplier<VideoLoader> cpuLoader) {
-        if (mode.onGpu()) {
-            try {
-                return NvdecLoader.open(data, options, spec,
-                        GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback), trace);
-            } catch (GpuUnavailableException e) {
-                throw new GpuUnavailableException("--decode " + mode + " on " + spec + ": " + e.getMessage(), e);
-            }
-        }
-        if (!spec.isCuda()) {
-            return cpuLoader.get();
-        }
+    ClipLoader<? extends LoadedBatch> openLoader(CommandSpec command, DatasetLocation dataset, LoaderOptions options,
+                                                 Opening opening) throws IOException {
         try {
-            return GpuLoader.open(data, options, spec, TransferOptions.defaults(), trace);
+            return dataset.open(command, spec, options,
+                    opening.with(GpuDecodeOptions.defaults().withCpuFallback(!decode.noCpuFallback)));
         } catch (GpuUnavailableException e) {
-            throw new GpuUnavailableException("--device " + spec + ": " + e.getMessage(), e);
+            throw new GpuUnavailableException((mode.onGpu() ? "--decode " + mode + " on " + spec : "--device " + spec)
+                    + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The host loader under {@code loader}: itself, or the one a GPU loader copies from; null for NVDEC decoding. */
+    static HostBatchLoader hostLoader(ClipLoader<?> loader) {
+        return switch (loader) {
+            case HostBatchLoader host -> host;
+            case GpuLoader gpu -> gpu.loader();
+            default -> null;
+        };
     }
 
     /** The CPU loader that decodes for {@code loader} (itself, or the GPU loader's), or null for NVDEC decoding. */
     static VideoLoader cpuLoader(ClipLoader<?> loader) {
-        return switch (loader) {
-            case VideoLoader cpu -> cpu;
-            case GpuLoader gpu -> gpu.loader();
-            default -> null;
-        };
+        return hostLoader(loader) instanceof VideoLoader cpu ? cpu : null;
     }
 
     /**

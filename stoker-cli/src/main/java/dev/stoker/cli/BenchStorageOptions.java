@@ -1,9 +1,9 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.prefetch.EvictBeforeRead;
-import dev.stoker.video.loader.LoaderOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;

@@ -1,8 +1,8 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.tune.BatchCache;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.ClipBatch;
 import java.lang.foreign.Arena;
 import java.util.IdentityHashMap;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.ClipExport;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.PastEndPolicy;
-import dev.stoker.video.Resize;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.ClipInfo;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

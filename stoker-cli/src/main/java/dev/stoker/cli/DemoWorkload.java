@@ -1,6 +1,7 @@
 package dev.stoker.cli;
 
 import dev.stoker.bench.CpuBurn;
+import dev.stoker.loader.LoaderStage;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import java.util.ArrayList;
@@ -37,8 +38,13 @@ final class DemoWorkload {
     static final int BATCH_SIZE = 8;
     static final long TRAIN_STEP_MILLIS = 20;
     static final int SINK_CAPACITY = 4;
+    /** The demo pipeline's stages, in order: a video loader's, with an augment stage. */
+    enum Stage implements LoaderStage {
+        FETCH, DEMUX, DECODE, AUGMENT, BATCH, COLLATE
+    }
+
     /** Stage names in pipeline order, as stats, traces and configs name them. */
-    static final List<String> STAGES = List.of("fetch", "demux", "decode", "augment", "batch", "collate");
+    static final List<String> STAGES = LoaderStage.names(List.of(Stage.values()));
 
     record VideoId(int epoch, int index) {
         String name() {
@@ -71,12 +77,12 @@ final class DemoWorkload {
 
     PipelineBuilder<Batch> pipeline() {
         return Pipeline.<VideoId>fromEpochs(DemoWorkload::epoch)
-                .map("fetch", DemoWorkload::fetch, s -> s.concurrency(FETCH_WORKERS).virtualThreads())
-                .flatMap("demux", DemoWorkload::demux)
-                .map("decode", this::decode, s -> s.concurrency(DECODE_WORKERS).ordered())
-                .map("augment", this::augment)
-                .batch(BATCH_SIZE)
-                .map("collate", DemoWorkload::collate);
+                .map(Stage.FETCH.stageName(), DemoWorkload::fetch, s -> s.concurrency(FETCH_WORKERS).virtualThreads())
+                .flatMap(Stage.DEMUX.stageName(), DemoWorkload::demux)
+                .map(Stage.DECODE.stageName(), this::decode, s -> s.concurrency(DECODE_WORKERS).ordered())
+                .map(Stage.AUGMENT.stageName(), this::augment)
+                .batch(Stage.BATCH.stageName(), BATCH_SIZE, false)
+                .map(Stage.COLLATE.stageName(), DemoWorkload::collate);
     }
 
     /** The video ids of one epoch, shuffled with the epoch as seed; the source never ends. */

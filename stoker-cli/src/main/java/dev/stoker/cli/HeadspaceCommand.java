@@ -1,17 +1,15 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.tune.Headspace;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.HostBatchLoader;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -93,19 +91,10 @@ final class HeadspaceCommand extends Subcommand {
                     DatasetLocation dataset) throws IOException {
         HeadspaceResult result;
         // Any loader of host batches: video files, or shards written by stoker ingest (local or remote).
-        if (dataset.isShards()) {
-            try (ShardDataset shards = dataset.openShards()) {
-                announce(out, dataset.name(), shards.size() + " samples", headspace, options);
-                try (ShardLoader shardLoader = ShardLoader.open(shards, options)) {
-                    result = measure(headspace, shardLoader);
-                }
-            }
-        } else {
-            Dataset data = dataset.openVideos(spec);
-            announce(out, dataset.name(), data.size() + " videos", headspace, options);
-            try (VideoLoader videoLoader = VideoLoader.open(data, options)) {
-                result = measure(headspace, videoLoader);
-            }
+        try (HostBatchLoader loader = dataset.open(spec, options, Opening.defaults())) {
+            announce(out, dataset.name(), loader.sampler().samplesPerEpoch() + (dataset.isShards() ? " samples" : " videos"),
+                    headspace, options);
+            result = measure(headspace, loader);
         }
         out.println(result.summary());
         if (json != null) {

@@ -2,6 +2,7 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.bench.Bytes;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
@@ -10,7 +11,6 @@ import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.ShardUpload;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;

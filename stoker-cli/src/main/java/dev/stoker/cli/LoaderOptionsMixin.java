@@ -1,5 +1,15 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.ClipWindow;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptionsBuilder;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.ClipStartBudget;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -7,19 +17,8 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.dataset.ClipStartBudget;
-import dev.stoker.video.loader.ClipWindow;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.LoaderOptionsBuilder;
-import dev.stoker.video.loader.LoaderStage;
-import dev.stoker.video.loader.VideoLoader;
-import dev.stoker.video.loader.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -29,10 +28,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
@@ -132,7 +131,7 @@ final class LoaderOptionsMixin {
                         given.test("--nvdec-sessions") ? positiveSessions(command, nvdecSessions) : o.decode().nvdecSessions());
             }
             if (splitAfter != null) {
-                b.splitAfter(LoaderStage.of(splitAfter));
+                b.splitAfter(VideoStage.of(splitAfter));
             }
             if (failureBudget != null) {
                 b.failureBudget(parseFailureBudget(command, failureBudget));
@@ -246,9 +245,9 @@ final class LoaderOptionsMixin {
     private PipelineConfig concurrencyOverrides(CommandSpec spec) {
         PipelineConfig overrides = PipelineConfig.EMPTY;
         for (Map.Entry<String, Integer> c : concurrency.entrySet()) {
-            if (!VideoLoader.STAGES.contains(c.getKey())) {
+            if (!VideoStage.NAMES.contains(c.getKey())) {
                 throw new ParameterException(spec.commandLine(), "--concurrency: unknown stage '" + c.getKey()
-                        + "' (expected one of " + VideoLoader.STAGES + ")");
+                        + "' (expected one of " + VideoStage.NAMES + ")");
             }
             overrides = overrides.withStage(c.getKey(), StageConfig.EMPTY.withConcurrency(c.getValue()));
         }

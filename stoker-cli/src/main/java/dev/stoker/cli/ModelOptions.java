@@ -1,8 +1,8 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.tune.ModelSpec;
 import dev.stoker.tune.ModelStep;
-import dev.stoker.video.loader.LoaderOptions;
 import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.video.loader.OptionsSchema;
+import dev.stoker.loader.OptionsSchema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -2,8 +2,8 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.bench.SamplingComparison;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.LiveStatsView;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.loader.Quarantine;
 import dev.stoker.video.scan.DatasetScan;
 import dev.stoker.video.scan.ScanReport;

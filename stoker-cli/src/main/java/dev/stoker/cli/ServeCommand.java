@@ -1,13 +1,13 @@
 package dev.stoker.cli;
 
-import dev.stoker.gpu.DeviceSpec;
 import dev.stoker.gpu.GpuDecodeOptions;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.serve.ServeSession;
 import dev.stoker.serve.ServeSettings;
 import dev.stoker.serve.SharedMemoryDir;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -7,6 +7,10 @@ import dev.stoker.bench.FormatsReport;
 import dev.stoker.bench.MemoryTimeline;
 import dev.stoker.bench.SteadyStateRun;
 import dev.stoker.bench.Yardsticks;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.LoadedBatch;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
@@ -14,13 +18,13 @@ import dev.stoker.store.ShardDataset;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code stoker bench DEST} when DEST is a folder written by {@code stoker ingest}: the same measurement
@@ -33,8 +37,9 @@ final class ShardBench {
     private ShardBench() {
     }
 
-    static int run(PrintWriter out, DatasetLocation dataset, LoaderOptions options, long batches, Path json, Path trace,
-                   ReadAhead readAhead, BenchStorageOptions storage) throws IOException, InterruptedException {
+    static int run(PrintWriter out, CommandSpec spec, BenchDevice device, DatasetLocation dataset, LoaderOptions options,
+                   long batches, Path json, Path trace, ReadAhead readAhead, BenchStorageOptions storage)
+            throws IOException, InterruptedException {
         String root = dataset.name();
         int cores = Runtime.getRuntime().availableProcessors();
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
@@ -45,8 +50,11 @@ final class ShardBench {
         PrefetchStats prefetch;
         dev.stoker.store.remote.BlobStore.Stats remote;
         dev.stoker.store.remote.BlockCache.Stats cache;
-        try (ShardDataset shards = dataset.openShards();
-             ShardLoader loader = ShardLoader.open(shards, options, recorder, readAhead)) {
+        // On a GPU (--device cuda:N), the GPU loader copies the shard loader's batches there.
+        try (ClipLoader<? extends LoadedBatch> loader = device.openLoader(spec, dataset, options,
+                Opening.defaults().tracedBy(recorder).with(readAhead))) {
+            ShardLoader shardLoader = (ShardLoader) BenchDevice.hostLoader(loader);   // a shard location: the shard loader
+            ShardDataset shards = shardLoader.dataset();
             out.printf(Locale.ROOT, "reading %d samples from %s shards in %s%s%n", shards.size(), shards.options().format(),
                     root, readAhead.coldCache() ? " (cold page cache)" : "");
             try (LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
@@ -54,7 +62,7 @@ final class ShardBench {
                 run.drive(loader, null);
             }
             stats = loader.pipeline().stats();
-            prefetch = loader.readAheadStats();
+            prefetch = shardLoader.readAheadStats();
             remote = shards.isRemote() ? shards.remoteStats() : null;
             cache = shards.blockCache() == null ? null : shards.blockCache().stats();
             result = BenchResult.of(root, shards.size(), cores, run.finish(), loader.decodedFrames(), loader.decodedClips(),

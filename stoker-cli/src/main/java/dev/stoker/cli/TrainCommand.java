@@ -1,18 +1,15 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
 import dev.stoker.observe.LiveStatsView;
 import dev.stoker.observe.TrainReportWriter;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.store.ShardDataset;
-import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.loader.HostBatchLoader;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.VideoLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -87,15 +84,17 @@ final class TrainCommand extends Subcommand {
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         TrainLoop loop;
         TrainResult result;
-        try (Source source = shards ? new Source(null, dataset.openShards()) : new Source(dataset.openVideos(spec), null);
-             ModelStep step = model.open(spec, source.classes(), options)) {
-            out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
-                    where, source.samples(), source.classes(), step.description(), steps, options.batch().size());
-            out.flush();
-            loop = new TrainLoop(step, recorder);
+        // The loader (video files or shards) first: the model is built for its classes.
+        HostBatchLoader batches = dataset.open(spec, options, Opening.defaults().tracedBy(recorder));
+        int classes = batches.classNames().size();
+        try (ModelStep step = openModel(batches, classes, options)) {
             PipelineStats stats;
             PipelineConfig config;
-            try (HostBatchLoader batches = source.start(options, recorder)) { // stopped before the floor is measured
+            try (batches) { // stopped before the floor is measured
+                out.printf(Locale.ROOT, "%s: %d samples, %d classes; training %s for %d steps of %d clips%n",
+                        where, batches.sampler().samplesPerEpoch(), classes, step.description(), steps, options.batch().size());
+                out.flush();
+                loop = new TrainLoop(step, recorder);
                 loop.train(batches.iterator(), steps, cache, out, LiveStatsView.stdoutIsTerminal());
                 stats = batches.pipeline().stats();
                 config = batches.pipeline().config();
@@ -129,41 +128,13 @@ final class TrainCommand extends Subcommand {
         return ExitCode.OK;
     }
 
-    /** The dataset (videos or shards), then its running loader; closed together. */
-    private static final class Source implements AutoCloseable {
-        private final Dataset videos;
-        private final ShardDataset shards;
-        private HostBatchLoader loader;
-
-        private Source(Dataset videos, ShardDataset shards) {
-            this.videos = videos;
-            this.shards = shards;
-        }
-
-        HostBatchLoader start(LoaderOptions options, TraceRecorder recorder) {
-            loader = shards != null ? ShardLoader.open(shards, options, recorder) : VideoLoader.open(videos, options, recorder);
-            return loader;
-        }
-
-        int classes() {
-            return shards != null ? shards.classNames().size() : videos.classNames().size();
-        }
-
-        int samples() {
-            return shards != null ? shards.size() : videos.size();
-        }
-
-        @Override
-        public void close() {
-            try {
-                if (loader != null) {
-                    loader.close();
-                }
-            } finally {
-                if (shards != null) {
-                    shards.close();
-                }
-            }
+    /** The model for {@code classes} classes; the loader is closed if it cannot be made. */
+    private ModelStep openModel(HostBatchLoader batches, int classes, LoaderOptions options) {
+        try {
+            return model.open(spec, classes, options);
+        } catch (RuntimeException | Error e) {
+            batches.close();
+            throw e;
         }
     }
 }

@@ -1,10 +1,10 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.ClipBatch;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;

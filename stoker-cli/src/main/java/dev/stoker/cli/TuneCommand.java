@@ -2,6 +2,10 @@ package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.bench.DecodeCeiling;
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.StageOption;
+import dev.stoker.loader.VideoStage;
 import dev.stoker.observe.DashboardAssets;
 import dev.stoker.tune.Ceiling;
 import dev.stoker.tune.Experiment;
@@ -13,10 +17,6 @@ import dev.stoker.tune.TrialSpec;
 import dev.stoker.tune.TuneReport;
 import dev.stoker.tune.TuneResult;
 import dev.stoker.tune.Tuner;
-import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.LoaderStage;
-import dev.stoker.video.loader.StageOption;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,14 +89,14 @@ final class TuneCommand extends Subcommand {
     /** The default space: every stage's concurrency, the main queues, the sink, decoder threads, fused convert. */
     static SearchSpace defaultSpace(int cores, boolean tuneBatch) {
         List<Knob> knobs = new ArrayList<>(List.of(
-                stage(LoaderStage.FETCH, StageOption.CONCURRENCY, 1, 16, Knob.Scale.LINEAR),
-                stage(LoaderStage.DEMUX, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
-                stage(LoaderStage.DECODE, StageOption.CONCURRENCY, 1, Math.max(4, 2 * cores), Knob.Scale.LINEAR),
-                stage(LoaderStage.CONVERT, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
-                stage(LoaderStage.COLLATE, StageOption.CONCURRENCY, 1, 2, Knob.Scale.LINEAR),
-                stage(LoaderStage.DECODE, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
-                stage(LoaderStage.CONVERT, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
-                stage(LoaderStage.BATCH, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                stage(VideoStage.FETCH, StageOption.CONCURRENCY, 1, 16, Knob.Scale.LINEAR),
+                stage(VideoStage.DEMUX, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
+                stage(VideoStage.DECODE, StageOption.CONCURRENCY, 1, Math.max(4, 2 * cores), Knob.Scale.LINEAR),
+                stage(VideoStage.CONVERT, StageOption.CONCURRENCY, 1, 4, Knob.Scale.LINEAR),
+                stage(VideoStage.COLLATE, StageOption.CONCURRENCY, 1, 2, Knob.Scale.LINEAR),
+                stage(VideoStage.DECODE, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                stage(VideoStage.CONVERT, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
+                stage(VideoStage.BATCH, StageOption.QUEUE_CAPACITY, 1, 64, Knob.Scale.LOG),
                 Knob.log(LoaderOption.SINK_CAPACITY.path(), 1, 16),
                 Knob.linear(LoaderOption.DECODER_THREADS.path(), 1, Math.max(2, cores)),
                 Knob.flag(LoaderOption.FUSED_CONVERT.path())));
@@ -106,7 +106,7 @@ final class TuneCommand extends Subcommand {
         return new SearchSpace(knobs);
     }
 
-    private static Knob stage(LoaderStage stage, StageOption setting, int min, int max, Knob.Scale scale) {
+    private static Knob stage(VideoStage stage, StageOption setting, int min, int max, Knob.Scale scale) {
         return Knob.ofStage(stage.stageName(), setting, min, max, scale);
     }
 
@@ -127,8 +127,8 @@ final class TuneCommand extends Subcommand {
                 if (loader.config != null || startAll < 1) {
                     throw new IllegalArgumentException("--start-all " + startAll + " (expected: 1+, and no --config)");
                 }
-                for (LoaderStage stage : LoaderStage.values()) {
-                    if (stage != LoaderStage.BATCH) {   // a batch stage is sequential
+                for (VideoStage stage : VideoStage.values()) {
+                    if (stage != VideoStage.BATCH) {   // a batch stage is sequential
                         start = start.with(StageOption.CONCURRENCY.pathFor(stage.stageName()), startAll);
                     }
                 }

@@ -44,40 +44,44 @@ class ArchitectureTest {
     }
 
     private static final String PIPELINE = "stoker-pipeline";
+    private static final String LOADER = "stoker-loader";
     private static final String VIDEO = "stoker-video";
 
     /** Every module, in build order; a module may depend only on modules above it. */
     static final List<Module> MODULES = List.of(
             new Module(PIPELINE, "dev.stoker.pipeline", List.of(), false),
-            new Module(VIDEO, "dev.stoker.video", List.of(PIPELINE), true),
-            new Module("stoker-store", "dev.stoker.store", List.of(PIPELINE, VIDEO), true),
-            new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, VIDEO), true),
-            new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, VIDEO), true),
+            // The loader contract (ClipLoader, the options document, MemoryPlan, datasets, samplers, batches, Loaders.open):
+            // what every loader keeps and every consumer takes, without FFmpeg; the loaders register behind it.
+            new Module(LOADER, "dev.stoker.loader", List.of(PIPELINE), false),
+            new Module(VIDEO, "dev.stoker.video", List.of(PIPELINE, LOADER), true),
+            new Module("stoker-store", "dev.stoker.store", List.of(PIPELINE, LOADER, VIDEO), true),
+            new Module("stoker-gpu", "dev.stoker.gpu", List.of(PIPELINE, LOADER, VIDEO), true),
+            new Module("stoker-tune", "dev.stoker.tune", List.of(PIPELINE, LOADER, VIDEO), true),
             // Measurement over any ClipLoader: below the commands (only stoker-cli and the outer modules use it),
             // above what it measures (the GPU micro-benchmarks too). Decoding it times goes through stoker-video's
             // and stoker-gpu's API, never FFmpeg itself.
-            new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune",
-                    "stoker-gpu"), false),
+            new Module("stoker-bench", "dev.stoker.bench", List.of(PIPELINE, LOADER, VIDEO, "stoker-store",
+                    "stoker-tune", "stoker-gpu"), false),
             // Seeing a run (the stats stream, the terminal view, the dashboard, the HTML reports): on the engine's
             // public API alone, so that whatever runs a pipeline can publish it; only consumers and commands use it.
             new Module("stoker-observe", "dev.stoker.observe", List.of(PIPELINE), false),
-            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-gpu",
+            new Module("stoker-serve", "dev.stoker.serve", List.of(PIPELINE, LOADER, VIDEO, "stoker-store", "stoker-gpu",
                     "stoker-observe"), true),
             // Not on this class path (stoker train loads it in a class loader of its own, from its
             // target/ jars): only its pom is checked here. Native code: libtorch through DJL's JNI.
-            new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune"), true),
+            new Module("stoker-djl", "dev.stoker.djl", List.of(PIPELINE, LOADER, VIDEO, "stoker-store", "stoker-tune"), true),
             new Module("stoker-cli", "dev.stoker.cli",
-                    List.of(PIPELINE, VIDEO, "stoker-store", "stoker-tune", "stoker-bench", "stoker-observe", "stoker-gpu",
+                    List.of(PIPELINE, LOADER, VIDEO, "stoker-store", "stoker-tune", "stoker-bench", "stoker-observe", "stoker-gpu",
                             "stoker-serve"), true),
             // Not on this class path (nothing depends on it; Spark is provided by the cluster): only its pom is checked.
-            new Module("stoker-spark", "dev.stoker.spark", List.of(PIPELINE, VIDEO, "stoker-store"), true),
+            new Module("stoker-spark", "dev.stoker.spark", List.of(PIPELINE, LOADER, VIDEO, "stoker-store"), true),
             // Not on this class path (nothing depends on the benchmarks): only its pom is checked here.
-            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, VIDEO), true),
+            new Module("stoker-jmh", "dev.stoker.jmh", List.of(PIPELINE, LOADER), false),
             // Tests only, not on this class path either: they run the packaged launcher and bundle as processes.
             new Module("stoker-dist", "dev.stoker.dist", List.of("stoker-cli"), true),
             // No code: the versions of the library modules, for projects that depend on them (its dependencyManagement
             // names them, which this test reads as depending on them).
-            new Module("stoker-bom", "dev.stoker.bom", List.of(PIPELINE, VIDEO, "stoker-store", "stoker-gpu", "stoker-tune",
+            new Module("stoker-bom", "dev.stoker.bom", List.of(PIPELINE, LOADER, VIDEO, "stoker-store", "stoker-gpu", "stoker-tune",
                     "stoker-bench", "stoker-observe", "stoker-serve", "stoker-djl", "stoker-spark"), false));
 
     private static final Pattern MODULE_LINE = Pattern.compile("<module>([^<]+)</module>");

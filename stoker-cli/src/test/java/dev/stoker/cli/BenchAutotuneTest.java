@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

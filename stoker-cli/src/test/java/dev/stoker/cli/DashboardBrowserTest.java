@@ -7,15 +7,15 @@ import dev.stoker.bench.BenchResult;
 import dev.stoker.bench.CpuBurn;
 import dev.stoker.bench.MemoryProbe;
 import dev.stoker.cli.DemoWorkload.Batch;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.observe.BenchReportWriter;
 import dev.stoker.observe.BenchWatch;
 import dev.stoker.observe.DashboardAssets;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -214,7 +214,7 @@ class DashboardBrowserTest {
         };
         dev.stoker.tune.TuneResult result = dev.stoker.tune.Tuner.of(dev.stoker.tune.SearchSpace.of(
                         dev.stoker.tune.Knob.linear("config.stages.a.concurrency", 1, 8)), runner)
-                .startFrom(dev.stoker.video.loader.LoaderOptions.defaults().with("config.stages.a.concurrency", 1))
+                .startFrom(dev.stoker.loader.LoaderOptions.defaults().with("config.stages.a.concurrency", 1))
                 .maxTrials(8).run();
         Path report = Path.of("target", "tune-report.html").toAbsolutePath();
         dev.stoker.tune.TuneReport.write(report, result, List.of(

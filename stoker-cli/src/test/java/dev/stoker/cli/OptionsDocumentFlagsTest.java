@@ -2,8 +2,8 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.OptionsSchema;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.OptionsSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

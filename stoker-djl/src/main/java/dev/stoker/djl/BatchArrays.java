@@ -6,7 +6,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.training.dataset.Batch;
 import ai.djl.translate.Batchifier;
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 
 /**
  * One batch as DJL arrays, in an {@link NDManager} of its own: the pixels ({@code uint8}, the batch's own

@@ -1,11 +1,11 @@
 package dev.stoker.djl;
 
 import ai.djl.Device;
+import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.tune.ModelSpec;
 import dev.stoker.tune.ModelStep;
 import dev.stoker.tune.ModelSteps;
 import dev.stoker.tune.TensorBatch;
-import dev.stoker.video.batch.BatchLayout;
 import java.util.List;
 import java.util.Locale;
 

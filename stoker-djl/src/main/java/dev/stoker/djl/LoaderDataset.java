@@ -4,12 +4,12 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
 import ai.djl.util.Progress;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Failure;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.LoaderOptions;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -24,7 +24,7 @@ import java.util.Objects;
  *
  * <p>Each DJL batch owns its loader batch: closing it (EasyTrain does after the step) returns the buffer
  * to the loader's pool. Each {@link #getData} is one {@link ClipLoader#nextEpoch()}. Resume as in Java: save
- * {@link #state()} with a checkpoint, reopen the loader with {@code resume(dataset, options, state)}, wrap
+ * {@link #state()} with a checkpoint, reopen the loader with {@code Opening.defaults().resumingFrom(state)}, wrap
  * it again. {@link #failures()} lists the samples skipped so far (path, stage, reason).
  *
  * <p>The loader is the caller's: closing it is too. One iteration at a time.

@@ -1,10 +1,10 @@
 package dev.stoker.djl;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -6,15 +6,17 @@ import ai.djl.Device;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.EasyTrain;
 import ai.djl.training.dataset.Batch;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+
 
 /** DJL's own loops over a Stoker loader: epochs end where the loader's do, resume continues exactly. */
 class LoaderDatasetEpochsTest {
@@ -72,7 +74,7 @@ class LoaderDatasetEpochsTest {
         assertThat(midEpoch.epoch()).isEqualTo(1);
         assertThat(midEpoch.position()).isEqualTo(5);
         try (ai.djl.ndarray.NDManager root = TorchRuntime.engine().newBaseManager();
-             VideoLoader loader = VideoLoader.resume(data, options, midEpoch)) {
+             VideoLoader loader = VideoLoader.open(data, options, Opening.defaults().resumingFrom(midEpoch))) {
             for (Batch b : LoaderDataset.of(loader, options).getData(root)) {
                 try (b) {
                     labelsAfterResume.add(b.getLabels().singletonOrThrow().toLongArray());

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.ArrayList;
 import java.util.Iterator;

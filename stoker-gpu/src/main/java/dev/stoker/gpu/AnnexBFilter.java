@@ -51,7 +51,7 @@ final class AnnexBFilter implements AutoCloseable {
         AVBitStreamFilter bsf = av_bsf_get_by_name(filter);
         if (bsf == null || bsf.isNull()) {
             close();
-            throw new VideoException(path, "nvdec", FailureReason.INTERNAL, "this FFmpeg build has no " + filter
+            throw new VideoException(path, VideoException.Operation.NVDEC, FailureReason.INTERNAL, "this FFmpeg build has no " + filter
                     + " bitstream filter");
         }
         AVBSFContext ctx = new AVBSFContext(null);
@@ -119,7 +119,7 @@ final class AnnexBFilter implements AutoCloseable {
 
     private void check(int result, String call) {
         if (result < 0) {
-            throw new VideoException(path, "nvdec", FailureReason.CORRUPT, call + ": " + Ffmpeg.errorText(result));
+            throw new VideoException(path, VideoException.Operation.NVDEC, FailureReason.CORRUPT, call + ": " + Ffmpeg.errorText(result));
         }
     }
 

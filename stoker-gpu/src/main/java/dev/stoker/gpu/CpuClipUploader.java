@@ -1,14 +1,14 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.DecodedClip;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

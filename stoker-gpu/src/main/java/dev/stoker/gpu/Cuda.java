@@ -1,5 +1,7 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.DeviceSpec;
+
 /**
  * The door to CUDA devices: whether the GPU path can run here ({@link #available()}), and the devices
  * themselves ({@link #open}). The driver ({@code libcuda.so.1}) is loaded and initialised once, on first

@@ -1,8 +1,8 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.batch.LoadedBatch;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.batch.LoadedBatch;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.ClipLoader;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.dataset.SamplerState;
 import java.util.Iterator;
 import java.util.function.Supplier;
 

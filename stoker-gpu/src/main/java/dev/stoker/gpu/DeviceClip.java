@@ -1,6 +1,6 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.video.loader.VideoTask;
 
 /**

@@ -1,8 +1,8 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.Video;
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.loader.LoaderFront;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.LoaderOptions;
 
 /**
  * How {@link NvdecLoader} decodes on the GPU. The NVDEC stage's concurrency (decoder sessions running at

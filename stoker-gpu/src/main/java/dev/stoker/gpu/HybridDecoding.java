@@ -32,8 +32,8 @@ final class HybridDecoding implements VideoDecoding {
             throw new IllegalArgumentException("pools: " + sessions + " NVDEC sessions, " + cpuWorkers
                     + " CPU workers (expected: 0+ each, 1+ in all)");
         }
-        this.nvdec = new Pool("nvdec", HybridQueue.Pool.NVDEC, sessions, sessionFactory, null);
-        this.cpu = new Pool("cpu", HybridQueue.Pool.CPU, cpuWorkers, cpuFactory, DecodePath.CPU);
+        this.nvdec = new Pool(HybridQueue.Pool.NVDEC, sessions, sessionFactory, null);
+        this.cpu = new Pool(HybridQueue.Pool.CPU, cpuWorkers, cpuFactory, DecodePath.CPU);
         nvdec.start();
         cpu.start();
     }
@@ -150,9 +150,9 @@ final class HybridDecoding implements VideoDecoding {
         final long startNanos = System.nanoTime();
 
         /** @param path what its results say decoded them; null: what the decoder says */
-        Pool(String name, HybridQueue.Pool kind, int workers, Supplier<? extends DeviceClipDecoder> factory,
-             DecodePath path) {
-            this.name = name;
+        /** A pool of {@code kind}, named as its rows show it ({@code nvdec}, {@code cpu}). */
+        Pool(HybridQueue.Pool kind, int workers, Supplier<? extends DeviceClipDecoder> factory, DecodePath path) {
+            this.name = kind.name().toLowerCase(java.util.Locale.ROOT);
             this.kind = kind;
             this.workers = workers;
             this.factory = factory;

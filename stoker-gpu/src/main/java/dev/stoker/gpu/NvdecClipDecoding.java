@@ -1,9 +1,9 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.BatchShape;
 import java.util.List;
 
 /**

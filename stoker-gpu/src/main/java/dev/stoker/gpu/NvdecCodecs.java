@@ -1,5 +1,6 @@
 package dev.stoker.gpu;
 
+import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_AV1;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_H264;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_HEVC;
@@ -7,16 +8,15 @@ import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_MJPEG;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_MPEG4;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_VP8;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_VP9;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_name;
-import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_descriptor_get_by_name;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_hw_config;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_name;
 import static org.bytedeco.ffmpeg.global.avfilter.avfilter_get_by_name;
 import static org.bytedeco.ffmpeg.global.avutil.AV_HWDEVICE_TYPE_CUDA;
 
-import dev.stoker.video.VideoInfo;
+import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.util.LinkedHashMap;

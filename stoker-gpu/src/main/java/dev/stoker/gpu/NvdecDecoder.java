@@ -11,18 +11,18 @@ import static org.bytedeco.ffmpeg.global.avutil.av_dict_set;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import static org.bytedeco.ffmpeg.global.avutil.av_hwdevice_ctx_create;
 
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.DecodedClip;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.FrameWriter;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
-import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -183,7 +183,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
         if (fallbackFactory == null) {
-            throw new VideoException(video.info().path(), "nvdec", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(video.info().path(), VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
                     reason + "; CPU fallback is off");
         }
         if (fallback == null) {

@@ -1,20 +1,24 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.MemoryPlan;
-import dev.stoker.video.loader.ResumeTracker;
+import dev.stoker.video.loader.VideoFront;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +40,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (NvdecLoader loader = NvdecLoader.open(Dataset.open(root), LoaderOptions.defaults(), DeviceSpec.parse("cuda:0"),
- *                                            GpuDecodeOptions.defaults(), null)) {
+ *                                            Opening.defaults())) {
  *     for (DeviceBatch batch : loader) {
  *         try (batch) { train(batch.devicePointer(), batch.shape(), batch.labels()); }  // then sync your stream
  *     }
@@ -52,17 +56,28 @@ import java.util.function.Supplier;
  * <p>Experimental: written and unit-tested against a fake device and a CPU decode session; not yet run on a GPU.
  */
 public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
-    /** Stage names, in order. */
-    public static final List<String> STAGES = List.of("fetch", "demux", "nvdec", "batch", "collate");
-    /** Stage names of a hybrid loader, in order: {@code decode} hands each video to the NVDEC and CPU pools. */
-    public static final List<String> HYBRID_STAGES = List.of("fetch", "demux", "decode", "batch", "collate");
+    /**
+     * The NVDEC loader's stages: fetch and demux are the video loader's; {@link #NVDEC} decodes on NVDEC sessions, or,
+     * in a hybrid loader, {@link #DECODE} hands each video to the NVDEC and CPU pools.
+     */
+    public enum Stage implements LoaderStage {
+        FETCH, DEMUX, NVDEC, DECODE, BATCH, COLLATE
+    }
+
+    /** Its stages, in order. */
+    public static final List<Stage> STAGES = List.of(Stage.FETCH, Stage.DEMUX, Stage.NVDEC, Stage.BATCH, Stage.COLLATE);
+    /** A hybrid loader's stages, in order. */
+    public static final List<Stage> HYBRID_STAGES = List.of(Stage.FETCH, Stage.DEMUX, Stage.DECODE, Stage.BATCH,
+            Stage.COLLATE);
     /** The CPU loader's stages that GPU decoding replaces. */
-    private static final List<String> CPU_DECODE_STAGES = List.of("decode", "convert");
+    private static final List<VideoStage> CPU_DECODE_STAGES = List.of(VideoStage.DECODE, VideoStage.CONVERT);
 
     private final Pipeline<CollatedDeviceBatch> pipeline;
     private final Resources resources;
     private final ResumeTracker resume;
     private final TraceRecorder trace;
+    private final List<String> classNames;
+    private final List<Stage> stages;
     private final AtomicLong sequence = new AtomicLong();
 
     /**
@@ -79,8 +94,11 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
         }
     }
 
-    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace) {
+    private NvdecLoader(Pipeline<CollatedDeviceBatch> pipeline, Resources resources, ResumeTracker resume, TraceRecorder trace,
+                        List<String> classNames, List<Stage> stages) {
         super(resources.device(), pipeline, pipeline::nextEpoch, resume.start());
+        this.classNames = classNames;
+        this.stages = stages;
         this.pipeline = pipeline;
         this.resources = resources;
         this.resume = resume;
@@ -89,25 +107,20 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
 
     /**
      * Opens {@code device} first, so that a machine without one, or without the driver's NVDEC library,
-     * fails at once naming what is missing; then starts loading.
+     * fails at once naming what is missing; then starts loading as {@code opening} says: from the start, or where
+     * the loader that gave {@link Opening#resumeFrom()} ({@link #state()}) stood, as the CPU loader resumes (the same
+     * clips, times, crops and batches next); decoding as its {@link GpuDecodeOptions} say
+     * ({@link GpuDecodeOptions#defaults()} without them).
      *
      * @throws GpuUnavailableException if the device or NVDEC cannot be had
-     * @throws IllegalArgumentException if {@code options} name CPU decode stages or a process split
+     * @throws IllegalArgumentException if {@code options} name CPU decode stages or a process split, or if resuming
+     *         and the dataset's fingerprint or the sampling settings differ from the state's
      */
-    public static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec device, GpuDecodeOptions decode,
-                                   TraceRecorder trace) {
-        return open(dataset, options, device, decode, trace, LoaderFront.start(dataset, options));
-    }
-
-    /**
-     * Continues where the loader that gave {@code state} ({@link #state()}) stood, as
-     * {@link dev.stoker.video.loader.VideoLoader#resume} does: the same clips, times, crops and batches next.
-     *
-     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from the state's
-     */
-    public static NvdecLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, DeviceSpec device,
-                                     GpuDecodeOptions decode, TraceRecorder trace) {
-        return open(dataset, options, device, decode, trace, LoaderFront.resume(dataset, options, state));
+    public static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec device, Opening opening) {
+        ResumeTracker from = opening.resumeFrom().map(state -> LoaderFront.resume(dataset, options, state))
+                .orElseGet(() -> LoaderFront.start(dataset, options));
+        return open(dataset, options, device, opening.setting(GpuDecodeOptions.class, GpuDecodeOptions.defaults()),
+                opening.trace().orElse(null), from);
     }
 
     private static NvdecLoader open(Dataset dataset, LoaderOptions options, DeviceSpec spec, GpuDecodeOptions decode,
@@ -161,9 +174,10 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
                                     TraceRecorder trace) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
         if (sessions != null) {
-            defaults = defaults.withStage("nvdec", defaults.stage("nvdec").withConcurrency(sessions));
+            String nvdec = Stage.NVDEC.stageName();
+            defaults = defaults.withStage(nvdec, defaults.stage(nvdec).withConcurrency(sessions));
         }
-        return open(dataset, options, device, decoding, "nvdec", defaults, defaults.overriddenBy(options.config()),
+        return open(dataset, options, device, decoding, Stage.NVDEC, defaults, defaults.overriddenBy(options.config()),
                 decoderResources, from, trace);
     }
 
@@ -181,20 +195,23 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
         int stageWorkers = 2 * (sessions + cpuWorkers);
         PipelineConfig base = defaultConfig(cores);
         PipelineConfig defaults = new PipelineConfig(base.sinkCapacity(), base.failureBudget(), base.stallTimeoutMillis(),
-                Map.of("fetch", base.stage("fetch"), "demux", base.stage("demux"),
-                        "decode", new StageConfig(stageWorkers, 2 * stageWorkers, Order.INPUT, null, null, null),
-                        "collate", base.stage("collate")));
+                Map.of(Stage.FETCH.stageName(), base.stage(Stage.FETCH.stageName()),
+                        Stage.DEMUX.stageName(), base.stage(Stage.DEMUX.stageName()),
+                        Stage.DECODE.stageName(), new StageConfig(stageWorkers, 2 * stageWorkers, Order.INPUT, null, null, null),
+                        Stage.COLLATE.stageName(), base.stage(Stage.COLLATE.stageName())));
+        // The decode and nvdec settings size the pools (cpuWorkers, sessions), not the stage that hands videos to them.
+        List<String> pools = LoaderStage.names(List.of(Stage.DECODE, Stage.NVDEC));
         PipelineConfig given = options.config();
         PipelineConfig user = new PipelineConfig(given.sinkCapacity(), given.failureBudget(), given.stallTimeoutMillis(),
-                given.stages().entrySet().stream().filter(e -> !e.getKey().equals("decode") && !e.getKey().equals("nvdec"))
+                given.stages().entrySet().stream().filter(e -> !pools.contains(e.getKey()))
                         .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
         HybridDecoding decoding = new HybridDecoding(sessions, sessionFactory, cpuWorkers, cpuFactory);
-        return open(dataset, options, device, decoding, "decode", defaults, defaults.overriddenBy(user), decoderResources,
+        return open(dataset, options, device, decoding, Stage.DECODE, defaults, defaults.overriddenBy(user), decoderResources,
                 from, trace);
     }
 
     private static NvdecLoader open(Dataset dataset, LoaderOptions options, GpuDevice device, VideoDecoding decoding,
-                                    String decodeStage, PipelineConfig defaults, PipelineConfig config,
+                                    Stage decodeStage, PipelineConfig defaults, PipelineConfig config,
                                     AutoCloseable decoderResources, ResumeTracker from, TraceRecorder trace) {
         BatchShape clipShape = clipShape(options);
         BatchShape batchShape = options.batchShape();
@@ -212,7 +229,8 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
             if (trace != null) {
                 builder = builder.trace(trace);
             }
-            return new NvdecLoader(builder.build(), resources, from, trace);
+            return new NvdecLoader(builder.build(), resources, from, trace, dataset.classNames(),
+                    decodeStage == Stage.NVDEC ? STAGES : HYBRID_STAGES);
         } catch (RuntimeException | Error e) {
             resources.close();
             throw e;
@@ -225,10 +243,11 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
      */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
-                "demux", new StageConfig(Math.max(1, Math.min(4, cores / 2)), null, Order.INPUT, null, null, null),
-                "nvdec", new StageConfig(GpuDecodeOptions.defaultSessions(cores), null, Order.INPUT, null, null, null),
-                "collate", new StageConfig(1, null, Order.INPUT, null, null, null)));
+                Stage.FETCH.stageName(), new StageConfig(4, null, Order.INPUT, true, null, null),
+                Stage.DEMUX.stageName(), new StageConfig(Math.max(1, Math.min(4, cores / 2)), null, Order.INPUT, null, null, null),
+                Stage.NVDEC.stageName(), new StageConfig(GpuDecodeOptions.defaultSessions(cores), null, Order.INPUT, null, null,
+                        null),
+                Stage.COLLATE.stageName(), new StageConfig(1, null, Order.INPUT, null, null, null)));
     }
 
     /** A config setting the NVDEC sessions (the {@code nvdec} stage's concurrency): {@code options.withConfig(sessions(7))}. */
@@ -236,7 +255,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
         if (sessions < 1) {
             throw new IllegalArgumentException("sessions: " + sessions + " (expected: 1+)");
         }
-        return PipelineConfig.EMPTY.withStage("nvdec", StageConfig.EMPTY.withConcurrency(sessions));
+        return PipelineConfig.EMPTY.withStage(Stage.NVDEC.stageName(), StageConfig.EMPTY.withConcurrency(sessions));
     }
 
     /** The NVDEC sessions: the options' count, else the config's {@code nvdec} concurrency, else one per engine. */
@@ -244,7 +263,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
         if (options.decode().nvdecSessions() > 0) {
             return options.decode().nvdecSessions();
         }
-        StageConfig nvdec = options.config().stages().get("nvdec");
+        StageConfig nvdec = options.config().stages().get(Stage.NVDEC.stageName());
         return nvdec != null && nvdec.concurrency() != null ? nvdec.concurrency() : caps.engines();
     }
 
@@ -253,7 +272,7 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
      * less those the sessions' parsing, demux and collate keep busy (half a core a session, one for the rest).
      */
     static int cpuWorkers(LoaderOptions options, int sessions) {
-        StageConfig decode = options.config().stages().get("decode");
+        StageConfig decode = options.config().stages().get(Stage.DECODE.stageName());
         if (decode != null && decode.concurrency() != null) {
             return decode.concurrency();
         }
@@ -262,13 +281,14 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     }
 
     private static void requireGpuDecodable(LoaderOptions options, boolean hybrid) {
-        for (String stage : CPU_DECODE_STAGES) {
-            if (hybrid && stage.equals("decode")) {
+        for (VideoStage stage : CPU_DECODE_STAGES) {
+            if (hybrid && stage == VideoStage.DECODE) {
                 continue;   // the hybrid loader's CPU workers
             }
-            if (options.config().stages().containsKey(stage)) {
-                throw new IllegalArgumentException("config names stage '" + stage + "', which decoding on the GPU"
-                        + " replaces (expected: stages " + STAGES + "; NVDEC sessions are the 'nvdec' stage's concurrency)");
+            if (options.config().stages().containsKey(stage.stageName())) {
+                throw new IllegalArgumentException("config names stage '" + stage.stageName() + "', which decoding on the GPU"
+                        + " replaces (expected: stages " + LoaderStage.names(STAGES) + "; NVDEC sessions are the '"
+                        + Stage.NVDEC.stageName() + "' stage's concurrency)");
             }
         }
         if (options.placement().splitAfter() != null) {
@@ -278,11 +298,11 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     }
 
     private static PipelineBuilder<CollatedDeviceBatch> describe(Dataset dataset, LoaderOptions options, ResumeTracker from,
-                                                                 String decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
-        return LoaderFront.demuxed(dataset, options, from)
-                .flatMap(decodeStage, opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
-                .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
+                                                                 Stage decodeStage, NvdecStage nvdec, DeviceCollateStage collate) {
+        return VideoFront.demuxed(dataset, options, from)
+                .flatMap(decodeStage.stageName(), opened -> nvdec.apply(opened), s -> s.failureBudget(options.failureBudget()))
+                .batch(Stage.BATCH.stageName(), options.batch().size(), options.batch().dropLast())
+                .map(Stage.COLLATE.stageName(), clips -> collate.apply(clips), s -> s.failureBudget(options.failureBudget()));
     }
 
     private static BatchShape clipShape(LoaderOptions options) {
@@ -315,6 +335,16 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     }
 
     /** The sampler behind the epoch order. */
+    @Override
+    public List<String> classNames() {
+        return classNames;
+    }
+
+    @Override
+    public List<Stage> stages() {
+        return stages;
+    }
+
     @Override
     public EpochSampler sampler() {
         return resume.sampler();

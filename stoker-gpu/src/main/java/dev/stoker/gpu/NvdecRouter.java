@@ -52,7 +52,7 @@ final class NvdecRouter implements DeviceClipDecoder {
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
         if (cpuFactory == null) {
-            throw new VideoException(video.info().path(), "nvdec", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(video.info().path(), VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
                     reason + "; CPU fallback is off");
         }
         if (cpu == null) {

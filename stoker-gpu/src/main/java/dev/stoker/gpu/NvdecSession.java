@@ -1,12 +1,12 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.DecodedClip;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.VideoInfo;
-import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.Arena;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -147,7 +147,7 @@ final class NvdecSession implements DeviceClipDecoder {
                 int[] missing = r.missing();
                 if (missing.length > 0) {
                     int frame = r.wanted[missing[0]];
-                    throw new VideoException(info.path(), "decode", FailureReason.CORRUPT, missing.length
+                    throw new VideoException(info.path(), VideoException.Operation.DECODE, FailureReason.CORRUPT, missing.length
                             + " wanted frame(s) not produced by NVDEC, first: frame " + frame + " at "
                             + String.format(Locale.ROOT, "%.3f", video.frameTimeSeconds(frame)) + " s");
                 }

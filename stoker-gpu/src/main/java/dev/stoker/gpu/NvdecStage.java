@@ -1,10 +1,10 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.VideoFront;
 import dev.stoker.video.loader.VideoTask;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.function.Function;
 
 /**
  * The NVDEC loader's decode stage: every clip of one demuxed video, planned as the CPU loader plans it
- * (clip starts from demux, {@link LoaderOptions.Clip#at}, {@link LoaderFront#resize} for the crop seed),
+ * (clip starts from demux, {@link LoaderOptions.Clip#at}, {@link VideoFront#resize} for the crop seed),
  * decoded into device clip buffers from the pool by its {@link VideoDecoding}: this worker's own NVDEC session, kept
  * for the loader's life, or the hybrid pools; {@link #close()} frees them all.
  * A video that fails leaves no buffer behind and is reported by the pipeline with its path and reason.
@@ -50,7 +50,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
             for (int i = 0; i < starts.length; i++) {
                 DeviceBufferPool.Buffer buffer = clipBuffers.acquireInStage();
                 buffers.add(buffer);
-                targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), LoaderFront.resize(options, task, i),
+                targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), VideoFront.resize(options, task, i),
                         buffer.pointer(), buffer.byteSize()));
             }
             DeviceClipDecoder.Decoded decoded = decoding.decode(opened.video(), targets);

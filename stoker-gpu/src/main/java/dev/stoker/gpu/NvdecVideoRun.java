@@ -1,12 +1,12 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.video.ClipSelection;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
-import dev.stoker.video.VideoInfo;
 import dev.stoker.video.VideoPackets;
-import dev.stoker.video.batch.BatchLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,16 +1,15 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.batch.BatchMemory;
 import dev.stoker.pipeline.MemoryAccount;
-import dev.stoker.video.batch.BatchMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Batch memory from a {@link HostAllocator}: give it to a {@link dev.stoker.video.batch.BatchPool} (or to
- * {@link dev.stoker.video.loader.VideoLoader#open(dev.stoker.video.dataset.Dataset,
- * dev.stoker.video.loader.LoaderOptions, dev.stoker.pipeline.TraceRecorder, BatchMemory)}) and the collate
- * stage writes every batch straight into pinned memory. The pool keeps the byte budget and reuses the
+ * Batch memory from a {@link HostAllocator}: give it to a {@link dev.stoker.loader.batch.BatchPool} (or to a host
+ * loader, {@link dev.stoker.loader.Opening#batchesIn}) and the collate stage writes every batch straight into pinned
+ * memory. The pool keeps the byte budget and reuses the
  * buffers; this allocates them (page-aligned) and frees them all when the pool closes.
  */
 final class PinnedMemory implements BatchMemory {

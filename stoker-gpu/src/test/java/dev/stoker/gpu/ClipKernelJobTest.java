@@ -3,8 +3,8 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.Resize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;

@@ -3,10 +3,13 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.Opening;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+
 
 /** What a user reads when the GPU path cannot run, and how a CUresult becomes a message. */
 class CudaErrorMessagesTest {
@@ -30,7 +33,7 @@ class CudaErrorMessagesTest {
                 .isInstanceOf(GpuUnavailableException.class).hasMessage(expected);
         assertThatThrownBy(Cuda::deviceCount).isInstanceOf(GpuUnavailableException.class).hasMessage(expected);
         // The loader opens the device before anything else: no dataset needed to learn there is no GPU.
-        assertThatThrownBy(() -> GpuLoader.open(null, null, DeviceSpec.cuda(0), TransferOptions.defaults(), null))
+        assertThatThrownBy(() -> GpuLoader.open(null, null, DeviceSpec.cuda(0), Opening.defaults()))
                 .isInstanceOf(GpuUnavailableException.class).hasMessage(expected);
     }
 

@@ -3,7 +3,7 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;

@@ -3,7 +3,9 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.DeviceSpec;
 import org.junit.jupiter.api.Test;
+
 
 class DeviceSpecTest {
     @Test

@@ -3,12 +3,12 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

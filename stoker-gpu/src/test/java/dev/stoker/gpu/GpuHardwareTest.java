@@ -2,17 +2,19 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
 
 /**
  * The GPU path on a real device: pinned memory, async copies and events through the driver, the loader's
@@ -88,7 +91,8 @@ class GpuHardwareTest {
             }
         }
         List<byte[]> actual = new ArrayList<>();
-        try (GpuLoader gpu = GpuLoader.open(Dataset.open(data), options, DeviceSpec.cuda(0), TransferOptions.defaults(), null);
+        try (GpuLoader gpu = GpuLoader.open((o, opening) -> VideoLoader.open(Dataset.open(data), o, opening), options,
+                DeviceSpec.cuda(0), Opening.defaults());
              Arena arena = Arena.ofConfined()) {
             CudaDevice device = (CudaDevice) gpu.device();
             for (DeviceBatch b : gpu) {
@@ -220,7 +224,7 @@ class GpuHardwareTest {
             }
         }
         try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(data), options, DeviceSpec.cuda(0),
-                GpuDecodeOptions.defaults().withCpuFallback(false), null); Arena arena = Arena.ofConfined()) {
+                Opening.defaults().with(GpuDecodeOptions.defaults().withCpuFallback(false))); Arena arena = Arena.ofConfined()) {
             CudaDevice device = (CudaDevice) gpu.device();
             int i = 0;
             for (DeviceBatch batch : gpu) {
@@ -254,7 +258,7 @@ class GpuHardwareTest {
             }
         }
         try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(manifest), options, DeviceSpec.cuda(0),
-                GpuDecodeOptions.defaults(), null); Arena arena = Arena.ofConfined()) {
+                Opening.defaults()); Arena arena = Arena.ofConfined()) {
             try (DeviceBatch batch = gpu.iterator().next()) {
                 MemorySegment host = arena.allocate(batch.byteSize());
                 ((CudaDevice) gpu.device()).copyToHost(batch.devicePointer(), host);
@@ -264,7 +268,7 @@ class GpuHardwareTest {
                     .containsExactly(Map.entry("display rotation 90 degrees (the GPU kernel does not rotate)", 1L));
         }
         try (NvdecLoader gpu = NvdecLoader.open(Dataset.open(manifest), options, DeviceSpec.cuda(0),
-                GpuDecodeOptions.defaults().withCpuFallback(false), null)) {
+                Opening.defaults().with(GpuDecodeOptions.defaults().withCpuFallback(false)))) {
             assertThat(gpu.iterator().hasNext()).isFalse();
             assertThat(gpu.pipeline().failures()).singleElement().satisfies(f -> {
                 assertThat(f.stage()).isEqualTo("nvdec");

@@ -2,17 +2,19 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * The GPU loader (against a fake device) keeps the loader contract: the CPU loader's batches in its order, a
@@ -39,8 +42,13 @@ class GpuLoaderContractTest {
     }
 
     private static LoaderOptions options(int epochs) {
-        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NTHWC).order(7, true, epochs).build();
+    }
+
+    /** The GPU loader over the video loader of the dataset, on a fake device. */
+    private static GpuLoader onFakeDevice(Opening opening) throws IOException {
+        return GpuLoader.open((options, o) -> VideoLoader.open(dataset, options, o), options(2), new FakeDevice(true), opening);
     }
 
     private static String describe(List<ClipInfo> clips) {
@@ -48,7 +56,7 @@ class GpuLoaderContractTest {
     }
 
     @Test
-    void itDeliversTheCpuLoadersBatchesAndItsStateFollowsTheConsumer() {
+    void itDeliversTheCpuLoadersBatchesAndItsStateFollowsTheConsumer() throws IOException {
         List<String> cpuBatches = new ArrayList<>();
         List<SamplerState> cpuStates = new ArrayList<>();
         try (VideoLoader cpu = VideoLoader.open(dataset, options(2))) {
@@ -60,8 +68,7 @@ class GpuLoaderContractTest {
             }
         }
         List<String> gpuBatches = new ArrayList<>();
-        try (ClipLoader<DeviceBatch> gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true),
-                TransferOptions.defaults(), null)) {
+        try (ClipLoader<DeviceBatch> gpu = onFakeDevice(Opening.defaults())) {
             assertThat(gpu.state()).as("before the first batch: the start").isEqualTo(gpu.sampler().state(0, 0, 0));
             Iterator<DeviceBatch> it = gpu.iterator();
             while (it.hasNext()) {
@@ -78,10 +85,10 @@ class GpuLoaderContractTest {
     }
 
     @Test
-    void aResumedLoaderDeliversWhatTheUninterruptedOneWouldHave() {
+    void aResumedLoaderDeliversWhatTheUninterruptedOneWouldHave() throws IOException {
         List<String> all = new ArrayList<>();
         SamplerState afterTwo = null;
-        try (GpuLoader gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true), TransferOptions.defaults(), null)) {
+        try (GpuLoader gpu = onFakeDevice(Opening.defaults())) {
             for (DeviceBatch b : gpu) {
                 try (b) {
                     all.add(describe(b.clips()));
@@ -92,8 +99,7 @@ class GpuLoaderContractTest {
             }
         }
         List<String> rest = new ArrayList<>();
-        try (GpuLoader resumed = GpuLoader.resume(dataset, options(2), afterTwo, new FakeDevice(true),
-                TransferOptions.defaults(), null)) {
+        try (GpuLoader resumed = onFakeDevice(Opening.defaults().resumingFrom(afterTwo))) {
             for (DeviceBatch b : resumed) {
                 try (b) {
                     rest.add(describe(b.clips()));
@@ -104,8 +110,8 @@ class GpuLoaderContractTest {
     }
 
     @Test
-    void epochsComeOneAtATime() {
-        try (GpuLoader gpu = GpuLoader.open(dataset, options(2), new FakeDevice(true), TransferOptions.defaults(), null)) {
+    void epochsComeOneAtATime() throws IOException {
+        try (GpuLoader gpu = onFakeDevice(Opening.defaults())) {
             for (int epoch = 0; epoch < 2; epoch++) {
                 int batches = 0;
                 for (DeviceBatch b : gpu.nextEpoch()) {

@@ -2,18 +2,19 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.Video;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Hybrid decoding: NVDEC sessions and CPU workers taking videos from one queue.
@@ -180,7 +182,7 @@ class HybridDecodingTest {
                         () -> new CpuClipUploader(device, clip, 1, true), null),
                 2, () -> new CpuClipUploader(device, clip, 1, true), null,
                 LoaderFront.start(Dataset.open(data), options), null)) {
-            assertThat(loader.pipeline().config().stages().keySet()).containsExactlyElementsOf(NvdecLoader.HYBRID_STAGES);
+            assertThat(loader.pipeline().config().stages().keySet()).containsExactlyElementsOf(LoaderStage.names(NvdecLoader.HYBRID_STAGES));
             for (DeviceBatch b : loader) {
                 try (b) {
                     assertThat(NvdecLoaderMatchesCpuLoaderTest.sampled(b.clips())).as("batch " + batches)

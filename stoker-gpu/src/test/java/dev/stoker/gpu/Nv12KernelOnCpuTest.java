@@ -6,11 +6,11 @@ import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUV420P;
 import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_YUVJ420P;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
 import dev.stoker.video.FrameWriter;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;

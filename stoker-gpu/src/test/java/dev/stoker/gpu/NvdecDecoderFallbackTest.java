@@ -3,13 +3,13 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.Resize;
-import dev.stoker.video.Video;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchShape;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,7 +84,7 @@ class NvdecDecoderFallbackTest {
 
     @Test
     void aVideoKnownUnsupportedBeforeDecodingGoesStraightToTheFallback() throws InterruptedException {
-        ClipSpec spec = ClipSpec.frames(0, 4, 1).withPastEnd(dev.stoker.video.PastEndPolicy.REPEAT_LAST);
+        ClipSpec spec = ClipSpec.frames(0, 4, 1).withPastEnd(dev.stoker.loader.clip.PastEndPolicy.REPEAT_LAST);
         try (Video video = Video.open(NvdecSupportedVideosTest.sample("decord_rot90.mov"));
              NvdecDecoder nvdec = decoder(true);
              DeviceBufferPool.Buffer b = buffers.acquire()) {
@@ -114,7 +114,7 @@ class NvdecDecoderFallbackTest {
             assertThatThrownBy(() -> nvdec.decode(video, List.of(target(b, ClipSpec.frames(0, 2, 1)))))
                     .isInstanceOfSatisfying(VideoException.class, e -> {
                         assertThat(e.reason()).isEqualTo(FailureReason.UNSUPPORTED_CODEC);
-                        assertThat(e.operation()).isEqualTo("nvdec");
+                        assertThat(e.operation()).isEqualTo(VideoException.Operation.NVDEC);
                         assertThat(e.path()).endsWith("decord_rot90.mov");
                     })
                     .hasMessageEndingWith("display rotation 90 degrees (the GPU kernel does not rotate); CPU fallback is off");

@@ -3,23 +3,24 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.ClipSelection;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Video;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * The NVDEC loader's stage wiring and bookkeeping against a fake device and a fake decode session that
@@ -56,7 +58,7 @@ class NvdecLoaderBookkeepingTest {
     }
 
     static LoaderOptions options() {
-        return LoaderOptions.builder().clip(4, 2).size(16, 16, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(16, 16, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NCTHW).order(3, true, 1).build();
     }
 
@@ -163,9 +165,9 @@ class NvdecLoaderBookkeepingTest {
         String corrupt = videos.get(4).getFileName().toString();
         String fellBack = videos.get(2).getFileName().toString();
         Run run = open(options(), Map.of(
-                        unsupported, path -> new VideoException(path, "nvdec", FailureReason.UNSUPPORTED_CODEC,
+                        unsupported, path -> new VideoException(path, VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
                                 "codec prores: no NVDEC hwaccel; CPU fallback is off"),
-                        corrupt, path -> new VideoException(path, "decode", FailureReason.CORRUPT,
+                        corrupt, path -> new VideoException(path, VideoException.Operation.DECODE, FailureReason.CORRUPT,
                                 "2 wanted frame(s) not produced by the decoder")),
                 Map.of(fellBack, "display rotation 90 degrees (the GPU kernel does not rotate)"));
         List<Path> delivered = new ArrayList<>();
@@ -197,9 +199,9 @@ class NvdecLoaderBookkeepingTest {
     @Test
     void failuresBeyondTheBudgetEndIterationNamingTheStage() throws IOException {
         Map<String, Function<String, RuntimeException>> failures = Map.of(
-                videos.get(0).getFileName().toString(), path -> new VideoException(path, "decode",
+                videos.get(0).getFileName().toString(), path -> new VideoException(path, VideoException.Operation.DECODE,
                         FailureReason.CORRUPT, "bad"),
-                videos.get(3).getFileName().toString(), path -> new VideoException(path, "decode",
+                videos.get(3).getFileName().toString(), path -> new VideoException(path, VideoException.Operation.DECODE,
                         FailureReason.CORRUPT, "bad"));
         Run run = open(options().toBuilder().failureBudget(FailureBudget.count(1)).build(), failures, Map.of());
         try (NvdecLoader loader = run.loader()) {
@@ -233,7 +235,7 @@ class NvdecLoaderBookkeepingTest {
         Run run = open(options(), Map.of(), Map.of());
         try (NvdecLoader loader = run.loader()) {
             PipelineConfig config = loader.pipeline().config();
-            assertThat(config.stages().keySet()).containsExactlyElementsOf(NvdecLoader.STAGES);
+            assertThat(config.stages().keySet()).containsExactlyElementsOf(LoaderStage.names(NvdecLoader.STAGES));
             assertThat(config.stage("nvdec").concurrency()).isEqualTo(GpuDecodeOptions.defaultSessions(cores));
             assertThat(loader.batchBuffers().maxBuffers()).isEqualTo(config.sinkCapacity() + 1 + 2);
         }
@@ -252,7 +254,7 @@ class NvdecLoaderBookkeepingTest {
         assertThatThrownBy(() -> open(cpuKnob, Map.of(), Map.of())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("config names stage 'decode', which decoding on the GPU replaces (expected: stages"
                         + " [fetch, demux, nvdec, batch, collate]; NVDEC sessions are the 'nvdec' stage's concurrency)");
-        assertThatThrownBy(() -> open(options().toBuilder().splitAfter(dev.stoker.video.loader.LoaderStage.DEMUX).build(), Map.of(), Map.of()))
+        assertThatThrownBy(() -> open(options().toBuilder().splitAfter(dev.stoker.loader.VideoStage.DEMUX).build(), Map.of(), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("splitAfter: 'demux' with GPU decoding (expected: null; running fetch and demux in a child"
                         + " process is not supported with NVDEC yet)");

@@ -2,18 +2,18 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.ResumeTracker;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;

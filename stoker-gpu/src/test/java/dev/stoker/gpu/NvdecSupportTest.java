@@ -2,13 +2,12 @@ package dev.stoker.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_AV1;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_H264;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_HEVC;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_MPEG4;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_PRORES;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_VP9;
-import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_ID_AV1;
-
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_MPEG;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_UNSPECIFIED;
@@ -16,7 +15,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_SMPTE170M;
 import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_UNSPECIFIED;
 
-import dev.stoker.video.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchLayout;
 import org.junit.jupiter.api.Test;
 
 /** What the NVDEC path relies on that can be checked without a device: the FFmpeg build, the kernel, the driver library. */

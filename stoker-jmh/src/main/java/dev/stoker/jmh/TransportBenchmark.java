@@ -1,17 +1,17 @@
 package dev.stoker.jmh;
 
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.StageFactory;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
+import dev.stoker.pipeline.subprocess.SubprocessOptions;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import dev.stoker.pipeline.subprocess.internal.SharedRing;
-import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

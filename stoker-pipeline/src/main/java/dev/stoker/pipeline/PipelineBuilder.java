@@ -29,9 +29,9 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (Pipeline<List<Clip>> p = Pipeline.from(videos)
- *         .map("fetch", this::read, s -> s.concurrency(8).virtualThreads())
- *         .flatMap("demux", this::clips)
- *         .map("decode", this::decode, s -> s.concurrency(3).ordered())
+ *         .map("read", this::read, s -> s.concurrency(8).virtualThreads())
+ *         .flatMap("split", this::clips)
+ *         .map("parse", this::parse, s -> s.concurrency(3).ordered())
  *         .batch(32)
  *         .build(Sink.buffer(5))) {
  *     for (List<Clip> batch : p) train(batch);

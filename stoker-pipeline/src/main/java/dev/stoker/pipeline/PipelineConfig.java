@@ -18,7 +18,7 @@ import java.util.Map;
  *
  * <pre>{@code
  * {"sinkCapacity": 5,
- *  "stages": {"decode": {"concurrency": 3, "order": "INPUT"}, "fetch": {"concurrency": 8}}}
+ *  "stages": {"parse": {"concurrency": 3, "order": "INPUT"}, "read": {"concurrency": 8}}}
  * }</pre>
  *
  * @param sinkCapacity        batches the sink buffers ahead of the consumer (null: keep)

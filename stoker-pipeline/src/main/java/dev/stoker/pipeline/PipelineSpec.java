@@ -13,9 +13,9 @@ import java.util.function.Function;
  * a child JVM rebuilds the stages it runs from it.
  *
  * <pre>{@code
- * {"stages": [{"name": "fetch", "kind": "map", "factory": "com.acme.FetchFactory", "factoryConfig": "{}"},
+ * {"stages": [{"name": "read", "kind": "map", "factory": "com.acme.ReadFactory", "factoryConfig": "{}"},
  *             {"name": "batch", "kind": "batch", "factoryConfig": "{\"size\":8,\"dropLast\":false}"}],
- *  "config": {"sinkCapacity": 2, "stages": {"fetch": {"concurrency": 8, ...}}}}
+ *  "config": {"sinkCapacity": 2, "stages": {"read": {"concurrency": 8, ...}}}}
  * }</pre>
  *
  * @param stages every stage, in pipeline order

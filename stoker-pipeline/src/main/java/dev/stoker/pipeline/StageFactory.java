@@ -10,10 +10,10 @@ import java.util.function.Function;
  * from the stage's workers at once.
  *
  * <pre>{@code
- * public final class FetchFactory implements StageFactory<Path, FetchedVideo> {
- *     public Function<Path, FetchedVideo> create(String config) { return FetchStage.fromJson(config)::fetch; }
+ * public final class ReadFactory implements StageFactory<Path, FileBytes> {
+ *     public Function<Path, FileBytes> create(String config) { return ReadStage.fromJson(config)::read; }
  * }
- * builder.map("fetch", FetchFactory.class, "{\"retries\": 2}", s -> s.concurrency(8));
+ * builder.map("read", ReadFactory.class, "{\"retries\": 2}", s -> s.concurrency(8));
  * }</pre>
  *
  * For a flat-map stage {@code O} is an {@code Iterable} of the outputs; for a filter it is {@code Boolean}.

@@ -3,19 +3,23 @@ package dev.stoker.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.gpu.DeviceBatch;
+import dev.stoker.gpu.DeviceBatchSharing;
+import dev.stoker.loader.ClipLoader;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Loaders;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.LoadedBatch;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.observe.StatsPublisher;
 import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.serve.internal.ControlChannel;
 import dev.stoker.serve.internal.Messages;
 import dev.stoker.serve.internal.ServedDevice;
-import dev.stoker.serve.internal.ServedLoader;
-import dev.stoker.gpu.DeviceBatch;
-import dev.stoker.gpu.DeviceBatchSharing;
-import dev.stoker.video.batch.LoadedBatch;
-import dev.stoker.video.loader.ClipLoader;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.store.remote.RemoteAccess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -52,7 +56,7 @@ public final class ServeSession {
     private volatile boolean stopping;
     private volatile boolean finished;
     private boolean loaderClosed;
-    private volatile ServedLoader served;
+    private volatile HostBatchLoader served;
     private volatile SharedBatchMemory memory;
     /** The loader when batches stay on the GPU (shared by CUDA IPC); null for host batches. */
     private volatile ServedDevice onDevice;
@@ -103,7 +107,7 @@ public final class ServeSession {
 
     /** The loader being served: on the GPU, or into host slots. */
     private ClipLoader<? extends LoadedBatch> loader() {
-        return onDevice != null ? onDevice.loader() : served.loader();
+        return onDevice != null ? onDevice.loader() : served;
     }
 
     private void start() throws IOException {
@@ -119,7 +123,9 @@ public final class ServeSession {
         settings.shm().requireSpace(slots, SharedBatchMemory.slotBytes(batchBytes));
         memory = SharedBatchMemory.create(settings.shm().newFile(), batchBytes, slots);
         try {
-            served = ServedLoader.open(settings.dataset(), settings.s3Endpoint(), settings.cache(), options, settings.resume(), memory);
+            // Video files or shards (a folder, s3://, https://), whichever the location holds: the front door's choice.
+            served = Loaders.open(settings.dataset(), options, Opening.defaults().resumingFrom(settings.resume())
+                    .batchesIn(memory).with(new RemoteAccess(settings.s3Endpoint(), settings.cache())));
         } catch (IOException | RuntimeException e) {
             memory.freeAll();
             throw e;
@@ -137,7 +143,9 @@ public final class ServeSession {
                 .put("layout", options.batch().layout().name());
         if (onDevice != null) {
             // Batches stay on the GPU: slots are device buffers, shared by CUDA IPC as each is first used.
-            m.put("device", settings.device().toString()).put("decode", options.decode().device().toString());
+            // Under the name the bridge's keyword for it has.
+            m.put("device", settings.device().toString())
+                    .put(LoaderOption.DECODE_DEVICE.keyword(), options.decode().device().toString());
         } else {
             m.put("file", memory.file().toString()).put("slot_bytes", memory.slotBytes()).put("slots", memory.slots());
         }
@@ -145,7 +153,7 @@ public final class ServeSession {
             m.put("publish_port", publisher.address().getPort());
         }
         ArrayNode classes = m.putArray("classes");
-        (onDevice != null ? onDevice.classNames() : served.classNames()).forEach(classes::add);
+        loader.classNames().forEach(classes::add);
         m.set("state", Messages.state(loader.state()));
         return m;
     }

@@ -1,10 +1,10 @@
 package dev.stoker.serve;
 
-import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.LoaderOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package dev.stoker.serve;
 
+import dev.stoker.loader.batch.BatchMemory;
 import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.pipeline.PrivateFiles;
-import dev.stoker.video.batch.BatchMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

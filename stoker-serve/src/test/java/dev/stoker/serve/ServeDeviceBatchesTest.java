@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stoker.gpu.Cuda;
-import dev.stoker.gpu.DeviceSpec;
+import dev.stoker.loader.DecodeDevice;
+import dev.stoker.loader.DeviceSpec;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.DecodeDevice;
-import dev.stoker.video.loader.LoaderOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;

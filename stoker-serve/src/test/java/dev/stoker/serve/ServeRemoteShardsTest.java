@@ -2,6 +2,7 @@ package dev.stoker.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
@@ -10,7 +11,6 @@ import dev.stoker.store.remote.Retry;
 import dev.stoker.store.remote.S3BlobStore;
 import dev.stoker.store.remote.S3Server;
 import dev.stoker.store.remote.ShardUpload;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.nio.file.Files;

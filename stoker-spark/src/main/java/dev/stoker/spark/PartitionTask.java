@@ -1,5 +1,6 @@
 package dev.stoker.spark;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
@@ -9,7 +10,6 @@ import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.LocalBlobStore;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -2,13 +2,13 @@ package dev.stoker.spark;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.LocalBlobStore;
 import dev.stoker.store.remote.RemoteVideos;
 import dev.stoker.store.shard.Manifest;
-import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

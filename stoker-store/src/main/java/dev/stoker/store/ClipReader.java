@@ -1,15 +1,15 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
 import java.util.List;
 
 /**
  * Reads clips of the samples of one {@link ShardDataset} into caller memory, with exactly the semantics
- * of {@link dev.stoker.video.ClipDecoder}: a {@link dev.stoker.video.ClipSpec} selects frames on the
- * stored timeline (frame-exact, same past-end policies), a {@link dev.stoker.video.Resize} scales and
+ * of {@link dev.stoker.video.ClipDecoder}: a {@link dev.stoker.loader.clip.ClipSpec} selects frames on the
+ * stored timeline (frame-exact, same past-end policies), a {@link dev.stoker.loader.clip.Resize} scales and
  * crops them, and frame k of a clip lands at {@code k * width * height * 3} in the request's destination
  * (RGB24, HWC). Only the clip's frames are read (for the video format: from the keyframe at or before
  * the clip's first frame); their checksums are checked before decoding, as the dataset's {@link Verification}

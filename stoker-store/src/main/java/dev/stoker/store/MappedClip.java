@@ -1,6 +1,6 @@
 package dev.stoker.store;
 
-import dev.stoker.video.DecodedClip;
+import dev.stoker.loader.clip.DecodedClip;
 import java.lang.foreign.MemorySegment;
 
 /**

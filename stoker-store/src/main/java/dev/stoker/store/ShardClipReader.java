@@ -1,13 +1,13 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.ClipSelection;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.format.internal.ShardFormat;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
@@ -7,7 +8,6 @@ import dev.stoker.store.remote.BlockCache;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardLayout;
-import dev.stoker.video.ClipSpec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -368,7 +368,7 @@ public final class ShardDataset implements AutoCloseable {
      * Sample {@code index}'s stored frames with the keyframes of its source video, which a decode budget draws clip
      * starts from; a {@link ShardException} for a record that does not list them (ingested before they were kept).
      */
-    public dev.stoker.video.KeyframeIndex sourceKeyframes(int index) {
+    public dev.stoker.loader.clip.KeyframeIndex sourceKeyframes(int index) {
         SampleInfo info = sample(index);
         return SourceKeyframes.of(shardOf(info), info);
     }

@@ -1,8 +1,8 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
-import dev.stoker.video.KeyframeIndex;
 import java.util.Arrays;
 
 /**

@@ -1,8 +1,8 @@
 package dev.stoker.store;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;

@@ -2,12 +2,12 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;

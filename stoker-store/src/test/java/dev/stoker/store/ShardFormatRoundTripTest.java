@@ -2,15 +2,15 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.PastEndPolicy;
-import dev.stoker.video.Resize;
 import dev.stoker.video.Video;
-import dev.stoker.video.dataset.Dataset;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -3,17 +3,18 @@ package dev.stoker.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.SamplerOptions;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.SamplerOptions;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.DeliveredClips;
 import dev.stoker.video.loader.ExactResume;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.Workload;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * ShardLoader over the sampler's shard groups resumes exactly like VideoLoader: a loader resumed from
@@ -50,7 +52,7 @@ class ShardLoaderExactResumeTest {
     private static void assertResumesExactly(LoaderOptions options, int... cuts) throws IOException {
         try (ShardDataset shards = ShardDataset.open(dest)) {
             ExactResume.assertResumesExactly(() -> ShardLoader.open(shards, options),
-                    saved -> ShardLoader.resume(shards, options, saved), cuts);
+                    saved -> ShardLoader.open(shards, options, Opening.defaults().resumingFrom(saved)), cuts);
         }
     }
 
@@ -114,14 +116,14 @@ class ShardLoaderExactResumeTest {
         SamplerState state;
         try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options())) {
             state = loader.state();
-            assertThatThrownBy(() -> ShardLoader.resume(shards, options().toBuilder().order(6, true, 2).build(), state))
+            assertThatThrownBy(() -> ShardLoader.open(shards, options().toBuilder().order(6, true, 2).build(), Opening.defaults().resumingFrom(state)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         }
         // the same samples in one shard: another grouping, another order
         Ingest.run(DemoSource.dataset(), other, DemoSource.options(IngestOptions.JPEG).withShardSize(64L << 20), 2,
                 IngestListener.NONE);
         try (ShardDataset shards = ShardDataset.open(other)) {
-            assertThatThrownBy(() -> ShardLoader.resume(shards, options(), state))
+            assertThatThrownBy(() -> ShardLoader.open(shards, options(), Opening.defaults().resumingFrom(state)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataset fingerprint");
         }
     }

@@ -2,13 +2,13 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -127,7 +127,7 @@ class ShardLoaderTest {
     }
 
     /** Each video's clip starts over every epoch, sorted; each clip's decode lead checked: the start's frame (GOP 250). */
-    private static Map<Path, List<Double>> starts(dev.stoker.video.loader.HostBatchLoader loader) {
+    private static Map<Path, List<Double>> starts(dev.stoker.loader.HostBatchLoader loader) {
         Map<Path, List<Double>> starts = new HashMap<>();
         try (loader) {
             for (ClipBatch batch : loader) {

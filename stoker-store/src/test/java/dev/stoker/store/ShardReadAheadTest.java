@@ -2,15 +2,16 @@ package dev.stoker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.SamplerOptions;
 import dev.stoker.pipeline.SinkStats;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchText;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.SamplerOptions;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.BatchText;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -18,6 +19,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * ShardLoader reads the known order ahead: the bytes held ahead never exceed the budget, a consumer slower
@@ -42,7 +44,7 @@ class ShardReadAheadTest {
     private static List<String> load(ShardDataset shards, LoaderOptions options, ReadAhead readAhead, boolean slowConsumer,
                                      int expectedBatches, PrefetchStats[] stats, double[] readiness) throws InterruptedException {
         List<String> batches = new ArrayList<>();
-        try (ShardLoader loader = ShardLoader.open(shards, options, null, readAhead)) {
+        try (ShardLoader loader = ShardLoader.open(shards, options, Opening.defaults().with(readAhead))) {
             Iterator<ClipBatch> it = loader.iterator();
             while (true) {
                 if (slowConsumer) {

@@ -1,7 +1,8 @@
 package dev.stoker.tune;
 
-import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.StageOption;
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.StageOption;
+import dev.stoker.loader.VideoStage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -212,9 +213,10 @@ final class Hypotheses {
             LoaderOption option = k.option().orElse(null);
             if (option == LoaderOption.DECODER_THREADS) {
                 boolean idleCores = busyWorkers < cores * 0.8;
+                boolean decodeLimits = VideoStage.DECODE.stageName().equals(b);
                 out.add(k, v + 1, String.format(Locale.ROOT, "%s while %.1f of %d cores are busy: FFmpeg threads inside "
-                        + "each decoder", "decode".equals(b) ? "decode is the bottleneck" : "more decoder threads",
-                        busyWorkers, cores), "decode".equals(b) && idleCores ? 65 : 12);
+                        + "each decoder", decodeLimits ? "decode is the bottleneck" : "more decoder threads",
+                        busyWorkers, cores), decodeLimits && idleCores ? 65 : 12);
                 out.add(k, v - 1, "fewer decoder threads: less thread hand-off inside FFmpeg when cores are busy",
                         oversubscribed ? 50 : 11);
             } else if (option == LoaderOption.FUSED_CONVERT) {

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.OptionsSchema;
+import dev.stoker.loader.StageOption;
 import dev.stoker.pipeline.InvalidValueException;
-import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.OptionsSchema;
-import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +24,7 @@ import java.util.TreeSet;
  *       {@code decode.threads}, {@code decode.fusedConvert}, {@code batch.size}, ...</li>
  * </ul>
  * A trial runs the options the search started from with each knob's value at its path, so every runner (a child
- * {@code stoker bench}, a model in tests) reads one {@link dev.stoker.video.loader.LoaderOptions}.
+ * {@code stoker bench}, a model in tests) reads one {@link dev.stoker.loader.LoaderOptions}.
  *
  * @param name  the path it sets, as above
  * @param min   smallest value (booleans: 0)

@@ -2,7 +2,7 @@ package dev.stoker.tune;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

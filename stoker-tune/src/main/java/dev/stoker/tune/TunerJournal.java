@@ -2,7 +2,7 @@ package dev.stoker.tune;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.stoker.tune;
 
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -2,16 +2,17 @@ package dev.stoker.tune;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.Reconfiguration;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.DeliveredClips;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
 
 /**
  * The online autotuner on the real video loader, decoding Kinetics-like videos (the demo generator's): from a bad config
@@ -63,7 +65,7 @@ class AutotuneTunesTheVideoLoaderTest {
         PipelineConfig start;
         PipelineConfig end;
         AutotuneBudget budget;
-        try (VideoLoader loader = VideoLoader.open(dataset, options(), trace)) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options(), Opening.defaults().tracedBy(trace))) {
             start = loader.pipeline().config();
             budget = AutotuneBudget.defaults().withMaxConcurrency(MAX_CONCURRENCY).withMaxQueueCapacity(MAX_QUEUE)
                     .withWindow(Duration.ofMillis(250), 2).withMinItems(6);

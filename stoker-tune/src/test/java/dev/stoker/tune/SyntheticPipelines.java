@@ -1,11 +1,11 @@
 package dev.stoker.tune;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.StageOption;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.StageOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

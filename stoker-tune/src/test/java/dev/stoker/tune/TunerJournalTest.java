@@ -2,9 +2,9 @@ package dev.stoker.tune;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOption;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.video.loader.LoaderOption;
-import dev.stoker.video.loader.LoaderOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;

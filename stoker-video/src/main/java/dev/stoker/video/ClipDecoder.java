@@ -1,5 +1,10 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

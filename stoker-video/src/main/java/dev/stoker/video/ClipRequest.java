@@ -1,5 +1,8 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 

@@ -132,7 +132,7 @@ final class ClipRun implements DecoderContext.FrameSink {
             String detail = todo.length + " wanted frame(s) not produced by the decoder, first: frame " + frame
                     + " at " + String.format("%.3f", video.frameTimeSeconds(frame)) + " s"
                     + (decodeErrors > 0 ? "; " + decodeErrors + " decode error(s), last: " + Ffmpeg.describe(lastError) : "");
-            throw new VideoException(video.info().path(), "decode", FailureReason.CORRUPT, detail);
+            throw new VideoException(video.info().path(), VideoException.Operation.DECODE, FailureReason.CORRUPT, detail);
         }
     }
 
@@ -202,7 +202,7 @@ final class ClipRun implements DecoderContext.FrameSink {
             if (held[wantedIndex] == null) {
                 AVFrame ref = avutil.av_frame_clone(frame);
                 if (ref == null) {
-                    throw new VideoException(path, "decode", FailureReason.INTERNAL,
+                    throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.INTERNAL,
                             "av_frame_clone failed (out of memory) while holding frames for the convert stage");
                 }
                 held[wantedIndex] = ref;

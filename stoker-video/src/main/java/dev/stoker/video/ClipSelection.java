@@ -1,5 +1,10 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.VideoInfo;
+
 /**
  * The frames a {@link ClipSpec} selects in a video, slot by slot, after its past-end policy: exactly what
  * {@link ClipDecoder} decodes for it. {@link #of} is the single place where clip-selection semantics live.
@@ -10,7 +15,7 @@ package dev.stoker.video;
  */
 public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
     /** Tolerance when comparing a requested time with frame times: far below any frame interval. */
-    static final double EPSILON_SECONDS = 1e-6;
+    static final double EPSILON_SECONDS = KeyframeIndex.EPSILON_SECONDS;
 
     public ClipSelection {
         frames = frames.clone();
@@ -129,7 +134,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
 
     private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {
         VideoInfo info = video.info();
-        return new VideoException(info.path(), "select-clip", FailureReason.OUT_OF_RANGE,
+        return new VideoException(info.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
                 spec + " " + detail + " but the video has " + info.frameCount() + " frames over "
                         + String.format("%.3f", info.durationSeconds()) + " s (past-end policy SKIP)");
     }

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.DecodedClip;
 import java.util.List;
 
 /**

@@ -1,5 +1,7 @@
 package dev.stoker.video;
 
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_DEFAULT;
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_NONREF;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
@@ -8,8 +10,6 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
-import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_DEFAULT;
-import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_NONREF;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
 import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
@@ -64,14 +64,14 @@ final class DecoderContext implements AutoCloseable {
         String path = video.info().path();
         AVCodec codec = avcodec_find_decoder(video.codecParameters().codec_id());
         if (codec == null || codec.isNull()) {
-            throw new VideoException(path, "open-decoder", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, VideoException.Operation.OPEN_DECODER, FailureReason.UNSUPPORTED_CODEC,
                     "no decoder for codec " + video.info().codec());
         }
         context = avcodec_alloc_context3(codec);
         if (context == null || context.isNull()) {
-            throw new VideoException(path, "open-decoder", FailureReason.INTERNAL, "avcodec_alloc_context3 failed");
+            throw new VideoException(path, VideoException.Operation.OPEN_DECODER, FailureReason.INTERNAL, "avcodec_alloc_context3 failed");
         }
-        Ffmpeg.check(avcodec_parameters_to_context(context, video.codecParameters()), path, "open-decoder",
+        Ffmpeg.check(avcodec_parameters_to_context(context, video.codecParameters()), path, VideoException.Operation.OPEN_DECODER,
                 FailureReason.CORRUPT);
         try (AVRational timeBase = new AVRational()) {
             context.pkt_timebase(timeBase.num(key.timeBaseNum()).den(key.timeBaseDen()));
@@ -85,13 +85,13 @@ final class DecoderContext implements AutoCloseable {
         }
         int opened = avcodec_open2(context, codec, (AVDictionary) null);
         if (opened < 0) {
-            throw new VideoException(path, "open-decoder", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, VideoException.Operation.OPEN_DECODER, FailureReason.UNSUPPORTED_CODEC,
                     "avcodec_open2 for " + video.info().codec() + ": " + Ffmpeg.describe(opened));
         }
         packet = av_packet_alloc();
         frame = av_frame_alloc();
         if (packet == null || frame == null || packet.isNull() || frame.isNull()) {
-            throw new VideoException(path, "open-decoder", FailureReason.INTERNAL, "packet/frame alloc failed");
+            throw new VideoException(path, VideoException.Operation.OPEN_DECODER, FailureReason.INTERNAL, "packet/frame alloc failed");
         }
     }
 

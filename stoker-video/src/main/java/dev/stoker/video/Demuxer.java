@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_ALL;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_CORRUPT;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
 import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
@@ -13,7 +14,6 @@ import static org.bytedeco.ffmpeg.global.avformat.avformat_alloc_context;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_close_input;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_find_stream_info;
 import static org.bytedeco.ffmpeg.global.avformat.avformat_open_input;
-import static org.bytedeco.ffmpeg.global.avcodec.AVDISCARD_ALL;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
 import static org.bytedeco.ffmpeg.global.avutil.AVERROR_INVALIDDATA;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
@@ -24,8 +24,8 @@ import org.bytedeco.ffmpeg.avcodec.AVPacket;
 import org.bytedeco.ffmpeg.avformat.AVFormatContext;
 import org.bytedeco.ffmpeg.avformat.AVInputFormat;
 import org.bytedeco.ffmpeg.avformat.AVStream;
-import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
+import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.javacpp.PointerPointer;
 
 /**
@@ -63,22 +63,22 @@ final class Demuxer implements AutoCloseable {
         input = new MemoryInput(bytes, path);
 
         // Probe by content only (no file name): a name like notes.txt would otherwise make the
-        // tty demuxer "decode" text as ANSI art.
+        // tty demuxer decode text as ANSI art.
         AVInputFormat probed = new AVInputFormat(null);
         int probe = av_probe_input_buffer2(input.context(), probed, (String) null, null, 0, 0);
         if (probe < 0 || probed.isNull()) {
-            throw new VideoException(path, "open", FailureReason.UNKNOWN_FORMAT,
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNKNOWN_FORMAT,
                     "no container format recognised: " + Ffmpeg.describe(probe));
         }
         String formatName = probed.name().getString();
         if (formatName.equals("tty") || formatName.startsWith("image2") || formatName.endsWith("_pipe")) {
-            throw new VideoException(path, "open", FailureReason.UNKNOWN_FORMAT,
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNKNOWN_FORMAT,
                     "not a video container (detected " + formatName + ")");
         }
 
         AVFormatContext allocated = avformat_alloc_context();
         if (allocated == null || allocated.isNull()) {
-            throw new VideoException(path, "open", FailureReason.INTERNAL, "avformat_alloc_context failed");
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.INTERNAL, "avformat_alloc_context failed");
         }
         allocated.pb(input.context());
         // On failure avformat_open_input frees the context itself; the custom AVIOContext stays ours.
@@ -91,19 +91,19 @@ final class Demuxer implements AutoCloseable {
         if (!headersSuffice(formatName)) {
             int info = avformat_find_stream_info(format, (PointerPointer<?>) null);
             if (info < 0 && format.nb_streams() == 0) {
-                throw new VideoException(path, "open", FailureReason.CORRUPT,
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.CORRUPT,
                         "stream info: " + Ffmpeg.describe(info));
             }
         }
         int best = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, (PointerPointer<?>) null, 0);
         if (best < 0 || (format.streams(best).disposition() & AV_DISPOSITION_ATTACHED_PIC) != 0) {
-            throw new VideoException(path, "open", FailureReason.NO_VIDEO_STREAM,
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NO_VIDEO_STREAM,
                     "no video stream among " + format.nb_streams() + " stream(s) in " + formatName);
         }
         videoStream = best;
         AVCodec decoder = avcodec_find_decoder(stream().codecpar().codec_id());
         if (decoder == null || decoder.isNull()) {
-            throw new VideoException(path, "open", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
                     "no decoder for codec id " + stream().codecpar().codec_id());
         }
         for (int i = 0; i < format.nb_streams(); i++) {
@@ -142,7 +142,7 @@ final class Demuxer implements AutoCloseable {
         } else {
             reason = FailureReason.CORRUPT;
         }
-        return new VideoException(path, "open", reason, Ffmpeg.describe(code));
+        return new VideoException(path, VideoException.Operation.OPEN, reason, Ffmpeg.describe(code));
     }
 
     AVFormatContext format() {
@@ -179,7 +179,7 @@ final class Demuxer implements AutoCloseable {
         long first = PacketStore.NO_TIMESTAMP;
         AVPacket packet = av_packet_alloc();
         if (packet == null || packet.isNull()) {
-            throw new VideoException(path, "index", FailureReason.INTERNAL, "av_packet_alloc failed");
+            throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.INTERNAL, "av_packet_alloc failed");
         }
         try {
             while (true) {

@@ -77,7 +77,7 @@ public final class Ffmpeg {
     }
 
     /** Returns {@code code} when non-negative, else throws a {@link VideoException}. */
-    static int check(int code, String path, String operation, FailureReason reason) {
+    static int check(int code, String path, VideoException.Operation operation, FailureReason reason) {
         if (code < 0) {
             throw new VideoException(path, operation, reason, describe(code));
         }

@@ -32,6 +32,7 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_getCoefficients;
 import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
 
+import dev.stoker.loader.clip.Resize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -41,6 +42,7 @@ import org.bytedeco.ffmpeg.swscale.SwsContext;
 import org.bytedeco.javacpp.DoublePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.PointerPointer;
+
 
 /**
  * Turns a decoded frame into upright RGB24 at the output size, written into a caller's segment.
@@ -142,7 +144,7 @@ final class FrameConverter implements AutoCloseable {
         targetStridesView.set(ValueLayout.JAVA_INT, 0, scaledWidth * 3);
         int rows = sws_scale(sws, sourcePlanes, sourceStrides, 0, source.height, targetPlanes, targetStrides);
         if (rows <= 0) {
-            throw new VideoException(path, "convert", FailureReason.INTERNAL,
+            throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.INTERNAL,
                     "sws_scale produced no rows: " + Ffmpeg.describe(rows));
         }
         if (!direct) {
@@ -175,7 +177,7 @@ final class FrameConverter implements AutoCloseable {
         if (sws == null || sws.isNull()) {
             sws = null;
             swsSourceWidth = -1;
-            throw new VideoException(path, "convert", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.UNSUPPORTED_CODEC,
                     "swscale cannot convert pixel format " + format + " at " + source.width + "x" + source.height);
         }
         if (!layout.rgb) {

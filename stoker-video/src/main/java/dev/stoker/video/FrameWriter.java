@@ -1,5 +1,7 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import org.bytedeco.ffmpeg.avutil.AVFrame;
 
 /**

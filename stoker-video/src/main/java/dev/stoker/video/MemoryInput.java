@@ -66,7 +66,7 @@ final class MemoryInput implements AutoCloseable {
         this.id = IDS.incrementAndGet();
         Pointer buffer = av_malloc(BUFFER_BYTES);
         if (buffer == null || buffer.isNull()) {
-            throw new VideoException(path, "open", FailureReason.INTERNAL, "av_malloc failed");
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.INTERNAL, "av_malloc failed");
         }
         OPEN.put(id, this);
         Pointer opaque = new Pointer() {
@@ -78,7 +78,7 @@ final class MemoryInput implements AutoCloseable {
         if (created == null || created.isNull()) {
             OPEN.remove(id);
             av_free(buffer);
-            throw new VideoException(path, "open", FailureReason.INTERNAL, "avio_alloc_context failed");
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.INTERNAL, "avio_alloc_context failed");
         }
         this.context = created;
     }

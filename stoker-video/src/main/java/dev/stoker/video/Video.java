@@ -9,6 +9,9 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_display_rotation_get;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.clip.VideoInfo;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +28,7 @@ import org.bytedeco.ffmpeg.avformat.AVStream;
 import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
+
 
 /**
  * An opened, indexed video: the chosen video stream's packets held in native memory with a frame
@@ -59,16 +63,16 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
             long size = channel.size();
             if (size == 0) {
-                throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
             }
             return open(path, channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
         } catch (NoSuchFileException e) {
-            throw new VideoException(path, "open", FailureReason.NOT_FOUND, "no such file", e);
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such file", e);
         } catch (IOException e) {
             if (Files.isDirectory(file)) {
-                throw new VideoException(path, "open", FailureReason.NOT_FOUND, "a folder, not a video file", e);
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "a folder, not a video file", e);
             }
-            throw new VideoException(path, "open", FailureReason.IO_ERROR, String.valueOf(e), e);
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, String.valueOf(e), e);
         }
     }
 
@@ -97,7 +101,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
     private static Video open(String path, MemorySegment bytes, double indexSeconds) {
         FfmpegNatives.ready();
         if (bytes.byteSize() == 0) {
-            throw new VideoException(path, "open", FailureReason.EMPTY_FILE, "file has 0 bytes");
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
         }
         PacketStore packets = new PacketStore(bytes.byteSize() + 64L * 1024);
         AVCodecParameters parameters = null;
@@ -114,7 +118,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
                 complete = demuxer.readAll(packets, indexSeconds);
                 AVStream stream = demuxer.stream();
                 parameters = avcodec_parameters_alloc();
-                Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, "open",
+                Ffmpeg.check(avcodec_parameters_copy(parameters, stream.codecpar()), path, VideoException.Operation.OPEN,
                         FailureReason.INTERNAL);
                 container = demuxer.format().iformat().name().getString();
                 streamIndex = demuxer.streamIndex();
@@ -133,15 +137,15 @@ public final class Video implements KeyframeIndex, AutoCloseable {
             }
             packets.trim();
             if (packets.count() == 0) {
-                throw new VideoException(path, "index", complete ? FailureReason.CORRUPT
+                throw new VideoException(path, VideoException.Operation.INDEX, complete ? FailureReason.CORRUPT
                         : FailureReason.TRUNCATED, "the video stream has no packets");
             }
             if (timeBaseNum <= 0 || timeBaseDen <= 0) {
-                throw new VideoException(path, "index", FailureReason.CORRUPT,
+                throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.CORRUPT,
                         "invalid time base " + timeBaseNum + "/" + timeBaseDen);
             }
             if ((long) parameters.width() * parameters.height() > DecoderContext.MAX_PIXELS) {
-                throw new VideoException(path, "open", FailureReason.UNSUPPORTED_CODEC, "frame size "
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC, "frame size "
                         + parameters.width() + "x" + parameters.height() + " exceeds the 8192x8192 decoder limit");
             }
             DecoderKey key = new DecoderKey(parameters.codec_id(), parameters.width(), parameters.height(),
@@ -157,7 +161,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
                 video = video.withDecodedTimeline();
             }
             if (video.timeline.frameCount() == 0) {
-                throw new VideoException(path, "index", FailureReason.CORRUPT, "no decodable frames");
+                throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.CORRUPT, "no decodable frames");
             }
             return video;
         } catch (RuntimeException | Error e) {

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -13,16 +14,42 @@ import java.util.Objects;
 public final class VideoException extends RuntimeException implements dev.stoker.pipeline.Failure.Reasoned {
     private static final long serialVersionUID = 1L;
 
+    /** What was being done when a video failed: a closed set, spelled in messages and reports as {@code open-decoder}. */
+    public enum Operation {
+        /** Opening the container: reading its header, finding the video stream and its codec. */
+        OPEN,
+        /** Reading every packet's place and time. */
+        INDEX,
+        /** Making a decoder for the stream. */
+        OPEN_DECODER,
+        /** Choosing a clip's frames among the video's. */
+        SELECT_CLIP,
+        /** Choosing the packets a range of frames needs. */
+        SELECT_RANGE,
+        /** Decoding frames on the CPU. */
+        DECODE,
+        /** Scaling and cropping frames to RGB. */
+        CONVERT,
+        /** Decoding on a GPU's NVDEC engines. */
+        NVDEC;
+
+        /** {@code open-decoder}: the name in lower case, words joined by a hyphen. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
     private final String path;
-    private final String operation;
+    private final Operation operation;
     private final FailureReason reason;
     private final String detail;
 
-    public VideoException(String path, String operation, FailureReason reason, String detail) {
+    public VideoException(String path, Operation operation, FailureReason reason, String detail) {
         this(path, operation, reason, detail, null);
     }
 
-    public VideoException(String path, String operation, FailureReason reason, String detail, Throwable cause) {
+    public VideoException(String path, Operation operation, FailureReason reason, String detail, Throwable cause) {
         super(reason.code() + ": " + operation + " failed for " + path + ": " + detail, cause);
         this.path = Objects.requireNonNull(path, "path");
         this.operation = Objects.requireNonNull(operation, "operation");
@@ -35,8 +62,8 @@ public final class VideoException extends RuntimeException implements dev.stoker
         return path;
     }
 
-    /** What was being done: "open", "index", "decode", "select-clip", ... */
-    public String operation() {
+    /** What was being done. */
+    public Operation operation() {
         return operation;
     }
 

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 

@@ -1,12 +1,14 @@
 package dev.stoker.video;
 
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
-import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_descriptor_get_by_name;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder;
 import static org.bytedeco.ffmpeg.global.avcodec.avcodec_find_decoder_by_name;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_alloc;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
+
+import dev.stoker.loader.clip.VideoInfo;
 import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecDescriptor;
@@ -27,11 +29,11 @@ final class VideoPacketsConversion {
         boolean knownFormat = !packets.pixelFormat().isEmpty() && !packets.pixelFormat().equals("unknown");
         int pixelFormat = knownFormat ? av_get_pix_fmt(packets.pixelFormat()) : -1;
         if (knownFormat && pixelFormat < 0) {
-            throw new VideoException(name, "open", FailureReason.UNSUPPORTED_CODEC,
+            throw new VideoException(name, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
                     "unknown pixel format " + packets.pixelFormat());
         }
         if (packets.packetCount() == 0) {
-            throw new VideoException(name, "index", FailureReason.CORRUPT, "no packets");
+            throw new VideoException(name, VideoException.Operation.INDEX, FailureReason.CORRUPT, "no packets");
         }
         VideoPackets.Demuxed demuxed = packets.demuxed();
         int n = packets.packetCount();
@@ -69,7 +71,7 @@ final class VideoPacketsConversion {
                     ? FrameTimeline.fromDecodedTimestamps(demuxed.frameTimestamps(), demuxed.frameTimestamps().length, store)
                     : FrameTimeline.fromPacketPts(store);
             if (timeline.frameCount() == 0 || (demuxed == null && timeline.keyframeCount() == 0)) {
-                throw new VideoException(name, "index", FailureReason.CORRUPT,
+                throw new VideoException(name, VideoException.Operation.INDEX, FailureReason.CORRUPT,
                         timeline.frameCount() == 0 ? "no frames" : "no keyframe to start decoding at");
             }
             VideoInfo info = demuxed == null
@@ -99,7 +101,7 @@ final class VideoPacketsConversion {
                 return descriptor.id();
             }
         }
-        throw new VideoException(name, "open", FailureReason.UNSUPPORTED_CODEC, "no decoder named " + codecName);
+        throw new VideoException(name, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC, "no decoder named " + codecName);
     }
 
     static VideoPackets asPackets(Video video, PacketStore packets, FrameTimeline timeline) {

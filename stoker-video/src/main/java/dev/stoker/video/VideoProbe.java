@@ -2,9 +2,11 @@ package dev.stoker.video;
 
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
 
+import dev.stoker.loader.clip.VideoInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+
 
 /**
  * Opens a video once the way the loader does and decodes its first group of pictures, to tell before a long job
@@ -33,7 +35,7 @@ public final class VideoProbe {
             VideoInfo info = video.info();
             FfmpegLog.clear(); // what the decode logs, not what the demuxer shrugged off
             if (!info.indexComplete()) {
-                return failed(path, size, FailureReason.TRUNCATED, "index", "reading stopped after "
+                return failed(path, size, FailureReason.TRUNCATED, VideoException.Operation.INDEX, "reading stopped after "
                         + info.packetCount() + " packets of the video stream (" + info.frameCount()
                         + " frames): the file ends early or is damaged there", info, 0, start);
             }
@@ -41,12 +43,12 @@ public final class VideoProbe {
             if (gop.errors() > 0 || gop.frames() == 0) {
                 String detail = (gop.errors() > 0 ? gop.errors() + " decode error(s)" : "no frame") + " in the first "
                         + gop.packets() + " packets" + (gop.errors() > 0 ? ", first: " + gop.firstError() : "");
-                return failed(path, size, FailureReason.CORRUPT, "decode", detail, info, gop.frames(), start);
+                return failed(path, size, FailureReason.CORRUPT, VideoException.Operation.DECODE, detail, info, gop.frames(), start);
             }
             return new ProbeResult(path, size, null, "", "", info.container(), info.codec(), info.displayWidth(),
                     info.displayHeight(), info.durationSeconds(), info.frameCount(), gop.frames(), System.nanoTime() - start);
         } catch (VideoException e) {
-            return new ProbeResult(path, size, e.reason(), e.operation(), String.valueOf(e.detail()), "", "", 0, 0, 0,
+            return new ProbeResult(path, size, e.reason(), e.operation().toString(), String.valueOf(e.detail()), "", "", 0, 0, 0,
                     0, 0, System.nanoTime() - start);
         } catch (RuntimeException | OutOfMemoryError e) {
             // Not the file's fault as far as anyone knows (a huge file's packets, a bug): said, not quarantined, and
@@ -93,9 +95,9 @@ public final class VideoProbe {
         return new FirstGop(frames[0], sent, errors, firstError);
     }
 
-    private static ProbeResult failed(String path, long size, FailureReason reason, String operation, String detail,
-                                      VideoInfo info, int frames, long startNanos) {
-        return new ProbeResult(path, size, reason, operation, detail, info.container(), info.codec(), info.displayWidth(),
+    private static ProbeResult failed(String path, long size, FailureReason reason, VideoException.Operation operation,
+                                      String detail, VideoInfo info, int frames, long startNanos) {
+        return new ProbeResult(path, size, reason, operation.toString(), detail, info.container(), info.codec(), info.displayWidth(),
                 info.displayHeight(), info.durationSeconds(), info.frameCount(), frames, System.nanoTime() - startNanos);
     }
 

@@ -3,6 +3,9 @@ package dev.stoker.video;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,6 +17,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /** Inputs that are not decodable videos fail with a VideoException naming the path and a reason. */
 class BadInputTest {

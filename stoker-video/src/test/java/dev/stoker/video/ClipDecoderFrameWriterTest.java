@@ -2,6 +2,10 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -11,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
 
 /**
  * A {@link ClipDecoder} that hands its frames to a {@link FrameWriter} (what the GPU path draws with) gives

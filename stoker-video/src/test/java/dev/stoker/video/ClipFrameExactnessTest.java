@@ -3,6 +3,9 @@ package dev.stoker.video;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+
 
 /**
  * Clips hold exactly the frames their spec selects, with the right timestamps, across codecs,

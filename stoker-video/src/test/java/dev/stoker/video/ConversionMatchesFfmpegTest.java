@@ -2,6 +2,8 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
 
 /**
  * The first frame converted by Stoker looks like the ffmpeg CLI's conversion of it (which

@@ -2,6 +2,9 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.demo.MixedVideos;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+
 
 /**
  * FFmpeg's warm-up on a background thread while six other threads start on FFmpeg at the same moment (what

@@ -2,12 +2,12 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.pipeline.MemoryAccount;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.pipeline.MemoryAccount.Kind;
+import dev.stoker.pipeline.MemoryAccount;
 import dev.stoker.pipeline.ProcessStats;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
 import org.junit.jupiter.api.Test;
 
 /**

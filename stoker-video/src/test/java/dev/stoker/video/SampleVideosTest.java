@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -13,6 +17,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
 
 /** Every healthy real-world sample opens with the right geometry and frame count and decodes clips. */
 class SampleVideosTest {

@@ -2,6 +2,9 @@ package dev.stoker.video;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -12,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
 
 /**
  * Decoding on one thread and converting on another (the separate convert stage) writes exactly the

@@ -3,6 +3,11 @@ package dev.stoker.video;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.demo.MixedVideos;
@@ -18,6 +23,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A video opened from a container, taken apart with {@link Video#asPackets} and rebuilt with

@@ -27,8 +27,8 @@ import java.util.function.LongConsumer;
  *
  * <pre>{@code
  * Pipeline.from(paths)
- *     .map("fetch", FetchFactory.class, "{}", s -> s.concurrency(4))
- *     .map("decode", DecodeFactory.class, "{}", s -> s.concurrency(2))
+ *     .map("read", ReadFactory.class, "{}", s -> s.concurrency(4))
+ *     .map("parse", ParseFactory.class, "{}", s -> s.concurrency(2))
  *     .isolate(SubprocessOptions.codecs(ItemCodecs.PATH, new ClipCodec()).maxHeap("2g").cpus("2-3"))
  *     .batch(8)
  *     .build();

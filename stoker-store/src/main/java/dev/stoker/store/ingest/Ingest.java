@@ -1,5 +1,9 @@
 package dev.stoker.store.ingest;
 
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.FileStamp;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineFailedException;
@@ -16,9 +20,6 @@ import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.FileStamp;
-import dev.stoker.video.dataset.VideoEntry;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +58,11 @@ public final class Ingest {
     /** What an ingest did. */
     public record Result(Path dest, int sources, int samples, int failed, int shardsWritten, int shardsReused,
                          long payloadBytes, List<Manifest.FailedSource> failures) {
+    }
+
+    /** The ingest pipeline's stages, in order, as its stats and failures name them. */
+    private enum Stage implements LoaderStage {
+        READ, DECODE, ENCODE, WRITE
     }
 
     private Ingest() {
@@ -155,13 +161,13 @@ public final class Ingest {
         IngestWriteStage write = new IngestWriteStage(dest, header, options.shardSizeBytes(), keptStarts, endSource, listener, budget);
         List<ShardFile.Summary> written = new ArrayList<>();
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
-                .map("read", Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
+                .map(Stage.READ.stageName(), Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
                         .failureBudget(FailureBudget.UNLIMITED))
-                .map("decode", item -> decode(item, dataset, sampleDecoder, decoder.get()),
+                .map(Stage.DECODE.stageName(), item -> decode(item, dataset, sampleDecoder, decoder.get()),
                         s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
-                .map("encode", item -> encode(item, format, options),
+                .map(Stage.ENCODE.stageName(), item -> encode(item, format, options),
                         s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
-                .map("write", write, s -> s.concurrency(1).ordered().queueCapacity(2).failureBudget(FailureBudget.count(0)))
+                .map(Stage.WRITE.stageName(), write, s -> s.concurrency(1).ordered().queueCapacity(2).failureBudget(FailureBudget.count(0)))
                 .build(Sink.buffer(4))) {
             for (ShardFile.Summary summary : pipeline) {
                 written.add(summary);

@@ -1,16 +1,16 @@
 package dev.stoker.store.ingest;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.format.internal.DecodedSample;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.PastEndPolicy;
-import dev.stoker.video.Resize;
-import dev.stoker.video.Video;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.VideoInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalDouble;
@@ -95,7 +95,7 @@ final class SampleDecoder {
             last--;
         }
         if (first >= n || last < first) {
-            throw new VideoException(info.path(), "select-range", FailureReason.OUT_OF_RANGE,
+            throw new VideoException(info.path(), VideoException.Operation.SELECT_RANGE, FailureReason.OUT_OF_RANGE,
                     "no frame in [" + start + ", " + end + ") s; the video has " + n + " frames over "
                             + String.format("%.3f", info.durationSeconds()) + " s");
         }

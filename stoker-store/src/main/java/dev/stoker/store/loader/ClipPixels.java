@@ -1,9 +1,9 @@
 package dev.stoker.store.loader;
 
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.store.MappedClip;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
 
 /**
  * Where a read clip's pixels are until collate puts them in a batch: decoded into a pooled one-clip buffer,

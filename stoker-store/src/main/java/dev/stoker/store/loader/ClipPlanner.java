@@ -1,15 +1,15 @@
 package dev.stoker.store.loader;
 
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.dataset.ClipSampler;
+import dev.stoker.loader.dataset.ClipStartBudget;
+import dev.stoker.loader.dataset.ClipStartDraw;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.dataset.ClipSampler;
-import dev.stoker.video.dataset.ClipStartBudget;
-import dev.stoker.video.dataset.ClipStartDraw;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.VideoEntry;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,15 +1,15 @@
 package dev.stoker.store.loader;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.remote.BlockCache;
-import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.PrefetchStats;
+import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.internal.PrefetchReader;
 import dev.stoker.store.prefetch.internal.Prefetcher;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.store.remote.BlockCache;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;

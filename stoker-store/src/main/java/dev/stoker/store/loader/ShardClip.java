@@ -1,9 +1,9 @@
 package dev.stoker.store.loader;
 
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.CollatableClip;
+import dev.stoker.loader.CollatableClip;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
 
 /**

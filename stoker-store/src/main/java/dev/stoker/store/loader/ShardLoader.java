@@ -1,34 +1,34 @@
 package dev.stoker.store.loader;
 
+import dev.stoker.loader.CollateStage;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderStage;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SampleGroups;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.MappedClip;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchMemory;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SampleGroups;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.loader.CollateStage;
-import dev.stoker.video.loader.HostBatchLoader;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.MemoryPlan;
-import dev.stoker.video.loader.ResumeTracker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -54,23 +54,27 @@ import java.util.concurrent.atomic.LongAdder;
  * decode, under a byte budget (remote shards with a block cache: downloads them into the cache, and a cache budget
  * below one batch's working set is refused at open). Clip starts and crops are the same pure functions of (seed, epoch, source
  * index) as VideoLoader's, so a sample's clips are the ones VideoLoader takes from its source video in the
- * same epoch; {@link #state()} and {@link #resume} continue a run exactly (batches, clip times, crops). A
+ * same epoch; {@link #state()} and an {@link Opening#resumingFrom} continue a run exactly (batches, clip times, crops). A
  * damaged record fails its sample (counted, skipped within the failure budget) with a message naming shard
  * and record.
  */
 public final class ShardLoader extends HostBatchLoader {
-    /** Stage names, in order. */
-    public static final List<String> STAGES = List.of("fetch", "decode", "batch", "collate");
+    /** The shard loader's stages, in order: fetch looks a sample up, decode reads its clips into clip buffers. */
+    public enum Stage implements LoaderStage {
+        FETCH, DECODE, BATCH, COLLATE
+    }
 
     private final Queue<ClipReader> readers;
     private final LongAdder clips;
     private final LongAdder decodedFrames;
     private final RecordReadAhead readAhead;
+    private final ShardDataset dataset;
 
     private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
                         LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead,
-                        int maxLeadFrames) {
+                        int maxLeadFrames, ShardDataset dataset) {
         super(pipeline, resume, clipBuffers, batches, maxLeadFrames);
+        this.dataset = dataset;
         this.readers = readers;
         this.clips = clips;
         this.decodedFrames = decodedFrames;
@@ -80,9 +84,9 @@ public final class ShardLoader extends HostBatchLoader {
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", StageConfig.inInputOrder(1),
-                "decode", StageConfig.inInputOrder(Math.max(1, cores)),
-                "collate", StageConfig.inInputOrder(1)));
+                Stage.FETCH.stageName(), StageConfig.inInputOrder(1),
+                Stage.DECODE.stageName(), StageConfig.inInputOrder(Math.max(1, cores)),
+                Stage.COLLATE.stageName(), StageConfig.inInputOrder(1)));
     }
 
     /** The dataset as the sampler sees it: the samples of one shard form a group. */
@@ -94,64 +98,47 @@ public final class ShardLoader extends HostBatchLoader {
         return SampleGroups.of(shardOfSample);
     }
 
+    /** Starts loading from the start ({@link Opening#defaults()}). The dataset must outlive the loader. */
     public static ShardLoader open(ShardDataset dataset, LoaderOptions options) {
-        return open(dataset, options, null, ReadAhead.defaults());
-    }
-
-    /** Starts loading; {@code trace} (nullable) records every task. The dataset must outlive the loader. */
-    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace) {
-        return open(dataset, options, trace, ReadAhead.defaults());
-    }
-
-    /** {@link #open(ShardDataset, LoaderOptions, TraceRecorder)} reading the shards ahead as {@code readAhead} says. */
-    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead) {
-        return open(dataset, options, trace, readAhead, BatchMemory.offHeap());
+        return open(dataset, options, Opening.defaults());
     }
 
     /**
-     * {@link #open(ShardDataset, LoaderOptions, TraceRecorder, ReadAhead)} with batch buffers from {@code batchMemory}
-     * (shared memory another process maps, pinned memory), which the loader owns.
-     */
-    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
-                                   BatchMemory batchMemory) {
-        EpochSampler sampler = EpochSampler.create(groups(dataset), options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
-        return open(dataset, options, trace, readAhead, sampler, sampler.start(), batchMemory);
-    }
-
-    /**
-     * A loader that continues where the one that gave {@code state} ({@link #state()}) stood: exactly the
-     * clips, clip times and crops the uninterrupted loader would have delivered next, in the same batches.
-     * {@code options} must be the original ones (the sampling settings are checked).
+     * Starts loading as {@code opening} says: from the start, or where the loader that gave
+     * {@link Opening#resumeFrom()} ({@link #state()}) stood, delivering exactly the clips, clip times and crops the
+     * uninterrupted loader would have delivered next, in the same batches ({@code options} must be the original
+     * ones); reading the shards ahead as its {@link ReadAhead} setting says ({@link ReadAhead#defaults()} without
+     * one); batch buffers from its memory (shared memory another process maps, pinned memory), which the loader
+     * owns. The dataset must outlive the loader.
      *
-     * @throws IllegalArgumentException if the shards' fingerprint (samples per shard) or the sampling
+     * @throws IllegalArgumentException if resuming and the shards' fingerprint (samples per shard) or the sampling
      *         settings differ from the state's
      */
-    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state) {
-        return resume(dataset, options, state, null, ReadAhead.defaults());
+    public static ShardLoader open(ShardDataset dataset, LoaderOptions options, Opening opening) {
+        SamplerState state = opening.resumeFrom().orElse(null);
+        EpochSampler sampler;
+        if (state == null) {
+            sampler = EpochSampler.create(groups(dataset), options.sampling().seed(), options.sampling().shuffle(),
+                    options.sampling().sampler());
+            state = sampler.start();
+        } else {
+            EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(),
+                    options.sampling().sampler());
+            sampler = EpochSampler.resume(groups(dataset), state);
+        }
+        return open(dataset, options, opening, sampler, state);
     }
 
-    /** {@link #resume(ShardDataset, LoaderOptions, SamplerState)} with a trace (nullable) and read-ahead options. */
-    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
-                                     ReadAhead readAhead) {
-        return resume(dataset, options, state, trace, readAhead, BatchMemory.offHeap());
-    }
-
-    /** {@link #resume(ShardDataset, LoaderOptions, SamplerState, TraceRecorder, ReadAhead)} into {@code batchMemory}. */
-    public static ShardLoader resume(ShardDataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
-                                     ReadAhead readAhead, BatchMemory batchMemory) {
-        EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
-        EpochSampler sampler = EpochSampler.resume(groups(dataset), state);
-        return open(dataset, options, trace, readAhead, sampler, state, batchMemory);
-    }
-
-    private static ShardLoader open(ShardDataset dataset, LoaderOptions options, TraceRecorder trace, ReadAhead readAhead,
-                                    EpochSampler sampler, SamplerState start, BatchMemory batchMemory) {
+    private static ShardLoader open(ShardDataset dataset, LoaderOptions options, Opening opening, EpochSampler sampler,
+                                    SamplerState start) {
+        ReadAhead readAhead = opening.setting(ReadAhead.class, ReadAhead.defaults());
         ResumeTracker resume = new ResumeTracker(sampler, start);
         requireSourceKeyframes(dataset, options);
         ClipPlanner planner = new ClipPlanner(dataset, options);
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
-        MemoryPlan plan = MemoryPlan.of(options, defaults, "decode", false);   // decode reads converted clips
+        PipelineConfig config = defaults.overriddenBy(options.requireStages(List.of(Stage.values())).config());
+        MemoryPlan plan = MemoryPlan.of(options, defaults, Stage.DECODE, false)   // decode reads converted clips
+                .holdingForConsumer(opening.consumerBatches());
         Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
         LongAdder clips = new LongAdder();
         LongAdder frames = new LongAdder();
@@ -170,14 +157,12 @@ public final class ShardLoader extends HostBatchLoader {
         BatchPool batches = null;
         try {
             clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
-            batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
+            batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), opening.batchMemory());
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
                     readers, clips, frames).config(config);
-            if (trace != null) {
-                builder = builder.trace(trace);
-            }
-            return new ShardLoader(builder.build(), readers, clipBuffers, batches, clips, frames, resume, ahead,
-                    options.clip().maxLeadFrames());
+            Pipeline<ClipBatch> pipeline = opening.trace().map(builder::trace).orElse(builder).build();
+            return new ShardLoader(pipeline, readers, clipBuffers, batches, clips, frames, resume, ahead,
+                    options.clip().maxLeadFrames(), dataset);
         } catch (RuntimeException e) {
             ahead.close();
             if (clipBuffers != null) {
@@ -218,7 +203,7 @@ public final class ShardLoader extends HostBatchLoader {
             return r;
         });
         return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.sampling().epochs()))
-                .map("fetch", (SampleTask task) -> {
+                .map(Stage.FETCH.stageName(), (SampleTask task) -> {
                     ClipPlanner.Starts planned = planner.plan(task.sample(), task.epoch());
                     double[] starts = planned.seconds();
                     int[] leads = planned.leadFrames();
@@ -229,10 +214,10 @@ public final class ShardLoader extends HostBatchLoader {
                     }
                     return new PlannedSample(task, starts, leads);
                 }, s -> s.failureBudget(budget))
-                .flatMap("decode", (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
+                .flatMap(Stage.DECODE.stageName(), (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
                         reader.get(), clips, frames), s -> s.failureBudget(budget))
-                .batch("batch", options.batch().size(), options.batch().dropLast())
-                .map("collate", new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
+                .batch(Stage.BATCH.stageName(), options.batch().size(), options.batch().dropLast())
+                .map(Stage.COLLATE.stageName(), new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
                         last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
                         s -> s.failureBudget(budget));
     }
@@ -316,6 +301,21 @@ public final class ShardLoader extends HostBatchLoader {
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
     public PrefetchStats readAheadStats() {
         return readAhead.stats();
+    }
+
+    @Override
+    public List<Stage> stages() {
+        return List.of(Stage.values());
+    }
+
+    @Override
+    public List<String> classNames() {
+        return dataset.classNames();
+    }
+
+    /** The shards it reads (their stats: remote requests, the block cache's). */
+    public ShardDataset dataset() {
+        return dataset;
     }
 
     /** Clips read so far. */

@@ -1,7 +1,7 @@
 package dev.stoker.store.prefetch;
 
+import dev.stoker.loader.FetchHook;
 import dev.stoker.store.prefetch.internal.PageCache;
-import dev.stoker.video.loader.FetchHook;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;

@@ -3,18 +3,18 @@ package dev.stoker.store.prefetch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.store.prefetch.internal.PageCache;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
-import dev.stoker.video.loader.FetchHook;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -87,7 +87,7 @@ class ColdFetchEvictsBeforeReadTest {
     }
 
     private static LoaderOptions options() {
-        return LoaderOptions.builder().clip(4, 1).size(48, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 48)
+        return LoaderOptions.builder().clip(4, 1).size(48, 48, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 48)
                 .batch(2, false, BatchLayout.NTHWC).order(5, true, 2).build();
     }
 
@@ -141,7 +141,7 @@ class ColdFetchEvictsBeforeReadTest {
 
     @Test
     void theHookIsMadeInTheChildJvmWhenFetchRunsThere() {
-        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).splitAfter(dev.stoker.video.loader.LoaderStage.FETCH).build());
+        assertFailsOnlyRefusedFiles(options().toBuilder().order(5, true, 1).splitAfter(dev.stoker.loader.VideoStage.FETCH).build());
     }
 
     private static void assertFailsOnlyRefusedFiles(LoaderOptions options) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.store.prefetch.internal.PrefetchReader;
 import dev.stoker.store.prefetch.internal.Prefetcher;
-import dev.stoker.video.ThreadStates;
+import dev.stoker.pipeline.ThreadStates;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,13 +2,13 @@ package dev.stoker.store.prefetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SampleGroups;
+import dev.stoker.loader.dataset.SamplerOptions;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.internal.Prefetcher;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SampleGroups;
-import dev.stoker.video.dataset.SamplerOptions;
-import dev.stoker.video.dataset.SamplerState;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

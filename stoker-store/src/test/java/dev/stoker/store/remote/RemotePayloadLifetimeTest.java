@@ -3,11 +3,11 @@ package dev.stoker.store.remote;
 import static dev.stoker.store.remote.RemoteShardReadTest.RESIZE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

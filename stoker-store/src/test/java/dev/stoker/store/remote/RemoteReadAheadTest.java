@@ -2,19 +2,20 @@ package dev.stoker.store.remote;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SamplerOptions;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.store.prefetch.internal.KnownOrder;
 import dev.stoker.store.prefetch.PrefetchStats;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SamplerOptions;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.store.prefetch.internal.KnownOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +25,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Remote shards read through the block cache are read ahead in the sampler's epoch order: the GETs reach the server
@@ -60,7 +62,7 @@ class RemoteReadAheadTest {
             assertThat(shardRank).hasSizeGreaterThan(3);
 
             PrefetchStats stats;
-            try (ShardLoader loader = ShardLoader.open(shards, options, null, readAhead)) {
+            try (ShardLoader loader = ShardLoader.open(shards, options, Opening.defaults().with(readAhead))) {
                 for (ClipBatch batch : loader) {
                     batch.close();
                 }
@@ -94,7 +96,7 @@ class RemoteReadAheadTest {
              ShardDataset shards = ShardDataset.open(HttpBlobStore.open(server.uri(), Retry.standard()),
                      Verification.FIRST_READ, new BlockCache.Settings(cacheDir, 64L << 20, 4096))) {
             // Many epochs of random clips in small blocks: far more to read ahead than one batch needs.
-            ShardLoader loader = ShardLoader.open(shards, options(50), null, ReadAhead.defaults().withBatchesAhead(8));
+            ShardLoader loader = ShardLoader.open(shards, options(50), Opening.defaults().with(ReadAhead.defaults().withBatchesAhead(8)));
             try (ClipBatch first = loader.iterator().next()) {
                 assertThat(first.clipCount()).isEqualTo(2);
             }

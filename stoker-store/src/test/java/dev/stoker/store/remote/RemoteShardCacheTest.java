@@ -3,15 +3,14 @@ package dev.stoker.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
-import dev.stoker.store.loader.ReadAhead;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchText;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.loader.LoaderOptions;
+import dev.stoker.video.loader.BatchText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,7 +43,7 @@ class RemoteShardCacheTest {
     /** What a loader over {@code shards} delivers, a line a batch (clips and a checksum of the pixels). */
     static List<String> load(ShardDataset shards, LoaderOptions options) {
         List<String> batches = new ArrayList<>();
-        try (ShardLoader loader = ShardLoader.open(shards, options, null, ReadAhead.defaults())) {
+        try (ShardLoader loader = ShardLoader.open(shards, options)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     batches.add(BatchText.of(batch));

@@ -3,15 +3,15 @@ package dev.stoker.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.ShardException;
 import dev.stoker.store.Verification;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.ClipSpec;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

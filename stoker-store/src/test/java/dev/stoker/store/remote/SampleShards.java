@@ -1,10 +1,10 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.MadeOnce;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;

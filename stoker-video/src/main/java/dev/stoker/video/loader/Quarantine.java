@@ -2,10 +2,11 @@ package dev.stoker.video.loader;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.FileStamp;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.FileStamp;
-import dev.stoker.video.dataset.VideoEntry;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,21 +1,27 @@
 package dev.stoker.video.loader;
 
+import dev.stoker.loader.CollateStage;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.DatasetChangedException;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
-import dev.stoker.video.batch.BatchMemory;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.DatasetChangedException;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.loader.internal.CollateFactory;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
 import dev.stoker.video.loader.internal.ConvertFactory;
@@ -62,9 +68,6 @@ import java.util.Map;
  * decode converts (as {@link LoaderOptions.Decode#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
 public final class VideoLoader extends HostBatchLoader {
-    /** Stage names, in order ({@link LoaderStage#NAMES}). */
-    public static final List<String> STAGES = LoaderStage.NAMES;
-
     private final DecodeStage decode;
     private final ConvertStage convert;
     private final Dataset dataset;
@@ -91,65 +94,47 @@ public final class VideoLoader extends HostBatchLoader {
      */
     public static PipelineConfig defaultConfig(int cores) {
         return new PipelineConfig(4, null, null, Map.of(
-                "fetch", new StageConfig(4, null, Order.INPUT, true, null, null),
-                "demux", StageConfig.inInputOrder(1),
+                VideoStage.FETCH.stageName(), new StageConfig(4, null, Order.INPUT, true, null, null),
+                VideoStage.DEMUX.stageName(), StageConfig.inInputOrder(1),
                 // A deep input queue, for its reorder window (ReorderBuffer.windowFor): with batches in
                 // input order, a straggler (an AV1 clip, a seek far past a keyframe) stalls every other
                 // decoder once the window behind it is full; eight clips per worker hide a 1 s straggler
                 // among 60 ms clips on 2 cores (median +7% samples/s on the demo dataset, docs/benchmarks.md).
-                "decode", StageConfig.inInputOrder(Math.max(1, cores)).withQueueCapacity(7 * Math.max(1, cores)),
-                "convert", StageConfig.inInputOrder(1),
-                "collate", StageConfig.inInputOrder(1)));
+                VideoStage.DECODE.stageName(), StageConfig.inInputOrder(Math.max(1, cores))
+                        .withQueueCapacity(7 * Math.max(1, cores)),
+                VideoStage.CONVERT.stageName(), StageConfig.inInputOrder(1),
+                VideoStage.COLLATE.stageName(), StageConfig.inInputOrder(1)));
     }
 
+    /** Opens the loader and starts loading from the start ({@link Opening#defaults()}). */
     public static VideoLoader open(Dataset dataset, LoaderOptions options) {
-        return open(dataset, options, null);
-    }
-
-    /** Opens the loader and starts loading; {@code trace} (nullable) records every task. */
-    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace) {
-        return open(dataset, options, trace, BatchMemory.offHeap());
+        return open(dataset, options, Opening.defaults());
     }
 
     /**
-     * Opens the loader with batch buffers from {@code batchMemory} (pinned host memory, so that a GPU
-     * transfer stage can copy the batches collate writes without a staging copy); the loader owns it.
-     */
-    public static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, BatchMemory batchMemory) {
-        Quarantine quarantine = Quarantine.of(options);
-        Dataset kept = quarantine.without(dataset);
-        return open(kept, options, trace, LoaderFront.start(kept, options), batchMemory, quarantine);
-    }
-
-    /**
-     * Opens a loader that continues where the one that gave {@code state} ({@link #state()}) stood: it
-     * delivers exactly the clips, clip times and crops the uninterrupted loader would have delivered next,
-     * in the same batches. {@code options} must be the original ones (the sampling settings are checked);
-     * {@link LoaderOptions.Sampling#epochs()} still counts from epoch 0.
+     * Opens the loader as {@code opening} says and starts loading: from the start, or where the loader that gave
+     * {@link Opening#resumeFrom()} ({@link #state()}) stood, delivering exactly the clips, clip times and crops the
+     * uninterrupted loader would have delivered next, in the same batches ({@code options} must be the original
+     * ones; {@link LoaderOptions.Sampling#epochs()} still counts from epoch 0); batch buffers from its memory, which
+     * the loader owns (pinned host memory, so that a GPU transfer copies what collate writes without a staging copy).
      *
-     * @throws IllegalArgumentException if the dataset's fingerprint or the sampling settings differ from
-     *         the state's
+     * @throws IllegalArgumentException if resuming and the sampling settings differ from the state's
+     * @throws DatasetChangedException  if resuming and the dataset's fingerprint differs from the state's
      */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state) {
-        return resume(dataset, options, state, null);
-    }
-
-    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with a trace recorder (nullable). */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace) {
-        return resume(dataset, options, state, trace, BatchMemory.offHeap());
-    }
-
-    /** {@link #resume(Dataset, LoaderOptions, SamplerState)} with batch buffers from {@code batchMemory}, which it owns. */
-    public static VideoLoader resume(Dataset dataset, LoaderOptions options, SamplerState state, TraceRecorder trace,
-                                     BatchMemory batchMemory) {
+    public static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening) {
         Quarantine quarantine = Quarantine.of(options);
+        SamplerState state = opening.resumeFrom().orElse(null);
+        if (state == null) {
+            Dataset kept = quarantine.without(dataset);
+            return open(kept, options, opening, LoaderFront.start(kept, options), quarantine);
+        }
         // The run that gave the state left out the files its quarantine file listed then: a prefix of the file,
         // which only grows. The files listed since are skipped before fetch instead (the same clips arrive).
         for (int listed = quarantine.fromFile(); ; listed--) {
             Dataset kept = quarantine.withoutFirst(dataset, listed);
             try {
                 ResumeTracker at = LoaderFront.resume(kept, options, state);
-                return open(kept, options, trace, at, batchMemory, quarantine);
+                return open(kept, options, opening, at, quarantine);
             } catch (DatasetChangedException e) {
                 if (listed == 0) {
                     throw e;
@@ -172,35 +157,32 @@ public final class VideoLoader extends HostBatchLoader {
         return gate.skipped();
     }
 
-    private static VideoLoader open(Dataset dataset, LoaderOptions options, TraceRecorder trace, ResumeTracker resume,
-                                    BatchMemory batchMemory, Quarantine quarantine) {
+    private static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening, ResumeTracker resume,
+                                    Quarantine quarantine) {
         PipelineConfig defaults = defaultConfig(Runtime.getRuntime().availableProcessors());
-        PipelineConfig config = defaults.overriddenBy(options.requireStages(STAGES).config());
+        PipelineConfig config = defaults.overriddenBy(options.requireStages(List.of(VideoStage.values())).config());
         if (options.decode().fusedConvert()) {
-            config = withoutStage(config, "convert");
+            config = withoutStage(config, VideoStage.CONVERT);
         }
         // Split, the child sizes its pools for the stages it runs (the same plan, from the same options), and
         // this process for the rest and for the outputs the transport decodes ahead.
-        MemoryPlan plan = MemoryPlan.of(options, defaults);
+        MemoryPlan plan = MemoryPlan.of(options, defaults).holdingForConsumer(opening.consumerBatches());
         BatchPool clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
-        BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), batchMemory);
+        BatchPool batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), opening.batchMemory());
         DecodeStage decode = new DecodeStage(options, clipBuffers);
         ConvertStage convert = new ConvertStage();
         // The gate holds a file's next video until its last one settled: decode here reports each video's end;
         // decoding in a child, the clips that come back do, unless batches are made there (then quarantine acts
         // on failures as they are reported).
-        LoaderStage split = options.placement().splitAfter();
-        QuarantineGate gate = new QuarantineGate(quarantine, !options.placement().inChild(LoaderStage.DECODE)
+        VideoStage split = options.placement().splitAfter();
+        QuarantineGate gate = new QuarantineGate(quarantine, !options.placement().inChild(VideoStage.DECODE)
                 ? QuarantineGate.Tracking.LOCAL_DECODE
-                : split == LoaderStage.DECODE || split == LoaderStage.CONVERT ? QuarantineGate.Tracking.CHILD_CLIPS
+                : split == VideoStage.DECODE || split == VideoStage.CONVERT ? QuarantineGate.Tracking.CHILD_CLIPS
                 : QuarantineGate.Tracking.NONE);
         try {
             Parts parts = new Parts(decode, convert, clipBuffers, batches, gate);
             PipelineBuilder<ClipBatch> builder = describe(dataset, options, parts, resume).config(config);
-            if (trace != null) {
-                builder = builder.trace(trace);
-            }
-            Pipeline<ClipBatch> pipeline = builder.build();
+            Pipeline<ClipBatch> pipeline = opening.trace().map(builder::trace).orElse(builder).build();
             gate.watch(pipeline::failures);
             // Reconfigured while running (an autotuner, say), the stages may hold more clips and batches at
             // once: the pools grow first, so that a full pipeline still never waits on itself.
@@ -219,9 +201,9 @@ public final class VideoLoader extends HostBatchLoader {
         }
     }
 
-    private static PipelineConfig withoutStage(PipelineConfig config, String stage) {
+    private static PipelineConfig withoutStage(PipelineConfig config, VideoStage stage) {
         Map<String, StageConfig> stages = new java.util.LinkedHashMap<>(config.stages());
-        stages.remove(stage);
+        stages.remove(stage.stageName());
         return new PipelineConfig(config.sinkCapacity(), config.failureBudget(), config.stallTimeoutMillis(), stages);
     }
 
@@ -246,64 +228,66 @@ public final class VideoLoader extends HostBatchLoader {
                                                        ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
         LoaderOptions.Placement placement = options.placement();
-        LoaderStage split = placement.splitAfter();
+        VideoStage split = placement.splitAfter();
         boolean fused = options.decode().fusedConvert();
         DecodeStage decode = parts.decode();
         ConvertStage convert = parts.convert();
         QuarantineGate gate = parts.gate();
-        PipelineBuilder<FetchedVideo> fetched = LoaderFront.fetched(dataset, options, resume, gate);
-        if (split == LoaderStage.FETCH) {
+        PipelineBuilder<FetchedVideo> fetched = VideoFront.fetched(dataset, options, resume, gate);
+        if (split == VideoStage.FETCH) {
             fetched = fetched.isolate(childJvm(new LoaderCodecs.FetchedVideoCodec(), 0));
         }
-        PipelineBuilder<OpenedVideo> demuxed = LoaderFront.demux(fetched, options);
-        if (split == LoaderStage.DEMUX) {
+        PipelineBuilder<OpenedVideo> demuxed = VideoFront.demux(fetched, options);
+        if (split == VideoStage.DEMUX) {
             demuxed = demuxed.isolate(childJvm(new OpenedVideoCodec(), 0));
         }
         String decodeConfig = options.toJson();
+        String decodeStage = VideoStage.DECODE.stageName();
+        String convertStage = VideoStage.CONVERT.stageName();
         PipelineBuilder<LoadedClip> clips;
         if (fused) {
-            clips = placement.inChild(LoaderStage.DECODE)
-                    ? demuxed.<LoadedClip>flatMap("decode", DecodeConvertFactory.class, decodeConfig, s -> s.failureBudget(budget))
-                    : demuxed.flatMap("decode", opened -> settle(gate, opened, () -> decode.decodeAndConvert(opened)),
+            clips = placement.inChild(VideoStage.DECODE)
+                    ? demuxed.<LoadedClip>flatMap(decodeStage, DecodeConvertFactory.class, decodeConfig, s -> s.failureBudget(budget))
+                    : demuxed.flatMap(decodeStage, opened -> settle(gate, opened, () -> decode.decodeAndConvert(opened)),
                             s -> s.failureBudget(budget));
         } else {
-            PipelineBuilder<DecodedVideo> decoded = placement.inChild(LoaderStage.DECODE)
-                    ? demuxed.map("decode", DecodeFactory.class, decodeConfig, s -> s.failureBudget(budget))
-                    : demuxed.map("decode", opened -> settle(gate, opened, () -> decode.decode(opened)),
+            PipelineBuilder<DecodedVideo> decoded = placement.inChild(VideoStage.DECODE)
+                    ? demuxed.map(decodeStage, DecodeFactory.class, decodeConfig, s -> s.failureBudget(budget))
+                    : demuxed.map(decodeStage, opened -> settle(gate, opened, () -> decode.decode(opened)),
                             s -> s.failureBudget(budget));
-            clips = placement.inChild(LoaderStage.CONVERT)
-                    ? decoded.<LoadedClip>flatMap("convert", ConvertFactory.class, "", s -> s.failureBudget(budget))
-                    : decoded.flatMap("convert", d -> convert.apply(d), s -> s.failureBudget(budget));
+            clips = placement.inChild(VideoStage.CONVERT)
+                    ? decoded.<LoadedClip>flatMap(convertStage, ConvertFactory.class, "", s -> s.failureBudget(budget))
+                    : decoded.flatMap(convertStage, d -> convert.apply(d), s -> s.failureBudget(budget));
         }
-        if (split == LoaderStage.DECODE || split == LoaderStage.CONVERT) {
+        if (split == VideoStage.DECODE || split == VideoStage.CONVERT) {
             clips = clips.isolate(childJvm(new LoadedClipCodec(parts.clipBuffers(), gate::clipArrived), 0));
         }
         long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
-        PipelineBuilder<List<LoadedClip>> batched = clips.batch("batch", options.batch().size(), options.batch().dropLast());
-        if (split == LoaderStage.BATCH) {
+        PipelineBuilder<List<LoadedClip>> batched = clips.batch(VideoStage.BATCH.stageName(), options.batch().size(), options.batch().dropLast());
+        if (split == VideoStage.BATCH) {
             batched = batched.isolate(childJvm(ItemCodecs.list(new LoadedClipCodec(parts.clipBuffers())),
                     options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)));
         }
-        if (split == LoaderStage.COLLATE) {
+        if (split == VideoStage.COLLATE) {
             // Only finished batches cross; this process copies each into a batch of its own pool and notes
-            // where it ends for the resume state ("deliver"), in order.
-            return batched.map("collate", CollateFactory.class, options.toJson(),
+            // where it ends for the resume state (its deliver stage), in order.
+            return batched.map(VideoStage.COLLATE.stageName(), CollateFactory.class, options.toJson(),
                             s -> s.failureBudget(budget))
                     .isolate(childJvm(new CollatedBatchCodec(parts.batches()),
                             options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)))
-                    .map("deliver", collated -> {
+                    .map(VideoStage.DELIVER, collated -> {
                         decode.countDelivered(collated.batch());
                         return collated.handOver(resume);
                     }, s -> s.failureBudget(budget).order(Order.INPUT));
         }
-        boolean decodedInChild = placement.inChild(LoaderStage.DECODE);
+        boolean decodedInChild = placement.inChild(VideoStage.DECODE);
         CollateStage<LoadedClip> collate = new CollateStage<>(parts.batches(), (batch, last) -> {
             if (decodedInChild) {
                 decode.countDelivered(batch);
             }
             resume.collated(batch, last.task().epoch(), last.task().position(), last.clip(), last.clipsOfVideo());
         });
-        return batched.map("collate", collate, s -> s.failureBudget(budget));
+        return batched.map(VideoStage.COLLATE.stageName(), collate, s -> s.failureBudget(budget));
     }
 
     /** Bytes of a clip's metadata on the wire, at most (its path, frame times, decoder account), for ring sizing. */
@@ -318,6 +302,18 @@ public final class VideoLoader extends HostBatchLoader {
     private static SubprocessOptions childJvm(ItemCodec<?> outputs, long outputBytes) {
         SubprocessOptions child = SubprocessOptions.defaults().withCodecs(new LoaderCodecs.VideoTaskCodec(), outputs);
         return 3 * outputBytes > SubprocessOptions.DEFAULT_RING_BYTES ? child.ringBytes(3 * outputBytes) : child;
+    }
+
+    /** Every {@link VideoStage} but convert when decode converts ({@link LoaderOptions.Decode#fusedConvert()}). */
+    @Override
+    public List<VideoStage> stages() {
+        return List.of(VideoStage.values()).stream()
+                .filter(s -> s != VideoStage.CONVERT || !options.decode().fusedConvert()).toList();
+    }
+
+    @Override
+    public List<String> classNames() {
+        return dataset.classNames();
     }
 
     /** Clips decoded so far. */

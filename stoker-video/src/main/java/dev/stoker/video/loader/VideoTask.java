@@ -1,6 +1,6 @@
 package dev.stoker.video.loader;
 
-import dev.stoker.video.dataset.VideoEntry;
+import dev.stoker.loader.dataset.VideoEntry;
 
 /**
  * A video to load in an epoch: the source's item. Prints as its path, which is what failure reports show.

@@ -1,9 +1,9 @@
 package dev.stoker.video.scan;
 
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.ProbeResult;
 import dev.stoker.video.VideoProbe;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,6 +1,6 @@
 package dev.stoker.video.demo;
 
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,11 +2,12 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
@@ -25,12 +26,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+
 /**
  * A dataset in which no video has a clip start within the decode budget still trains (each clip starts at its
  * video's cheapest start, not an empty epoch), counts those clips, and says so with the first batch, before the
  * consumer gets it. The demo videos have one keyframe, at frame 0; entries starting at 0.5 s leave none in range.
  */
 class ClipStartFallbackTest {
+    /** The logger the loaders' clip-start counter (package-private in stoker-loader) warns on. */
+    private static final String CLIP_START_LOGGER = "dev.stoker.loader.ClipStartCounter";
     @TempDir
     static Path dir;
     static List<Path> videos;
@@ -62,12 +66,12 @@ class ClipStartFallbackTest {
 
     @BeforeEach
     void listen() {
-        Logger.getLogger(ClipStartCounter.class.getName()).addHandler(capture);
+        Logger.getLogger(CLIP_START_LOGGER).addHandler(capture);
     }
 
     @AfterEach
     void stopListening() {
-        Logger.getLogger(ClipStartCounter.class.getName()).removeHandler(capture);
+        Logger.getLogger(CLIP_START_LOGGER).removeHandler(capture);
     }
 
     private static Dataset manifest(String name, String range) throws IOException {

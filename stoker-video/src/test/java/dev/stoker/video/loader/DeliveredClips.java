@@ -1,7 +1,7 @@
 package dev.stoker.video.loader;
 
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

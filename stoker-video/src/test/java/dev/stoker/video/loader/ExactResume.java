@@ -2,14 +2,15 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.video.batch.BatchText;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.HostBatchLoader;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.SamplerState;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+
 
 /**
  * The exact-resume check every host loader passes (the video loader here, the shard loader in stoker-store): stopped

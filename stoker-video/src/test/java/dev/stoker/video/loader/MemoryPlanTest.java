@@ -2,14 +2,19 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptionsBuilder;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+
 
 /**
  * The memory plan settles every stage as the running pipeline does, sizes the pools the loader makes, and
@@ -19,7 +24,7 @@ class MemoryPlanTest {
     private static final Dataset dataset = DemoFolders.dataset(DemoSpec.small(1, 2, 1.0));
 
     private static LoaderOptionsBuilder options() {
-        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+        return LoaderOptions.builder().clip(4, 2).size(32, 32, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(2, false, BatchLayout.NTHWC).order(3, true, 1)
                 .config(new PipelineConfig(null, null, null, Map.of("convert", StageConfig.EMPTY.withConcurrency(3),
                         "collate", new StageConfig(2, 5, null, null, null, null))));
@@ -28,7 +33,7 @@ class MemoryPlanTest {
     @Test
     void thePlanSettlesStagesAsTheRunningPipelineDoes() {
         for (LoaderOptions options : new LoaderOptions[] {options().build(), options().fusedConvert(true).build(),
-                options().splitAfter(LoaderStage.COLLATE).build()}) {
+                options().splitAfter(VideoStage.COLLATE).build()}) {
             try (VideoLoader loader = VideoLoader.open(dataset, options)) {
                 PipelineConfig running = loader.pipeline().config();
                 MemoryPlan plan = loader.memoryPlan();
@@ -58,7 +63,7 @@ class MemoryPlanTest {
         assertThat(plan.batchesHeld()).isEqualTo(4 + 2 + 2);                     // sink 4, collators 2, consumer, spare
         assertThat(MemoryPlan.of(options().fusedConvert(true).build(), defaults).clipsHeld())
                 .as("fused: no convert stage holds clips").isEqualTo((long) decode.inputOrderWindow() * 8 + batching + collating);
-        MemoryPlan split = MemoryPlan.of(options().splitAfter(LoaderStage.COLLATE).build(), defaults);
+        MemoryPlan split = MemoryPlan.of(options().splitAfter(VideoStage.COLLATE).build(), defaults);
         assertThat(split.clipsHere()).as("collate in the child: no clips here").isZero();
         assertThat(split.childBatchPoolBytes()).isEqualTo((2 + 2) * 2L * 4 * 32 * 32 * 3);
         MemoryPlan wider = plan.with(plan.config().withStage("collate", new StageConfig(4, 9, null, null, null, null)));

@@ -2,14 +2,19 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.DamagedCopies;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
@@ -30,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A dataset with broken files trains several epochs with the failure budget raised: each broken file (empty, not a
@@ -168,7 +174,7 @@ class QuarantineTest {
             state = loader.state();
         }
         assertThat(Files.readAllLines(file)).as("quarantined while it ran").hasSize(broken.size());
-        try (VideoLoader loader = VideoLoader.resume(Dataset.open(all), options, state)) {
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(all), options, Opening.defaults().resumingFrom(state))) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     clips.addAll(describe(batch));
@@ -182,7 +188,7 @@ class QuarantineTest {
     /** With demux in a child JVM the failures come back with its reports; each file is still counted once. */
     @Test
     void aChildJvmsFailuresQuarantineToo() throws IOException {
-        Run run = run(manifest("split", concat(good, broken)), null, LoaderStage.DEMUX);
+        Run run = run(manifest("split", concat(good, broken)), null, VideoStage.DEMUX);
         assertThat(run.failures).hasSize(broken.size());
         for (Path b : broken) {
             assertThat(failuresOf(run.failures, b)).as("failures of %s", b).isEqualTo(1L);
@@ -198,7 +204,7 @@ class QuarantineTest {
      */
     @Test
     void aTinyDatasetDecodedInAChildCountsEachFailureOnce() throws IOException {
-        for (LoaderStage split : new LoaderStage[] {LoaderStage.DECODE, LoaderStage.CONVERT}) {
+        for (VideoStage split : new VideoStage[] {VideoStage.DECODE, VideoStage.CONVERT}) {
             List<Path> tiny = List.of(good.get(0), broken.get(1), good.get(1), broken.get(2));
             Run run = run(manifest("tiny-" + split, tiny), null, split);
             assertThat(run.failures).as("failures with %s in a child: %s", split, run.failures).hasSize(2);
@@ -250,7 +256,7 @@ class QuarantineTest {
         return run(manifest, quarantine, null);
     }
 
-    private static Run run(Path manifest, Path quarantine, LoaderStage splitAfter) throws IOException {
+    private static Run run(Path manifest, Path quarantine, VideoStage splitAfter) throws IOException {
         List<String> clips = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest), options(quarantine, splitAfter))) {
             for (ClipBatch batch : loader) {
@@ -266,7 +272,7 @@ class QuarantineTest {
         return batch.clips().stream().map(c -> c.path() + "@" + Arrays.toString(c.frameTimestampsSeconds())).toList();
     }
 
-    private static LoaderOptions options(Path quarantine, LoaderStage splitAfter) {
+    private static LoaderOptions options(Path quarantine, VideoStage splitAfter) {
         return LoaderOptions.builder()
                 .splitAfter(splitAfter)
                 .clip(4, 2)

@@ -1,10 +1,10 @@
 package dev.stoker.video.loader;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchText;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -3,12 +3,14 @@ package dev.stoker.video.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
 import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
 
 /**
  * The loader split after decode, convert, batch or collate (the whole CPU front in the child, only finished
@@ -56,7 +59,7 @@ class SplitAfterAnyStageTest {
     /** Two clips per video, 8 frames of 48×64, batches of 3 (so that batches span videos), one epoch. */
     private static LoaderOptions options() {
         return LoaderOptions.builder().order(11, true, 1).clip(8, 2)
-                .size(64, 48, dev.stoker.video.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .size(64, 48, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
                 .batch(3, false, BatchLayout.NCTHW)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
     }
@@ -115,7 +118,7 @@ class SplitAfterAnyStageTest {
         List<Seen> expected = inProcess();
         assertThat(expected).hasSize((2 * dataset.size() + 2) / 3);
         List<Seen> got = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(LoaderStage.of(stage)).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(VideoStage.of(stage)).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -144,7 +147,7 @@ class SplitAfterAnyStageTest {
 
     @Test
     void splitAfterConvertWithFusedConvertSplitsAfterTheDecodeThatConverts() {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).splitAfter(LoaderStage.CONVERT).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().fusedConvert(true).splitAfter(VideoStage.CONVERT).build())) {
             Iterator<ClipBatch> it = loader.iterator();
             it.next().close();
             List<String> stages = loader.pipeline().stats().stages().stream().map(s -> s.name()).toList();
@@ -167,7 +170,7 @@ class SplitAfterAnyStageTest {
         assertThat(expected).as("batches in all, 2 of them taken before the kill").hasSizeGreaterThan(KILLED_CHILD_EPOCHS * 4);
         List<Seen> got = new ArrayList<>();
         List<Long> killed = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(dataset, options.toBuilder().splitAfter(LoaderStage.COLLATE).build())) {
+        try (VideoLoader loader = VideoLoader.open(dataset, options.toBuilder().splitAfter(VideoStage.COLLATE).build())) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     got.add(Seen.of(batch, loader));
@@ -196,7 +199,7 @@ class SplitAfterAnyStageTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "collate"})
     void aBatchDroppedUnclosedIsReportedAsALeakAndItsBufferReclaimed(String split) throws InterruptedException {
-        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(split.isEmpty() ? null : LoaderStage.of(split))
+        try (VideoLoader loader = VideoLoader.open(dataset, options().toBuilder().splitAfter(split.isEmpty() ? null : VideoStage.of(split))
                 .batchBudget(2 * 3L * 8 * 48 * 64 * 3).build())) {
             // Two batch buffers: one to leak, one for the next batch, which frees the last reference to the
             // leaked one (the transport's hand-off thread still holds the batch it handed on last).
@@ -223,7 +226,7 @@ class SplitAfterAnyStageTest {
 
     @Test
     void anUnknownStageNameIsRejectedNamingEveryStage() {
-        assertThatThrownBy(() -> LoaderStage.of("resize")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> VideoStage.of("resize")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stage: 'resize' (expected: one of [fetch, demux, decode, convert, batch, collate])");
     }
 

@@ -2,17 +2,19 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.internal.DemuxFactory;
@@ -32,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
 
 /**
  * Demux in a child JVM ({@link LoaderOptions.Placement#splitAfter()} {@code "demux"}): a video demuxed there and rebuilt
@@ -123,7 +126,7 @@ class SplitAfterDemuxTest {
         LoaderOptions options = LoaderOptions.builder().order(5, true, 1).batch(2, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1).build();
         List<byte[]> inProcess = batches(dataset, options);
-        List<byte[]> split = batches(dataset, options.toBuilder().splitAfter(LoaderStage.DEMUX).build());
+        List<byte[]> split = batches(dataset, options.toBuilder().splitAfter(VideoStage.DEMUX).build());
         assertThat(inProcess).hasSize(4);
         assertThat(split).hasSameSizeAs(inProcess);
         for (int i = 0; i < inProcess.size(); i++) {

@@ -3,11 +3,14 @@ package dev.stoker.video.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.video.Resize;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Opening;
+import dev.stoker.loader.Workload;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.BufferedReader;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A loader resumed from {@link VideoLoader#state()} delivers exactly what the uninterrupted one would
@@ -44,7 +48,7 @@ class VideoLoaderExactResumeTest {
 
     private static void assertResumesExactly(LoaderOptions options, int... cuts) {
         ExactResume.assertResumesExactly(() -> VideoLoader.open(dataset, options),
-                saved -> VideoLoader.resume(dataset, options, saved), cuts);
+                saved -> VideoLoader.open(dataset, options, Opening.defaults().resumingFrom(saved)), cuts);
     }
 
     @Test
@@ -109,10 +113,10 @@ class VideoLoaderExactResumeTest {
         try (VideoLoader loader = VideoLoader.open(dataset, ResumeChild.options())) {
             state = loader.state();
         }
-        assertThatThrownBy(() -> VideoLoader.resume(dataset, ResumeChild.options().toBuilder().order(6, true, 2).build(), state))
+        assertThatThrownBy(() -> VideoLoader.open(dataset, ResumeChild.options().toBuilder().order(6, true, 2).build(), Opening.defaults().resumingFrom(state)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         Dataset smaller = new Dataset(dataset.entries().subList(0, 5), dataset.classNames());
-        assertThatThrownBy(() -> VideoLoader.resume(smaller, ResumeChild.options(), state))
+        assertThatThrownBy(() -> VideoLoader.open(smaller, ResumeChild.options(), Opening.defaults().resumingFrom(state)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dataset fingerprint: 5 samples in 5 groups");
     }
@@ -153,7 +157,7 @@ class VideoLoaderExactResumeTest {
         assertThat(saved.position()).isEqualTo(2);
 
         List<String> joined = new ArrayList<>(trained);
-        joined.addAll(ExactResume.run(VideoLoader.resume(dataset, ResumeChild.options(), saved), Integer.MAX_VALUE).batches());
+        joined.addAll(ExactResume.run(VideoLoader.open(dataset, ResumeChild.options(), Opening.defaults().resumingFrom(saved)), Integer.MAX_VALUE).batches());
         assertThat(joined).isEqualTo(whole);
     }
 }

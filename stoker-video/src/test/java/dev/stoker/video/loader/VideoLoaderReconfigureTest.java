@@ -2,10 +2,11 @@ package dev.stoker.video.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.dataset.Dataset;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
 
 /** A VideoLoader reconfigured while it runs (as an autotuner does) delivers exactly what it would have, and its pools follow. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -1,8 +1,8 @@
 package dev.stoker.store.prefetch.internal;
 
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SamplerState;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SamplerState;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;

@@ -1,7 +1,7 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.loader.ResumeTracker;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.batch.ClipBatch;
 
 /**
  * A batch as the collate stage makes it in a child JVM, with where in the epoch it ends (the last clip's

@@ -1,11 +1,11 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchLayout;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.BatchShape;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchLayout;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.BatchShape;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;

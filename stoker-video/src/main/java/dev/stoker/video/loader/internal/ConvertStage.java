@@ -1,7 +1,7 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.ClipConverter;
-import dev.stoker.video.DecodedClip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;

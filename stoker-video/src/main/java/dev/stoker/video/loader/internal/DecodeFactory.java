@@ -1,9 +1,9 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MemoryPlan;
+import dev.stoker.loader.batch.BatchPool;
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.loader.LoaderOptions;
-import dev.stoker.video.loader.MemoryPlan;
 import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.function.Function;

@@ -1,16 +1,16 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.DecodedClip;
 import dev.stoker.video.DecodedFrames;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.LoaderFront;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.OpenedVideo;
+import dev.stoker.video.loader.VideoFront;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -81,7 +81,7 @@ public final class DecodeStage implements AutoCloseable {
             ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
             buffers.add(buffer);
             requests.add(new ClipRequest(options.clip().at(opened.clipStarts()[i]),
-                    LoaderFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));
+                    VideoFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));
         }
         return requests;
     }

@@ -1,11 +1,11 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.ClipWindow;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.loader.dataset.ClipSampler;
+import dev.stoker.loader.dataset.ClipStartBudget;
 import dev.stoker.video.Video;
-import dev.stoker.video.VideoInfo;
-import dev.stoker.video.dataset.ClipSampler;
-import dev.stoker.video.dataset.ClipStartBudget;
-import dev.stoker.video.loader.ClipWindow;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoTask;
 import java.util.function.Function;

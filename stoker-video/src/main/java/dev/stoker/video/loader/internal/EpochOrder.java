@@ -1,12 +1,10 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.EpochSource;
-import dev.stoker.video.dataset.Dataset;
-import dev.stoker.video.dataset.EpochSampler;
-import dev.stoker.video.dataset.SampleDraw;
-import dev.stoker.video.dataset.SampleGroups;
-import dev.stoker.video.dataset.SamplerState;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.VideoTask;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -31,11 +29,6 @@ public final class EpochOrder implements EpochSource<VideoTask> {
         this.draws = sampler.source(start, epochs);
         this.start = start;
         this.gate = gate;
-    }
-
-    /** The dataset as the sampler sees it: the entries of one file form a group. */
-    public static SampleGroups groups(Dataset dataset) {
-        return SampleGroups.byKey(dataset.entries().stream().map(VideoEntry::path).toList());
     }
 
     @Override

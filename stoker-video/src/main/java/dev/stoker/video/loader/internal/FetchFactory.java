@@ -1,8 +1,8 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.loader.FetchHook;
-import dev.stoker.video.loader.LoaderOptions;
 import dev.stoker.video.loader.VideoTask;
 import java.util.function.Function;
 

@@ -1,7 +1,7 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.FetchHook;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.loader.FetchHook;
 import dev.stoker.video.loader.LoaderException;
 import dev.stoker.video.loader.VideoTask;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.batch.ClipInfo;
-import dev.stoker.video.loader.CollatableClip;
+import dev.stoker.loader.CollatableClip;
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
 

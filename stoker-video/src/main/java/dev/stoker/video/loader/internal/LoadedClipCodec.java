@@ -1,9 +1,9 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.video.DecodedClip;
-import dev.stoker.video.batch.BatchCollator;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
+import dev.stoker.loader.batch.BatchCollator;
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.batch.BatchPool;
+import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
-import dev.stoker.video.batch.BatchPool;
-import dev.stoker.video.batch.ClipBatch;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package dev.stoker.video.loader.internal;
 
+import dev.stoker.loader.VideoStage;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.loader.Quarantine;
@@ -129,7 +130,7 @@ public final class QuarantineGate {
     /** {@code task}'s video was decoded (or failed to decode with {@code failure}, non-null): it has settled. */
     public synchronized void settled(VideoTask task, Throwable failure) {
         if (failure != null) {
-            failed(task.entry().path(), "decode", reasonOf(failure));
+            failed(task.entry().path(), VideoStage.DECODE.stageName(), reasonOf(failure));
         } else {
             decodedOnce.set(task.index());
         }
@@ -170,7 +171,8 @@ public final class QuarantineGate {
             // A failure before decode ends its video's time in flight (decode here reports its own, settled; decode
             // in a child does not); once per failure, which item id, time and stage name, since the list is read
             // whole on every poll.
-            boolean ends = decodeInChild || stage.contains("fetch") || stage.contains("demux");
+            boolean ends = decodeInChild || stage.contains(VideoStage.FETCH.stageName())
+                    || stage.contains(VideoStage.DEMUX.stageName());
             if (ends && seen.add(f.itemId() + "@" + f.timestampMillis() + "@" + f.stage())) {
                 release(path);
             }

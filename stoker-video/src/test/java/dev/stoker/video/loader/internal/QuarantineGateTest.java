@@ -2,10 +2,10 @@ package dev.stoker.video.loader.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.ThreadStates;
+import dev.stoker.pipeline.ThreadStates;
 import dev.stoker.video.VideoException;
-import dev.stoker.video.dataset.VideoEntry;
 import dev.stoker.video.loader.Quarantine;
 import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
@@ -69,7 +69,7 @@ class QuarantineGateTest {
         AtomicReference<Boolean> admitted = new AtomicReference<>();
         Thread source = admitting(gate, inEpoch(1), admitted);
         assertThat(ThreadStates.awaitBlockedIn(source, ADMIT)).as("the epoch-1 video waits").isTrue();
-        gate.settled(inEpoch(0), new VideoException(ENTRY.path().toString(), "decode",
+        gate.settled(inEpoch(0), new VideoException(ENTRY.path().toString(), VideoException.Operation.DECODE,
                 FailureReason.CORRUPT, "invalid data"));
         source.join();
         assertThat(admitted.get()).as("admitted: quarantined, so skipped").isFalse();

@@ -1,0 +1,273 @@
+package dev.stoker.loader.batch;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A fixed set of equal, off-heap batch buffers within a byte budget: at most
+ * {@code max(1, budgetBytes / batchBytes)} buffers exist, allocated on first need and reused after
+ * that, so steady state allocates no batch memory. When all are in use, {@link #acquire()} blocks:
+ * the pool is the backpressure that bounds batch memory in a pipeline. {@link #raiseBudget} allows more
+ * (a pipeline reconfigured while it runs).
+ *
+ * <p>Batches dropped without {@code close()} are detected through a {@link Cleaner}, reported on the
+ * {@code dev.stoker.loader.batch} logger and their buffers returned, so leaks cannot drain the pool.
+ * {@code -Dstoker.leakDetection=paranoid} makes each report name where the batch was acquired;
+ * {@code disabled} turns tracking off.
+ *
+ * <p>{@link #close()} frees all buffers at once; batches still out become unusable.
+ */
+public final class BatchPool implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("dev.stoker.loader.batch");
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final long ALIGNMENT_BYTES = 64;
+
+    private final BatchShape shape;
+    private volatile long budgetBytes;   // grows (raiseBudget), never shrinks
+    private volatile int maxBuffers;
+    private final LeakDetection leakDetection;
+    private final BatchMemory memory;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    /** LIFO, so the most recently used (cache-warm, resident) buffer goes out next. */
+    private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
+    /** Leases out now; their views must die before the arena frees the memory under them. */
+    private final Set<BatchLease> outstanding = Collections.newSetFromMap(new IdentityHashMap<>());
+    private int created;
+    private boolean closed;
+    private final AtomicLong acquires = new AtomicLong();
+    private final AtomicLong waits = new AtomicLong();
+    private final AtomicLong leaks = new AtomicLong();
+
+    /**
+     * @param shape geometry of every batch
+     * @param budgetBytes bytes all buffers together may take; at least one buffer is allowed regardless
+     */
+    public BatchPool(BatchShape shape, long budgetBytes) {
+        this(shape, budgetBytes, BatchMemory.offHeap(), LeakDetection.fromSystemProperty());
+    }
+
+    /**
+     * A pool whose buffers come from {@code memory} (pinned host memory for GPU transfers, say); the
+     * pool owns it and calls {@link BatchMemory#freeAll()} when it closes.
+     */
+    public BatchPool(BatchShape shape, long budgetBytes, BatchMemory memory) {
+        this(shape, budgetBytes, memory, LeakDetection.fromSystemProperty());
+    }
+
+    BatchPool(BatchShape shape, long budgetBytes, LeakDetection leakDetection) {
+        this(shape, budgetBytes, BatchMemory.offHeap(), leakDetection);
+    }
+
+    BatchPool(BatchShape shape, long budgetBytes, BatchMemory memory, LeakDetection leakDetection) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.shape = Objects.requireNonNull(shape, "shape");
+        if (budgetBytes < 0) {
+            throw new IllegalArgumentException("budgetBytes: " + budgetBytes + " (expected: 0+)");
+        }
+        this.budgetBytes = budgetBytes;
+        this.maxBuffers = buffersFor(budgetBytes);
+        this.leakDetection = leakDetection;
+    }
+
+    /** Takes a batch, waiting for one to be closed if all buffers are out. */
+    public ClipBatch acquire() throws InterruptedException {
+        ClipBatch batch = tryAcquire(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        assert batch != null;
+        return batch;
+    }
+
+    /**
+     * Takes a batch like {@link #acquire()}, for a pipeline stage whose function cannot throw checked exceptions:
+     * an interrupt (the pipeline closing) keeps the thread's interrupt flag and fails with a message naming
+     * {@code what} was awaited.
+     */
+    public ClipBatch acquireInStage(String what) {
+        try {
+            return acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + what, e);
+        }
+    }
+
+    /** Takes a batch, waiting at most {@code timeout}; returns null if none became free in time. */
+    public ClipBatch tryAcquire(long timeout, TimeUnit unit) throws InterruptedException {
+        Throwable acquiredAt = leakDetection.acquisitionTrace();
+        MemorySegment buffer;
+        BatchLease lease;
+        lock.lockInterruptibly();
+        try {
+            checkOpen();
+            long remainingNanos = unit.toNanos(timeout);
+            boolean waited = false;
+            while (free.isEmpty() && created == maxBuffers) {
+                if (remainingNanos <= 0) {
+                    return null;
+                }
+                if (!waited) {
+                    waited = true;
+                    waits.incrementAndGet();
+                }
+                remainingNanos = released.awaitNanos(remainingNanos);
+                checkOpen();
+            }
+            buffer = free.pollFirst();
+            if (buffer == null) {
+                buffer = memory.allocate(shape.batchBytes(), ALIGNMENT_BYTES);
+                created++;
+            }
+            lease = new BatchLease(this, buffer, acquiredAt, "ClipBatch " + shape);
+            outstanding.add(lease);
+            acquires.incrementAndGet();
+        } finally {
+            lock.unlock();
+        }
+        return new ClipBatch(shape, lease, leakDetection.tracks() ? CLEANER : null);
+    }
+
+    private int buffersFor(long bytes) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, bytes / shape.batchBytes()));
+    }
+
+    /**
+     * Raises the budget to {@code bytes} when that is more (a pipeline reconfigured to hold more batches at
+     * once); waiters wake and allocate. Buffers are still allocated only when needed, so a larger budget
+     * costs nothing until it is used. A smaller value changes nothing.
+     */
+    public void raiseBudget(long bytes) {
+        lock.lock();
+        try {
+            if (bytes <= budgetBytes) {
+                return;
+            }
+            budgetBytes = bytes;
+            maxBuffers = buffersFor(bytes);
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void release(BatchLease lease, MemorySegment buffer) {
+        lock.lock();
+        try {
+            if (closed || !outstanding.remove(lease)) {
+                return;
+            }
+            free.addFirst(buffer);
+            released.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void reportLeak(String description, Throwable acquiredAt) {
+        leaks.incrementAndGet();
+        if (acquiredAt == null) {
+            LOG.log(System.Logger.Level.WARNING, "LEAK: " + description + " became unreachable without close();"
+                    + " its buffer was returned to the pool. Run with -D" + LeakDetection.PROPERTY
+                    + "=paranoid to see where it was acquired.");
+        } else {
+            StringWriter trace = new StringWriter();
+            acquiredAt.printStackTrace(new PrintWriter(trace));
+            LOG.log(System.Logger.Level.WARNING, "LEAK: " + description + " became unreachable without close();"
+                    + " its buffer was returned to the pool. " + trace);
+        }
+    }
+
+    public BatchShape shape() {
+        return shape;
+    }
+
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
+    /** Most buffers this pool will hold (until {@link #raiseBudget}): {@code max(1, budgetBytes / batchBytes)}. */
+    public int maxBuffers() {
+        return maxBuffers;
+    }
+
+    /** Buffers allocated so far; stops growing at {@link #maxBuffers()}. */
+    public int buffersCreated() {
+        lock.lock();
+        try {
+            return created;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Batches handed out and not yet closed (or reclaimed as leaks). */
+    public int buffersInUse() {
+        lock.lock();
+        try {
+            return outstanding.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Batches handed out over the pool's life. */
+    public long acquires() {
+        return acquires.get();
+    }
+
+    /** Acquisitions that had to wait for a buffer: how often batch memory was the bottleneck. */
+    public long waits() {
+        return waits.get();
+    }
+
+    /** Batches reclaimed after becoming unreachable without close(). */
+    public long leaksDetected() {
+        return leaks.get();
+    }
+
+    /** Frees every buffer. Waiting and later acquires fail; batches still out become unusable. Idempotent. */
+    @Override
+    public void close() {
+        List<BatchLease> stillOut;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            free.clear();
+            stillOut = List.copyOf(outstanding);
+            outstanding.clear();
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        // Views first: a batch used after the pool closed must fail, not touch freed memory.
+        stillOut.forEach(BatchLease::invalidateViews);
+        memory.freeAll();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("BatchPool is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BatchPool[" + shape + ", maxBuffers=" + maxBuffers + ", created=" + buffersCreated()
+                + ", inUse=" + buffersInUse() + ", acquires=" + acquires() + ", waits=" + waits() + "]";
+    }
+}

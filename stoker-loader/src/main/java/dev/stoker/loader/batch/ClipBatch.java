@@ -1,0 +1,145 @@
+package dev.stoker.loader.batch;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A batch of clips in one pooled off-heap buffer, ready to hand to a training framework.
+ *
+ * <p>The clips filled so far must form a prefix {@code 0..n-1}; {@link #data()} and {@link #shape()}
+ * cover exactly those {@code n} clips, so a short last batch of an epoch needs no special casing.
+ * Distinct slots may be filled from different threads (see {@link BatchCollator}); hand the batch to
+ * its consumer through a thread-safe queue.
+ *
+ * <p>{@link #close()} returns the buffer to its {@link BatchPool}; afterwards every accessor, and every
+ * segment obtained from {@link #data()}, throws {@link IllegalStateException}. A batch that becomes
+ * unreachable without {@code close()} is reported as a leak and its buffer reclaimed.
+ */
+public final class ClipBatch implements LoadedBatch {
+
+    private final BatchShape shape;
+    private final MemorySegment buffer;
+    private final BatchLease lease;
+    private final Cleaner.Cleanable cleanable;
+    private final ClipInfo[] clips;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    ClipBatch(BatchShape shape, BatchLease lease, Cleaner cleaner) {
+        this.shape = shape;
+        this.lease = lease;
+        this.buffer = lease.view();
+        this.clips = new ClipInfo[shape.clipsPerBatch()];
+        this.cleanable = cleaner == null ? null : cleaner.register(this, lease);
+    }
+
+    /** The pixels of the filled clips, {@code shape()} in row-major order, uint8. */
+    public MemorySegment data() {
+        return buffer.asSlice(0, clipCount() * shape.clipBytes());
+    }
+
+    /** Tensor shape of {@link #data()}: {@code [n, T, H, W, C]} or {@code [n, C, T, H, W]}. */
+    public long[] shape() {
+        return shape.shape(clipCount());
+    }
+
+    public BatchLayout layout() {
+        return shape.layout();
+    }
+
+    /** Geometry of the full buffer (capacity, not fill). */
+    public BatchShape batchShape() {
+        return shape;
+    }
+
+    /** Label of each filled clip. */
+    public int[] labels() {
+        int n = clipCount();
+        int[] labels = new int[n];
+        for (int i = 0; i < n; i++) {
+            labels[i] = clips[i].label();
+        }
+        return labels;
+    }
+
+    /** Where each filled clip came from. */
+    public List<ClipInfo> clips() {
+        return List.of(Arrays.copyOf(clips, clipCount()));
+    }
+
+    /** Number of filled clips: the length of the filled prefix. */
+    public int clipCount() {
+        checkOpen();
+        int n = 0;
+        while (n < clips.length && clips[n] != null) {
+            n++;
+        }
+        for (int i = n + 1; i < clips.length; i++) {
+            if (clips[i] != null) {
+                throw new IllegalStateException("slot " + i + " is filled but slot " + n
+                        + " is not (expected: slots filled as a prefix 0..n-1)");
+            }
+        }
+        return n;
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Returns the buffer to the pool. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        lease.markClosedByOwner();
+        if (cleanable != null) {
+            cleanable.clean();
+        } else {
+            lease.run();
+        }
+    }
+
+    /** The bytes of slot {@code slot} in the full buffer. */
+    MemorySegment slotSegment(int slot) {
+        checkOpen();
+        checkSlot(slot);
+        return buffer.asSlice(slot * shape.clipBytes(), shape.clipBytes());
+    }
+
+    /** The bytes of slots {@code 0..n-1} in the full buffer. */
+    MemorySegment firstSlots(int n) {
+        checkOpen();
+        if (n < 0 || n > clips.length) {
+            throw new IndexOutOfBoundsException("slots: " + n + " (expected: 0.." + clips.length + ")");
+        }
+        return buffer.asSlice(0, n * shape.clipBytes());
+    }
+
+    void setClip(int slot, ClipInfo info) {
+        checkOpen();
+        checkSlot(slot);
+        clips[slot] = info;
+    }
+
+    private void checkSlot(int slot) {
+        if (slot < 0 || slot >= clips.length) {
+            throw new IndexOutOfBoundsException("slot: " + slot + " (expected: 0.." + (clips.length - 1) + ")");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("ClipBatch is closed (its buffer is back in the pool)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return closed.get() ? "ClipBatch[closed]"
+                : "ClipBatch[" + shape.layout() + " " + Arrays.toString(shape()) + "]";
+    }
+}

@@ -1,0 +1,128 @@
+package dev.stoker.loader.clip;
+
+import java.util.Objects;
+
+/**
+ * Which frames of a video make a clip. Time {@code startSeconds} counts from the video's first
+ * frame; the clip's first frame is the first frame whose presentation time is at or after it.
+ */
+public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, ClipSpec.Linspace {
+
+    double startSeconds();
+
+    /** Number of frames the clip holds. */
+    int frameCount();
+
+    PastEndPolicy pastEnd();
+
+    ClipSpec withPastEnd(PastEndPolicy policy);
+
+    /** {@code frames} frames, {@code strideFrames} apart in the video's own frame sequence. */
+    static Strided frames(double startSeconds, int frames, int strideFrames) {
+        return new Strided(startSeconds, frames, strideFrames, PastEndPolicy.SHIFT);
+    }
+
+    /**
+     * {@code durationSeconds} of video resampled to {@code framesPerSecond} by timestamps: slot k
+     * holds the first frame whose time is at or after {@code startSeconds + k / framesPerSecond}
+     * (nearest not earlier, so a slot never shows a moment before its sampling time). Frames repeat
+     * when the requested rate exceeds the video's.
+     */
+    static Resampled resampled(double startSeconds, double durationSeconds, double framesPerSecond) {
+        return new Resampled(startSeconds, durationSeconds, framesPerSecond, PastEndPolicy.SHIFT);
+    }
+
+    /**
+     * {@code frames} frames spread evenly over the frames shown in {@code [startSeconds, startSeconds +
+     * durationSeconds)}: slot k holds window frame {@code floor(k * (n - 1) / (frames - 1))} of its {@code n}
+     * (torch's {@code linspace(0, n - 1, frames).long()}); a window of fewer than {@code frames} frames gives all
+     * of them, the last repeated (SPDL's video classification example decodes {@code [0, 0.5 s)} and picks 16
+     * this way).
+     */
+    static Linspace linspace(double startSeconds, double durationSeconds, int frames) {
+        return new Linspace(startSeconds, durationSeconds, frames, PastEndPolicy.REPEAT_LAST);
+    }
+
+    /** Frame-sequence sampling: {@code frames} frames with {@code strideFrames} between them. */
+    record Strided(double startSeconds, int frames, int strideFrames, PastEndPolicy pastEnd) implements ClipSpec {
+        public Strided {
+            requireStart(startSeconds);
+            if (frames < 1) {
+                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
+            }
+            if (strideFrames < 1) {
+                throw new IllegalArgumentException("strideFrames: " + strideFrames + " (expected: 1+)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+        }
+
+        @Override
+        public int frameCount() {
+            return frames;
+        }
+
+        @Override
+        public Strided withPastEnd(PastEndPolicy policy) {
+            return new Strided(startSeconds, frames, strideFrames, policy);
+        }
+    }
+
+    /** Timestamp sampling at a fixed rate, for variable-frame-rate or mixed-rate datasets. */
+    record Resampled(double startSeconds, double durationSeconds, double framesPerSecond, PastEndPolicy pastEnd)
+            implements ClipSpec {
+        public Resampled {
+            requireStart(startSeconds);
+            if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
+                throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
+            }
+            if (!(framesPerSecond > 0) || !Double.isFinite(framesPerSecond)) {
+                throw new IllegalArgumentException("framesPerSecond: " + framesPerSecond + " (expected: > 0)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+        }
+
+        /** {@code round(durationSeconds * framesPerSecond)}, at least 1. */
+        @Override
+        public int frameCount() {
+            return (int) Math.max(1, Math.round(durationSeconds * framesPerSecond));
+        }
+
+        @Override
+        public Resampled withPastEnd(PastEndPolicy policy) {
+            return new Resampled(startSeconds, durationSeconds, framesPerSecond, policy);
+        }
+    }
+
+    /**
+     * A time window's frames picked by linspace. A window past the video's end takes what it holds; one with no
+     * frame at all takes the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
+     */
+    record Linspace(double startSeconds, double durationSeconds, int frames, PastEndPolicy pastEnd) implements ClipSpec {
+        public Linspace {
+            requireStart(startSeconds);
+            if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
+                throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
+            }
+            if (frames < 1) {
+                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+        }
+
+        @Override
+        public int frameCount() {
+            return frames;
+        }
+
+        @Override
+        public Linspace withPastEnd(PastEndPolicy policy) {
+            return new Linspace(startSeconds, durationSeconds, frames, policy);
+        }
+    }
+
+    private static void requireStart(double startSeconds) {
+        if (!(startSeconds >= 0) || !Double.isFinite(startSeconds)) {
+            throw new IllegalArgumentException("startSeconds: " + startSeconds + " (expected: >= 0)");
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package dev.stoker.loader.dataset;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/** Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in. */
+final class CsvManifestLoader {
+
+    private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
+
+    private record Row(int line, Path path, String label, OptionalDouble start, OptionalDouble end) {
+    }
+
+    private CsvManifestLoader() {
+    }
+
+    static Dataset load(Path manifest) throws IOException {
+        List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
+        Path base = manifest.toAbsolutePath().getParent();
+        List<Row> rows = new ArrayList<>(lines.size());
+        boolean firstDataLine = true;
+        for (int i = 0; i < lines.size(); i++) {
+            String text = i == 0 ? stripByteOrderMark(lines.get(i)) : lines.get(i);
+            if (text.isBlank() || text.stripLeading().startsWith("#")) {
+                continue;
+            }
+            List<String> fields = split(text, manifest, i + 1);
+            if (firstDataLine && isHeader(fields)) {
+                firstDataLine = false;
+                continue;
+            }
+            firstDataLine = false;
+            rows.add(parse(fields, base, manifest, i + 1));
+        }
+        if (rows.isEmpty()) {
+            throw new InvalidDatasetException(manifest + " lists no videos (expected: lines path,label[,start,end])");
+        }
+        return label(rows, manifest);
+    }
+
+    private static boolean isHeader(List<String> fields) {
+        return fields.get(0).equalsIgnoreCase("path")
+                || (fields.size() > 1 && fields.get(1).equalsIgnoreCase("label"));
+    }
+
+    private static Row parse(List<String> fields, Path base, Path manifest, int line) throws InvalidDatasetException {
+        if (fields.size() != 2 && fields.size() != 4) {
+            throw error(manifest, line, fields.size() + " fields (expected: path,label or path,label,start,end)");
+        }
+        String pathText = fields.get(0);
+        if (pathText.isEmpty()) {
+            throw error(manifest, line, "path is empty (expected: a file path)");
+        }
+        Path path;
+        try {
+            path = Path.of(pathText);
+        } catch (InvalidPathException e) {
+            throw error(manifest, line, "path '" + pathText + "' is invalid: " + e.getReason());
+        }
+        path = path.isAbsolute() ? path : base.resolve(path).normalize();
+        String label = fields.get(1);
+        if (label.isEmpty()) {
+            throw error(manifest, line, "label is empty (expected: an integer 0+ or a class name)");
+        }
+        OptionalDouble start = OptionalDouble.empty();
+        OptionalDouble end = OptionalDouble.empty();
+        if (fields.size() == 4) {
+            start = seconds(fields.get(2), "start", manifest, line);
+            end = seconds(fields.get(3), "end", manifest, line);
+            if (end.isPresent() && !(end.getAsDouble() > start.orElse(0))) {
+                throw error(manifest, line, "end " + fields.get(3) + " (expected: > start " + start.orElse(0) + ")");
+            }
+        }
+        return new Row(line, path, label, start, end);
+    }
+
+    private static OptionalDouble seconds(String text, String name, Path manifest, int line)
+            throws InvalidDatasetException {
+        if (text.isEmpty()) {
+            return OptionalDouble.empty();
+        }
+        try {
+            double value = Double.parseDouble(text);
+            if (value >= 0 && Double.isFinite(value)) {
+                return OptionalDouble.of(value);
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below, with the line
+        }
+        throw error(manifest, line, name + " '" + text + "' (expected: seconds, a number 0+, or empty)");
+    }
+
+    /** All-integer labels are kept as given; all-name labels are numbered in sorted name order. */
+    private static Dataset label(List<Row> rows, Path manifest) throws InvalidDatasetException {
+        Row first = rows.get(0);
+        boolean numeric = INTEGER.matcher(first.label).matches();
+        List<VideoEntry> entries = new ArrayList<>(rows.size());
+        if (numeric) {
+            int maxLabel = 0;
+            for (Row row : rows) {
+                if (!INTEGER.matcher(row.label).matches()) {
+                    throw error(manifest, row.line, "label '" + row.label + "' is a class name, but line "
+                            + first.line + " has integer label " + first.label + " (expected: one kind in a file)");
+                }
+                int label = parseLabel(row, manifest);
+                maxLabel = Math.max(maxLabel, label);
+                entries.add(new VideoEntry(row.path, label, Integer.toString(label), row.start, row.end));
+            }
+            List<String> classNames = new ArrayList<>(maxLabel + 1);
+            for (int i = 0; i <= maxLabel; i++) {
+                classNames.add(Integer.toString(i));
+            }
+            return new Dataset(entries, classNames);
+        }
+        TreeSet<String> names = new TreeSet<>();
+        for (Row row : rows) {
+            if (INTEGER.matcher(row.label).matches()) {
+                throw error(manifest, row.line, "label " + row.label + " is an integer, but line " + first.line
+                        + " has class name '" + first.label + "' (expected: one kind in a file)");
+            }
+            names.add(row.label);
+        }
+        List<String> classNames = List.copyOf(names);
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < classNames.size(); i++) {
+            index.put(classNames.get(i), i);
+        }
+        for (Row row : rows) {
+            entries.add(new VideoEntry(row.path, index.get(row.label), row.label, row.start, row.end));
+        }
+        return new Dataset(entries, classNames);
+    }
+
+    private static int parseLabel(Row row, Path manifest) throws InvalidDatasetException {
+        try {
+            int label = Integer.parseInt(row.label);
+            if (label >= 0) {
+                return label;
+            }
+        } catch (NumberFormatException ignored) {
+            // too large: reported below
+        }
+        throw error(manifest, row.line, "label " + row.label + " (expected: 0.." + Integer.MAX_VALUE + ")");
+    }
+
+    /** Splits one line; double quotes protect commas, and {@code ""} inside quotes is a quote. */
+    static List<String> split(String text, Path manifest, int line) throws InvalidDatasetException {
+        List<String> fields = new ArrayList<>(4);
+        StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (quoted) {
+                if (c == '"' && i + 1 < text.length() && text.charAt(i + 1) == '"') {
+                    field.append('"');
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    field.append(c);
+                }
+            } else if (c == '"' && field.toString().isBlank()) {
+                field.setLength(0);
+                quoted = true;
+            } else if (c == ',') {
+                fields.add(field.toString().strip());
+                field.setLength(0);
+            } else {
+                field.append(c);
+            }
+        }
+        if (quoted) {
+            throw error(manifest, line, "unterminated quote (expected: a closing \")");
+        }
+        fields.add(field.toString().strip());
+        return fields;
+    }
+
+    private static String stripByteOrderMark(String text) {
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
+    }
+
+    private static InvalidDatasetException error(Path manifest, int line, String what) {
+        return new InvalidDatasetException(String.format(Locale.ROOT, "%s line %d: %s", manifest, line, what));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.stoker.loader.dataset;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * An ordered list of labelled videos and the class names their labels index.
+ *
+ * <p>Order is deterministic for a given source (directory listings are sorted), so that a sample's
+ * index names the same video on every run and every machine; samplers and resumable epochs rely on it.
+ *
+ * @param entries the videos, in a stable order
+ * @param classNames label {@code i} stands for {@code classNames.get(i)}
+ */
+public record Dataset(List<VideoEntry> entries, List<String> classNames) {
+
+    public Dataset {
+        entries = List.copyOf(entries);
+        classNames = List.copyOf(classNames);
+        for (VideoEntry entry : entries) {
+            if (entry.label() >= classNames.size()) {
+                throw new IllegalArgumentException("label of " + entry.path() + ": " + entry.label()
+                        + " (expected: 0.." + (classNames.size() - 1) + ")");
+            }
+        }
+    }
+
+    /**
+     * Opens a dataset: a directory is read as {@code ROOT/<class>/<video>} (see {@link #fromDirectory}),
+     * a {@code .csv} file as a manifest (see {@link #fromCsv}).
+     *
+     * @throws InvalidDatasetException if the source is malformed or holds no videos
+     */
+    public static Dataset open(Path source) throws IOException {
+        Objects.requireNonNull(source, "source");
+        if (Files.isDirectory(source)) {
+            return fromDirectory(source);
+        }
+        if (!Files.exists(source)) {
+            throw new NoSuchFileException(source.toString(), null, "dataset source does not exist");
+        }
+        if (source.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv")) {
+            return fromCsv(source);
+        }
+        throw new InvalidDatasetException("dataset source: " + source
+                + " (expected: a directory ROOT/<class>/<video> or a .csv manifest)");
+    }
+
+    /**
+     * Reads the Kinetics layout {@code ROOT/<class>/<video>}: every non-hidden subdirectory is a class,
+     * labelled by its index among the sorted class names; every non-hidden regular file in it is a video,
+     * sorted by name. Files directly under ROOT (such as a README) are ignored.
+     */
+    public static Dataset fromDirectory(Path root) throws IOException {
+        return DirectoryTreeLoader.load(root);
+    }
+
+    /**
+     * Reads a manifest with lines {@code path,label[,start,end]}. Paths are relative to the manifest's
+     * folder unless absolute. Labels are either all integers (class names become {@code "0"},
+     * {@code "1"}, …) or all class names (labelled by index among the sorted names). An optional
+     * header line (first field {@code path} or second field {@code label}), blank lines and lines
+     * starting with {@code #} are skipped; fields may be double-quoted.
+     */
+    public static Dataset fromCsv(Path manifest) throws IOException {
+        return CsvManifestLoader.load(manifest);
+    }
+
+    public int size() {
+        return entries.size();
+    }
+
+    public VideoEntry get(int index) {
+        return entries.get(index);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.stoker.loader.dataset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalDouble;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DatasetLoadingTest {
+
+    @TempDir
+    Path dir;
+
+    private Path touch(String relative) throws IOException {
+        Path file = dir.resolve(relative);
+        Files.createDirectories(file.getParent());
+        return Files.writeString(file, "x");
+    }
+
+    @Test
+    void directoryTreeLabelsBySortedClassNameAndSortsVideos() throws IOException {
+        touch("tai_chi/b.mp4");
+        touch("tai_chi/a.mp4");
+        touch("archery/z.webm");
+        touch("archery/.partial.mp4.tmp");
+        touch(".cache/ignored.mp4");
+        touch("README.txt");
+        Files.createDirectories(dir.resolve("empty_class"));
+
+        Dataset dataset = Dataset.open(dir);
+
+        assertThat(dataset.classNames()).containsExactly("archery", "empty_class", "tai_chi");
+        assertThat(dataset.entries()).extracting(e -> dir.relativize(e.path()).toString())
+                .containsExactly("archery/z.webm", "tai_chi/a.mp4", "tai_chi/b.mp4");
+        assertThat(dataset.entries()).extracting(VideoEntry::label).containsExactly(0, 2, 2);
+        assertThat(dataset.get(1).className()).isEqualTo("tai_chi");
+        assertThat(dataset.get(1).startSeconds()).isEmpty();
+    }
+
+    @Test
+    void directoryTreeWithoutVideosIsAnError() throws IOException {
+        assertThatThrownBy(() -> Dataset.open(dir))
+                .isInstanceOf(InvalidDatasetException.class).hasMessageContaining("no class folders");
+        Files.createDirectories(dir.resolve("archery"));
+        assertThatThrownBy(() -> Dataset.open(dir))
+                .isInstanceOf(InvalidDatasetException.class).hasMessageContaining("no video files");
+    }
+
+    @Test
+    void csvWithHeaderClassNamesRangesQuotesAndComments() throws IOException {
+        Path absolute = touch("elsewhere/abs.mp4").toAbsolutePath();
+        Path csv = Files.writeString(dir.resolve("train.csv"), """
+                path,label,start,end
+                # a comment, then a blank line
+
+                videos/a.mp4,tai_chi,1.5,3.0
+                "videos/with, comma.mp4",archery,,
+                %s, archery ,0,10
+                """.formatted(absolute));
+
+        Dataset dataset = Dataset.open(csv);
+
+        assertThat(dataset.classNames()).containsExactly("archery", "tai_chi");
+        assertThat(dataset.entries()).hasSize(3);
+        VideoEntry first = dataset.get(0);
+        assertThat(first.path()).isEqualTo(dir.toAbsolutePath().resolve("videos/a.mp4"));
+        assertThat(first.label()).isEqualTo(1);
+        assertThat(first.startSeconds()).isEqualTo(OptionalDouble.of(1.5));
+        assertThat(first.endSeconds()).isEqualTo(OptionalDouble.of(3.0));
+        assertThat(dataset.get(1).path().getFileName().toString()).isEqualTo("with, comma.mp4");
+        assertThat(dataset.get(1).startSeconds()).isEmpty();
+        assertThat(dataset.get(2).path()).isEqualTo(absolute);
+        assertThat(dataset.get(2).className()).isEqualTo("archery");
+    }
+
+    @Test
+    void csvWithIntegerLabelsKeepsThem() throws IOException {
+        Path csv = Files.writeString(dir.resolve("val.csv"), "a.mp4,3\nb.mp4,0\n");
+        Dataset dataset = Dataset.fromCsv(csv);
+        assertThat(dataset.entries()).extracting(VideoEntry::label).containsExactly(3, 0);
+        assertThat(dataset.classNames()).containsExactly("0", "1", "2", "3");
+        assertThat(dataset.get(0).className()).isEqualTo("3");
+    }
+
+    @Test
+    void csvErrorsNameTheLine() throws IOException {
+        assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end)");
+        assertCsvError("a.mp4,1\nb.mp4,archery\n", "line 2: label 'archery' is a class name, but line 1 has integer");
+        assertCsvError("a.mp4,1,x,2\n", "line 1: start 'x' (expected: seconds");
+        assertCsvError("a.mp4,1,5,2\n", "line 1: end 2 (expected: > start 5.0)");
+        assertCsvError("a.mp4,-1\n", "line 1: label -1 (expected: 0..");
+        assertCsvError("a.mp4,\n", "line 1: label is empty");
+        assertCsvError("\"a.mp4,1\n", "line 1: unterminated quote");
+        assertCsvError("path,label\n", "lists no videos");
+    }
+
+    private void assertCsvError(String content, String message) throws IOException {
+        Path csv = Files.writeString(dir.resolve("bad.csv"), content);
+        assertThatThrownBy(() -> Dataset.open(csv))
+                .isInstanceOf(InvalidDatasetException.class)
+                .hasMessageStartingWith(csv.toString())
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void openRejectsOtherFilesAndMissingPaths() throws IOException {
+        Path text = touch("list.txt");
+        assertThatThrownBy(() -> Dataset.open(text)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining("expected: a directory ROOT/<class>/<video> or a .csv manifest");
+        assertThatThrownBy(() -> Dataset.open(dir.resolve("missing.csv"))).isInstanceOf(IOException.class)
+                .hasMessageContaining("missing.csv");
+    }
+
+    @Test
+    void datasetRejectsLabelsOutsideClassNames() {
+        assertThatThrownBy(() -> new Dataset(List.of(new VideoEntry(Path.of("a.mp4"), 2, "x")), List.of("x")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("label of a.mp4: 2 (expected: 0..0)");
+    }
+}
