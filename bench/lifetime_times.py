@@ -49,6 +49,7 @@ def _script(data: str, way: str) -> str:
     # The child prints the JVM's pid and file once a batch was taken; for close, it times the call itself.
     return textwrap.dedent(f"""
         import os, signal, sys, time
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # ignored if the shell that started us ignored it
         from stoker.torch import VideoLoader
         loader = VideoLoader({data!r}, batch_size=2, frames=4)
         batches = iter(loader)

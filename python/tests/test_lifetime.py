@@ -125,7 +125,11 @@ def test_debug_mode_faults_on_a_released_batch_instead_of_reading_new_data(datas
 
 def test_ctrl_c_in_the_training_loop_stops_the_jvm(dataset):
     # The child says when it is in the training loop (a batch taken), and the interrupt comes then: no sleep.
+    # Python leaves SIGINT ignored when its parent ignored it (a test run started in the background by a
+    # non-interactive shell): the child makes Ctrl-C a KeyboardInterrupt itself, as in a terminal.
     script = textwrap.dedent(f"""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from stoker.torch import VideoLoader
         with VideoLoader({str(dataset)!r}, batch_size=2, frames=4) as loader:
             len(loader)   # starts the JVM
