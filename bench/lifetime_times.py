@@ -23,6 +23,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from kill_points import _burn   # beside this script: the same busy processes
+
 WAYS = ("python-killed", "ctrl-c", "close")
 GUARD_SECONDS = 120
 
@@ -94,21 +96,13 @@ def one_trial(data: str, way: str) -> float:
     return seconds
 
 
-def _spin():
-    while True:
-        pass
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", help="a video dataset, ROOT/<class>/<video> (e.g. stoker demo-data DIR --clips 4)")
     p.add_argument("--trials", type=int, default=10)
     p.add_argument("--load", type=int, default=os.cpu_count(), help="busy processes beside (default: one a core)")
     a = p.parse_args()
-    import multiprocessing
-    burners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(a.load)]
-    for b in burners:
-        b.start()
+    burners = _burn(a.load)
     try:
         times = {way: [one_trial(a.data, way) for _ in range(a.trials)] for way in WAYS}
     finally:

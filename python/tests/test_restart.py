@@ -17,6 +17,8 @@ from stoker import JvmDiedError, StokerError
 from stoker.torch import VideoLoader
 
 BATCH = 2   # 8 videos: 4 batches an epoch
+BATCHES_AN_EPOCH = 4
+MAX_EPOCHS = 8
 
 
 def kill_points():
@@ -49,14 +51,17 @@ def clips_of_stoker_bench(stoker, dataset, tmp_path, batches):
 
 
 def test_restarts_deliver_exactly_the_clips_of_an_uninterrupted_run(dataset, stoker, tmp_path, caplog):
-    expected = clips_of_stoker_bench(stoker, dataset, tmp_path, 12)
+    # 3 epochs at least; more while a kill is still due: a JVM may have announced several batches before it died, and
+    # under load the kills can fall behind the batches they were meant for (below).
+    expected = clips_of_stoker_bench(stoker, dataset, tmp_path, BATCHES_AN_EPOCH * MAX_EPOCHS)
     # Killed mid-epoch, right after an epoch's last batch, twice with one batch between (restart=1: a restart that
     # delivers a batch resets the count), and at the start of the last epoch.
     kill_after = {1, 4, 6, 7, 8}
-    got, killed, pending = [], [], 0
+    got, killed, pending, epochs = [], [], 0, 0
     caplog.set_level(logging.WARNING, logger="stoker")
     with VideoLoader(dataset, batch_size=BATCH, seed=7, restart=1) as loader:
-        for epoch in range(3):
+        while epochs < 3 or (pending and epochs < MAX_EPOCHS):
+            epochs += 1
             for batch in loader:
                 got.append([(p, [round(t, 6) for t in ts]) for p, ts in zip(batch.paths, batch.frame_seconds)])
                 pending += len(got) in kill_after
@@ -67,8 +72,10 @@ def test_restarts_deliver_exactly_the_clips_of_an_uninterrupted_run(dataset, sto
                     os.kill(loader.pid, signal.SIGKILL)
                     pending -= 1
         stats = loader.stats()
-    assert got == expected, "the clips across restarts differ from stoker bench's uninterrupted run"
-    assert len(killed) == len(kill_after) and stats["restarts"] == len(killed)
+    assert len(got) == BATCHES_AN_EPOCH * epochs, "an epoch short or long across the restarts"
+    assert got == expected[:len(got)], "the clips across restarts differ from stoker bench's uninterrupted run"
+    assert len(killed) == len(kill_after), f"{len(kill_after) - len(killed)} kill(s) still due after {epochs} epochs"
+    assert stats["restarts"] == len(killed)
     assert all("killed by signal 9" in cause for cause in stats["restart_causes"])
     restarts = [r for r in caplog.records if "restarting it" in r.getMessage()]
     assert len(restarts) == len(killed) and all("signal 9" in r.getMessage() for r in restarts)
