@@ -10,7 +10,7 @@
 // mode: the step's own duration (p50, p99, max: the jitter the loader inflicts on training: GC pauses, CPU taken),
 // the iteration time with the wait for the batch (p50, p99) and samples/s. All modes run in this one JVM with the
 // same calibrated work, so alternating them (in collate in collate ...) compares like with like.
-import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.internal.CpuBurn;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;

@@ -75,7 +75,7 @@ B="$(ls -d "$unpacked"/stoker-*-linux-x86_64 | head -1)"
 [ -d "$bundles/patch" ] && cp -r "$bundles/patch/." "$B/"   # a jar rebuilt after the bundle was packed
 export STOKER_HOME="$B" PATH="$B/bin:$PATH"
 videos="$bundles/videos"
-GB=(env STOKER_BUNDLE_MAIN=dev.stoker.bench.GpuBench "$B/bin/stoker")   # GpuBench from the bundle
+GB=(env STOKER_BUNDLE_MAIN=dev.stoker.bench.internal.GpuBench "$B/bin/stoker")   # GpuBench from the bundle
 small="$videos/mmaction2_test_340x256.mp4"                          # H.264 High 340x256, Kinetics-like (MP4: Stoker's session)
 big="$videos/DERIVED_ntu_1080p_h264.mp4"                           # 1920x1080 H.264 High, remuxed by prepare.sh
 [ -f "$big" ] || { echo "no $big (bench/gpu/prepare.sh makes it): the 1080p figures use the 960x540 file"; big="$videos/mdn_flower_960x540.mp4"; }

@@ -1,10 +1,10 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.bench.FormatsBench;
-import dev.stoker.bench.FormatsReport.Row;
-import dev.stoker.bench.FormatsReport;
-import dev.stoker.bench.RawReadBench;
+import dev.stoker.bench.internal.FormatsBench;
+import dev.stoker.bench.internal.FormatsReport.Row;
+import dev.stoker.bench.internal.FormatsReport;
+import dev.stoker.bench.internal.RawReadBench;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.clip.Resize;

@@ -3,7 +3,7 @@ package dev.stoker.cli;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.loader.ReadAhead;
-import dev.stoker.store.prefetch.EvictBeforeRead;
+import dev.stoker.store.prefetch.internal.EvictBeforeRead;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;

@@ -1,7 +1,7 @@
 package dev.stoker.cli;
 
 import dev.stoker.loader.batch.ClipBatch;
-import dev.stoker.tune.BatchCache;
+import dev.stoker.tune.internal.BatchCache;
 import dev.stoker.tune.TensorBatch;
 import java.lang.foreign.Arena;
 import java.util.IdentityHashMap;

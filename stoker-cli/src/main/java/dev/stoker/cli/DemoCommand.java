@@ -1,8 +1,8 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.internal.CpuBurn;
 import dev.stoker.cli.DemoWorkload.Batch;
-import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;

@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.internal.CpuBurn;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;

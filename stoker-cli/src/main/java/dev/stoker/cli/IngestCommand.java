@@ -1,15 +1,15 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.bench.Bytes;
+import dev.stoker.bench.internal.Bytes;
 import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.remote.BlobStore;
-import dev.stoker.store.remote.ShardUpload;
+import dev.stoker.store.remote.internal.ShardUpload;
 import dev.stoker.store.shard.ShardFile;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,8 +1,8 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.Bytes;
+import dev.stoker.bench.internal.Bytes;
 import dev.stoker.store.IngestOptions;
-import dev.stoker.store.SampleInfo;
+import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;

@@ -1,10 +1,10 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.MemoryProbe;
-import dev.stoker.observe.DashboardServer;
-import dev.stoker.observe.LiveStatsView;
-import dev.stoker.observe.StatsMessage;
-import dev.stoker.observe.StatsSubscriber;
+import dev.stoker.bench.internal.MemoryProbe;
+import dev.stoker.observe.internal.DashboardServer;
+import dev.stoker.observe.internal.LiveStatsView;
+import dev.stoker.observe.internal.StatsMessage;
+import dev.stoker.observe.internal.StatsSubscriber;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.ProcessStats;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.Bytes;
+import dev.stoker.bench.internal.Bytes;
 import dev.stoker.store.remote.RemoteVideos;
 import java.io.IOException;
 import java.io.PrintWriter;

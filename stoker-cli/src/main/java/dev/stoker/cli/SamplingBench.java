@@ -1,7 +1,7 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.bench.SamplingComparison;
+import dev.stoker.bench.internal.SamplingComparison;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.Dataset;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.stoker.cli;
 
 import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.video.loader.Quarantine;
-import dev.stoker.video.scan.DatasetScan;
-import dev.stoker.video.scan.ScanReport;
+import dev.stoker.video.scan.internal.DatasetScan;
+import dev.stoker.video.scan.internal.ScanReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

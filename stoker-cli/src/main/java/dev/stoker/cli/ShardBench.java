@@ -1,17 +1,17 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.bench.BenchResult;
-import dev.stoker.bench.Bytes;
-import dev.stoker.bench.FormatsReport;
-import dev.stoker.bench.MemoryTimeline;
-import dev.stoker.bench.SteadyStateRun;
-import dev.stoker.bench.Yardsticks;
+import dev.stoker.bench.internal.BenchResult;
+import dev.stoker.bench.internal.Bytes;
+import dev.stoker.bench.internal.FormatsReport;
+import dev.stoker.bench.internal.MemoryTimeline;
+import dev.stoker.bench.internal.SteadyStateRun;
+import dev.stoker.bench.internal.Yardsticks;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.LoadedBatch;
-import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.store.ShardDataset;

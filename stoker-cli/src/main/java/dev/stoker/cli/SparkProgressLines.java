@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.Bytes;
+import dev.stoker.bench.internal.Bytes;
 import java.io.PrintWriter;
 import java.util.concurrent.atomic.AtomicLong;
 

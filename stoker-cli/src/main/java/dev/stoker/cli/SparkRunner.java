@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.observe.LiveStatsView;
+import dev.stoker.observe.internal.LiveStatsView;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

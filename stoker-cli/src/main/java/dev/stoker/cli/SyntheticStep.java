@@ -1,6 +1,6 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.internal.CpuBurn;
 import dev.stoker.tune.TensorBatch;
 import dev.stoker.tune.TrainingStep;
 import java.lang.foreign.MemorySegment;

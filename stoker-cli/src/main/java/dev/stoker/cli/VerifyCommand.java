@@ -1,8 +1,8 @@
 package dev.stoker.cli;
 
-import dev.stoker.bench.Bytes;
+import dev.stoker.bench.internal.Bytes;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.ShardVerifier;
+import dev.stoker.store.internal.ShardVerifier;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Locale;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.observe.DashboardAssets;
-import dev.stoker.observe.DashboardServer;
+import dev.stoker.observe.internal.DashboardAssets;
+import dev.stoker.observe.internal.DashboardServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

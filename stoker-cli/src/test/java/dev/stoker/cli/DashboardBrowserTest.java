@@ -3,17 +3,17 @@ package dev.stoker.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stoker.bench.BenchResult;
-import dev.stoker.bench.CpuBurn;
-import dev.stoker.bench.MemoryProbe;
+import dev.stoker.bench.internal.BenchResult;
+import dev.stoker.bench.internal.CpuBurn;
+import dev.stoker.bench.internal.MemoryProbe;
 import dev.stoker.cli.DemoWorkload.Batch;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchPool;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.batch.ClipBatch;
-import dev.stoker.observe.BenchReportWriter;
-import dev.stoker.observe.BenchWatch;
-import dev.stoker.observe.DashboardAssets;
+import dev.stoker.observe.internal.BenchReportWriter;
+import dev.stoker.observe.internal.BenchWatch;
+import dev.stoker.observe.internal.DashboardAssets;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
 import java.io.File;
@@ -206,10 +206,10 @@ class DashboardBrowserTest {
     @Test
     void tuneReportDrawsItsCeilingsBesideTheTrials() throws IOException {
         // A real search over instant trials (throughput peaks at a=4), then its report with both ceilings.
-        dev.stoker.tune.TrialRunner runner = t -> {
+        dev.stoker.tune.internal.TrialRunner runner = t -> {
             int a = t.options().config().stage("a").concurrency();
-            return new dev.stoker.tune.TrialMetrics(50.0 * Math.min(a, 4) + t.trial() % 2, "a", "saturated",
-                    "bottleneck: a (saturated)", 0.5, 0.1, List.of(new dev.stoker.tune.TrialMetrics.Stage("a", a, 0.95, 0.05, 0,
+            return new dev.stoker.tune.internal.TrialMetrics(50.0 * Math.min(a, 4) + t.trial() % 2, "a", "saturated",
+                    "bottleneck: a (saturated)", 0.5, 0.1, List.of(new dev.stoker.tune.internal.TrialMetrics.Stage("a", a, 0.95, 0.05, 0,
                     10, 10, 4, 0.9, 0)), 0.2, null, null);
         };
         dev.stoker.tune.TuneResult result = dev.stoker.tune.Tuner.of(dev.stoker.tune.SearchSpace.of(
@@ -217,9 +217,9 @@ class DashboardBrowserTest {
                 .startFrom(dev.stoker.loader.LoaderOptions.defaults().with("config.stages.a.concurrency", 1))
                 .maxTrials(8).run();
         Path report = Path.of("target", "tune-report.html").toAbsolutePath();
-        dev.stoker.tune.TuneReport.write(report, result, List.of(
-                new dev.stoker.tune.Ceiling("headspace ceiling", 400, "a 20 ms step"),
-                new dev.stoker.tune.Ceiling("decode ceiling", 250, "2 threads at once")), null,
+        dev.stoker.tune.internal.TuneReport.write(report, result, List.of(
+                new dev.stoker.tune.internal.Ceiling("headspace ceiling", 400, "a 20 ms step"),
+                new dev.stoker.tune.internal.Ceiling("decode ceiling", 250, "2 threads at once")), null,
                 DashboardAssets.text(DashboardAssets.CHART_JS));
 
         browser.get(report.toUri().toString());

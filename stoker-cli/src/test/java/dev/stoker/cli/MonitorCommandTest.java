@@ -2,11 +2,11 @@ package dev.stoker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.bench.CpuBurn;
+import dev.stoker.bench.internal.CpuBurn;
 import dev.stoker.cli.DemoWorkload.Batch;
-import dev.stoker.observe.DashboardAssets;
-import dev.stoker.observe.DashboardServer;
-import dev.stoker.observe.StatsMessage;
+import dev.stoker.observe.internal.DashboardAssets;
+import dev.stoker.observe.internal.DashboardServer;
+import dev.stoker.observe.internal.StatsMessage;
 import dev.stoker.observe.StatsPublisher;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;

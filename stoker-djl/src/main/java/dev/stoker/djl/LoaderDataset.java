@@ -4,6 +4,8 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
 import ai.djl.util.Progress;
+import dev.stoker.djl.internal.BatchArrays;
+import dev.stoker.djl.internal.ClipArrays;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.ClipBatch;

@@ -16,6 +16,10 @@ import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.util.Pair;
+import dev.stoker.djl.internal.BatchArrays;
+import dev.stoker.djl.internal.ClipArrays;
+import dev.stoker.djl.internal.R3d;
+import dev.stoker.djl.internal.TorchRuntime;
 import java.util.Locale;
 
 /**

@@ -6,6 +6,8 @@ import ai.djl.Device;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.EasyTrain;
 import ai.djl.training.dataset.Batch;
+import dev.stoker.djl.internal.ClipArrays;
+import dev.stoker.djl.internal.TorchRuntime;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.BatchLayout;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
+import dev.stoker.djl.internal.BatchArrays;
+import dev.stoker.djl.internal.ClipArrays;
+import dev.stoker.djl.internal.TorchRuntime;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;

@@ -7,6 +7,8 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import dev.stoker.djl.internal.R3d;
+import dev.stoker.djl.internal.TorchRuntime;
 import org.junit.jupiter.api.Test;
 
 /** R3D-18 in DJL blocks has torchvision's structure: its parameter count, its output shape. */

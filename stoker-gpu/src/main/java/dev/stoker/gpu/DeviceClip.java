@@ -1,7 +1,7 @@
 package dev.stoker.gpu;
 
 import dev.stoker.loader.batch.ClipInfo;
-import dev.stoker.video.loader.VideoTask;
+import dev.stoker.video.loader.internal.VideoTask;
 
 /**
  * One clip decoded into a device clip buffer, waiting to be collated: the GPU twin of the CPU loader's

@@ -1,6 +1,6 @@
 package dev.stoker.gpu;
 
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.batch.BatchShape;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.dataset.EpochSampler;

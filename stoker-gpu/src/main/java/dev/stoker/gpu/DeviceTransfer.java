@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * stream (placed by the device's own timing where it has one), the consumer's use of each batch a
  * slice on the consumer's thread: their overlap is the double buffering, visible in Perfetto.
  */
-public final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseable {
+final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseable {
     /** Copies in flight that still hold their host buffer: one copying, one queued behind it. */
     static final int COPIES_HOLDING_HOST = 2;
     /** The copy stream's track in a trace (a thread id no Java thread has). */

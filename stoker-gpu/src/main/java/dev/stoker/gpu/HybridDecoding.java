@@ -1,6 +1,6 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.ClipSelection;
+import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import java.util.ArrayList;

@@ -20,7 +20,7 @@ import dev.stoker.video.ClipRequest;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
-import dev.stoker.video.FrameWriter;
+import dev.stoker.video.internal.FrameWriter;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import java.lang.foreign.MemorySegment;

@@ -2,7 +2,7 @@ package dev.stoker.gpu;
 
 import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.DeviceSpec;
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.MemoryPlan;
@@ -18,7 +18,7 @@ import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.video.loader.VideoFront;
+import dev.stoker.video.loader.internal.VideoFront;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;

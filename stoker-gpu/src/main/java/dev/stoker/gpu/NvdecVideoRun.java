@@ -4,7 +4,7 @@ import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.clip.VideoInfo;
-import dev.stoker.video.ClipSelection;
+import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
 import java.util.ArrayList;

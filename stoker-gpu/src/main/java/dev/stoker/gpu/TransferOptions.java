@@ -9,7 +9,7 @@ package dev.stoker.gpu;
  *                        stream; {@code false}: at once, and the consumer orders its work after
  *                        {@link DeviceBatch#ready()} itself (e.g. {@code cuStreamWaitEvent})
  */
-public record TransferOptions(int prefetchDepth, boolean awaitOnDelivery) {
+record TransferOptions(int prefetchDepth, boolean awaitOnDelivery) {
     public static final int DEFAULT_PREFETCH_DEPTH = 2;
 
     public TransferOptions {

@@ -3,7 +3,7 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.DecodeDevice;
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.batch.BatchLayout;

@@ -10,7 +10,7 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.FrameWriter;
+import dev.stoker.video.internal.FrameWriter;
 import dev.stoker.video.Video;
 import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.stoker.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.batch.BatchLayout;
@@ -15,7 +15,7 @@ import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.StageConfig;
-import dev.stoker.video.ClipSelection;
+import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;

@@ -3,6 +3,7 @@ package dev.stoker.loader;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.internal.LoaderFront;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,5 +1,7 @@
 package dev.stoker.observe;
 
+import dev.stoker.observe.internal.StatsMessage;
+import dev.stoker.observe.internal.StatsSubscriber;
 import dev.stoker.pipeline.Pipeline;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -2,6 +2,8 @@ package dev.stoker.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.observe.internal.DashboardServer;
+import dev.stoker.observe.internal.ThinnedSeries;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.HttpURLConnection;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.observe.internal.StatsMessage;
+import dev.stoker.observe.internal.StatsSubscriber;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
 import dev.stoker.pipeline.StageStats;

@@ -1,5 +1,6 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.HostedStages;
 import java.util.List;
 
 /**

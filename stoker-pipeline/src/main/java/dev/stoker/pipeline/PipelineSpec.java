@@ -2,6 +2,7 @@ package dev.stoker.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.stoker.pipeline.internal.Json;
+import dev.stoker.pipeline.internal.StageKind;
 import java.lang.reflect.InvocationTargetException;
 import java.util.List;
 import java.util.function.Function;

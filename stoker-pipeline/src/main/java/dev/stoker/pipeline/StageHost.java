@@ -1,5 +1,7 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.HostedStages;
+
 /**
  * Somewhere other than the building thread's process where a pipeline's leading stages run, such as a
  * child JVM ({@code dev.stoker.pipeline.subprocess.SubprocessOptions}). {@link PipelineBuilder#isolate}

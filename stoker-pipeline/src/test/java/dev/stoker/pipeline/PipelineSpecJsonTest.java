@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.pipeline.internal.StageKind;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package dev.stoker.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.pipeline.internal.PrivateFiles;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -27,7 +27,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * anew), then merges the partition manifests into the dataset's manifest, written last: a reader sees the whole
  * dataset or none. A rerun after completion finds every partition committed and the manifest there, and runs nothing.
  */
-public final class SparkIngest {
+final class SparkIngest {
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     /** What a run did: partitions ingested now, found committed, and the merged dataset's counts. */

@@ -8,7 +8,7 @@ import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.IngestOptions;
-import dev.stoker.store.SampleInfo;
+import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.ingest.Ingest;

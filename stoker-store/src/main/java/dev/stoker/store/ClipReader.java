@@ -3,6 +3,8 @@ package dev.stoker.store;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.store.internal.MappedClip;
+import dev.stoker.store.internal.ShardException;
 import dev.stoker.video.ClipRequest;
 import java.util.List;
 

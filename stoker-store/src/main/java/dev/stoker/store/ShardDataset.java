@@ -2,6 +2,8 @@ package dev.stoker.store;
 
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.format.internal.ShardFormat;
+import dev.stoker.store.internal.SampleInfo;
+import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;

@@ -1,7 +1,9 @@
 package dev.stoker.store;
 
 import dev.stoker.loader.clip.KeyframeIndex;
-import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.internal.SampleInfo;
+import dev.stoker.store.internal.ShardException;
+import dev.stoker.store.shard.internal.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import java.util.Arrays;
 

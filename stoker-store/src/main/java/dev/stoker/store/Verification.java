@@ -1,5 +1,7 @@
 package dev.stoker.store;
 
+import dev.stoker.store.internal.ShardVerifier;
+
 /**
  * When the readers of a {@link ShardDataset} check the CRC32C of the packets they read. A packet that fails
  * its check is never marked checked, so a damaged record fails every read of it under either policy; and

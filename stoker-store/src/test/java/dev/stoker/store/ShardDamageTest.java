@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.store.internal.SampleInfo;
+import dev.stoker.store.internal.ShardException;
+import dev.stoker.store.internal.ShardVerifier;
 import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.ClipRequest;
 import java.io.IOException;

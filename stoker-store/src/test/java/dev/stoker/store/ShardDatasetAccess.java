@@ -1,6 +1,7 @@
 package dev.stoker.store;
 
-import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.internal.SampleInfo;
+import dev.stoker.store.shard.internal.RecordEntry;
 
 /** Test access to a sample's index entry. */
 final class ShardDatasetAccess {

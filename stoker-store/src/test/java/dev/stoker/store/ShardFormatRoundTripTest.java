@@ -8,6 +8,7 @@ import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.store.ingest.Ingest;
+import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.Video;

@@ -8,6 +8,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.pipeline.Failure;
+import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;

@@ -4,6 +4,8 @@ import dev.stoker.pipeline.Bottleneck;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import java.util.List;
 import java.util.Objects;
 

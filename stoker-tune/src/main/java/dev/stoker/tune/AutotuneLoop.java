@@ -1,6 +1,8 @@
 package dev.stoker.tune;
 
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -4,6 +4,7 @@ import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageStats;
+import dev.stoker.tune.internal.BatchCache;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;

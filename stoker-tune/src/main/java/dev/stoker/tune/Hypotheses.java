@@ -3,6 +3,8 @@ package dev.stoker.tune;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.StageOption;
 import dev.stoker.loader.VideoStage;
+import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

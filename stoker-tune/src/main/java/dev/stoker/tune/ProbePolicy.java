@@ -3,6 +3,7 @@ package dev.stoker.tune;
 import dev.stoker.pipeline.Bottleneck;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.tune.internal.AutotuneBudget;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,5 +1,8 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialRunner;
+import dev.stoker.tune.internal.TrialSpec;
 import java.util.concurrent.TimeoutException;
 
 /**

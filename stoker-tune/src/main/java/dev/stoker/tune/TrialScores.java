@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.Experiment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.stoker.tune;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.Experiment;
 import java.util.List;
 
 /**

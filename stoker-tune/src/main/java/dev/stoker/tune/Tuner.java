@@ -1,10 +1,12 @@
 package dev.stoker.tune;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialRunner;
+import dev.stoker.tune.internal.TunerJournal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -154,10 +156,5 @@ public final class Tuner {
     /** {@code value} as JSON (a side-by-side comparison, say). */
     public static String toJson(Object value) {
         return TunerJournal.toJson(value);
-    }
-
-    /** Formats a throughput for messages. */
-    static String rate(double samplesPerSecond) {
-        return String.format(Locale.ROOT, samplesPerSecond >= 100 ? "%.0f" : "%.1f", samplesPerSecond);
     }
 }

@@ -1,6 +1,10 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TuneReport;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialSpec;
+import dev.stoker.tune.internal.TunerJournal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -184,7 +188,7 @@ final class TunerSearch {
             if (first != null && m.priority() >= Hypotheses.STRONG) {
                 moves.add(new Move(m.point(), m.knob(), m.delta(), m.change(), String.format(Locale.ROOT,
                         "a second look: trial %d ran this once, at %s/s, not kept; the stats still say: %s",
-                        first.trial(), Tuner.rate(first.samplesPerSecond()), m.hypothesis()), "second-look", m.priority()));
+                        first.trial(), TuneReport.rate(first.samplesPerSecond()), m.hypothesis()), "second-look", m.priority()));
             }
         }
         return moves;

@@ -4,6 +4,7 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.ProcessStats;
 import dev.stoker.pipeline.StageStats;
+import dev.stoker.tune.internal.AutotuneBudget;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -7,6 +7,8 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.SteadyStateModel.Model;
 import dev.stoker.tune.SteadyStateModel.StageModel;
 import dev.stoker.tune.SyntheticPipelines.Kind;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -10,6 +10,8 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.Reconfiguration;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.DeliveredClips;

@@ -3,6 +3,7 @@ package dev.stoker.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.tune.internal.BatchCache;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

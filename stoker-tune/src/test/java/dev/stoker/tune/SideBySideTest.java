@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.SideBySide;
+import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialRunner;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import dev.stoker.pipeline.Bottleneck;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.SyntheticPipelines.Kind;
+import dev.stoker.tune.internal.TrialMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

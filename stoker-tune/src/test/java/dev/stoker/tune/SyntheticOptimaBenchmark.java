@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.SyntheticPipelines.Kind;
+import dev.stoker.tune.internal.AutotuneBudget;
+import dev.stoker.tune.internal.AutotuneChange;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;

@@ -6,6 +6,8 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineStats;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialRunner;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

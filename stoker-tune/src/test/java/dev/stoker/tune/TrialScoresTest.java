@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

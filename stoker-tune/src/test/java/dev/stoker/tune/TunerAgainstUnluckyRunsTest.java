@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialRunner;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.SyntheticPipelines.Kind;
+import dev.stoker.tune.internal.TrialRunner;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;

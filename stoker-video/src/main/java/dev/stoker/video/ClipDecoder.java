@@ -5,6 +5,8 @@ import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.internal.ClipSelection;
+import dev.stoker.video.internal.FrameWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.stoker.video;
 
+import dev.stoker.video.internal.ClipSelection;
+import dev.stoker.video.internal.FrameWriter;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;

@@ -15,6 +15,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 
+import dev.stoker.video.internal.CodecResources;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
 import org.bytedeco.ffmpeg.avcodec.AVPacket;

@@ -1,6 +1,7 @@
 package dev.stoker.video;
 
 import dev.stoker.pipeline.MemoryAccount;
+import dev.stoker.video.internal.PacketColumns;
 import java.lang.foreign.MemorySegment;
 import org.bytedeco.javacpp.Pointer;
 

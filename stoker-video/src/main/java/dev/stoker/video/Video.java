@@ -12,6 +12,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.internal.ClipSelection;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

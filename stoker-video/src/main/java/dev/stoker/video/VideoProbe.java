@@ -3,6 +3,7 @@ package dev.stoker.video;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
 
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.internal.ProbeResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

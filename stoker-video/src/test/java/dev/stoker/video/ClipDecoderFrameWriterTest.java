@@ -6,6 +6,7 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.video.internal.FrameWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

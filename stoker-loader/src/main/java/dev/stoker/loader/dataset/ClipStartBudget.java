@@ -1,6 +1,8 @@
 package dev.stoker.loader.dataset;
 
 import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.dataset.internal.ClipStartDraw;
+import dev.stoker.loader.dataset.internal.SplitMix;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 

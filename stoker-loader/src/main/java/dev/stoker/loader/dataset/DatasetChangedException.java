@@ -1,5 +1,7 @@
 package dev.stoker.loader.dataset;
 
+import dev.stoker.loader.dataset.internal.DatasetFingerprint;
+
 /**
  * A sampler state cannot resume this dataset: the dataset's fingerprint is not the one the state was taken on
  * (files were added, removed or changed size), so the order it would give is not the one the state was taken in.

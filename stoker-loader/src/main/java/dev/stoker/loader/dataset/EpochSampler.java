@@ -1,5 +1,9 @@
 package dev.stoker.loader.dataset;
 
+import dev.stoker.loader.dataset.internal.DatasetFingerprint;
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleGroups;
+import dev.stoker.loader.dataset.internal.SplitMix;
 import dev.stoker.pipeline.EpochSource;
 import java.util.AbstractList;
 import java.util.ArrayList;

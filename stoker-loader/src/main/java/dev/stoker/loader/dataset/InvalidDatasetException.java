@@ -3,7 +3,7 @@ package dev.stoker.loader.dataset;
 import java.io.IOException;
 
 /** A dataset source exists but cannot be read as a dataset: malformed manifest, no classes, no videos. */
-public final class InvalidDatasetException extends IOException {
+final class InvalidDatasetException extends IOException {
 
     public InvalidDatasetException(String message) {
         super(message);

@@ -1,5 +1,6 @@
 package dev.stoker.loader.dataset;
 
+import dev.stoker.loader.dataset.internal.SplitMix;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 

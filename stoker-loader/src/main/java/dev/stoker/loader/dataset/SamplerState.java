@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stoker.loader.dataset.internal.DatasetFingerprint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

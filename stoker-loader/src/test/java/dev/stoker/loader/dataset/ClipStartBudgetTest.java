@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.dataset.internal.ClipStartDraw;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -2,6 +2,8 @@ package dev.stoker.loader.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.dataset.SamplerOptions.Tail;
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

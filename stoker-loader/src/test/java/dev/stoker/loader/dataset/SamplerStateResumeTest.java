@@ -3,6 +3,8 @@ package dev.stoker.loader.dataset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

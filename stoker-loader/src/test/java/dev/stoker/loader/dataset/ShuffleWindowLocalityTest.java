@@ -2,6 +2,7 @@ package dev.stoker.loader.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

@@ -1,6 +1,5 @@
 package dev.stoker.pipeline.internal;
 
-import dev.stoker.pipeline.StageKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -3,7 +3,6 @@ package dev.stoker.pipeline.internal;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.FailureBudgetExceededException;
-import dev.stoker.pipeline.HostedStages;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,7 +1,6 @@
 package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.Failure;
-import dev.stoker.pipeline.HostedStages;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.PipelineStats;

@@ -1,12 +1,11 @@
 package dev.stoker.pipeline.internal;
 
-import dev.stoker.pipeline.HostedStages;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.SinkStats;
+import dev.stoker.pipeline.Verdict;
 import dev.stoker.pipeline.StageStats;
 import dev.stoker.pipeline.StallReport;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.pipeline.Verdict;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;

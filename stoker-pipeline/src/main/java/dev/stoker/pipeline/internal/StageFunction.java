@@ -1,6 +1,5 @@
 package dev.stoker.pipeline.internal;
 
-import dev.stoker.pipeline.StageKind;
 import java.util.List;
 import java.util.function.Function;
 

@@ -1,6 +1,5 @@
 package dev.stoker.pipeline.internal;
 
-import dev.stoker.pipeline.TaskTimeoutException;
 import dev.stoker.pipeline.TraceRecorder;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

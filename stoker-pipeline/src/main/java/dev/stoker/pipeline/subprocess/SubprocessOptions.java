@@ -1,10 +1,11 @@
 package dev.stoker.pipeline.subprocess;
 
 import dev.stoker.pipeline.EpochSource;
-import dev.stoker.pipeline.HostedStages;
+import dev.stoker.pipeline.internal.HostedStages;
 import dev.stoker.pipeline.PipelineSpec;
 import dev.stoker.pipeline.StageHost;
 import dev.stoker.pipeline.TraceRecorder;
+import dev.stoker.pipeline.subprocess.internal.ChildMain;
 import dev.stoker.pipeline.subprocess.internal.ChildProcessStages;
 import dev.stoker.pipeline.subprocess.internal.ChildSettings;
 import java.nio.file.Files;

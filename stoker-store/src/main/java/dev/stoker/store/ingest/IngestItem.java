@@ -2,7 +2,7 @@ package dev.stoker.store.ingest;
 
 import dev.stoker.store.format.internal.DecodedSample;
 import dev.stoker.store.format.internal.EncodedSample;
-import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.shard.internal.RecordEntry;
 
 /**
  * One source video travelling through the ingest pipeline. Each stage fills the next field, or records

@@ -3,7 +3,7 @@ package dev.stoker.store.loader;
 import dev.stoker.loader.batch.BatchCollator;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
-import dev.stoker.store.MappedClip;
+import dev.stoker.store.internal.MappedClip;
 
 /**
  * Where a read clip's pixels are until collate puts them in a batch: decoded into a pooled one-clip buffer,

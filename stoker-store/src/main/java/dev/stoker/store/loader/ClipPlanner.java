@@ -1,14 +1,14 @@
 package dev.stoker.store.loader;
 
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.loader.dataset.ClipStartBudget;
-import dev.stoker.loader.dataset.ClipStartDraw;
-import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.internal.ClipStartDraw;
+import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.VideoEntry;
-import dev.stoker.store.SampleInfo;
+import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package dev.stoker.store.loader;
 
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.prefetch.PrefetchStats;

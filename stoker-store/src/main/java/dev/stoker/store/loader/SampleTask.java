@@ -1,7 +1,7 @@
 package dev.stoker.store.loader;
 
-import dev.stoker.loader.dataset.SampleDraw;
-import dev.stoker.store.SampleInfo;
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.store.internal.SampleInfo;
 
 /** A sample to load: the sampler's draw; {@code firstClip} clips of it were delivered before a resume. */
 record SampleTask(SampleInfo sample, SampleDraw draw, int firstClip) {

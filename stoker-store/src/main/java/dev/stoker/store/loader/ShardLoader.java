@@ -15,8 +15,8 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SampleDraw;
-import dev.stoker.loader.dataset.SampleGroups;
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
@@ -25,7 +25,7 @@ import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.store.ClipReader;
-import dev.stoker.store.MappedClip;
+import dev.stoker.store.internal.MappedClip;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.prefetch.PrefetchStats;
 import dev.stoker.video.ClipRequest;
@@ -183,8 +183,8 @@ public final class ShardLoader extends HostBatchLoader {
         }
         try {
             dataset.sourceKeyframes(0);
-        } catch (dev.stoker.store.ShardException e) {
-            if (e.reason() == dev.stoker.store.ShardException.Reason.VERSION) {
+        } catch (dev.stoker.store.internal.ShardException e) {
+            if (e.reason() == dev.stoker.store.internal.ShardException.Reason.VERSION) {
                 throw new IllegalArgumentException("maxLeadFrames: " + budget + " with shards at " + dataset.location()
                         + ": " + e.getMessage(), e);
             }

@@ -1,5 +1,7 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.store.remote.internal.ByteRange;
+import dev.stoker.store.remote.internal.Retry;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;

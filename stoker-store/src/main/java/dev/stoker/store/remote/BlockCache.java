@@ -1,6 +1,7 @@
 package dev.stoker.store.remote;
 
-import dev.stoker.pipeline.PrivateFiles;
+import dev.stoker.pipeline.internal.PrivateFiles;
+import dev.stoker.store.remote.internal.ByteRange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.stoker.store.remote;
 
-import dev.stoker.pipeline.PrivateFiles;
+import dev.stoker.pipeline.internal.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

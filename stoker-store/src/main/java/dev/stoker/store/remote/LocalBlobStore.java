@@ -1,5 +1,6 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.store.remote.internal.ByteRange;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.store.remote.internal.Retry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,7 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.store.remote.internal.ByteRange;
+import dev.stoker.store.remote.internal.Retry;
 import java.util.Arrays;
 
 /** The bytes a ranged GET asked for, out of what the server sent. */

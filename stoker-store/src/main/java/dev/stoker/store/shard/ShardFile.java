@@ -1,9 +1,10 @@
 package dev.stoker.store.shard;
 
-import dev.stoker.store.ShardException.Reason;
-import dev.stoker.store.ShardException;
+import dev.stoker.store.internal.ShardException.Reason;
+import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
+import dev.stoker.store.shard.internal.RecordEntry;
 import dev.stoker.store.shard.internal.RemoteShardBytes;
 import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.VideoPackets;

@@ -12,6 +12,7 @@ import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
+import dev.stoker.store.prefetch.internal.EvictBeforeRead;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.video.demo.DemoDataset;
 import dev.stoker.video.demo.DemoSpec;

@@ -3,8 +3,8 @@ package dev.stoker.store.prefetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SampleDraw;
-import dev.stoker.loader.dataset.SampleGroups;
+import dev.stoker.loader.dataset.internal.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleGroups;
 import dev.stoker.loader.dataset.SamplerOptions;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.store.prefetch.internal.KnownOrder;

@@ -3,6 +3,8 @@ package dev.stoker.store.remote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.store.remote.internal.ByteRange;
+import dev.stoker.store.remote.internal.Retry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
+import dev.stoker.store.remote.internal.Retry;
 import dev.stoker.video.ClipRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

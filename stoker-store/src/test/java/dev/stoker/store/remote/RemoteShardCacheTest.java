@@ -10,6 +10,7 @@ import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
 import dev.stoker.store.loader.ShardLoader;
+import dev.stoker.store.remote.internal.Retry;
 import dev.stoker.video.loader.BatchText;
 import java.io.IOException;
 import java.nio.file.Path;

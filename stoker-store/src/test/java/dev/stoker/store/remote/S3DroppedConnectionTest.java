@@ -8,8 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.ShardDataset;
-import dev.stoker.store.ShardException;
+import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.Verification;
+import dev.stoker.store.remote.internal.Retry;
 import dev.stoker.video.ClipRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;

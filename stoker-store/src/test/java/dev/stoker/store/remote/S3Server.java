@@ -1,5 +1,7 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.store.remote.internal.Retry;
+import dev.stoker.store.remote.internal.ShardUpload;
 import java.io.IOException;
 import java.net.URI;
 import org.gaul.s3proxy.junit.S3ProxyExtension;

@@ -4,8 +4,10 @@ import static dev.stoker.store.remote.RemoteShardReadTest.SPECS;
 import static dev.stoker.store.remote.RemoteShardReadTest.assertSameClips;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.store.remote.internal.Retry;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
+import dev.stoker.store.remote.internal.ShardUpload;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.gaul.s3proxy.junit.S3ProxyExtension;

@@ -3,6 +3,7 @@ package dev.stoker.store.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.store.shard.internal.RecordEntry;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

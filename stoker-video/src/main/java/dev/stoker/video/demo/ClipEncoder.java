@@ -31,7 +31,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
 
-import dev.stoker.video.CodecResources;
+import dev.stoker.video.internal.CodecResources;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import java.io.IOException;

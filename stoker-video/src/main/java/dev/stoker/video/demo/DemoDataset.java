@@ -4,7 +4,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR;
 import static org.bytedeco.ffmpeg.global.avutil.av_log_get_level;
 import static org.bytedeco.ffmpeg.global.avutil.av_log_set_level;
 
-import dev.stoker.loader.dataset.SplitMix;
+import dev.stoker.loader.dataset.internal.SplitMix;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

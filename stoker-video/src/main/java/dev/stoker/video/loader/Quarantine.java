@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.Dataset;
-import dev.stoker.loader.dataset.FileStamp;
+import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.FailureReason;
 import java.io.BufferedWriter;

@@ -2,7 +2,7 @@ package dev.stoker.video.loader;
 
 import dev.stoker.loader.CollateStage;
 import dev.stoker.loader.HostBatchLoader;
-import dev.stoker.loader.LoaderFront;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MemoryPlan;
 import dev.stoker.loader.Opening;
@@ -34,8 +34,10 @@ import dev.stoker.video.loader.internal.FetchedVideo;
 import dev.stoker.video.loader.internal.LoadedClip;
 import dev.stoker.video.loader.internal.LoadedClipCodec;
 import dev.stoker.video.loader.internal.LoaderCodecs;
+import dev.stoker.video.loader.internal.OpenedVideo;
 import dev.stoker.video.loader.internal.OpenedVideoCodec;
 import dev.stoker.video.loader.internal.QuarantineGate;
+import dev.stoker.video.loader.internal.VideoFront;
 import java.util.List;
 import java.util.Map;
 

@@ -234,7 +234,7 @@ class SplitAfterAnyStageTest {
     private static Optional<ProcessHandle> childJvm() {
         return ProcessHandle.current().children().filter(ProcessHandle::isAlive)
                 .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(
-                        "dev.stoker.pipeline.subprocess.ChildMain")).orElse(false))
+                        "dev.stoker.pipeline.subprocess.internal.ChildMain")).orElse(false))
                 .findFirst();
     }
 }

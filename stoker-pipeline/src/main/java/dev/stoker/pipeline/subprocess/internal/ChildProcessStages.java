@@ -2,7 +2,7 @@ package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.Failure;
-import dev.stoker.pipeline.HostedStages;
+import dev.stoker.pipeline.internal.HostedStages;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.PipelineSpec;
 import dev.stoker.pipeline.StageStats;

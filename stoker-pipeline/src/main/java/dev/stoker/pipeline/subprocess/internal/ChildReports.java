@@ -7,7 +7,6 @@ import dev.stoker.pipeline.QueueStats;
 import dev.stoker.pipeline.StageStats;
 import dev.stoker.pipeline.TaskTimeStats;
 import dev.stoker.pipeline.TraceRecorder;
-import dev.stoker.pipeline.subprocess.ChildStageException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

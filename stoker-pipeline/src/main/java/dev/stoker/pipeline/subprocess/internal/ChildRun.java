@@ -4,7 +4,7 @@ import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineFailedException;
 import dev.stoker.pipeline.PipelineSpec;
-import dev.stoker.pipeline.StageKind;
+import dev.stoker.pipeline.internal.StageKind;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;

@@ -2,7 +2,7 @@ package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineSpec;
-import dev.stoker.pipeline.StageKind;
+import dev.stoker.pipeline.internal.StageKind;
 import dev.stoker.pipeline.internal.Resources;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.MemoryAccount;
-import dev.stoker.pipeline.PrivateFiles;
+import dev.stoker.pipeline.internal.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

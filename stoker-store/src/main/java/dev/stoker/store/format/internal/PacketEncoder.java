@@ -35,7 +35,7 @@ import static org.bytedeco.ffmpeg.global.swscale.sws_getContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_scale;
 import static org.bytedeco.ffmpeg.global.swscale.sws_setColorspaceDetails;
 
-import dev.stoker.video.CodecResources;
+import dev.stoker.video.internal.CodecResources;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,6 @@
 package dev.stoker.store.format.internal;
 
-import dev.stoker.video.PacketColumns;
+import dev.stoker.video.internal.PacketColumns;
 import dev.stoker.video.VideoPackets;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

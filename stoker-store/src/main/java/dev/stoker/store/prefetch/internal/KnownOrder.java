@@ -1,7 +1,7 @@
 package dev.stoker.store.prefetch.internal;
 
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.SamplerState;
 import java.util.Iterator;
 import java.util.List;

@@ -1,11 +1,10 @@
 package dev.stoker.store.shard.internal;
 
 import dev.stoker.pipeline.MemoryAccount;
-import dev.stoker.store.ShardException;
+import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
-import dev.stoker.store.remote.ByteRange;
-import dev.stoker.store.shard.RecordEntry;
+import dev.stoker.store.remote.internal.ByteRange;
 import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,6 +1,5 @@
 package dev.stoker.store.shard.internal;
 
-import dev.stoker.store.shard.RecordEntry;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 

@@ -1,7 +1,6 @@
 package dev.stoker.store.shard.internal;
 
 import dev.stoker.store.format.internal.EncodedSample;
-import dev.stoker.store.shard.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.video.VideoPackets;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,6 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.loader.OpenedVideo;
 import java.util.List;
 import java.util.function.Function;
 

@@ -4,7 +4,6 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MemoryPlan;
 import dev.stoker.loader.batch.BatchPool;
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.loader.OpenedVideo;
 import dev.stoker.video.loader.VideoLoader;
 import java.util.function.Function;
 

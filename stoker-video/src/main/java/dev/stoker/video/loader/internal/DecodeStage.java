@@ -9,8 +9,6 @@ import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.DecodedFrames;
-import dev.stoker.video.loader.OpenedVideo;
-import dev.stoker.video.loader.VideoFront;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;

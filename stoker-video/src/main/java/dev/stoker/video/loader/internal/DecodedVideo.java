@@ -2,7 +2,6 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.video.DecodedFrames;
-import dev.stoker.video.loader.VideoTask;
 import java.util.List;
 
 /**

@@ -6,8 +6,6 @@ import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.loader.dataset.ClipStartBudget;
 import dev.stoker.video.Video;
-import dev.stoker.video.loader.OpenedVideo;
-import dev.stoker.video.loader.VideoTask;
 import java.util.function.Function;
 
 /**

@@ -2,10 +2,9 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.SampleDraw;
+import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.pipeline.EpochSource;
-import dev.stoker.video.loader.VideoTask;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -3,7 +3,6 @@ package dev.stoker.video.loader.internal;
 import dev.stoker.loader.FetchHook;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.pipeline.StageFactory;
-import dev.stoker.video.loader.VideoTask;
 import java.util.function.Function;
 
 /**

@@ -2,8 +2,6 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.FetchHook;
 import dev.stoker.video.FailureReason;
-import dev.stoker.video.loader.LoaderException;
-import dev.stoker.video.loader.VideoTask;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;

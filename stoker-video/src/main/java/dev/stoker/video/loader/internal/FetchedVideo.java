@@ -1,6 +1,5 @@
 package dev.stoker.video.loader.internal;
 
-import dev.stoker.video.loader.VideoTask;
 
 /** A video's bytes, read into memory by the fetch stage so that demux does no I/O. */
 public record FetchedVideo(VideoTask task, byte[] bytes) {

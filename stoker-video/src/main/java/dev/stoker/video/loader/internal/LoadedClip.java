@@ -5,7 +5,6 @@ import dev.stoker.loader.batch.BatchCollator;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.DecodedClip;
-import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
 
 /**

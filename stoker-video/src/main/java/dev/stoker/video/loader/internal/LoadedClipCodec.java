@@ -4,7 +4,6 @@ import dev.stoker.loader.batch.BatchCollator;
 import dev.stoker.loader.batch.BatchPool;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.clip.DecodedClip;
-import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;

@@ -5,8 +5,6 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
-import dev.stoker.video.loader.OpenedVideo;
-import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

@@ -2,8 +2,6 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
-import dev.stoker.video.loader.OpenedVideo;
-import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -4,7 +4,6 @@ import dev.stoker.loader.VideoStage;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.loader.Quarantine;
-import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.HashMap;

@@ -13,7 +13,6 @@ import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
-import dev.stoker.video.loader.VideoTask;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -7,7 +7,6 @@ import dev.stoker.video.FailureReason;
 import dev.stoker.pipeline.ThreadStates;
 import dev.stoker.video.VideoException;
 import dev.stoker.video.loader.Quarantine;
-import dev.stoker.video.loader.VideoTask;
 import java.nio.file.Path;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,0 +1,63 @@
+package dev.stoker.loader.internal;
+
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.internal.SampleGroups;
+import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.dataset.VideoEntry;
+
+/**
+ * What every loader of a video dataset shares so that they deliver the same clips: the seeded epoch order over
+ * the dataset, the resume states, and the random-crop seed of a clip. The video loader, the NVDEC loader and the
+ * shard loader (whose samples keep their source video's index) all take them from here, so that a clip decoded on
+ * a GPU or read from a shard is the clip the CPU loader would have decoded for that video in that epoch.
+ */
+public final class LoaderFront {
+
+    private LoaderFront() {
+    }
+
+    /** The dataset as the sampler sees it: the entries of one file form a group (its clips stay together). */
+    public static SampleGroups groups(Dataset dataset) {
+        return SampleGroups.byKey(dataset.entries().stream().map(VideoEntry::path).toList());
+    }
+
+    /** A fresh start: the sampler for {@code options} over {@code dataset}, at its first state. */
+    public static ResumeTracker start(Dataset dataset, LoaderOptions options) {
+        EpochSampler sampler = EpochSampler.create(groups(dataset), options.sampling().seed(), options.sampling().shuffle(),
+                options.sampling().sampler());
+        return new ResumeTracker(sampler, sampler.start());
+    }
+
+    /**
+     * Where a loader that gave {@code state} stood.
+     *
+     * @throws IllegalArgumentException if the dataset or the sampling settings differ from the state's
+     */
+    public static ResumeTracker resume(Dataset dataset, LoaderOptions options, SamplerState state) {
+        EpochSampler.requireSameSettings(state, options.sampling().seed(), options.sampling().shuffle(), options.sampling().sampler());
+        return new ResumeTracker(EpochSampler.resume(groups(dataset), state), state);
+    }
+
+    /**
+     * The random-crop seed of clip {@code clipOrdinal} (among its video's clips that epoch, from 0) of the video
+     * at {@code videoIndex} in the dataset: a pure function of the loader's seed, the epoch, the video and the
+     * clip, which every loader uses, so that a clip read from shards (whose samples keep their source's index)
+     * is cropped as the video loader crops it from the file.
+     */
+    public static long cropSeed(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
+        return options.sampling().seed() * 0x9E3779B97F4A7C15L + epoch * 1_000_003L + videoIndex * 31L + clipOrdinal;
+    }
+
+    /**
+     * The resume state once clip {@code clip} of {@code clipsOfSample} clips of the sample at
+     * {@code position} in {@code epoch} was delivered.
+     */
+    public static SamplerState stateAfter(EpochSampler sampler, int epoch, int position, int clip, int clipsOfSample) {
+        return clip + 1 < clipsOfSample
+                ? sampler.state(epoch, position, clip + 1)
+                : sampler.state(epoch, position + 1, 0);
+    }
+}

@@ -1,0 +1,128 @@
+package dev.stoker.tune.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.loader.LoaderOptions;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The offline tuner's files in its folder: {@code experiments.jsonl}, one trial a line, appended as each ends (a
+ * line cut short by a crash ends the journal, and the search continues from there), and {@code best.json}, the
+ * best config so far. Without a folder it keeps nothing.
+ */
+public final class TunerJournal {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String EXPERIMENTS = "experiments.jsonl";
+
+    private final Path dir;   // null: no journal
+
+    public TunerJournal(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Reads the trials of an earlier search; empty when there is none. */
+    public static List<Experiment> read(Path dir) {
+        Path file = dir.resolve(EXPERIMENTS);
+        List<Experiment> list = new ArrayList<>();
+        if (!Files.exists(file)) {
+            return list;
+        }
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    try {
+                        list.add(JSON.readValue(line, Experiment.class));
+                    } catch (IOException e) {
+                        break;   // a line cut short by a crash ends the journal
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        return list;
+    }
+
+    /** The trials so far (none without a folder), the folder made if it was not there. */
+    public List<Experiment> open() {
+        if (dir == null) {
+            return new ArrayList<>();
+        }
+        List<Experiment> history = read(dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+        }
+        return history;
+    }
+
+    public void append(Experiment e) {
+        if (dir == null) {
+            return;
+        }
+        Path file = dir.resolve(EXPERIMENTS);
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND)) {
+            w.write(JSON.writeValueAsString(e));
+            w.newLine();
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot append to " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Writes the whole history again (a trial already written was corrected). */
+    public void rewrite(List<Experiment> history) {
+        if (dir == null) {
+            return;
+        }
+        Path file = dir.resolve(EXPERIMENTS);
+        StringBuilder text = new StringBuilder();
+        try {
+            for (Experiment e : history) {
+                text.append(JSON.writeValueAsString(e)).append('\n');
+            }
+            Files.writeString(file, text);
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot write " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Rewrites {@code best.json}: the options document of the best trial, what {@code stoker bench --config} reads. */
+    public void writeBest(LoaderOptions options) {
+        if (dir != null) {
+            Path file = dir.resolve("best.json");
+            try {
+                Files.writeString(file, options.toJson() + "\n");
+            } catch (IOException ex) {
+                throw new UncheckedIOException("cannot write " + file + ": " + ex.getMessage(), ex);
+            }
+        }
+    }
+
+    /** {@code value} as indented JSON. */
+    public static String toJson(Object value) {
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An options document as a JSON tree, in its own field names (what {@code stoker bench --config} reads). */
+    public static JsonNode tree(LoaderOptions options) {
+        try {
+            return JSON.readTree(options.toJson());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.stoker.video.internal;
+
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.KeyframeIndex;
+import dev.stoker.loader.clip.PastEndPolicy;
+import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.ClipDecoder;
+import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
+
+/**
+ * The frames a {@link ClipSpec} selects in a video, slot by slot, after its past-end policy: exactly what
+ * {@link ClipDecoder} decodes for it. {@link #of} is the single place where clip-selection semantics live.
+ *
+ * @param frames         for each slot, the frame index (0-based, presentation order)
+ * @param shifted        true when {@link PastEndPolicy#SHIFT} moved the start earlier
+ * @param repeatedFrames slots filled by repeating the last frame
+ */
+public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
+    /** Tolerance when comparing a requested time with frame times: far below any frame interval. */
+    static final double EPSILON_SECONDS = KeyframeIndex.EPSILON_SECONDS;
+
+    public ClipSelection {
+        frames = frames.clone();
+    }
+
+    @Override
+    public int[] frames() {
+        return frames.clone();
+    }
+
+    /** The frames {@code spec} selects in {@code video}; a {@link VideoException} when it is past the end under SKIP. */
+    public static ClipSelection of(Video video, ClipSpec spec) {
+        return switch (spec) {
+            case ClipSpec.Strided strided -> strided(video, strided);
+            case ClipSpec.Resampled resampled -> resampled(video, resampled);
+            case ClipSpec.Linspace linspace -> linspace(video, linspace);
+        };
+    }
+
+    private static ClipSelection strided(Video video, ClipSpec.Strided spec) {
+        int n = video.frameCount();
+        int span = (spec.frames() - 1) * spec.strideFrames();
+        int first = firstAtOrAfter(video, spec.startSeconds());
+        boolean shifted = false;
+        if ((long) first + span > n - 1) {
+            switch (spec.pastEnd()) {
+                case SKIP -> throw outOfRange(video, spec, "needs frames " + first + ".." + ((long) first + span));
+                case SHIFT -> {
+                    int moved = Math.max(0, n - 1 - span);
+                    shifted = moved != first;
+                    first = moved;
+                }
+                case REPEAT_LAST -> first = Math.min(first, n - 1);
+            }
+        }
+        int[] frames = new int[spec.frames()];
+        int repeated = 0;
+        for (int k = 0; k < frames.length; k++) {
+            long frame = (long) first + (long) k * spec.strideFrames();
+            if (frame > n - 1) {
+                frame = n - 1;
+                repeated++;
+            }
+            frames[k] = (int) frame;
+        }
+        return new ClipSelection(frames, shifted, repeated);
+    }
+
+    private static ClipSelection resampled(Video video, ClipSpec.Resampled spec) {
+        int n = video.frameCount();
+        int count = spec.frameCount();
+        double last = video.frameTimeSeconds(n - 1);
+        double start = spec.startSeconds();
+        double end = start + (count - 1) / spec.framesPerSecond();
+        boolean shifted = false;
+        if (end > last + EPSILON_SECONDS) {
+            switch (spec.pastEnd()) {
+                case SKIP -> throw outOfRange(video, spec, "needs times up to " + end + " s");
+                case SHIFT -> {
+                    double moved = Math.max(0, last - (count - 1) / spec.framesPerSecond());
+                    shifted = moved < start;
+                    start = moved;
+                }
+                case REPEAT_LAST -> {
+                }
+            }
+        }
+        int[] frames = new int[count];
+        int repeated = 0;
+        for (int k = 0; k < count; k++) {
+            int frame = firstAtOrAfter(video, start + k / spec.framesPerSecond());
+            if (frame > n - 1) {
+                frame = n - 1;
+                repeated++;
+            }
+            frames[k] = frame;
+        }
+        return new ClipSelection(frames, shifted, repeated);
+    }
+
+    private static ClipSelection linspace(Video video, ClipSpec.Linspace spec) {
+        int n = video.frameCount();
+        int first = firstAtOrAfter(video, spec.startSeconds());
+        int end = firstAtOrAfter(video, spec.startSeconds() + spec.durationSeconds());
+        boolean shifted = false;
+        if (end <= first) {
+            if (spec.pastEnd() == PastEndPolicy.SKIP) {
+                throw outOfRange(video, spec, "has no frame in [" + spec.startSeconds() + ", "
+                        + (spec.startSeconds() + spec.durationSeconds()) + ") s");
+            }
+            shifted = first > n - 1;
+            first = Math.min(first, n - 1);
+            end = first + 1;
+        }
+        long shown = end - first;
+        int[] frames = new int[spec.frames()];
+        int repeated = 0;
+        for (int k = 0; k < frames.length; k++) {
+            if (shown >= frames.length) {
+                // Exact rational steps (torch rounds in float32: the same frames unless a step lands within 1e-7 of one)
+                frames[k] = first + (int) (frames.length == 1 ? 0 : k * (shown - 1) / (frames.length - 1));
+            } else if (k < shown) {
+                frames[k] = first + k;
+            } else {
+                frames[k] = end - 1;
+                repeated++;
+            }
+        }
+        return new ClipSelection(frames, shifted, repeated);
+    }
+
+    /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
+    static int firstAtOrAfter(Video video, double seconds) {
+        return KeyframeIndex.firstAtOrAfter(video, seconds);
+    }
+
+    private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {
+        VideoInfo info = video.info();
+        return new VideoException(info.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
+                spec + " " + detail + " but the video has " + info.frameCount() + " frames over "
+                        + String.format("%.3f", info.durationSeconds()) + " s (past-end policy SKIP)");
+    }
+}
