@@ -8,7 +8,7 @@ the loader raises; the trial is good when that is a ``JvmDiedError`` naming sign
   before-hello    the JVM killed as it starts, before it said hello
   mid-epoch       after k batches of an epoch (k drawn from 1 to len - 1)
   epoch-boundary  after an epoch's last batch, before its end was read (the end may already be in the pipe)
-  during-close    epochs=1: after the last batch, while the JVM ends its run and closes its loader
+  during-close    epochs=1: after the last batch, while the JVM ends its run (and then waits for the close)
 
 At during-close the kill can come after the JVM said its run's end (under load it mostly does: the JVM runs ahead
 of the consumer and may have exited): the run is then complete, and the trial is good when the loader ends with

@@ -6,6 +6,7 @@ import os
 import queue
 import signal
 import subprocess
+import time
 import types
 
 import pytest
@@ -84,6 +85,35 @@ def test_restarts_deliver_exactly_the_clips_of_an_uninterrupted_run(dataset, sto
     assert all("killed by signal 9" in cause for cause in stats["restart_causes"])
     restarts = [r for r in caplog.records if "restarting it" in r.getMessage()]
     assert len(restarts) == len(killed) and all("signal 9" in r.getMessage() for r in restarts)
+
+
+def test_a_run_the_jvm_served_whole_before_python_mapped_its_file_loses_nothing(dataset, stoker, tmp_path,
+                                                                              monkeypatch):
+    # Under load the JVM can serve a short run (epochs=1, every batch fits the slots) and say its end before Python
+    # has read the hello and mapped the file. The JVM then waits for the close: the batches are all there, and stats
+    # still answer.
+    expected = clips_of_stoker_bench(stoker, dataset, tmp_path, BATCHES_AN_EPOCH)
+
+    class SlowToMap(loader_module.ServeProcess):
+        @classmethod
+        def start(cls, args, resume=None):
+            process, hello = super().start(args, resume)
+            guard = time.monotonic() + 300   # a hang guard only: the JVM says its end in well under a second
+            while not any(isinstance(m, dict) and m.get("type") == "end" for m in list(process._stream.queue)):
+                if process.status() is not None or time.monotonic() > guard:
+                    break   # gone first (the bug this guards against), or never ended: the loader below says which
+                time.sleep(0.01)
+            return process, hello
+
+    monkeypatch.setattr(loader_module, "ServeProcess", SlowToMap)
+    with VideoLoader(dataset, batch_size=BATCH, seed=7, epochs=1, prefetch=BATCHES_AN_EPOCH) as loader:
+        got = [[(p, [round(t, 6) for t in ts]) for p, ts in zip(b.paths, b.frame_seconds)]
+               for b in loader if b.video.sum() >= 0]   # each batch's pixels read from the file
+        assert list(loader) == [], "an iteration after the run's end"
+        stats = loader.stats()
+        assert loader._process.status() is None, "the JVM left before the consumer closed it"
+    assert got == expected
+    assert stats["restarts"] == 0
 
 
 def test_deaths_in_a_row_beyond_restart_are_an_error_naming_every_death(dataset):

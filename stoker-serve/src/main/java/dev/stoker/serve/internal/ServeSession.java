@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Serves a loader's batches to a consumer in another process (the PyTorch bridge): collate writes each batch
@@ -37,6 +38,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The consumer's end of the channel closing (it closed, or died: a killed process closes its pipes) stops the
  * session: the file is removed at once and the process exits within {@link #EXIT_GRACE} even if a stage is stuck
  * in native code, so that a dead trainer never leaves a loader behind.
+ *
+ * <p>After its last epoch ({@code end}) the session waits for the consumer to close it: the batches it announced
+ * live in the file, which the consumer may not have mapped yet (under load it reads the hello after the JVM has
+ * served a short run), and it may still ask for stats. Exiting at {@code end} lost those batches and answered
+ * nothing.
  */
 public final class ServeSession {
     /**
@@ -52,6 +58,8 @@ public final class ServeSession {
     private final Map<Long, LoadedBatch> outstanding = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile boolean finished;
+    /** Counted down when the consumer closes the session or goes: what a session that served its run waits for. */
+    private final CountDownLatch consumerDone = new CountDownLatch(1);
     private boolean loaderClosed;
     private volatile HostBatchLoader served;
     private volatile SharedBatchMemory memory;
@@ -86,6 +94,7 @@ public final class ServeSession {
             Thread.ofPlatform().daemon().name("stoker-serve-requests").start(this::readRequests);
             serveEpochs();
             channel.send(ControlChannel.message("end"));
+            consumerDone.await();
             return 0;
         } catch (Exception e) {
             if (stopping) {
@@ -266,6 +275,7 @@ public final class ServeSession {
     private void stop() {
         stopping = true;
         closeLoader();   // unblocks the serving loop, which then ends
+        consumerDone.countDown();
     }
 
     private synchronized void closeLoader() {

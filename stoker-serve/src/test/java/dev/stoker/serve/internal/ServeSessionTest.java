@@ -45,8 +45,7 @@ class ServeSessionTest {
                 .batch(4, false, BatchLayout.NTHWC).order(11, true, 1).build();
     }
 
-    @Test
-    void theSlotsHoldExactlyTheBatchesAnInProcessLoaderCollates() throws Exception {
+    static List<byte[]> inProcessBatches() throws IOException {
         List<byte[]> expected = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(Dataset.open(dataset), options())) {
             for (ClipBatch batch : loader.nextEpoch()) {
@@ -54,6 +53,12 @@ class ServeSessionTest {
                 batch.close();
             }
         }
+        return expected;
+    }
+
+    @Test
+    void theSlotsHoldExactlyTheBatchesAnInProcessLoaderCollates() throws Exception {
+        List<byte[]> expected = inProcessBatches();
         Path shm = Files.createDirectories(tmp.resolve("shm"));
         ServeSettings settings = new ServeSettings(dataset, options(), 2, 0, new SharedMemoryDir(shm), null, -1);
         try (ServeDriver session = ServeDriver.start(settings)) {
@@ -87,6 +92,45 @@ class ServeSessionTest {
                 assertThat(served.get(i)).as("batch %d", i).isEqualTo(expected.get(i));
             }
             session.closeRequests();
+            assertThat(session.exitStatus()).isZero();
+            assertThat(file).doesNotExist();
+        }
+    }
+
+    @Test
+    void afterItsLastEpochTheSessionKeepsItsBatchesUntilTheConsumerCloses() throws Exception {
+        List<byte[]> expected = inProcessBatches();
+        Path shm = Files.createDirectories(tmp.resolve("shm-end"));
+        // Slots for the whole epoch: the session serves it and says its end with no release from the consumer, as it
+        // does when the consumer is slow to read its hello.
+        ServeSettings settings = new ServeSettings(dataset, options(), expected.size(), 0, new SharedMemoryDir(shm),
+                null, -1);
+        try (ServeDriver session = ServeDriver.start(settings)) {
+            JsonNode hello = session.next();
+            List<JsonNode> batches = new ArrayList<>();
+            JsonNode m;
+            for (m = session.next(); m.path("type").asText().equals("batch"); m = session.next()) {
+                batches.add(m);
+            }
+            assertThat(m.path("type").asText()).isEqualTo("epoch_end");
+            assertThat(session.next().path("type").asText()).isEqualTo("end");
+            // Only now does the consumer map the file: every batch is still there, and so is the session.
+            Path file = Path.of(hello.path("file").asText());
+            try (FileChannel channel = FileChannel.open(file)) {
+                for (int i = 0; i < batches.size(); i++) {
+                    ByteBuffer bytes = ByteBuffer.allocate(batches.get(i).path("nbytes").asInt());
+                    channel.read(bytes, batches.get(i).path("offset").asLong());
+                    assertThat(bytes.array()).as("batch %d after the end", i).isEqualTo(expected.get(i));
+                }
+            }
+            assertThat(batches).hasSameSizeAs(expected);
+            // It still answers: the consumer's stats after its last epoch.
+            session.send("{\"op\":\"stats\",\"req\":1}");
+            JsonNode reply = session.next();
+            assertThat(reply.path("type").asText()).isEqualTo("stats");
+            assertThat(reply.path("req").asLong()).isEqualTo(1);
+            assertThat(session.status()).isNotDone();
+            session.send("{\"op\":\"close\"}");
             assertThat(session.exitStatus()).isZero();
             assertThat(file).doesNotExist();
         }
