@@ -28,19 +28,7 @@ final class ClipStartCounter {
 
     /** {@code batches}, counting each batch's clips as it is handed out. */
     Iterator<ClipBatch> counting(Iterator<ClipBatch> batches) {
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return batches.hasNext();
-            }
-
-            @Override
-            public ClipBatch next() {
-                ClipBatch batch = batches.next();
-                count(batch);
-                return batch;
-            }
-        };
+        return new OnEachHandedOut<>(batches, this::count);
     }
 
     private void count(ClipBatch batch) {

@@ -50,21 +50,11 @@ public final class ResumeTracker {
 
     /** {@code batches}, moving the state forward as each is handed out. */
     public Iterator<ClipBatch> tracking(Iterator<ClipBatch> batches) {
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return batches.hasNext();
+        return new OnEachHandedOut<>(batches, batch -> {
+            SamplerState after = afterBatch.remove(batch);
+            if (after != null) {
+                state = after;
             }
-
-            @Override
-            public ClipBatch next() {
-                ClipBatch batch = batches.next();
-                SamplerState after = afterBatch.remove(batch);
-                if (after != null) {
-                    state = after;
-                }
-                return batch;
-            }
-        };
+        });
     }
 }
