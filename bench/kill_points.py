@@ -11,7 +11,7 @@ the loader raises; the trial is good when that is a ``JvmDiedError`` naming sign
   during-close    epochs=1: after the last batch, while the JVM ends its run (and then waits for the close)
 
 At during-close the kill can come after the JVM said its run's end (under load it mostly does: the JVM runs ahead
-of the consumer and may have exited): the run is then complete, and the trial is good when the loader ends with
+of the consumer, then waits for the close): the run is then complete, and the trial is good when the loader ends with
 every epoch whole and no error. Those trials are counted apart, never drawn again, so that the points a seed
 draws are the points tried, whatever the load. The figure
 this script gives beside the count is the time from the kill to the error, with every core kept busy

@@ -107,8 +107,11 @@ def test_a_run_the_jvm_served_whole_before_python_mapped_its_file_loses_nothing(
 
     monkeypatch.setattr(loader_module, "ServeProcess", SlowToMap)
     with VideoLoader(dataset, batch_size=BATCH, seed=7, epochs=1, prefetch=BATCHES_AN_EPOCH) as loader:
-        got = [[(p, [round(t, 6) for t in ts]) for p, ts in zip(b.paths, b.frame_seconds)]
-               for b in loader if b.video.sum() >= 0]   # each batch's pixels read from the file
+        got = []
+        for b in loader:
+            # Read from the file mapped after the end: the collated frames, not the zeros of a fresh file.
+            assert b.video.float().mean() > 0, f"batch {b.id} read as zeros"
+            got.append([(p, [round(t, 6) for t in ts]) for p, ts in zip(b.paths, b.frame_seconds)])
         assert list(loader) == [], "an iteration after the run's end"
         stats = loader.stats()
         assert loader._process.status() is None, "the JVM left before the consumer closed it"
