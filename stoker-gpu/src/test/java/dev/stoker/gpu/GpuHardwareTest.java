@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -120,36 +121,47 @@ class GpuHardwareTest {
             "mmaction2_test_mpeg4_mp3.avi", "mdn_flower_vp8.webm",
             "libwebm_bbb_480p_vp9_opus_1s.webm", "torchcodec_bt709_full_range.mp4"})
     void nvdecDecodesTheCpuPathsClipsWithinATolerance(String name) {
-        BatchShape clip = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
         try (Video video = Video.open(NvdecSupportedVideosTest.sample(name));
              CudaDevice device = Cuda.open(DeviceSpec.cuda(0));
              Nv12Kernel kernel = Nv12Kernel.load(device);
-             DeviceMemory onNvdec = device.allocate(2 * clip.batchBytes());
-             DeviceMemory onCpu = device.allocate(2 * clip.batchBytes());
-             NvdecDecoder nvdec = NvdecDecoder.open(device, kernel, clip, true, null, null);
-             CpuClipUploader cpu = new CpuClipUploader(device, clip, 1, true);
-             Arena arena = Arena.ofConfined()) {
+             NvdecDecoder nvdec = NvdecDecoder.open(device, kernel, CLIP, true, null, null)) {
             assertThat(NvdecCodecs.unsupportedReason(video.info())).isNull();
+            assertThat(decodesTheCpuPathsClips(device, nvdec, video, name).cpuFallbackReason()).isNull();
+        }
+    }
+
+    /** A clip of 8 frames of 112x112, a batch of one. */
+    private static final BatchShape CLIP = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
+
+    /**
+     * Decodes two clips of {@code video} (its first 8 frames, center-cropped; 8 frames at stride 2 from its middle,
+     * randomly cropped) with {@code gpu} and with the CPU path, into device memory; checks that they are the same
+     * frames (indices and times) with pixels within {@link PixelTolerance}, and returns what {@code gpu} gave.
+     */
+    private static DeviceClipDecoder.Decoded decodesTheCpuPathsClips(CudaDevice device, DeviceClipDecoder gpu, Video video,
+                                                                     String name) {
+        try (DeviceMemory onGpu = device.allocate(2 * CLIP.batchBytes());
+             DeviceMemory onCpu = device.allocate(2 * CLIP.batchBytes());
+             CpuClipUploader cpu = new CpuClipUploader(device, CLIP, 1, true);
+             Arena arena = Arena.ofConfined()) {
             double length = video.info().durationSeconds();
-            List<DeviceClipDecoder.Target> gpuTargets = List.of(
+            Function<DeviceMemory, List<DeviceClipDecoder.Target>> into = memory -> List.of(
                     new DeviceClipDecoder.Target(ClipSpec.frames(0, 8, 1), Resize.centerCrop(112, 112, 112),
-                            onNvdec.pointer(), clip.batchBytes()),
+                            memory.pointer(), CLIP.batchBytes()),
                     new DeviceClipDecoder.Target(ClipSpec.frames(length / 2, 8, 2), Resize.randomCrop(128, 112, 112, 5),
-                            onNvdec.pointer() + clip.batchBytes(), clip.batchBytes()));
-            List<DeviceClipDecoder.Target> cpuTargets = gpuTargets.stream().map(t -> new DeviceClipDecoder.Target(t.spec(),
-                    t.resize(), t.devicePointer() - onNvdec.pointer() + onCpu.pointer(), t.bytes())).toList();
-            DeviceClipDecoder.Decoded fromNvdec = nvdec.decode(video, gpuTargets);
-            DeviceClipDecoder.Decoded fromCpu = cpu.decode(video, cpuTargets);
-            assertThat(fromNvdec.cpuFallbackReason()).isNull();
+                            memory.pointer() + CLIP.batchBytes(), CLIP.batchBytes()));
+            DeviceClipDecoder.Decoded fromGpu = gpu.decode(video, into.apply(onGpu));
+            DeviceClipDecoder.Decoded fromCpu = cpu.decode(video, into.apply(onCpu));
             for (int i = 0; i < 2; i++) {
-                assertThat(fromNvdec.clips().get(i).frameIndices()).isEqualTo(fromCpu.clips().get(i).frameIndices());
-                assertThat(fromNvdec.clips().get(i).ptsSeconds()).isEqualTo(fromCpu.clips().get(i).ptsSeconds());
+                assertThat(fromGpu.clips().get(i).frameIndices()).isEqualTo(fromCpu.clips().get(i).frameIndices());
+                assertThat(fromGpu.clips().get(i).ptsSeconds()).isEqualTo(fromCpu.clips().get(i).ptsSeconds());
             }
-            MemorySegment a = arena.allocate(onNvdec.byteSize());
+            MemorySegment a = arena.allocate(onGpu.byteSize());
             MemorySegment b = arena.allocate(onCpu.byteSize());
-            device.copyToHost(onNvdec.pointer(), a);
+            device.copyToHost(onGpu.pointer(), a);
             device.copyToHost(onCpu.pointer(), b);
             PixelTolerance.assertWithin(a, b, name);
+            return fromGpu;
         }
     }
 
@@ -163,39 +175,15 @@ class GpuHardwareTest {
     @ValueSource(strings = {"mmaction2_test_340x256.mp4", "mdn_flower_960x540.mp4", "torchcodec_bt709_full_range.mp4",
             "decord_flipping_a_pancake.mkv", "mmaction2_demo_kinetics_340x256.mp4"})
     void theNvdecSessionDecodesTheCpuPathsClipsWithinATolerance(String name) {
-        BatchShape clip = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
         try (Video video = Video.open(NvdecSupportedVideosTest.sample(name));
              CudaDevice device = Cuda.open(DeviceSpec.cuda(0));
-             Nv12Kernel kernel = Nv12Kernel.load(device);
-             DeviceMemory onNvdec = device.allocate(2 * clip.batchBytes());
-             DeviceMemory onCpu = device.allocate(2 * clip.batchBytes());
-             CpuClipUploader cpu = new CpuClipUploader(device, clip, 1, true);
-             Arena arena = Arena.ofConfined()) {
+             Nv12Kernel kernel = Nv12Kernel.load(device)) {
             Assumptions.assumeTrue(NvdecSession.covers(video), name + ": not H.264/HEVC 8-bit 4:2:0 with pts");
             DriverNvdecApi api = DriverNvdecApi.open(device, kernel);
-            try (NvdecSession session = new NvdecSession(api, new NvdecCaps(api), device.id(), clip, true, null)) {
-                double length = video.info().durationSeconds();
-                List<DeviceClipDecoder.Target> gpuTargets = List.of(
-                        new DeviceClipDecoder.Target(ClipSpec.frames(0, 8, 1), Resize.centerCrop(112, 112, 112),
-                                onNvdec.pointer(), clip.batchBytes()),
-                        new DeviceClipDecoder.Target(ClipSpec.frames(length / 2, 8, 2), Resize.randomCrop(128, 112, 112, 5),
-                                onNvdec.pointer() + clip.batchBytes(), clip.batchBytes()));
-                List<DeviceClipDecoder.Target> cpuTargets = gpuTargets.stream().map(t -> new DeviceClipDecoder.Target(
-                        t.spec(), t.resize(), t.devicePointer() - onNvdec.pointer() + onCpu.pointer(), t.bytes())).toList();
-                DeviceClipDecoder.Decoded fromNvdec = session.decode(video, gpuTargets);
-                DeviceClipDecoder.Decoded fromCpu = cpu.decode(video, cpuTargets);
+            try (NvdecSession session = new NvdecSession(api, new NvdecCaps(api), device.id(), CLIP, true, null)) {
+                DeviceClipDecoder.Decoded fromNvdec = decodesTheCpuPathsClips(device, session, video, name);
                 assertThat(fromNvdec.path()).isEqualTo(DecodePath.NVDEC);
-                long wanted = 0;
-                for (int i = 0; i < 2; i++) {
-                    assertThat(fromNvdec.clips().get(i).frameIndices()).isEqualTo(fromCpu.clips().get(i).frameIndices());
-                    assertThat(fromNvdec.clips().get(i).ptsSeconds()).isEqualTo(fromCpu.clips().get(i).ptsSeconds());
-                    wanted += fromNvdec.clips().get(i).frameIndices().stream().distinct().count();
-                }
-                MemorySegment a = arena.allocate(onNvdec.byteSize());
-                MemorySegment b = arena.allocate(onCpu.byteSize());
-                device.copyToHost(onNvdec.pointer(), a);
-                device.copyToHost(onCpu.pointer(), b);
-                PixelTolerance.assertWithin(a, b, name);
+                long wanted = fromNvdec.clips().stream().mapToLong(c -> c.frameIndices().stream().distinct().count()).sum();
                 assertThat(session.counters.framesMapped).as("frames mapped").isEqualTo(wanted);
                 assertThat(session.counters.clipLaunches).as("kernel launches").isEqualTo(2);
                 assertThat(session.counters.hostWaits).as("host waits").isBetween(1L, 2L);

@@ -83,45 +83,23 @@ class AutotuneStepTest {
     }
 
     /** The pipeline and its measurements, as functions of its config. */
-    private static final class Model implements TunedPipeline, Meter {
-        final FakeClock clock = new FakeClock();
+    private static final class Model extends ConfigOnlyPipeline {
         final int cores;
         final double consumerWaitShare;
-        PipelineConfig config = PipelineConfig.EMPTY.withSinkCapacity(8)
-                .withStage("decode", StageConfig.EMPTY.withConcurrency(1).withQueueCapacity(4))
-                .withStage("resize", StageConfig.EMPTY.withConcurrency(2).withQueueCapacity(4));
         int measurements;
         int closeAtMeasurement = Integer.MAX_VALUE;
         AutotuneLoop loop;
 
         Model(int cores, double consumerWaitShare) {
+            super(PipelineConfig.EMPTY.withSinkCapacity(8)
+                    .withStage("decode", StageConfig.EMPTY.withConcurrency(1).withQueueCapacity(4))
+                    .withStage("resize", StageConfig.EMPTY.withConcurrency(2).withQueueCapacity(4)));
             this.cores = cores;
             this.consumerWaitShare = consumerWaitShare;
         }
 
         AutotuneLoop loop() {
             return new AutotuneLoop(this, this, BUDGET, clock);
-        }
-
-        @Override
-        public PipelineConfig config() {
-            return config;
-        }
-
-        @Override
-        public boolean endOfStream() {
-            return false;
-        }
-
-        @Override
-        public long delivered() {
-            return 1;
-        }
-
-        @Override
-        public void reconfigure(String stage, StageConfig change, String reason) {
-            config = stage.equals("sink") ? config.withSinkCapacity(change.queueCapacity())
-                    : config.withStage(stage, config.stage(stage).overriddenBy(change));
         }
 
         @Override

@@ -1,11 +1,8 @@
 package dev.stoker.tune;
 
 import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.SteadyStateModel.Steady;
 import dev.stoker.tune.internal.AutotuneBudget;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -15,22 +12,17 @@ import java.util.function.Function;
  * {@link SteadyStateModel}), measured with a seeded noise, so that a run of the tuner over many windows takes
  * milliseconds and decides the same way every time. It closes the loop once its clock reaches {@code closeAtNanos}.
  */
-final class ModelledPipeline implements TunedPipeline, Meter {
-    final FakeClock clock = new FakeClock();
+final class ModelledPipeline extends ConfigOnlyPipeline {
     private final Function<PipelineConfig, Steady> model;
     private final SplittableRandom random;
     private final double sigma;
     private final AutotuneBudget budget;
-    /** Every change's reason, as a running pipeline's stats list them. */
-    final List<String> reasons = new ArrayList<>();
-    PipelineConfig config;
-    private long delivered;
     private long closeAtNanos = Long.MAX_VALUE;
     private AutotuneLoop loop;
 
     ModelledPipeline(Function<PipelineConfig, Steady> model, PipelineConfig start, AutotuneBudget budget, double sigma, long seed) {
+        super(start);
         this.model = model;
-        this.config = start;
         this.budget = budget;
         this.sigma = sigma;
         this.random = new SplittableRandom(seed);
@@ -41,28 +33,6 @@ final class ModelledPipeline implements TunedPipeline, Meter {
         closeAtNanos = clock.nanoTime() + nanos;
         loop = new AutotuneLoop(this, this, budget, clock);
         return loop;
-    }
-
-    @Override
-    public PipelineConfig config() {
-        return config;
-    }
-
-    @Override
-    public boolean endOfStream() {
-        return false;
-    }
-
-    @Override
-    public long delivered() {
-        return Math.max(1, delivered);   // the first item comes at once
-    }
-
-    @Override
-    public void reconfigure(String stage, StageConfig change, String reason) {
-        config = stage.equals("sink") ? config.withSinkCapacity(change.queueCapacity())
-                : config.withStage(stage, config.stage(stage).overriddenBy(change));
-        reasons.add(reason);
     }
 
     @Override
