@@ -11,34 +11,16 @@ import java.lang.foreign.MemorySegment;
  * their stored scale): what {@link ClipReader#locate} gives instead of copying, so that the pixels are copied
  * once, straight to where they are consumed (a batch slot). Its packets were verified as the dataset's
  * {@link Verification} says when it was located. Valid while its {@link ShardDataset} is open.
+ *
+ * @param clip           what the clip holds (frames, timestamps, size), as a read would have returned it
+ * @param payload        the record's stored frames
+ * @param cutOffsets     for each output frame, where the cut's first row starts in {@code payload}
+ * @param storedRowBytes bytes of one stored row
+ * @param rowBytes       bytes of one output row (at most {@code storedRowBytes})
+ * @param rows           output rows per frame
  */
-public final class MappedClip {
-    private final DecodedClip clip;
-    private final MemorySegment payload;
-    private final long[] cutOffsets;
-    private final long storedRowBytes;
-    private final long rowBytes;
-    private final int rows;
-
-    /**
-     * @param cutOffsets     for each output frame, where the cut's first row starts in {@code payload}
-     * @param storedRowBytes bytes of one stored row
-     * @param rowBytes       bytes of one output row (at most {@code storedRowBytes})
-     * @param rows           output rows per frame
-     */
-    public MappedClip(DecodedClip clip, MemorySegment payload, long[] cutOffsets, long storedRowBytes, long rowBytes, int rows) {
-        this.clip = clip;
-        this.payload = payload;
-        this.cutOffsets = cutOffsets;
-        this.storedRowBytes = storedRowBytes;
-        this.rowBytes = rowBytes;
-        this.rows = rows;
-    }
-
-    /** What the clip holds (frames, timestamps, size), as a read would have returned it. */
-    public DecodedClip clip() {
-        return clip;
-    }
+public record MappedClip(DecodedClip clip, MemorySegment payload, long[] cutOffsets, long storedRowBytes, long rowBytes,
+                         int rows) {
 
     /** Bytes {@link #copyTo} writes: frames × height × width × 3. */
     public long byteSize() {
