@@ -90,6 +90,7 @@ class VideoLoader:
         self._restarts = Restarts(positive_int("restart", restart, minimum=0))
         self._interrupted_epoch: Optional[int] = None   # the epoch being taken when a JVM died, until the next take
         self._ended = False   # the JVM said its last epoch was served (epochs=N): every later iteration is empty
+        self._death_after_end: Optional[JvmDiedError] = None   # its JVM died after that end: never restarted
         self._debug = bool(debug)
         self._command = stoker_command(stoker_home)
         self._process: Optional[ServeProcess] = None
@@ -112,6 +113,8 @@ class VideoLoader:
     def _start(self) -> None:
         if self._closed:
             raise StokerError("the loader was closed")
+        if self._death_after_end is not None:
+            return   # the run was served whole: no JVM is started for nothing (len, classes, state are known)
         while self._process is None:
             try:
                 self._start_process()
@@ -146,7 +149,13 @@ class VideoLoader:
 
     def _recover(self, death: JvmDiedError) -> None:
         """A JVM that died: with restarts left in a row, a new one from the state after the last batch taken (the
-        next one it sends is the batch after it); else the error, naming every death in the row."""
+        next one it sends is the batch after it); else the error, naming every death in the row. After the run's end
+        (epochs=N) nothing is left to serve: the death is the error, and no JVM is started again."""
+        if self._ended:
+            self._abandon_process()
+            self._death_after_end = JvmDiedError(f"the run had ended (every batch was served) when {death}", death.pid,
+                                                 death.status)
+            raise self._death_after_end from death
         try:
             self._restarts.died(death)
         except JvmDiedError:
@@ -237,14 +246,12 @@ class VideoLoader:
         wanted, self._wanted_epoch = self._wanted_epoch, None
         if wanted is None:
             return
-        if self._process is None and self._resume is None and wanted == 0:
-            return
+        if self._hello is None and self._resume is None and wanted == 0:
+            return   # never started: the first JVM starts at epoch 0
         self._start()
         if self._next_epoch_start == wanted:
             return
-        state = dict(self._position, epoch=wanted, position=0, clipsDelivered=0)
-        self._stop_process()
-        self._resume = state
+        self._go_on_from(dict(self._position, epoch=wanted, position=0, clipsDelivered=0))
         self._start()
 
     def __iter__(self):
@@ -295,6 +302,8 @@ class VideoLoader:
                         self._next_epoch_start = m["epoch"] + 1
                         self._position = m["state"]
                         self._failures = m.get("failures", [])
+                        # The last epoch (epochs=N): the run has ended now, not only once its end message is read.
+                        self._ended = bool(m.get("last"))
                         return None
                     if kind == "end":
                         self._ended = True
@@ -344,9 +353,16 @@ class VideoLoader:
         """Continues from a ``state_dict()``: the next batch is the one after the batch the state was taken at."""
         if not isinstance(state, dict) or "stoker_state" not in state:
             raise ValueError("load_state_dict: expected a dict from VideoLoader.state_dict() (with 'stoker_state')")
-        self._stop_process()
-        self._resume = dict(state["stoker_state"])
+        self._go_on_from(dict(state["stoker_state"]))
         self._wanted_epoch = None
+
+    def _go_on_from(self, state: dict) -> None:
+        """The next JVM starts from ``state``: a run that had ended goes on from there (past its last epoch, the JVM
+        says the end again)."""
+        self._stop_process()
+        self._resume = state
+        self._ended = False
+        self._death_after_end = None
 
     def stats(self) -> dict:
         """The JVM pipeline's per-stage stats, with this consumer's samples/s and data-wait share, and the JVM's
@@ -361,6 +377,8 @@ class VideoLoader:
     def _request(self, op: str) -> dict:
         while True:
             self._start()
+            if self._death_after_end is not None:
+                raise self._death_after_end
             try:
                 return self._process.request(op)
             except JvmDiedError as death:

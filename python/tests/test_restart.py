@@ -119,6 +119,33 @@ def test_a_run_the_jvm_served_whole_before_python_mapped_its_file_loses_nothing(
     assert stats["restarts"] == 0
 
 
+def test_a_jvm_that_dies_after_the_runs_end_is_not_restarted(dataset):
+    # After its last epoch the JVM only waits for the close: nothing is left to serve, so a death then (the OOM
+    # killer, an operator) is not restarted, which would start a JVM for nothing and answer stats() with its empty
+    # figures. stats() says the death; the iteration stays ended, and where the loader stands is still known.
+    with VideoLoader(dataset, batch_size=BATCH, seed=7, epochs=1, restart=2) as loader:
+        taken = sum(1 for _ in loader)
+        assert taken == len(loader)
+        position = loader.state_dict()
+        pid = loader.pid
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(JvmDiedError, match="killed by signal 9") as raised:
+            loader.stats()
+        assert raised.value.pid == pid
+        assert "the run had ended" in str(raised.value)
+        assert loader.pid is None, "a JVM was started after the run's end"
+        assert list(loader) == [], "an iteration after the run's end"
+        assert loader.state_dict() == position
+        assert loader.pid is None, "a JVM was started after the run's end"
+        assert loader.failures == []
+        assert len(loader) == taken
+        # Placed at a start again, the loader goes on from there: the epoch again, then the end.
+        loader.set_epoch(0)
+        assert sum(1 for _ in loader) == taken
+        assert list(loader) == []
+        assert loader.stats()["restarts"] == 0
+
+
 def test_deaths_in_a_row_beyond_restart_are_an_error_naming_every_death(dataset):
     base, killed_at_start = kill_points()._killed_at_start(loader_module)
     loader_module.ServeProcess = killed_at_start

@@ -187,11 +187,13 @@ public final class ServeSession {
             if (stopping) {
                 return;   // cut short: no epoch end, so that the consumer never reads a stop as an epoch's end
             }
-            ObjectNode end = ControlChannel.message("epoch_end").put("epoch", epoch).put("batches", sent);
+            // "last": the run's end comes next, so that the consumer knows it now, not at its next read.
+            boolean last = !loader.pipeline().hasMoreEpochs();
+            ObjectNode end = ControlChannel.message("epoch_end").put("epoch", epoch).put("batches", sent).put("last", last);
             end.set("state", Messages.state(loader.state()));
             end.set("failures", Messages.failures(loader.failures()));
             channel.send(end);
-            if (!loader.pipeline().hasMoreEpochs()) {
+            if (last) {
                 return;
             }
         }

@@ -60,7 +60,9 @@ class ServeSessionTest {
     void theSlotsHoldExactlyTheBatchesAnInProcessLoaderCollates() throws Exception {
         List<byte[]> expected = inProcessBatches();
         Path shm = Files.createDirectories(tmp.resolve("shm"));
-        ServeSettings settings = new ServeSettings(dataset, options(), 2, 0, new SharedMemoryDir(shm), null, -1);
+        // Two epochs: the first one's end says that another comes.
+        ServeSettings settings = new ServeSettings(dataset, options().toBuilder().order(11, true, 2).build(), 2, 0,
+                new SharedMemoryDir(shm), null, -1);
         try (ServeDriver session = ServeDriver.start(settings)) {
             JsonNode hello = session.next();
             assertThat(hello.path("type").asText()).isEqualTo("hello");
@@ -88,6 +90,8 @@ class ServeSessionTest {
             assertThat(m.path("type").asText()).isEqualTo("epoch_end");
             assertThat(m.path("epoch").asInt()).isZero();
             assertThat(m.path("batches").asLong()).isEqualTo(served.size());
+            assertThat(m.path("last").isBoolean()).isTrue();
+            assertThat(m.path("last").asBoolean()).as("the first of two epochs is not the last").isFalse();
             for (int i = 0; i < served.size(); i++) {
                 assertThat(served.get(i)).as("batch %d", i).isEqualTo(expected.get(i));
             }
@@ -113,6 +117,7 @@ class ServeSessionTest {
                 batches.add(m);
             }
             assertThat(m.path("type").asText()).isEqualTo("epoch_end");
+            assertThat(m.path("last").asBoolean()).as("the epoch end says the run's end comes next").isTrue();
             assertThat(session.next().path("type").asText()).isEqualTo("end");
             // Only now does the consumer map the file: every batch is still there, and so is the session.
             Path file = Path.of(hello.path("file").asText());
