@@ -124,8 +124,12 @@ def test_a_jvm_that_dies_after_the_runs_end_is_not_restarted(dataset):
     # killer, an operator) is not restarted, which would start a JVM for nothing and answer stats() with its empty
     # figures. stats() says the death; the iteration stays ended, and where the loader stands is still known.
     with VideoLoader(dataset, batch_size=BATCH, seed=7, epochs=1, restart=2) as loader:
-        taken = sum(1 for _ in loader)
-        assert taken == len(loader)
+        taken = 0
+        for _ in loader:
+            taken += 1
+            if taken == 2:
+                after_two = loader.state_dict()
+        assert taken == len(loader) > 2
         position = loader.state_dict()
         pid = loader.pid
         os.kill(pid, signal.SIGKILL)
@@ -144,6 +148,9 @@ def test_a_jvm_that_dies_after_the_runs_end_is_not_restarted(dataset):
         assert sum(1 for _ in loader) == taken
         assert list(loader) == []
         assert loader.stats()["restarts"] == 0
+        # And from a state inside the run: the batches after it.
+        loader.load_state_dict(after_two)
+        assert sum(1 for _ in loader) == taken - 2
 
 
 def test_deaths_in_a_row_beyond_restart_are_an_error_naming_every_death(dataset):
