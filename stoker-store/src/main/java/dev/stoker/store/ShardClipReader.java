@@ -2,6 +2,7 @@ package dev.stoker.store;
 
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.internal.MappedClip;
 import dev.stoker.store.internal.SampleInfo;
@@ -261,33 +262,65 @@ final class ShardClipReader implements ClipReader {
     /** The clips as cuts of the stored frames (after selecting and verifying them); copies nothing. */
     private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes) {
         RecordEntry entry = stored.entry();
-        long storedRowBytes = (long) entry.width() * 3;
-        List<MappedClip> clips = new ArrayList<>(specs.size());
-        try (Video video = Video.fromPackets(stored.name(), packets(stored.shard(), stored.info(), entry, stored.payload()))) {
-            List<ClipSelection> selections = new ArrayList<>(specs.size());
-            for (ClipSpec spec : specs) {
-                selections.add(video.selectClip(spec));
-            }
-            verify(stored, selections);
-            for (int c = 0; c < specs.size(); c++) {
-                ClipSelection selection = selections.get(c);
-                int[] frames = selection.frames();
-                int[] cut = unscaledCrop(resizes.get(c), entry);
-                long[] cutOffsets = new long[frames.length];
-                List<Integer> indices = new ArrayList<>(frames.length);
-                List<Double> times = new ArrayList<>(frames.length);
-                for (int k = 0; k < frames.length; k++) {
-                    cutOffsets[k] = entry.offsets()[frames[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
-                    indices.add(frames[k]);
-                    times.add(video.frameTimeSeconds(frames[k]));
-                }
-                copiedFrames += frames.length;
-                DecodedClip clip = new DecodedClip(video.info().path(), cut[2], cut[3], indices, times, frames.length,
-                        selection.shifted(), selection.repeatedFrames());
-                clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3]));
+        packets(stored.shard(), stored.info(), entry, stored.payload());   // checks the index against the payload
+        KeyframeIndex frames = storedFrames(entry);
+        if (frames == null) {
+            try (Video video = Video.fromPackets(stored.name(), packets(stored.shard(), stored.info(), entry, stored.payload()))) {
+                return locate(stored, specs, resizes, video, video.info().path());
             }
         }
+        return locate(stored, specs, resizes, frames, stored.name());
+    }
+
+    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes, KeyframeIndex frames,
+                                    String path) {
+        RecordEntry entry = stored.entry();
+        long storedRowBytes = (long) entry.width() * 3;
+        List<ClipSelection> selections = new ArrayList<>(specs.size());
+        for (ClipSpec spec : specs) {
+            selections.add(ClipSelection.of(frames, path, entry.durationSeconds(), spec));
+        }
+        verify(stored, selections);
+        List<MappedClip> clips = new ArrayList<>(specs.size());
+        for (int c = 0; c < specs.size(); c++) {
+            ClipSelection selection = selections.get(c);
+            int[] selected = selection.frames();
+            int[] cut = unscaledCrop(resizes.get(c), entry);
+            long[] cutOffsets = new long[selected.length];
+            List<Integer> indices = new ArrayList<>(selected.length);
+            List<Double> times = new ArrayList<>(selected.length);
+            for (int k = 0; k < selected.length; k++) {
+                cutOffsets[k] = entry.offsets()[selected[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
+                indices.add(selected[k]);
+                times.add(frames.frameTimeSeconds(selected[k]));
+            }
+            copiedFrames += selected.length;
+            DecodedClip clip = new DecodedClip(path, cut[2], cut[3], indices, times, selected.length,
+                    selection.shifted(), selection.repeatedFrames());
+            clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3]));
+        }
         return clips;
+    }
+
+    /**
+     * A record of RGB24 frames as {@link Video#fromPackets} would index it, without opening one (its FFmpeg codec
+     * lookups and parameters, made and freed for every clip, cost a fifth of the clip's copy): frame k is packet k,
+     * every frame a keyframe, timed from the first frame in the record's time base. Null when its timestamps do not
+     * rise packet by packet (then only a video's own timeline says which frame is where).
+     */
+    private static KeyframeIndex storedFrames(RecordEntry entry) {
+        long[] pts = entry.pts();
+        double secondsPerTick = (double) entry.timeBaseNumerator() / entry.timeBaseDenominator();
+        double[] seconds = new double[pts.length];
+        int[] keyframes = new int[pts.length];
+        for (int k = 0; k < pts.length; k++) {
+            if (k > 0 && pts[k] <= pts[k - 1]) {
+                return null;
+            }
+            seconds[k] = (pts[k] - pts[0]) * secondsPerTick;
+            keyframes[k] = k;
+        }
+        return pts.length == 0 ? null : KeyframeIndex.of(seconds, keyframes);
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.internal.MappedClip;
 import dev.stoker.store.internal.SampleInfo;
@@ -23,6 +24,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +44,10 @@ class RawMappedClipTest {
     @Test
     void locatedClipsCopyTheDecodersPixels() throws IOException {
         DemoSource.ingest(dest, IngestOptions.RAW); // 149x112 frames
-        List<ClipSpec> specs = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.77, 4, 1));
+        // Every kind of clip, selected among the stored frames as a video of them selects (one past the end, shifted).
+        List<ClipSpec> specs = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.77, 4, 1),
+                ClipSpec.resampled(0.3, 1.0, 7.5), ClipSpec.linspace(0.1, 1.2, 5),
+                ClipSpec.frames(1000, 4, 1).withPastEnd(PastEndPolicy.SHIFT));
         try (ShardDataset shards = ShardDataset.open(dest); ClipReader reader = shards.newReader();
              ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
             for (int i = 0; i < shards.size(); i++) {
@@ -51,8 +56,8 @@ class RawMappedClipTest {
                         Resize.original(), Resize.stretch(info.width(), info.height()));
                 try (Video video = storedVideo(shards, i)) {
                     for (Resize cut : cuts) {
-                        List<MappedClip> located = reader.locate(i, specs, List.of(cut, cut));
-                        assertThat(located).as("sample %d %s", i, cut).hasSize(2);
+                        List<MappedClip> located = reader.locate(i, specs, Collections.nCopies(specs.size(), cut));
+                        assertThat(located).as("sample %d %s", i, cut).hasSize(specs.size());
                         for (int c = 0; c < specs.size(); c++) {
                             MappedClip clip = located.get(c);
                             MemorySegment expected = arena.allocate(clip.byteSize());
@@ -62,12 +67,14 @@ class RawMappedClipTest {
                             String what = "sample " + i + " " + specs.get(c) + " " + cut;
                             assertThat(clip.clip().frameIndices()).as(what).isEqualTo(decoded.frameIndices());
                             assertThat(clip.clip().ptsSeconds()).as(what).isEqualTo(decoded.ptsSeconds());
+                            assertThat(clip.clip().shifted()).as(what).isEqualTo(decoded.shifted());
+                            assertThat(clip.clip().repeatedFrames()).as(what).isEqualTo(decoded.repeatedFrames());
                             assertThat(clip.byteSize()).as(what).isEqualTo(decoded.frameCount() * decoded.frameBytes());
                             assertThat(actual.mismatch(expected)).as(what + " pixels").isEqualTo(-1);
                         }
                     }
                 }
-                assertThat(reader.locate(i, specs, List.of(Resize.centerCrop(64, 64, 64), Resize.centerCrop(112, 112, 112))))
+                assertThat(reader.locate(i, specs.subList(0, 2), List.of(Resize.centerCrop(64, 64, 64), Resize.centerCrop(112, 112, 112))))
                         .as("a clip that needs scaling").isNull();
             }
         }

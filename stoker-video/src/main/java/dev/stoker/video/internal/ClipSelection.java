@@ -32,6 +32,17 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
 
     /** The frames {@code spec} selects in {@code video}; a {@link VideoException} when it is past the end under SKIP. */
     public static ClipSelection of(Video video, ClipSpec spec) {
+        VideoInfo info = video.info();
+        return of(video, info.path(), info.durationSeconds(), spec);
+    }
+
+    /**
+     * The frames {@code spec} selects among {@code frames}: what {@link #of(Video, ClipSpec)} selects in a video with
+     * those frames, without opening one (a shard record's stored frames). {@code path} and {@code durationSeconds}
+     * are the video's, for the error when the clip is past the end under SKIP.
+     */
+    public static ClipSelection of(KeyframeIndex frames, String path, double durationSeconds, ClipSpec spec) {
+        Frames video = new Frames(frames, path, durationSeconds);
         return switch (spec) {
             case ClipSpec.Strided strided -> strided(video, strided);
             case ClipSpec.Resampled resampled -> resampled(video, resampled);
@@ -39,7 +50,18 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         };
     }
 
-    private static ClipSelection strided(Video video, ClipSpec.Strided spec) {
+    /** The frames selected among, and what the past-end error says of their video. */
+    private record Frames(KeyframeIndex index, String path, double durationSeconds) {
+        int frameCount() {
+            return index.frameCount();
+        }
+
+        double frameTimeSeconds(int frame) {
+            return index.frameTimeSeconds(frame);
+        }
+    }
+
+    private static ClipSelection strided(Frames video, ClipSpec.Strided spec) {
         int n = video.frameCount();
         int span = (spec.frames() - 1) * spec.strideFrames();
         int first = firstAtOrAfter(video, spec.startSeconds());
@@ -68,7 +90,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return new ClipSelection(frames, shifted, repeated);
     }
 
-    private static ClipSelection resampled(Video video, ClipSpec.Resampled spec) {
+    private static ClipSelection resampled(Frames video, ClipSpec.Resampled spec) {
         int n = video.frameCount();
         int count = spec.frameCount();
         double last = video.frameTimeSeconds(n - 1);
@@ -100,7 +122,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return new ClipSelection(frames, shifted, repeated);
     }
 
-    private static ClipSelection linspace(Video video, ClipSpec.Linspace spec) {
+    private static ClipSelection linspace(Frames video, ClipSpec.Linspace spec) {
         int n = video.frameCount();
         int first = firstAtOrAfter(video, spec.startSeconds());
         int end = firstAtOrAfter(video, spec.startSeconds() + spec.durationSeconds());
@@ -132,14 +154,13 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
     }
 
     /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
-    static int firstAtOrAfter(Video video, double seconds) {
-        return KeyframeIndex.firstAtOrAfter(video, seconds);
+    private static int firstAtOrAfter(Frames video, double seconds) {
+        return KeyframeIndex.firstAtOrAfter(video.index(), seconds);
     }
 
-    private static VideoException outOfRange(Video video, ClipSpec spec, String detail) {
-        VideoInfo info = video.info();
-        return new VideoException(info.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
-                spec + " " + detail + " but the video has " + info.frameCount() + " frames over "
-                        + String.format("%.3f", info.durationSeconds()) + " s (past-end policy SKIP)");
+    private static VideoException outOfRange(Frames video, ClipSpec spec, String detail) {
+        return new VideoException(video.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
+                spec + " " + detail + " but the video has " + video.frameCount() + " frames over "
+                        + String.format("%.3f", video.durationSeconds()) + " s (past-end policy SKIP)");
     }
 }
