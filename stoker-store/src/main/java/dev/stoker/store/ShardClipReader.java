@@ -17,6 +17,7 @@ import dev.stoker.video.VideoPackets;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -182,6 +183,14 @@ final class ShardClipReader implements ClipReader {
         MemorySegment payload = shard.payload(info.record(), entry);
         BitSet read = new BitSet(entry.frameCount());
         String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
+        packets(shard, info, entry, payload);   // checks the index against the payload, as opening a video does
+        KeyframeIndex frames = storedFrames(entry);
+        if (frames != null) {
+            for (ClipSpec clip : clips) {
+                markPacketsRead(entry, ClipSelection.of(frames, name, entry.durationSeconds(), clip).frames(), read);
+            }
+            return new ClipPackets(info, shard, entry, read);
+        }
         try (Video video = Video.fromPackets(name, packets(shard, info, entry, payload))) {
             for (ClipSpec clip : clips) {
                 markPacketsRead(entry, video.selectClip(clip).frames(), read);
@@ -303,24 +312,31 @@ final class ShardClipReader implements ClipReader {
     }
 
     /**
-     * A record of RGB24 frames as {@link Video#fromPackets} would index it, without opening one (its FFmpeg codec
-     * lookups and parameters, made and freed for every clip, cost a fifth of the clip's copy): frame k is packet k,
-     * every frame a keyframe, timed from the first frame in the record's time base. Null when its timestamps do not
-     * rise packet by packet (then only a video's own timeline says which frame is where).
+     * A record's frames as {@link Video#fromPackets} would index them, without opening one (its FFmpeg codec lookups
+     * and parameters, made and freed for every clip, cost a fifth of a raw clip's copy): when the timestamps rise
+     * packet by packet (raw and JPEG records, video without reordered frames), frame k is packet k, timed from the
+     * first frame in the record's time base. Null otherwise: then only a video's own timeline says which frame is
+     * where.
      */
     private static KeyframeIndex storedFrames(RecordEntry entry) {
         long[] pts = entry.pts();
         double secondsPerTick = (double) entry.timeBaseNumerator() / entry.timeBaseDenominator();
+        if (pts.length == 0 || !(secondsPerTick > 0) || Double.isInfinite(secondsPerTick)) {
+            return null;   // a damaged entry: the video's own checks name what is wrong
+        }
         double[] seconds = new double[pts.length];
         int[] keyframes = new int[pts.length];
+        int keys = 0;
         for (int k = 0; k < pts.length; k++) {
-            if (k > 0 && pts[k] <= pts[k - 1]) {
-                return null;
-            }
             seconds[k] = (pts[k] - pts[0]) * secondsPerTick;
-            keyframes[k] = k;
+            if (k > 0 && (pts[k] <= pts[k - 1] || !(seconds[k] > seconds[k - 1]))) {
+                return null;   // not rising packet by packet (or past what a double tells apart)
+            }
+            if (entry.keyframes()[k]) {
+                keyframes[keys++] = k;
+            }
         }
-        return pts.length == 0 ? null : KeyframeIndex.of(seconds, keyframes);
+        return KeyframeIndex.of(seconds, Arrays.copyOf(keyframes, keys));
     }
 
     @Override
