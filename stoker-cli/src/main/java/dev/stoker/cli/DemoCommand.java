@@ -178,7 +178,7 @@ final class DemoCommand extends Subcommand {
         String stage = stats.verdict().bottleneck();
         int cores = Runtime.getRuntime().availableProcessors();
         return switch (stats.verdict().state()) {
-            case "saturated" -> {
+            case SATURATED -> {
                 if (stage.equals("source")) {
                     yield "";
                 }
@@ -189,7 +189,9 @@ final class DemoCommand extends Subcommand {
                         : "hint: '" + stage + "' has " + workers + " workers on " + cores
                                 + " cores: the CPU is the limit here; more workers help on a machine with more cores";
             }
-            case "consumer-bound" -> "hint: the loader keeps ahead of training; it could do with fewer workers";
+            case CONSUMER_BOUND -> "hint: the loader keeps ahead of training; it could do with fewer workers";
+            case CPU_BOUND -> "hint: the CPU is the limit here, not a stage's workers: shards (stoker ingest) or smaller"
+                    + " clips cost less a clip; a machine with more cores goes faster";
             default -> "";
         };
     }

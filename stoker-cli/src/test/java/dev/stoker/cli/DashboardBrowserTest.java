@@ -16,6 +16,7 @@ import dev.stoker.observe.internal.BenchWatch;
 import dev.stoker.observe.internal.DashboardAssets;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.Sink;
+import dev.stoker.pipeline.Verdict;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -126,9 +127,9 @@ class DashboardBrowserTest {
             wait.until(b -> !b.findElement(By.id("verdict")).getAttribute("class").contains("warming-up"));
             WebElement verdict = browser.findElement(By.id("verdict"));
             assertThat(verdict.getText()).startsWith("bottleneck: ");
-            String state = pipeline.stats().verdict().state();
+            Verdict.State state = pipeline.stats().verdict().state();
             assertThat(verdict.getAttribute("class")).contains("verdict");
-            if (state.equals("saturated")) {
+            if (state == Verdict.State.SATURATED) {
                 String bottleneck = verdict.getAttribute("data-bottleneck");
                 wait.until(b -> script("return document.querySelector(\"tr[data-stage='" + bottleneck + "']\").className")
                         .equals("bottleneck"));

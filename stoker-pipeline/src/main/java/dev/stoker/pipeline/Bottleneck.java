@@ -14,6 +14,10 @@ package dev.stoker.pipeline;
  * <p><b>Saturated.</b> Otherwise the stage busy the largest share of its worker-time limits throughput, and is
  * saturated from {@link #SATURATED_BUSY} of it: the share at which, in Flink's time split, a task's idle and
  * back-pressured time no longer hide a shortage of workers.
+ *
+ * <p><b>CPU-bound.</b> When no stage is saturated but the CPUs are busy a share {@code c} of the time (this process
+ * on the cores it may use, or the whole machine), the idle rest could make the pipeline at most {@code 1 / c} times
+ * as fast: below {@link #MIN_GAIN}, from {@code c = 1 / (1 + MIN_GAIN)}, more workers cannot pay.
  */
 public final class Bottleneck {
     /** The smallest throughput gain worth acting on: the tuner keeps a change that gains this much, no less. */
@@ -32,6 +36,11 @@ public final class Bottleneck {
     /** Whether a consumer that waited for data {@code consumerWaitShare} of its time sets the pace. */
     public static boolean consumerBound(double consumerWaitShare) {
         return consumerWaitShare < consumerBoundWaitShare();
+    }
+
+    /** Whether CPUs busy {@code cpuShare} of their time (NaN: not known) leave too little to gain by more workers. */
+    public static boolean cpuBound(double cpuShare) {
+        return cpuShare >= 1 / (1 + MIN_GAIN);
     }
 
     /** Whether a stage busy {@code busyFraction} of its worker-time is saturated. */

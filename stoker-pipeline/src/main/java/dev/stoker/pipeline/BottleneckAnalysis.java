@@ -1,5 +1,6 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.CpuUse;
 import java.util.List;
 import java.util.Locale;
 
@@ -8,6 +9,8 @@ import java.util.Locale;
  * <ol>
  *   <li>the consumer hardly waits for data ({@link Bottleneck#consumerBound}) → the consumer is the bottleneck;</li>
  *   <li>the busiest stage (source included) is {@link Bottleneck#saturated} → it limits throughput;</li>
+ *   <li>no stage is busy, tasks are short, hand-offs dominate → overhead;</li>
+ *   <li>the CPUs are busy ({@link Bottleneck#cpuBound}) → the CPU, not a stage: more workers cannot help;</li>
  *   <li>the first stage idles on an empty input queue → the source starves the pipeline;</li>
  *   <li>otherwise the busiest stage is named as the likeliest, with its numbers.</li>
  * </ol>
@@ -17,12 +20,17 @@ import java.util.Locale;
 final class BottleneckAnalysis {
     private BottleneckAnalysis() { }
 
+    /** The verdict without knowing the CPUs' use. */
     static Verdict judge(List<StageStats> stages, SinkStats sink) {
+        return judge(stages, sink, CpuUse.UNKNOWN);
+    }
+
+    static Verdict judge(List<StageStats> stages, SinkStats sink, CpuUse cpu) {
         if (sink.delivered() < 2) {
-            return new Verdict("", "warming-up", "bottleneck: not known yet (warming up)");
+            return new Verdict("", Verdict.State.WARMING_UP, "bottleneck: not known yet (warming up)");
         }
         if (Bottleneck.consumerBound(sink.consumerWaitShare())) {
-            return new Verdict("consumer", "consumer-bound", String.format(Locale.ROOT,
+            return new Verdict("consumer", Verdict.State.CONSUMER_BOUND, String.format(Locale.ROOT,
                     "bottleneck: consumer (it waited for data %.0f%% of its time, data was ready for %.0f%% of next()"
                             + " calls; the loader is ahead)", sink.consumerWaitShare() * 100, sink.dataReadiness() * 100));
         }
@@ -38,25 +46,39 @@ final class BottleneckAnalysis {
             String line = String.format(Locale.ROOT, "bottleneck: %s (saturated: busy %.0f%% of %d worker%s%s)%s",
                     busiest.name(), busiest.busyFraction() * 100, busiest.concurrency(),
                     busiest.concurrency() == 1 ? "" : "s", queueNote(busiest), upstreamNote(stages, busiestIndex));
-            return new Verdict(busiest.name(), "saturated", line);
+            return new Verdict(busiest.name(), Verdict.State.SATURATED, line);
         }
         if (busiest.busyFraction() < 0.2 && stages.stream().allMatch(s -> s.backPressuredFraction() + s.busyFraction() < 0.5)
                 && stages.size() > 1 && stages.get(1).idleFraction() <= 0.5) {
-            return new Verdict(busiest.name(), "overhead", String.format(Locale.ROOT,
+            return new Verdict(busiest.name(), Verdict.State.OVERHEAD, String.format(Locale.ROOT,
                     "bottleneck: none of the stages is busy (busiest: %s at %.0f%%); tasks are so short that hand-offs between threads dominate",
                     busiest.name(), busiest.busyFraction() * 100));
+        }
+        if (Bottleneck.cpuBound(cpu.share())) {
+            return new Verdict("cpu", Verdict.State.CPU_BOUND, String.format(Locale.ROOT,
+                    "bottleneck: CPU (busy %.0f%% of the time: this process %.1f of its %d cores%s; no stage saturated, the"
+                            + " busiest %s at %.0f%% of %d worker%s: more workers cannot help, less work per clip or more"
+                            + " cores can)", cpu.share() * 100, cpu.processCores(), cpu.cores(), machineNote(cpu),
+                    busiest.name(), busiest.busyFraction() * 100, busiest.concurrency(),
+                    busiest.concurrency() == 1 ? "" : "s"));
         }
         if (stages.size() > 1) {
             StageStats first = stages.get(1);
             if (first.idleFraction() > 0.5 && first.inputQueue().emptyFraction() > 0.5) {
-                return new Verdict("source", "starved", String.format(Locale.ROOT,
+                return new Verdict("source", Verdict.State.STARVED, String.format(Locale.ROOT,
                         "bottleneck: source (starved: %s idle %.0f%%, its input queue empty %.0f%% of the time)",
                         first.name(), first.idleFraction() * 100, first.inputQueue().emptyFraction() * 100));
             }
         }
-        return new Verdict(busiest.name(), "busiest", String.format(Locale.ROOT,
+        return new Verdict(busiest.name(), Verdict.State.BUSIEST, String.format(Locale.ROOT,
                 "bottleneck: probably %s (busiest stage, busy %.0f%% of %d workers; none saturated: raise its concurrency)",
                 busiest.name(), busiest.busyFraction() * 100, busiest.concurrency()));
+    }
+
+    /** The machine's share where it is the busier one: other processes took the cores. */
+    private static String machineNote(CpuUse cpu) {
+        return cpu.machineShare() > cpu.processShare() ? String.format(Locale.ROOT, ", the machine %.0f%%",
+                cpu.machineShare() * 100) : "";
     }
 
     private static String queueNote(StageStats s) {

@@ -2,6 +2,7 @@ package dev.stoker.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.pipeline.internal.CpuUse;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,12 +25,67 @@ class BottleneckTest {
         StageStats decode = stage("decode", 0.9);
         // Ready on only half the calls, but those waits were short: 2% of its time. The consumer sets the pace.
         Verdict consumer = BottleneckAnalysis.judge(List.of(stage("source", 0.1), decode), sink(0.5, 0.02));
-        assertThat(consumer.state()).isEqualTo("consumer-bound");
+        assertThat(consumer.state()).isEqualTo(Verdict.State.CONSUMER_BOUND);
         assertThat(consumer.line()).contains("waited for data 2% of its time");
         // Ready on 95% of the calls, but the few waits were long: 30% of its time. The saturated stage is named.
         Verdict stageBound = BottleneckAnalysis.judge(List.of(stage("source", 0.1), decode), sink(0.95, 0.30));
-        assertThat(stageBound.state()).isEqualTo("saturated");
+        assertThat(stageBound.state()).isEqualTo(Verdict.State.SATURATED);
         assertThat(stageBound.bottleneck()).isEqualTo("decode");
+    }
+
+    @Test
+    void busyCpusWithNoSaturatedStageAreTheBottleneckNotTheBusiestStage() {
+        List<StageStats> stages = List.of(stage("source", 0.1), stage("decode", 0.45), stage("collate", 0.3));
+        SinkStats waiting = sink(0.4, 0.3);
+        Verdict process = BottleneckAnalysis.judge(stages, waiting, new CpuUse(0.97, 0.9, 2));
+        assertThat(process.state()).isEqualTo(Verdict.State.CPU_BOUND);
+        assertThat(process.bottleneck()).isEqualTo("cpu");
+        assertThat(process.line()).contains("busy 97%", "this process 1.9 of its 2 cores", "busiest decode at 45% of 1 worker")
+                .doesNotContain("the machine");
+        // Other processes took the cores: the machine's share says so.
+        Verdict machine = BottleneckAnalysis.judge(stages, waiting, new CpuUse(0.5, 0.98, 2));
+        assertThat(machine.state()).isEqualTo(Verdict.State.CPU_BOUND);
+        assertThat(machine.line()).contains("busy 98%", "this process 1.0 of its 2 cores, the machine 98%");
+        // Idle cores left: the busiest stage, as before; unknown use says nothing either.
+        assertThat(BottleneckAnalysis.judge(stages, waiting, new CpuUse(0.6, 0.7, 2)).state()).isEqualTo(Verdict.State.BUSIEST);
+        assertThat(BottleneckAnalysis.judge(stages, waiting, CpuUse.UNKNOWN).state()).isEqualTo(Verdict.State.BUSIEST);
+        // A saturated stage is still named first: its workers are the ones to look at.
+        List<StageStats> saturated = List.of(stage("source", 0.1), stage("decode", 0.95));
+        assertThat(BottleneckAnalysis.judge(saturated, waiting, new CpuUse(0.99, 0.99, 2)).state())
+                .isEqualTo(Verdict.State.SATURATED);
+        // The threshold is the one definition's: the idle rest could gain less than MIN_GAIN.
+        assertThat(Bottleneck.cpuBound(1 / (1 + Bottleneck.MIN_GAIN))).isTrue();
+        assertThat(Bottleneck.cpuBound(0.94)).isFalse();
+        assertThat(Bottleneck.cpuBound(Double.NaN)).isFalse();
+    }
+
+    @Test
+    void theStatesKeepTheirNamesInJson() {
+        for (Verdict.State state : Verdict.State.values()) {
+            assertThat(Verdict.State.of(state.code())).isEqualTo(state);
+        }
+        assertThat(Verdict.State.CPU_BOUND.code()).isEqualTo("cpu-bound");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Verdict.State.of("stuck"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stuck").hasMessageContaining("cpu-bound");
+    }
+
+    @Test
+    void aProcessThatKeepsACoreBusyMeasuresItsShareOfItsCores() {
+        CpuUse.Start start = CpuUse.start();
+        long cpuStart = ProcessStats.cpuNanos();
+        long spun = 0;
+        // Burns 300 ms of this thread's CPU (a condition on CPU time, not on the clock).
+        while (ProcessStats.cpuNanos() - cpuStart < 300_000_000L) {
+            spun += Long.numberOfTrailingZeros(spun + System.nanoTime());
+        }
+        CpuUse use = start.since();
+        assertThat(spun).isNotNegative();
+        assertThat(use.cores()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(use.processShare()).isGreaterThan(0).isLessThanOrEqualTo(1);
+        if (!Double.isNaN(use.machineShare())) {   // Linux: /proc/stat
+            assertThat(use.machineShare()).isGreaterThan(0).isLessThanOrEqualTo(1);
+        }
+        assertThat(use.share()).isGreaterThanOrEqualTo(use.processShare());
     }
 
     private static SinkStats sink(double readiness, double waitShare) {

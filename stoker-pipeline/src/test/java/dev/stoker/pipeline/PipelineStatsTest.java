@@ -34,7 +34,7 @@ class PipelineStatsTest {
             assertThat(decode.inputQueue().fullFraction()).isGreaterThan(0.5);
             assertThat(stats.stage("fetch").backPressuredFraction()).isGreaterThan(0.5);
             assertThat(stats.verdict().bottleneck()).isEqualTo("decode");
-            assertThat(stats.verdict().state()).isEqualTo("saturated");
+            assertThat(stats.verdict().state()).isEqualTo(Verdict.State.SATURATED);
             assertThat(stats.verdict().line()).startsWith("bottleneck: decode (saturated: busy");
             assertThat(decode.itemsIn()).isEqualTo(300);
             assertThat(decode.itemsOut()).isEqualTo(300);

@@ -40,6 +40,7 @@ public final class PipelineRuntime implements StageFunction.IdSource {
     private final AtomicLong ids = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();   // guarded by itself: reconfigure adds workers
     private final long startNanos = System.nanoTime();
+    private final CpuUse.Start cpuAtStart = CpuUse.start();
     private volatile boolean closing;
     private volatile PipelineFailedException failure;
 
@@ -238,6 +239,6 @@ public final class PipelineRuntime implements StageFunction.IdSource {
         FailureLedger.Counts failed = ledger.counts();
         return new PipelineStats(TimeUnit.NANOSECONDS.toMillis(elapsedNanos), consumer.epoch(),
                 sinkStats.delivered() / Math.max(1e-9, elapsedNanos / 1e9), all, sinkStats, failed.total(), failed.byReason(),
-                settings.judge().apply(all, sinkStats), reconfigurator.reconfigurations());
+                settings.judge().judge(all, sinkStats, cpuAtStart.since()), reconfigurator.reconfigurations());
     }
 }

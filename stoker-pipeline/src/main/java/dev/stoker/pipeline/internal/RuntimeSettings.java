@@ -1,13 +1,8 @@
 package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.PipelineConfig;
-import dev.stoker.pipeline.SinkStats;
-import dev.stoker.pipeline.Verdict;
-import dev.stoker.pipeline.StageStats;
 import dev.stoker.pipeline.StallReport;
 import dev.stoker.pipeline.TraceRecorder;
-import java.util.List;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 /**
@@ -17,9 +12,9 @@ import java.util.function.Consumer;
  * @param onStall where stall reports go
  * @param trace   the trace recorder, or {@code null}
  * @param hosted  stages running elsewhere (a child JVM) that feed the source, or {@code null}
- * @param judge   the bottleneck verdict over the stages' and the sink's stats
+ * @param judge   the bottleneck verdict over the stages' and the sink's stats and the CPUs' use
  */
 public record RuntimeSettings(PipelineConfig config, Consumer<StallReport> onStall,
                               TraceRecorder trace, HostedStages hosted,
-                              BiFunction<List<StageStats>, SinkStats, Verdict> judge) {
+                              BottleneckJudge judge) {
 }

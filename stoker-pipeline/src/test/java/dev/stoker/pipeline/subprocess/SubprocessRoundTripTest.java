@@ -7,6 +7,7 @@ import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
 import dev.stoker.pipeline.PipelineSpec;
+import dev.stoker.pipeline.Verdict;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -99,7 +100,7 @@ class SubprocessRoundTripTest {
             assertThat(drain(p)).hasSize(60);
             assertThat(p.stats().stage("source").busyFraction()).as("waiting for the child is not work").isZero();
             assertThat(p.stats().verdict().bottleneck()).isEqualTo("child:slow");
-            assertThat(p.stats().verdict().state()).isEqualTo("saturated");
+            assertThat(p.stats().verdict().state()).isEqualTo(Verdict.State.SATURATED);
         }
     }
 

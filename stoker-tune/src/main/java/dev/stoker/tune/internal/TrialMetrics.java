@@ -85,7 +85,7 @@ public record TrialMetrics(
     /** {@link #of(double, PipelineStats, double, PipelineConfig)}, with the CPU the rest of the machine used meanwhile. */
     public static TrialMetrics of(double samplesPerSecond, PipelineStats stats, double cpuCores, double otherCores,
                                   PipelineConfig effectiveConfig) {
-        return new TrialMetrics(samplesPerSecond, stats.verdict().bottleneck(), stats.verdict().state(),
+        return new TrialMetrics(samplesPerSecond, stats.verdict().bottleneck(), stats.verdict().state().code(),
                 stats.verdict().line(), round(stats.sink().dataReadiness()), round(stats.sink().meanFill()),
                 stats.stages().stream().map(Stage::of).toList(), Double.isNaN(cpuCores) ? null : round(cpuCores),
                 Double.isNaN(otherCores) ? null : round(otherCores), effectiveConfig);
