@@ -1,8 +1,10 @@
 package dev.stoker.tune;
 
+import dev.stoker.pipeline.Reconfiguration.Knob;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.internal.AutotuneBudget;
 import dev.stoker.tune.internal.AutotuneChange;
+import dev.stoker.tune.internal.AutotuneChange.Outcome;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -89,8 +91,8 @@ final class AutotuneLoop {
             if (unfinished != null) {   // closed mid-probe: leave the pipeline as the last kept state had it
                 try {
                     Probe back = unfinished.back("step back: stopped before the probe was measured");
-                    if (apply(back, "reverted")) {
-                        record(back, "reverted", baseline, 0);
+                    if (apply(back, Outcome.REVERTED)) {
+                        record(back, Outcome.REVERTED, baseline, 0);
                     }
                 } catch (IllegalStateException closedPipeline) {
                     // nothing to restore
@@ -130,10 +132,10 @@ final class AutotuneLoop {
     boolean step() {
         Probe correction = policy.budgetCorrection(base, pipeline.config());
         if (correction != null) {
-            if (!apply(correction, "budget")) {
+            if (!apply(correction, Outcome.BUDGET)) {
                 return true;
             }
-            record(correction, "budget", baseline, 0);
+            record(correction, Outcome.BUDGET, baseline, 0);
             if (!pause(1)) {
                 return false;
             }
@@ -177,12 +179,12 @@ final class AutotuneLoop {
 
     /** Makes the change, lets it settle a window, measures, and keeps it or steps back. */
     private boolean tryProbe(Probe probe) {
-        if (!apply(probe, "probe")) {
+        if (!apply(probe, Outcome.PROBE)) {
             return true;
         }
         inFlight = probe;
         probing = true;
-        record(probe, "probe", baseline, 0);
+        record(probe, Outcome.PROBE, baseline, 0);
         if (!pause(1)) {
             return false;
         }
@@ -205,7 +207,7 @@ final class AutotuneLoop {
         inFlight = null;
         if (AcceptanceRule.keeps(probe.increase(), m, baseline, noiseOfAll)) {
             policy.kept(probe);
-            record(probe, "kept", baseline, m);
+            record(probe, Outcome.KEPT, baseline, m);
             baseline = m;
             base = after;
             cooldowns.kept(probe);
@@ -215,8 +217,8 @@ final class AutotuneLoop {
                             ? "%.1f/s after vs %.1f/s before (needed +%.0f%%)"
                             : "%.1f/s after vs %.1f/s before (allowed -%.0f%%)", m, baseline,
                     100 * AcceptanceRule.threshold(probe.increase(), noiseOfAll)));
-            apply(back, "reverted");
-            record(back, "reverted", baseline, m);
+            apply(back, Outcome.REVERTED);
+            record(back, Outcome.REVERTED, baseline, m);
             cooldowns.steppedBack(probe);
             if (!pause(1)) {
                 return false;
@@ -264,24 +266,24 @@ final class AutotuneLoop {
      * Makes the change (and its partner's); {@code outcome} (probe, reverted, budget) and the reason go to the
      * stats and the trace. False when the pipeline refuses it (then the stage's knob is left alone from now on).
      */
-    private boolean apply(Probe p, String outcome) {
+    private boolean apply(Probe p, Outcome outcome) {
         if (!applyOne(p, outcome)) {
             return false;
         }
         if (p.partner() != null && !applyOne(p.partner(), outcome)) {
             applyOne(new Probe(p.stage(), p.knob(), p.to(), p.from(), "step back: " + p.partner().stage() + " cannot change"),
-                    "reverted");
+                    Outcome.REVERTED);
             return false;
         }
         return true;
     }
 
-    private boolean applyOne(Probe p, String outcome) {
+    private boolean applyOne(Probe p, Outcome outcome) {
         String reason = "autotune " + outcome + ": " + p.reason();
         try {
             if (p.stage().equals("sink")) {
                 pipeline.reconfigure("sink", StageConfig.EMPTY.withQueueCapacity(p.to()), reason);
-            } else if (p.knob().equals("concurrency")) {
+            } else if (p.knob() == Knob.CONCURRENCY) {
                 pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withConcurrency(p.to()), reason);
             } else {
                 pipeline.reconfigure(p.stage(), StageConfig.EMPTY.withQueueCapacity(p.to()), reason);
@@ -294,7 +296,7 @@ final class AutotuneLoop {
         }
     }
 
-    private void record(Probe p, String outcome, double before, double after) {
+    private void record(Probe p, Outcome outcome, double before, double after) {
         long at = TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNanos);
         for (Probe q = p; q != null; q = q.partner()) {
             changes.add(new AutotuneChange(at, q.stage(), q.knob(), q.from(), q.to(), q.reason(), outcome,

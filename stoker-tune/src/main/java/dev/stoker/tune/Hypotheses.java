@@ -3,6 +3,7 @@ package dev.stoker.tune;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.StageOption;
 import dev.stoker.loader.VideoStage;
+import dev.stoker.pipeline.Verdict;
 import dev.stoker.tune.internal.Experiment;
 import dev.stoker.tune.internal.TrialMetrics;
 import java.util.ArrayList;
@@ -99,7 +100,7 @@ final class Hypotheses {
         String b = m.bottleneck();
         Knob bk = concurrencyKnob(b);
         TrialMetrics.Stage bs = m.stage(b);
-        if (bk != null && bs != null && "saturated".equals(m.state())) {
+        if (bk != null && bs != null && Verdict.State.SATURATED.code().equals(m.state())) {
             int c = p.get(bk.name());
             Experiment fewer = fewestWorkers(history, b, c);
             boolean contention = false;

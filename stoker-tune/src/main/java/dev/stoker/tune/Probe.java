@@ -1,11 +1,13 @@
 package dev.stoker.tune;
 
+import dev.stoker.pipeline.Reconfiguration.Knob;
+
 /**
  * One change the online tuner tries: a knob of a stage from a value to another, and why; with a {@code partner},
  * a second stage's change made and judged together with it (two stages saturated at once: neither helps alone).
  */
-record Probe(String stage, String knob, int from, int to, String reason, Probe partner) {
-    Probe(String stage, String knob, int from, int to, String reason) {
+record Probe(String stage, Knob knob, int from, int to, String reason, Probe partner) {
+    Probe(String stage, Knob knob, int from, int to, String reason) {
         this(stage, knob, from, to, reason, null);
     }
 

@@ -2,6 +2,7 @@ package dev.stoker.tune;
 
 import dev.stoker.pipeline.Bottleneck;
 import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.Reconfiguration.Knob;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.internal.AutotuneBudget;
 import java.util.ArrayList;
@@ -55,7 +56,7 @@ final class ProbePolicy {
     }
 
     /** The pipeline refused to change {@code knob} of {@code stage} (a batch stage's workers, a stage in another process). */
-    void fixed(String stage, String knob) {
+    void fixed(String stage, Knob knob) {
         fixed.add(stage + "/" + knob);
     }
 
@@ -69,7 +70,7 @@ final class ProbePolicy {
         streak = 0;
     }
 
-    private boolean canChange(String stage, String knob) {
+    private boolean canChange(String stage, Knob knob) {
         return !fixed.contains(stage + "/" + knob);
     }
 
@@ -92,7 +93,7 @@ final class ProbePolicy {
             for (Map.Entry<String, StageConfig> s : config.stages().entrySet()) {
                 Integer q = s.getValue().queueCapacity();
                 long bytes = q == null ? 0 : q * budget.bytesPerItem().getOrDefault(s.getKey(), 0L);
-                if (q != null && q > 1 && bytes > most && canChange(s.getKey(), "queueCapacity")
+                if (q != null && q > 1 && bytes > most && canChange(s.getKey(), Knob.QUEUE_CAPACITY)
                         && w.concurrency().containsKey(s.getKey())) {
                     most = bytes;
                     queue = s.getKey();
@@ -100,17 +101,17 @@ final class ProbePolicy {
             }
             Integer sink = config.sinkCapacity();
             if (sink != null && sink > 1 && sink * budget.bytesPerItem().getOrDefault("sink", 0L) > most) {
-                return new Probe("sink", "queueCapacity", sink, sink / 2, ramReason);
+                return new Probe("sink", Knob.QUEUE_CAPACITY, sink, sink / 2, ramReason);
             }
             if (queue != null) {
                 int q = config.stage(queue).queueCapacity();
-                return new Probe(queue, "queueCapacity", q, Math.max(1, q / 2), ramReason);
+                return new Probe(queue, Knob.QUEUE_CAPACITY, q, Math.max(1, q / 2), ramReason);
             }
         }
         String victim = null;
         double mostIdle = -1;
         for (Map.Entry<String, Integer> c : w.concurrency().entrySet()) {
-            if (c.getValue() > 1 && canChange(c.getKey(), "concurrency")) {
+            if (c.getValue() > 1 && canChange(c.getKey(), Knob.CONCURRENCY)) {
                 double idleWorkers = c.getValue() * (1 - w.busy().getOrDefault(c.getKey(), 0.0));
                 if (idleWorkers > mostIdle) {
                     mostIdle = idleWorkers;
@@ -122,7 +123,7 @@ final class ProbePolicy {
             return null;
         }
         int c = config.stage(victim).concurrency();
-        return new Probe(victim, "concurrency", c, c - 1, overCpu
+        return new Probe(victim, Knob.CONCURRENCY, c, c - 1, overCpu
                 ? String.format(Locale.ROOT, "over the CPU budget (%.2f of %.2f cores)", w.cores(), budget.cores())
                 : ramReason);
     }
@@ -156,10 +157,10 @@ final class ProbePolicy {
             double empty = w.queueEmpty().getOrDefault(bottleneck, 0.0);
             int q = config.stage(bottleneck).queueCapacity();
             Probe deeper = null;
-            if (empty >= 0.5 && most < 0.95 && q < budget.maxQueueCapacity() && canChange(bottleneck, "queueCapacity")) {
+            if (empty >= 0.5 && most < 0.95 && q < budget.maxQueueCapacity() && canChange(bottleneck, Knob.QUEUE_CAPACITY)) {
                 int bigger = Math.min(budget.maxQueueCapacity(), 2 * q);
                 if (budget.fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withQueueCapacity(bigger)))) {
-                    deeper = new Probe(bottleneck, "queueCapacity", q, bigger, String.format(Locale.ROOT,
+                    deeper = new Probe(bottleneck, Knob.QUEUE_CAPACITY, q, bigger, String.format(Locale.ROOT,
                             "%s is busy %.0f%% of %d workers and its input queue was empty at %.0f%% of looks: fed in bursts,"
                                     + " a deeper queue", bottleneck, most * 100, c, empty * 100));
                 }
@@ -167,12 +168,12 @@ final class ProbePolicy {
             if (deeper != null && most < 0.9) {
                 options.add(deeper);
             }
-            if (canChange(bottleneck, "concurrency")) {
+            if (canChange(bottleneck, Knob.CONCURRENCY)) {
                 Double now = w.taskMillis().get(bottleneck);
                 Double fewer = taskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
                 boolean contention = now != null && fewer != null && c > 1 && now / fewer >= (double) c / (c - 1) * 0.95;
                 if (contention) {
-                    options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
+                    options.add(new Probe(bottleneck, Knob.CONCURRENCY, c, c - 1, String.format(Locale.ROOT,
                             "contention: %s's task time rose from %.1f ms at %d workers to %.1f ms at %d", bottleneck, fewer,
                             c - 1, now, c)));
                 }
@@ -189,7 +190,7 @@ final class ProbePolicy {
                 int step = (bottleneck + "/concurrency/+").equals(streakKey) && streak >= 2 ? 2 : 1;
                 for (int up = Math.min(step, budget.maxConcurrency() - c); up >= 1; up--) {
                     if (cpuRoom && budget.fitsRam(config.withStage(bottleneck, config.stage(bottleneck).withConcurrency(c + up)))) {
-                        options.add(new Probe(bottleneck, "concurrency", c, c + up, String.format(Locale.ROOT,
+                        options.add(new Probe(bottleneck, Knob.CONCURRENCY, c, c + up, String.format(Locale.ROOT,
                                 "%s is saturated (busy %.0f%% of %d workers)", bottleneck, most * 100, c)));
                         break;
                     }
@@ -199,7 +200,7 @@ final class ProbePolicy {
                 Double settledFewer = settledTaskMillisAt.getOrDefault(bottleneck, Map.of()).get(c - 1);
                 boolean noContention = now != null && settledFewer != null && c > 1 && now / settledFewer < 1 + 0.5 / (c - 1);
                 if (c > 1 && !noContention) {
-                    options.add(new Probe(bottleneck, "concurrency", c, c - 1, String.format(Locale.ROOT,
+                    options.add(new Probe(bottleneck, Knob.CONCURRENCY, c, c - 1, String.format(Locale.ROOT,
                             "%s is saturated and more workers do not pay: fewer may contend less", bottleneck)));
                 }
             }
@@ -215,15 +216,15 @@ final class ProbePolicy {
             int s = config.sinkCapacity();
             int bigger = Math.min(budget.maxQueueCapacity(), s * 2);
             if (budget.fitsRam(config.withSinkCapacity(bigger))) {
-                options.add(new Probe("sink", "queueCapacity", s, bigger, String.format(Locale.ROOT,
+                options.add(new Probe("sink", Knob.QUEUE_CAPACITY, s, bigger, String.format(Locale.ROOT,
                         "the consumer waits %.0f%% of the time, yet the sink was full at %.0f%% of looks: bursts",
                         w.consumerWaitShare() * 100, w.sinkFullShare() * 100)));
             }
         }
         for (Map.Entry<String, Integer> c : w.concurrency().entrySet()) {
             double busy = w.busy().getOrDefault(c.getKey(), 0.0);
-            if (c.getValue() > 1 && busy < 0.3 && !c.getKey().equals(bottleneck) && canChange(c.getKey(), "concurrency")) {
-                options.add(new Probe(c.getKey(), "concurrency", c.getValue(), c.getValue() - 1, String.format(Locale.ROOT,
+            if (c.getValue() > 1 && busy < 0.3 && !c.getKey().equals(bottleneck) && canChange(c.getKey(), Knob.CONCURRENCY)) {
+                options.add(new Probe(c.getKey(), Knob.CONCURRENCY, c.getValue(), c.getValue() - 1, String.format(Locale.ROOT,
                         "%s is busy %.0f%% of %d workers: one fewer", c.getKey(), busy * 100, c.getValue())));
             }
         }
@@ -241,7 +242,7 @@ final class ProbePolicy {
         double secondBusy = 0.9;
         for (Map.Entry<String, Double> b : w.busy().entrySet()) {
             String stage = b.getKey();
-            if (!stage.equals(bottleneck) && b.getValue() >= secondBusy && canChange(stage, "concurrency")
+            if (!stage.equals(bottleneck) && b.getValue() >= secondBusy && canChange(stage, Knob.CONCURRENCY)
                     && w.concurrency().get(stage) < budget.maxConcurrency()) {
                 second = stage;
                 secondBusy = b.getValue();
@@ -260,7 +261,7 @@ final class ProbePolicy {
         }
         String why = String.format(Locale.ROOT, "%s (busy %.0f%% of %d workers) and %s (busy %.0f%% of %d) are both"
                 + " saturated: one worker more for each", bottleneck, busy * 100, c, second, secondBusy * 100, c2);
-        return new Probe(bottleneck, "concurrency", c, c + 1, why, new Probe(second, "concurrency", c2, c2 + 1, why));
+        return new Probe(bottleneck, Knob.CONCURRENCY, c, c + 1, why, new Probe(second, Knob.CONCURRENCY, c2, c2 + 1, why));
     }
 
     private static double busyWorkers(MeasuredWindow w) {

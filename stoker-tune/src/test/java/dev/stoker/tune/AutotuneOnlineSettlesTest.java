@@ -9,6 +9,7 @@ import dev.stoker.tune.SteadyStateModel.StageModel;
 import dev.stoker.tune.SyntheticPipelines.Kind;
 import dev.stoker.tune.internal.AutotuneBudget;
 import dev.stoker.tune.internal.AutotuneChange;
+import dev.stoker.tune.internal.AutotuneChange.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -50,7 +51,7 @@ class AutotuneOnlineSettlesTest {
         AutotuneLoop loop = p.loop(6 * SECOND_NANOS);
         loop.run();   // closed at 6 s: a probe in flight is stepped back
         List<AutotuneChange> changes = loop.changes();
-        long lateChanges = changes.stream().filter(c -> c.outcome().equals("kept") && c.atMillis() > 5_000).count();
+        long lateChanges = changes.stream().filter(c -> c.outcome() == Outcome.KEPT && c.atMillis() > 5_000).count();
         Map<String, Integer> gridBest = SteadyStateModel.gridBest(kind);
         double tuned = SteadyStateModel.throughput(kind, p.config);
         double best = SteadyStateModel.throughput(kind, kind.configAt(gridBest));
@@ -76,7 +77,7 @@ class AutotuneOnlineSettlesTest {
         assertThat(p.config.stage("spin").concurrency()).isEqualTo(1);
         assertThat(loop.changes()).isNotEmpty().allSatisfy(c -> {
             assertThat(c.to()).as("no change adds a worker: %s", c).isLessThan(c.from());
-            assertThat(c.outcome()).isEqualTo("budget");
+            assertThat(c.outcome()).isEqualTo(Outcome.BUDGET);
             assertThat(c.reason()).contains("over the CPU budget");
         });
         assertThat(p.reasons).isNotEmpty().allMatch(r -> r.startsWith("autotune budget: over the CPU budget"));

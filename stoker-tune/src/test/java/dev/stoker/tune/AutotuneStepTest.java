@@ -6,6 +6,7 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.tune.internal.AutotuneBudget;
 import dev.stoker.tune.internal.AutotuneChange;
+import dev.stoker.tune.internal.AutotuneChange.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,14 +36,14 @@ class AutotuneStepTest {
         changes.forEach(System.out::println);
         assertThat(model.config.stage("decode").concurrency()).as("decode settles where the cores run out").isEqualTo(3);
         assertThat(model.config.stage("resize").concurrency()).as("resize, busy 15%%, gives a worker back").isEqualTo(1);
-        List<AutotuneChange> kept = changes.stream().filter(c -> c.outcome().equals("kept")).toList();
+        List<AutotuneChange> kept = changes.stream().filter(c -> c.outcome() == Outcome.KEPT).toList();
         assertThat(kept).extracting(c -> c.stage() + " " + c.from() + "->" + c.to())
                 .containsExactly("decode 1->2", "decode 2->3", "resize 2->1");
         List<AutotuneChange> decodeUp = changes.stream()
-                .filter(c -> c.stage().equals("decode") && c.outcome().equals("probe") && c.to() > c.from()).toList();
+                .filter(c -> c.stage().equals("decode") && c.outcome() == Outcome.PROBE && c.to() > c.from()).toList();
         assertThat(decodeUp.get(2).to()).as("two kept steps up in a row: the next probe is two workers").isEqualTo(5);
         assertThat(changes).filteredOn(c -> c.stage().equals("decode") && c.from() >= 3 && c.to() > c.from()
-                && !c.outcome().equals("probe")).isEmpty();
+                && c.outcome() != Outcome.PROBE).isEmpty();
         // Every failed probe of decode waits twice as long as the one before it to be tried again, up to the cap.
         List<AutotuneChange> failed = decodeUp.subList(2, decodeUp.size());
         assertThat(failed).hasSizeGreaterThanOrEqualTo(4);
@@ -77,7 +78,7 @@ class AutotuneStepTest {
         AutotuneLoop loop = model.loop();
         model.loop = loop;
         loop.run();
-        assertThat(loop.changes()).extracting(AutotuneChange::outcome).containsExactly("probe", "reverted");
+        assertThat(loop.changes()).extracting(AutotuneChange::outcome).containsExactly(Outcome.PROBE, Outcome.REVERTED);
         assertThat(loop.changes().get(1).reason()).contains("stopped before the probe was measured");
         assertThat(model.config.stage("decode").concurrency()).isEqualTo(1);
     }

@@ -7,11 +7,13 @@ import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.PipelineConfig;
+import dev.stoker.pipeline.Reconfiguration.Knob;
 import dev.stoker.pipeline.Reconfiguration;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.internal.AutotuneBudget;
 import dev.stoker.tune.internal.AutotuneChange;
+import dev.stoker.tune.internal.AutotuneChange.Outcome;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import dev.stoker.video.loader.DeliveredClips;
@@ -92,7 +94,7 @@ class AutotuneTunesTheVideoLoaderTest {
 
         // Every change the pipeline saw came from the tuner, with the tuner's reason, in the same order; replaying
         // them from the start config gives the end config, and no config on the way broke the budget.
-        List<AutotuneChange> applied = changes.stream().filter(c -> !c.outcome().equals("kept")).toList();
+        List<AutotuneChange> applied = changes.stream().filter(c -> c.outcome() != Outcome.KEPT).toList();
         assertThat(recorded).hasSameSizeAs(applied);
         PipelineConfig config = start;
         for (int i = 0; i < recorded.size(); i++) {
@@ -101,11 +103,11 @@ class AutotuneTunesTheVideoLoaderTest {
             assertThat(List.of(r.stage(), r.knob(), r.from(), r.to())).isEqualTo(List.of(c.stage(), c.knob(), c.from(), c.to()));
             assertThat(r.reason()).isEqualTo("autotune " + c.outcome() + ": " + c.reason());
             config = r.stage().equals("sink") ? config.withSinkCapacity(r.to())
-                    : config.withStage(r.stage(), r.knob().equals("concurrency")
+                    : config.withStage(r.stage(), r.knob() == Knob.CONCURRENCY
                             ? config.stage(r.stage()).withConcurrency(r.to()) : config.stage(r.stage()).withQueueCapacity(r.to()));
-            if (r.to() > r.from() && c.outcome().equals("probe")) {   // a step back restores what was there
+            if (r.to() > r.from() && c.outcome() == Outcome.PROBE) {   // a step back restores what was there
                 assertThat(r.to()).as("%s within the budget's limits", r.change())
-                        .isLessThanOrEqualTo(r.knob().equals("concurrency") ? MAX_CONCURRENCY : MAX_QUEUE);
+                        .isLessThanOrEqualTo(r.knob() == Knob.CONCURRENCY ? MAX_CONCURRENCY : MAX_QUEUE);
                 assertThat(budget.fitsRam(config)).as("%s keeps the estimated RAM within %d bytes (%d)", r.change(),
                         budget.ramBytes(), budget.ramBytes(config)).isTrue();
             }

@@ -7,6 +7,7 @@ import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.tune.SyntheticPipelines.Kind;
 import dev.stoker.tune.internal.AutotuneBudget;
 import dev.stoker.tune.internal.AutotuneChange;
+import dev.stoker.tune.internal.AutotuneChange.Outcome;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
@@ -74,7 +75,7 @@ class SyntheticOptimaBenchmark {
             settled = p.config();
             changes = tuning.changes();
         }
-        long lateChanges = changes.stream().filter(c -> c.outcome().equals("kept") && c.atMillis() > 5_000).count();
+        long lateChanges = changes.stream().filter(c -> c.outcome() == Outcome.KEPT && c.atMillis() > 5_000).count();
         double[] both = SyntheticPipelines.sideBySide(kind, settled, kind.configAt(g.bestPoint()), 2);
         System.out.printf(Locale.ROOT, "%-8s online: settled at %s=%d %s=%d sink=%d: %.0f/s; grid best %.0f/s %s: %.2f;"
                         + " %d kept changes in the last second%n", kind, kind.first, settled.stage(kind.first).concurrency(),

@@ -2,6 +2,7 @@ package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.Reconfiguration;
+import dev.stoker.pipeline.Reconfiguration.Knob;
 import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.TraceRecorder;
 import java.util.ArrayDeque;
@@ -54,7 +55,7 @@ final class Reconfigurator {
             listeners.forEach(l -> l.accept(next));
             runtime.sink.setCapacity(change.queueCapacity());
             runtime.effectiveConfig(next);
-            record(start, "sink", "queueCapacity", from, change.queueCapacity(), reason);
+            record(start, "sink", Knob.QUEUE_CAPACITY, from, change.queueCapacity(), reason);
             return;
         }
         StageRunner runner = runner(stage);
@@ -76,11 +77,11 @@ final class Reconfigurator {
         listeners.forEach(l -> l.accept(next));
         if (change.queueCapacity() != null) {
             runner.resizeQueue(change.queueCapacity());
-            record(start, stage, "queueCapacity", current.queueCapacity(), change.queueCapacity(), reason);
+            record(start, stage, Knob.QUEUE_CAPACITY, current.queueCapacity(), change.queueCapacity(), reason);
         }
         if (change.concurrency() != null) {
             runtime.startWorkers(runner.resize(change.concurrency()));
-            record(start, stage, "concurrency", current.concurrency(), change.concurrency(), reason);
+            record(start, stage, Knob.CONCURRENCY, current.concurrency(), change.concurrency(), reason);
         }
         runtime.effectiveConfig(runtime.effectiveConfig().withStage(stage, runner.config));
     }
@@ -106,7 +107,7 @@ final class Reconfigurator {
     }
 
     /** Keeps a change for the stats, and draws it in the trace: a counter, and a slice on the caller's track. */
-    private void record(long changeNanos, String stage, String knob, int from, int to, String reason) {
+    private void record(long changeNanos, String stage, Knob knob, int from, int to, String reason) {
         Reconfiguration r = new Reconfiguration(TimeUnit.NANOSECONDS.toMillis(changeNanos - startNanos), stage, knob,
                 from, to, reason);
         synchronized (kept) {
@@ -116,7 +117,7 @@ final class Reconfigurator {
             }
         }
         if (trace != null) {
-            trace.counter((knob.equals("concurrency") ? "concurrency " : "capacity ") + stage, changeNanos, to);
+            trace.counter((knob == Knob.CONCURRENCY ? "concurrency " : "capacity ") + stage, changeNanos, to);
             trace.slice(r.change(), "reconfigure", Thread.currentThread(), changeNanos,
                     Math.max(1_000, System.nanoTime() - changeNanos), -1, r.reason());
         }
