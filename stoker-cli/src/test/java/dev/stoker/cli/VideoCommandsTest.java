@@ -51,6 +51,9 @@ class VideoCommandsTest {
                 / (ceiling.get("threads").asInt() * ceiling.get("single_clips_per_second").asDouble()),
                 org.assertj.core.api.Assertions.within(1e-9));
         assertThat(run.out()).contains("machine ceiling");
+        // The CPU the run used, from the same figures as the JSON's.
+        assertThat(r.get("cpu_seconds_per_sample").asDouble()).isPositive();
+        assertThat(run.out()).containsPattern("cpu +[0-9.]+ of " + r.get("cores").asInt() + " cores");
         // The first batch beside the least any schedule of its two clips could take: its slowest clip alone, or
         // both clips' work over the cores.
         JsonNode first = r.get("first_batch_bound");

@@ -102,6 +102,11 @@ public record BenchResult(
     public record Memory(MemoryProbe start, MemoryProbe afterWarmup, MemoryProbe end, MemoryProbe max,
                          List<MemoryTimeline.Point> timeline) { }
 
+    /** Cores' worth of the process's CPU time over the steady state (NaN when not known). */
+    private double cpuCores() {
+        return cpuSecondsPerSample * samplesPerSecond;
+    }
+
     private double singleThreadCpuMillis() {
         return cpuEfficiency > 0 ? cpuSecondsPerSample * cpuEfficiency * 1000 : Double.NaN;
     }
@@ -115,6 +120,11 @@ public record BenchResult(
         s.append(String.format(Locale.ROOT, "first batch      %10.2f s%s%n", firstBatchSeconds,
                 firstBatchBound == null ? "" : "   (" + firstBatchBound.explanation() + ")"));
         s.append(String.format(Locale.ROOT, "decoded/clip     %10.1f frames for %d output frames%n", decodedFramesPerClip, options.clip().frames()));
+        if (!Double.isNaN(cpuSecondsPerSample)) {
+            // Beside the verdict: a run near all its cores is CPU-bound whatever the stage table says.
+            s.append(String.format(Locale.ROOT, "cpu              %10.2f of %d cores (this process's CPU time over the steady state)%n",
+                    cpuCores(), cores));
+        }
         if (clipStarts != null) {
             s.append(clipStarts.summary());
         }
