@@ -89,7 +89,8 @@ class VideoLoader:
         self._copy = bool(copy)
         self._restarts = Restarts(positive_int("restart", restart, minimum=0))
         self._interrupted_epoch: Optional[int] = None   # the epoch being taken when a JVM died, until the next take
-        self._ended = False   # the JVM said its last epoch was served (epochs=N): every later iteration is empty
+        # The JVM said its last epoch was served (epochs=N): iterations are empty until set_epoch/load_state_dict.
+        self._ended = False
         self._death_after_end: Optional[JvmDiedError] = None   # its JVM died after that end: never restarted
         self._debug = bool(debug)
         self._command = stoker_command(stoker_home)

@@ -56,9 +56,9 @@ final class BottleneckAnalysis {
         }
         if (Bottleneck.cpuBound(cpu.share())) {
             return new Verdict("cpu", Verdict.State.CPU_BOUND, String.format(Locale.ROOT,
-                    "bottleneck: CPU (busy %.0f%% of the time: this process %.1f of its %d cores%s; no stage saturated, the"
-                            + " busiest %s at %.0f%% of %d worker%s: more workers cannot help, less work per clip or more"
-                            + " cores can)", cpu.share() * 100, cpu.processCores(), cpu.cores(), machineNote(cpu),
+                    "bottleneck: CPU (busy %.0f%% of the time%s; no stage saturated, the busiest %s at %.0f%% of %d"
+                            + " worker%s: more workers cannot help, less work per clip or more cores can)",
+                    cpu.share() * 100, whose(cpu),
                     busiest.name(), busiest.busyFraction() * 100, busiest.concurrency(),
                     busiest.concurrency() == 1 ? "" : "s"));
         }
@@ -75,10 +75,13 @@ final class BottleneckAnalysis {
                 busiest.name(), busiest.busyFraction() * 100, busiest.concurrency()));
     }
 
-    /** The machine's share where it is the busier one: other processes took the cores. */
-    private static String machineNote(CpuUse cpu) {
-        return cpu.machineShare() > cpu.processShare() ? String.format(Locale.ROOT, ", the machine %.0f%%",
-                cpu.machineShare() * 100) : "";
+    /** This process's cores, and the machine's share where it is the busier one (other processes took the cores). */
+    private static String whose(CpuUse cpu) {
+        String process = Double.isNaN(cpu.processShare()) ? "" : String.format(Locale.ROOT,
+                ": this process %.1f of its %d cores", cpu.processCores(), cpu.cores());
+        boolean machine = cpu.machineShare() > cpu.processShare() || Double.isNaN(cpu.processShare());
+        return process + (machine ? String.format(Locale.ROOT, "%s the machine %.0f%%", process.isEmpty() ? ":" : ",",
+                cpu.machineShare() * 100) : "");
     }
 
     private static String queueNote(StageStats s) {

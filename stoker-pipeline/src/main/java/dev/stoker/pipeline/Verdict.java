@@ -2,6 +2,7 @@ package dev.stoker.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Arrays;
 
 /**
  * The bottleneck, named in one line.
@@ -42,13 +43,9 @@ public record Verdict(String bottleneck, State state, String line) {
 
         @JsonCreator
         public static State of(String code) {
-            for (State s : values()) {
-                if (s.code.equals(code)) {
-                    return s;
-                }
-            }
-            throw new IllegalArgumentException("verdict state: " + code + " (expected: one of "
-                    + java.util.Arrays.stream(values()).map(State::code).toList() + ")");
+            return Arrays.stream(values()).filter(s -> s.code.equals(code)).findFirst().orElseThrow(() ->
+                    new IllegalArgumentException("verdict state: " + code + " (expected: one of "
+                            + Arrays.stream(values()).map(State::code).toList() + ")"));
         }
     }
 }

@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * Reads clips from mapped shards: the record's packets become a {@link Video} in place
@@ -181,24 +182,33 @@ final class ShardClipReader implements ClipReader {
         ShardFile shard = dataset.shardOf(info);
         RecordEntry entry = shard.entry(info.record());
         MemorySegment payload = shard.payload(info.record(), entry);
-        BitSet read = new BitSet(entry.frameCount());
         String name = info.sourcePath() + " (" + shard.name() + " record " + info.record() + ")";
-        packets(shard, info, entry, payload);   // checks the index against the payload, as opening a video does
-        KeyframeIndex frames = storedFrames(entry);
-        if (frames != null) {
+        return withFrames(name, shard, info, entry, payload, frames -> {
+            BitSet read = new BitSet(entry.frameCount());
             for (ClipSpec clip : clips) {
                 markPacketsRead(entry, ClipSelection.of(frames, name, entry.durationSeconds(), clip).frames(), read);
             }
             return new ClipPackets(info, shard, entry, read);
+        });
+    }
+
+    /**
+     * Runs {@code body} over the record's frames as clips select among them: its stored frame times when they rise
+     * packet by packet ({@link #storedFrames}: no video opened), else a {@link Video} of its packets, open while
+     * {@code body} runs. The index is checked against the payload either way (a damaged one is a ShardException).
+     */
+    private static <T> T withFrames(String name, ShardFile shard, SampleInfo info, RecordEntry entry,
+                                    MemorySegment payload, Function<KeyframeIndex, T> body) {
+        VideoPackets packets = packets(shard, info, entry, payload);
+        KeyframeIndex frames = storedFrames(entry);
+        if (frames != null) {
+            return body.apply(frames);
         }
-        try (Video video = Video.fromPackets(name, packets(shard, info, entry, payload))) {
-            for (ClipSpec clip : clips) {
-                markPacketsRead(entry, video.selectClip(clip).frames(), read);
-            }
+        try (Video video = Video.fromPackets(name, packets)) {
+            return body.apply(video);
         } finally {
             Reference.reachabilityFence(payload); // the video holds its address only
         }
-        return new ClipPackets(info, shard, entry, read);
     }
 
     private static VideoPackets packets(ShardFile shard, SampleInfo info, RecordEntry entry, MemorySegment payload) {
@@ -270,20 +280,13 @@ final class ShardClipReader implements ClipReader {
 
     /** The clips as cuts of the stored frames (after selecting and verifying them); copies nothing. */
     private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes) {
-        RecordEntry entry = stored.entry();
-        packets(stored.shard(), stored.info(), entry, stored.payload());   // checks the index against the payload
-        KeyframeIndex frames = storedFrames(entry);
-        if (frames == null) {
-            try (Video video = Video.fromPackets(stored.name(), packets(stored.shard(), stored.info(), entry, stored.payload()))) {
-                return locate(stored, specs, resizes, video, video.info().path());
-            }
-        }
-        return locate(stored, specs, resizes, frames, stored.name());
+        return withFrames(stored.name(), stored.shard(), stored.info(), stored.entry(), stored.payload(),
+                frames -> locate(stored, specs, resizes, frames));
     }
 
-    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes, KeyframeIndex frames,
-                                    String path) {
+    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes, KeyframeIndex frames) {
         RecordEntry entry = stored.entry();
+        String path = stored.name();
         long storedRowBytes = (long) entry.width() * 3;
         List<ClipSelection> selections = new ArrayList<>(specs.size());
         for (ClipSpec spec : specs) {

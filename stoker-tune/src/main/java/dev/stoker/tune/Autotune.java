@@ -71,7 +71,9 @@ public final class Autotune implements AutoCloseable {
 
     /** The changes that stayed. */
     public List<AutotuneChange> kept() {
-        return changes().stream().filter(c -> c.outcome() == AutotuneChange.Outcome.KEPT || c.outcome() == AutotuneChange.Outcome.BUDGET).toList();
+        return changes().stream()
+                .filter(c -> c.outcome() == AutotuneChange.Outcome.KEPT || c.outcome() == AutotuneChange.Outcome.BUDGET)
+                .toList();
     }
 
     /** The latest baseline throughput (items/s at the sink). */
