@@ -117,7 +117,19 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                      'height).',
                                                       'x-python': 'short_side',
                                                       'minimum': 0,
-                                                      'default': 0}}},
+                                                      'default': 0},
+                                        'shortSideMax': {'type': 'integer',
+                                                         'description': "Scale jitter (crop modes): each clip's "
+                                                                        'short side is drawn, seeded, from the short '
+                                                                        'side to this; 0: none.',
+                                                         'x-python': 'short_side_max',
+                                                         'minimum': 0,
+                                                         'default': 0},
+                                        'flip': {'type': 'boolean',
+                                                 'description': 'Mirror half the clips left to right (seeded; a '
+                                                                "clip's frames alike), a training augmentation.",
+                                                 'x-python': 'flip',
+                                                 'default': False}}},
                 'batch': {'description': 'Clips per batch, the batch layout and the batch memory budget.',
                           'type': 'object',
                           'additionalProperties': False,
@@ -148,8 +160,8 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                              'type': 'object',
                              'additionalProperties': False,
                              'properties': {'seed': {'type': 'integer',
-                                                     'description': 'Seeds the epoch order, the clip starts and '
-                                                                    'random crops.',
+                                                     'description': 'Seeds the epoch order, the clip starts, random '
+                                                                    'crops, scale jitter and flips.',
                                                      'x-python': 'seed',
                                                      'default': 0},
                                             'shuffle': {'type': 'boolean',
@@ -353,6 +365,10 @@ class LoaderOptionArgs(TypedDict, total=False):
     """How frames become width x height: the short side resized, then a centre or random crop; or a stretch. Default: 'SHORT_SIDE_CENTER_CROP'."""
     short_side: int
     """The short side before cropping; 0: max(width, height). Default: 0."""
+    short_side_max: int
+    """Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this; 0: none. Default: 0."""
+    flip: bool
+    """Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation. Default: False."""
     batch_size: int
     """Clips per batch (N). Default: 8."""
     drop_last: bool
@@ -362,7 +378,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     batch_budget_bytes: int
     """Bytes of batch memory the loader may hold; 0: enough for the sink, the consumer's batch and the collators. Default: 0."""
     seed: int
-    """Seeds the epoch order, the clip starts and random crops. Default: 0."""
+    """Seeds the epoch order, the clip starts, random crops, scale jitter and flips. Default: 0."""
     shuffle: bool
     """Visit videos in a seeded random order each epoch. Default: True."""
     epochs: int

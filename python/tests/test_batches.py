@@ -110,6 +110,26 @@ def test_state_dict_resumes_exactly_mid_epoch(dataset):
     assert first + rest == whole
 
 
+def test_flip_mirrors_about_half_the_clips_and_a_seed_mirrors_the_same_ones(dataset):
+    def epoch(**augment):
+        with VideoLoader(dataset, batch_size=4, frames=2, size=48, seed=4, epochs=1, **augment) as loader:
+            return [(p, v.clone()) for batch in loader for p, v in zip(batch.paths, batch.video)]
+
+    plain, flipped = epoch(), epoch(flip=True)
+    assert [p for p, _ in flipped] == [p for p, _ in plain], "flips change no clip's choice"
+    mirrored = []
+    for (path, a), (_, b) in zip(plain, flipped):   # [T, H, W, C]: a mirror reverses W
+        assert torch.equal(b, a) or torch.equal(b, a.flip(2)), path
+        mirrored.append(not torch.equal(b, a))
+    assert 0 < sum(mirrored) < len(mirrored), f"mirrored: {mirrored}"
+    assert all(torch.equal(b, c) for (_, b), (_, c) in zip(flipped, epoch(flip=True))), "the seed draws the same flips"
+    jittered = epoch(crop="random", short_side=48, short_side_max=96)
+    assert [tuple(v.shape) for _, v in jittered] == [tuple(v.shape) for _, v in plain]
+    assert any(not torch.equal(a, b) for (_, a), (_, b) in zip(plain, jittered))
+    with pytest.raises(ValueError, match=r"shortSideMax: 40 \(expected: 0 for no jitter, or at least the short side, 48\)"):
+        epoch(short_side_max=40)
+
+
 def test_set_epoch_jumps_to_that_epochs_batches(dataset):
     with VideoLoader(dataset, batch_size=4, frames=4, seed=2) as loader:
         epochs = [take(loader) for _ in range(3)]

@@ -55,6 +55,8 @@ final class LoaderOptionsMixin {
     @Option(names = "--size", paramLabel = "S|WxH") String size;
     @Option(names = "--resize", paramLabel = "MODE") String resize;
     @Option(names = "--short-side") int shortSide;
+    @Option(names = "--short-side-max", paramLabel = "N") int shortSideMax;
+    @Option(names = "--flip", negatable = true) boolean flip;
     @Option(names = "--batch") int batch;
     @Option(names = "--clips-per-video") int clipsPerVideo;
     @Option(names = "--layout") BatchLayout layout;
@@ -114,8 +116,10 @@ final class LoaderOptionsMixin {
                     maxLeadFrames(c), clipWindow(c)));
             LoaderOptions.Size z = o.size();
             int[] wh = given.test("--size") ? parseSize(command, size) : new int[] {z.width(), z.height()};
-            b.size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
-                    given.test("--short-side") ? shortSide : z.shortSide());
+            b.size(new LoaderOptions.Size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
+                    given.test("--short-side") ? shortSide : z.shortSide(),
+                    given.test("--short-side-max") ? shortSideMax : z.shortSideMax(),
+                    given.test("--flip") ? flip : z.flip()));
             b.batch(given.test("--batch") ? batch : o.batch().size(), o.batch().dropLast(),
                     given.test("--layout") ? layout : o.batch().layout());
             if (given.test("--seed")) {
@@ -188,6 +192,7 @@ final class LoaderOptionsMixin {
             case "--resize" -> RESIZE_NAMES.entrySet().stream().filter(e -> e.getValue() == d.size().mode())
                     .map(Map.Entry::getKey).findFirst().orElseThrow();
             case "--short-side" -> Integer.toString(d.size().shortSide());
+            case "--short-side-max" -> Integer.toString(d.size().shortSideMax());
             case "--batch" -> Integer.toString(d.batch().size());
             case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
             case "--layout" -> d.batch().layout().name();

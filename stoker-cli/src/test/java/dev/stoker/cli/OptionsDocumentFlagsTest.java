@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OptionsSchema;
+import dev.stoker.loader.clip.Resize;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,28 @@ class OptionsDocumentFlagsTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst())
                 .isEqualTo("stoker options: --options: batch.size: 0 (expected: 1+); see 'stoker options --help'");
+    }
+
+    @Test
+    void theAugmentationFlagsSetTheSizeGroupAndNoFlipUndoesAFilesFlip(@TempDir Path dir) throws Exception {
+        CliRun run = CliRun.stoker("options", "--resize", "random-crop", "--short-side", "128", "--short-side-max", "160",
+                "--flip");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out()).size())
+                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 128, 160, true));
+
+        Path file = dir.resolve("loader.json");
+        Files.writeString(file, "{\"size\": {\"flip\": true, \"shortSideMax\": 140}}");
+        run = CliRun.stoker("options", "--config", file.toString(), "--no-flip");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        LoaderOptions.Size size = LoaderOptions.fromJson(run.out()).size();
+        assertThat(size.flip()).as("--no-flip over the file").isFalse();
+        assertThat(size.shortSideMax()).as("the file; --short-side-max not given").isEqualTo(140);
+
+        run = CliRun.stoker("options", "--short-side", "128", "--short-side-max", "120");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines().getFirst()).isEqualTo("stoker options: shortSideMax: 120 (expected: 0 for no jitter, or"
+                + " at least the short side, 128); see 'stoker options --help'");
     }
 
     @Test

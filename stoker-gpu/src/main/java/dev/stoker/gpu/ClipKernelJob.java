@@ -25,6 +25,7 @@ final class ClipKernelJob {
 
     private final MemorySegment job;
     private final long[] slotPointers = new long[MAX_FRAMES];
+    private long clipPointer;
     private int frames;
 
     ClipKernelJob(Arena arena) {
@@ -33,17 +34,23 @@ final class ClipKernelJob {
 
     /**
      * Starts a job for one clip: frames of {@code srcWidth x srcHeight} cropped to {@code window}, drawn at
-     * {@code outWidth x outHeight} into the clip at {@code clipPointer} of {@code clipFrames} frames in {@code layout}.
+     * {@code outWidth x outHeight} into the clip at {@code clipPointer} of {@code clipFrames} frames in {@code layout},
+     * mirrored left to right when {@code mirrored} ({@link Nv12Kernel.Destination#mirrored()}).
      */
     ClipKernelJob reset(long clipPointer, BatchLayout layout, int clipFrames, int outWidth, int outHeight, int srcWidth,
-                        int srcHeight, Resize.Window window, int colour) {
+                        int srcHeight, Resize.Window window, int colour, boolean mirrored) {
         Nv12Kernel.Destination first = Nv12Kernel.Destination.of(clipPointer, layout, clipFrames, outHeight, outWidth, 0, 0);
         Nv12Kernel.Destination second = Nv12Kernel.Destination.of(clipPointer, layout, clipFrames, outHeight, outWidth, 0,
                 Math.min(1, clipFrames - 1));
-        job.set(JAVA_LONG, 0, clipPointer);
+        long slotStride = second.pointer() - first.pointer();
+        if (mirrored) {
+            first = first.mirrored();
+        }
+        this.clipPointer = clipPointer;
+        job.set(JAVA_LONG, 0, first.pointer());
         job.set(JAVA_LONG, 8, first.channelStride());
         job.set(JAVA_LONG, 16, first.rowStride());
-        job.set(JAVA_LONG, 24, second.pointer() - first.pointer());
+        job.set(JAVA_LONG, 24, slotStride);
         job.set(JAVA_INT, 32, first.pixelStride());
         job.set(JAVA_INT, 36, outWidth);
         job.set(JAVA_INT, 40, outHeight);
@@ -111,9 +118,9 @@ final class ClipKernelJob {
         return slotPointers[i];
     }
 
-    /** The clip's first byte. */
+    /** The clip's first byte (slot 0's top left pixel; the kernel's {@code dst} is its top right one when mirrored). */
     long clipPointer() {
-        return job.get(JAVA_LONG, 0);
+        return clipPointer;
     }
 
     /** The bytes passed as the kernel's argument. */

@@ -77,6 +77,15 @@ final class Nv12Kernel implements AutoCloseable {
                         planeBytes, width, 1);
             };
         }
+
+        /**
+         * The same frame drawn mirrored left to right: the kernel writes output pixel x at {@code pointer + x *
+         * pixelStride}, so starting at the last column with the stride negated lays each row out reversed.
+         */
+        Destination mirrored() {
+            return new Destination(pointer + (long) (width - 1) * pixelStride, width, height, channelStride, rowStride,
+                    -pixelStride);
+        }
     }
 
     /** The kernel's {@code colour} bit for BT.709 (else BT.601). */

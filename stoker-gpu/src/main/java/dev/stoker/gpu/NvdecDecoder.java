@@ -213,9 +213,12 @@ final class NvdecDecoder implements DeviceClipDecoder {
         }
         ClipRequest request = target.request();
         Resize.Window window = request.resize().sourceWindow(target.rotationDegrees(), frame.width(), frame.height(),
-                target.cropX(), target.cropY(), target.outWidth(), target.outHeight(), 1, 1);
+                target.framing(), target.outWidth(), target.outHeight(), 1, 1);
         Nv12Kernel.Destination destination = Nv12Kernel.Destination.of(request.destination().address(),
                 clipShape.layout(), clipShape.frames(), target.outHeight(), target.outWidth(), 0, target.slot());
+        if (target.framing().mirrored()) {
+            destination = destination.mirrored();
+        }
         drawer.draw(frame.data(0).address(), frame.linesize(0), frame.data(1).address(), frame.linesize(1),
                 frame.width(), frame.height(), window, destination,
                 Nv12Kernel.colourFlags(frame.colorspace(), frame.color_range()));

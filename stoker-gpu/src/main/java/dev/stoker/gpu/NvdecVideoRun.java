@@ -10,7 +10,6 @@ import dev.stoker.video.VideoPackets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /**
  * One video's clips through an {@link NvdecSession}: which frames are wanted (the CPU path's selection,
@@ -31,8 +30,7 @@ final class NvdecVideoRun {
     private final ClipSelection[] selections;
     private final int[] outWidth;
     private final int[] outHeight;
-    private final double[] cropX;
-    private final double[] cropY;
+    private final Resize.Framing[] framings;
     /** Wanted frames, distinct and sorted (so their timestamps are sorted too); targets of each: (clip, slot) pairs. */
     final int[] wanted;
     final long[] wantedTimestamps;
@@ -66,8 +64,7 @@ final class NvdecVideoRun {
         selections = new ClipSelection[clips];
         outWidth = new int[clips];
         outHeight = new int[clips];
-        cropX = new double[clips];
-        cropY = new double[clips];
+        framings = new Resize.Framing[clips];
         remainingFrames = new int[clips];
         decodedPerClip = new int[clips];
         jobStarted = new boolean[clips];
@@ -80,14 +77,7 @@ final class NvdecVideoRun {
             Resize resize = t.resize();
             outWidth[c] = resize.outputWidth(info);
             outHeight[c] = resize.outputHeight(info);
-            if (resize.mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
-                SplittableRandom random = new SplittableRandom(resize.seed());
-                cropX[c] = random.nextDouble();
-                cropY[c] = random.nextDouble();
-            } else {
-                cropX[c] = 0.5;
-                cropY[c] = 0.5;
-            }
+            framings[c] = resize.framing();
         }
         // (frame, clip, slot) triples sorted by frame, packed in longs as ClipRun packs them.
         long[] triples = new long[total];
@@ -218,10 +208,10 @@ final class NvdecVideoRun {
         ClipKernelJob job = jobs[clip];
         if (!jobStarted[clip]) {
             DeviceClipDecoder.Target t = targets.get(clip);
-            Resize.Window window = t.resize().sourceWindow(0, width, height, cropX[clip], cropY[clip], outWidth[clip],
+            Resize.Window window = t.resize().sourceWindow(0, width, height, framings[clip], outWidth[clip],
                     outHeight[clip], 1, 1);
             job.reset(t.devicePointer(), layout, clipFrames[clip].length, outWidth[clip],
-                    outHeight[clip], width, height, window, colour);
+                    outHeight[clip], width, height, window, colour, framings[clip].mirrored());
             jobStarted[clip] = true;
         }
         return job;

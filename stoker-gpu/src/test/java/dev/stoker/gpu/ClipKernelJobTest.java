@@ -56,19 +56,26 @@ class ClipKernelJobTest {
         }
         assertThat(gcc.waitFor()).as("g++ (see " + dir.resolve("g++.log") + ")").isZero();
 
-        assertThat(print(dir, harness, BatchLayout.NTHWC)).containsExactly(
+        assertThat(print(dir, harness, BatchLayout.NTHWC, false)).containsExactly(
                 "dst=4096 channelStride=1 rowStride=336 slotStride=37632 pixelStride=3 dst=112x112 src=340x256"
                         + " crop=57,0,226,256 colour=3 frames=2",
                 "frame 0: y=1000000 uv=1087040 yPitch=512 uvPitch=512 slot=3",
                 "frame 1: y=2000000 uv=2087040 yPitch=512 uvPitch=512 slot=0");
-        assertThat(print(dir, harness, BatchLayout.NCTHW)).first().asString()
+        assertThat(print(dir, harness, BatchLayout.NCTHW, false)).first().asString()
                 .startsWith("dst=4096 channelStride=100352 rowStride=112 slotStride=12544 pixelStride=1 ");
+        // A mirrored clip: the kernel's dst is slot 0's last column, its pixel stride negated; slots stay apart as before.
+        assertThat(print(dir, harness, BatchLayout.NTHWC, true)).first().asString()
+                .startsWith("dst=4429 channelStride=1 rowStride=336 slotStride=37632 pixelStride=-3 ");
+        assertThat(print(dir, harness, BatchLayout.NCTHW, true)).first().asString()
+                .startsWith("dst=4207 channelStride=100352 rowStride=112 slotStride=12544 pixelStride=-1 ");
     }
 
-    private static List<String> print(Path dir, Path harness, BatchLayout layout) throws IOException, InterruptedException {
+    private static List<String> print(Path dir, Path harness, BatchLayout layout, boolean mirrored)
+            throws IOException, InterruptedException {
         try (Arena arena = Arena.ofConfined()) {
             ClipKernelJob job = new ClipKernelJob(arena);
-            job.reset(4096, layout, 8, 112, 112, 340, 256, new Resize.Window(57, 0, 226, 256), 3);
+            job.reset(4096, layout, 8, 112, 112, 340, 256, new Resize.Window(57, 0, 226, 256), 3, mirrored);
+            assertThat(job.clipPointer()).isEqualTo(4096);
             job.add(1_000_000, 512, 1_000_000 + 512L * 170, 512, 3);
             job.add(2_000_000, 512, 2_000_000 + 512L * 170, 512, 0);
             Path file = dir.resolve("job-" + layout);

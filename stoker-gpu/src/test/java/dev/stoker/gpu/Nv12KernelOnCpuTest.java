@@ -129,10 +129,11 @@ class Nv12KernelOnCpuTest {
                 decoder.decode(video, new ClipRequest(spec, resize, arena.allocate(3L * size * size)));
             }
             Planes p = planes.getFirst();
-            MemorySegment packed = draw(p, size, false, false);
+            MemorySegment packed = draw(p, size, false, false, false);
             PixelTolerance.assertWithin(packed, cpu, name);
-            MemorySegment planar = draw(p, size, true, false);
+            MemorySegment planar = draw(p, size, true, false, false);
             theClipKernelDrawsEachSlotAsTheFrameKernel(p, size, packed, planar);
+            aMirroredDestinationDrawsTheFrameRightToLeft(p, size, packed, planar);
             for (int i = 0; i < size * size; i++) {
                 for (int c = 0; c < 3; c++) {
                     if (planar.get(ValueLayout.JAVA_BYTE, (long) c * size * size + i)
@@ -167,8 +168,8 @@ class Nv12KernelOnCpuTest {
         }
         // NVDEC's NV12 surfaces have no "yuvj": the range comes with the frame, as FFmpeg sets it for such streams.
         int range = format == AV_PIX_FMT_YUVJ420P ? AVCOL_RANGE_JPEG : frame.color_range();
-        Resize.Window window = target.request().resize().sourceWindow(target.rotationDegrees(), w, h, target.cropX(),
-                target.cropY(), target.outWidth(), target.outHeight(), 1, 1);
+        Resize.Window window = target.request().resize().sourceWindow(target.rotationDegrees(), w, h, target.framing(),
+                target.outWidth(), target.outHeight(), 1, 1);
         try {
             Path yFile = Files.write(dir.resolve("y-" + System.nanoTime()), y);
             Path uvFile = Files.write(dir.resolve("uv-" + System.nanoTime()), uv);
@@ -190,12 +191,12 @@ class Nv12KernelOnCpuTest {
     private static void theClipKernelDrawsEachSlotAsTheFrameKernel(Planes p, int size, MemorySegment packed,
                                                                    MemorySegment planar) throws Exception {
         long frameBytes = 3L * size * size;
-        MemorySegment packedClip = draw(p, size, false, true);
+        MemorySegment packedClip = draw(p, size, false, true, false);
         assertThat(packedClip.byteSize()).isEqualTo(2 * frameBytes);
         for (int slot = 0; slot < 2; slot++) {
             assertThat(packedClip.asSlice(slot * frameBytes, frameBytes).mismatch(packed)).as("NTHWC slot " + slot).isEqualTo(-1);
         }
-        MemorySegment planarClip = draw(p, size, true, true);
+        MemorySegment planarClip = draw(p, size, true, true, false);
         long plane = (long) size * size;
         for (int c = 0; c < 3; c++) {
             for (int slot = 0; slot < 2; slot++) {
@@ -205,7 +206,36 @@ class Nv12KernelOnCpuTest {
         }
     }
 
-    private static MemorySegment draw(Planes p, int size, boolean planar, boolean clip)
+    /**
+     * A mirrored clip ({@link Nv12Kernel.Destination#mirrored()}: the last column first, the pixel stride negated) is
+     * drawn by both kernels as the unmirrored frame read right to left, byte for byte, in both layouts: what the CPU
+     * path's {@link Resize#mirrorRows} makes of its frame.
+     */
+    private static void aMirroredDestinationDrawsTheFrameRightToLeft(Planes p, int size, MemorySegment packed,
+                                                                      MemorySegment planar) throws Exception {
+        MemorySegment expected = MemorySegment.ofArray(packed.toArray(ValueLayout.JAVA_BYTE));
+        Resize.mirrorRows(expected, 0, 3L * size, expected, 0, size, size, new byte[3 * size + 1]);
+        assertThat(draw(p, size, false, false, true).mismatch(expected)).as("NTHWC mirrored").isEqualTo(-1);
+        long frameBytes = 3L * size * size;
+        MemorySegment packedClip = draw(p, size, false, true, true);
+        for (int slot = 0; slot < 2; slot++) {
+            assertThat(packedClip.asSlice(slot * frameBytes, frameBytes).mismatch(expected)).as("NTHWC clip slot " + slot)
+                    .isEqualTo(-1);
+        }
+        MemorySegment planarMirrored = draw(p, size, true, false, true);
+        for (int c = 0; c < 3; c++) {
+            for (int row = 0; row < size; row++) {
+                for (int x = 0; x < size; x++) {
+                    long plane = (long) c * size * size + (long) row * size;
+                    assertThat(planarMirrored.get(ValueLayout.JAVA_BYTE, plane + x))
+                            .as("NCTHW mirrored channel %d row %d x %d", c, row, x)
+                            .isEqualTo(planar.get(ValueLayout.JAVA_BYTE, plane + size - 1 - x));
+                }
+            }
+        }
+    }
+
+    private static MemorySegment draw(Planes p, int size, boolean planar, boolean clip, boolean mirror)
             throws IOException, InterruptedException {
         Path out = dir.resolve("out-" + System.nanoTime());
         Resize.Window w = p.window();
@@ -214,6 +244,9 @@ class Nv12KernelOnCpuTest {
                 "" + size, "" + p.colour(), planar ? "1" : "0", out.toString()));
         if (clip) {
             command.add("clip");
+        }
+        if (mirror) {
+            command.add("mirror");
         }
         int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
         assertThat(exit).as("harness exit status").isZero();

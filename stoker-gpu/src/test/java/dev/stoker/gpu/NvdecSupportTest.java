@@ -83,5 +83,8 @@ class NvdecSupportTest {
         assertThat(thwc).isEqualTo(new Nv12Kernel.Destination(1000 + 960 + 2 * 240, 10, 8, 1, 30, 3));
         Nv12Kernel.Destination cthw = Nv12Kernel.Destination.of(1000, BatchLayout.NCTHW, 4, 8, 10, 1, 2);
         assertThat(cthw).isEqualTo(new Nv12Kernel.Destination(1000 + 960 + 2 * 80, 10, 8, 320, 10, 1));
+        // Mirrored: the kernel writes pixel x at pointer + x * pixelStride, so the last column comes first.
+        assertThat(thwc.mirrored()).isEqualTo(new Nv12Kernel.Destination(1000 + 960 + 2 * 240 + 27, 10, 8, 1, 30, -3));
+        assertThat(cthw.mirrored()).isEqualTo(new Nv12Kernel.Destination(1000 + 960 + 2 * 80 + 9, 10, 8, 320, 10, -1));
     }
 }

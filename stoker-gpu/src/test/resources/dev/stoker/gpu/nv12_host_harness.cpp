@@ -58,7 +58,8 @@ static int printJob(const char* path) {
 
 // The frame drawn twice by one nv12_to_rgb_clip job: slot 1 first, then slot 0, of a two-frame clip.
 static int drawClip(std::vector<unsigned char>& y, std::vector<unsigned char>& uv, int width, int height, float cropX,
-                    float cropY, float cropW, float cropH, int outW, int outH, int colour, bool planar, const char* path) {
+                    float cropY, float cropW, float cropH, int outW, int outH, int colour, bool planar, bool mirror,
+                    const char* path) {
     std::vector<unsigned char> out((size_t) 2 * outW * outH * 3);
     ClipJob job;
     memset(&job, 0, sizeof job);
@@ -67,6 +68,10 @@ static int drawClip(std::vector<unsigned char>& y, std::vector<unsigned char>& u
     job.rowStride = planar ? outW : 3LL * outW;
     job.slotStride = planar ? (long long) outW * outH : 3LL * outW * outH;
     job.pixelStride = planar ? 1 : 3;
+    if (mirror) {   // as Nv12Kernel.Destination.mirrored() sets it: the last column first, the stride negated
+        job.dst += (long long) (outW - 1) * job.pixelStride;
+        job.pixelStride = -job.pixelStride;
+    }
     job.dstWidth = outW;
     job.dstHeight = outH;
     job.srcWidth = width;
@@ -104,9 +109,15 @@ int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "job") == 0) {
         return printJob(argv[2]);
     }
-    bool clip = argc == 15 && strcmp(argv[14], "clip") == 0;
-    if (argc != 14 && !clip) {
-        fprintf(stderr, "usage: %s Y UV W H CROP_X CROP_Y CROP_W CROP_H OUT_W OUT_H COLOUR PLANAR OUT\n", argv[0]);
+    bool clip = false;
+    bool mirror = false;
+    for (int i = 14; i < argc; i++) {
+        clip |= strcmp(argv[i], "clip") == 0;
+        mirror |= strcmp(argv[i], "mirror") == 0;
+    }
+    if (argc < 14 || argc - 14 != (clip ? 1 : 0) + (mirror ? 1 : 0)) {
+        fprintf(stderr, "usage: %s Y UV W H CROP_X CROP_Y CROP_W CROP_H OUT_W OUT_H COLOUR PLANAR OUT [clip] [mirror]\n",
+                argv[0]);
         return 2;
     }
     std::vector<unsigned char> y = read(argv[1]);
@@ -119,19 +130,24 @@ int main(int argc, char** argv) {
     int colour = atoi(argv[11]);
     bool planar = atoi(argv[12]) != 0;
     if (clip) {
-        return drawClip(y, uv, width, height, cropX, cropY, cropW, cropH, outW, outH, colour, planar, argv[13]);
+        return drawClip(y, uv, width, height, cropX, cropY, cropW, cropH, outW, outH, colour, planar, mirror, argv[13]);
     }
     std::vector<unsigned char> out((size_t) outW * outH * 3);
     long long channelStride = planar ? (long long) outW * outH : 1;
     long long rowStride = planar ? outW : 3LL * outW;
     int pixelStride = planar ? 1 : 3;
+    unsigned char* dst = out.data();
+    if (mirror) {
+        dst += (long long) (outW - 1) * pixelStride;
+        pixelStride = -pixelStride;
+    }
     blockDim = {1, 1, 1};
     threadIdx = {0, 0, 0};
     for (int dy = 0; dy < outH; dy++) {
         for (int dx = 0; dx < outW; dx++) {
             blockIdx = {dx, dy, 0};
             nv12_to_rgb(y.data(), width, uv.data(), 2 * ((width + 1) / 2), width, height, cropX, cropY, cropW, cropH,
-                        out.data(), outW, outH, channelStride, rowStride, pixelStride, colour);
+                        dst, outW, outH, channelStride, rowStride, pixelStride, colour);
         }
     }
     FILE* f = fopen(argv[13], "wb");

@@ -154,13 +154,15 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
     }
 
     /**
-     * @param width     output width
-     * @param height    output height
-     * @param mode      how frames become width × height (short-side resize then centre or random crop, or a
-     *                  direct stretch)
-     * @param shortSide short side before cropping; {@code 0} means max(width, height)
+     * @param width        output width
+     * @param height       output height
+     * @param mode         how frames become width × height (short-side resize then centre or random crop, or a
+     *                     direct stretch)
+     * @param shortSide    short side before cropping; {@code 0} means max(width, height)
+     * @param shortSideMax scale jitter: each clip's short side drawn (seeded) from the short side to this; 0: none
+     * @param flip         mirror half the clips left to right (seeded, each clip's frames alike)
      */
-    public record Size(int width, int height, Resize.Mode mode, int shortSide) {
+    public record Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip) {
         public Size {
             positive("width", width);
             positive("height", height);
@@ -171,17 +173,32 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             if (shortSide < 0) {
                 throw new IllegalArgumentException("shortSide: " + shortSide + " (expected: 0 for automatic, or 1+)");
             }
+            int side = shortSide > 0 ? shortSide : Math.max(width, height);
+            if (shortSideMax != 0 && (!mode.crops() || shortSideMax < side)) {
+                throw new IllegalArgumentException("shortSideMax: " + shortSideMax + (mode.crops()
+                        ? " (expected: 0 for no jitter, or at least the short side, " + side + ")"
+                        : " with resize mode " + mode + " (expected: 0; scale jitter needs a crop mode)"));
+            }
         }
 
-        /** The resize of a clip with the given random-crop seed. */
-        public Resize resize(long cropSeed) {
+        /** Without augmentations: no scale jitter, no flips. */
+        public Size(int width, int height, Resize.Mode mode, int shortSide) {
+            this(width, height, mode, shortSide, 0, false);
+        }
+
+        /**
+         * The resize of a clip whose random draws (crop position, short side, mirror) come from {@code seed}: the
+         * one place a clip's seed becomes its framing, for every loader.
+         */
+        public Resize resize(long seed) {
             int side = shortSide > 0 ? shortSide : Math.max(width, height);
-            return switch (mode) {
+            Resize plain = switch (mode) {
                 case SHORT_SIDE_CENTER_CROP -> Resize.centerCrop(side, width, height);
-                case SHORT_SIDE_RANDOM_CROP -> Resize.randomCrop(side, width, height, cropSeed);
+                case SHORT_SIDE_RANDOM_CROP -> Resize.randomCrop(side, width, height, seed);
                 case STRETCH -> Resize.stretch(width, height);
                 case ORIGINAL -> throw new IllegalStateException("unreachable: rejected by the constructor");
             };
+            return shortSideMax > side || flip ? plain.augmented(seed, shortSideMax, flip) : plain;
         }
     }
 
@@ -315,9 +332,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
         return new LoaderOptionsBuilder(this);
     }
 
-    /** The resize of a clip with the given random-crop seed. */
-    public Resize resize(long cropSeed) {
-        return size.resize(cropSeed);
+    /** The resize of a clip whose crop position, jittered short side and mirror are drawn from {@code seed}. */
+    public Resize resize(long seed) {
+        return size.resize(seed);
     }
 
     /** Where clips start in a video, as {@link Clip#starts()} chooses (random ones seeded by {@link Sampling#seed()}). */

@@ -91,8 +91,17 @@ public final class LoaderOptionsBuilder {
         return this;
     }
 
+    /** The output size, without augmentations ({@link #augment} adds them). */
     public LoaderOptionsBuilder size(int width, int height, Resize.Mode mode, int shortSide) {
         return size(new Size(width, height, mode, shortSide));
+    }
+
+    /**
+     * Training augmentations on the current size, each clip's drawn from its seed: the short side jittered up to
+     * {@code shortSideMax} (0: none) and, with {@code flip}, half the clips mirrored left to right.
+     */
+    public LoaderOptionsBuilder augment(int shortSideMax, boolean flip) {
+        return size(new Size(size.width(), size.height(), size.mode(), size.shortSide(), shortSideMax, flip));
     }
 
     public LoaderOptionsBuilder batch(Batching batch) {

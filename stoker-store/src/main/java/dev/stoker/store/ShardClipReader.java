@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.function.Function;
 
 /**
@@ -116,7 +115,7 @@ final class ShardClipReader implements ClipReader {
             return false;
         }
         for (Resize resize : resizes) {
-            if (unscaledCrop(resize, entry) == null) {
+            if (unscaledCrop(resize, resize.framing(), entry) == null) {
                 return false;
             }
         }
@@ -249,30 +248,23 @@ final class ShardClipReader implements ClipReader {
     /**
      * Where the output sits in the stored frame when it is a plain cut of it, {x, y, width, height}: the stored
      * size (no resize), or a crop whose scale is exactly 1 (short side already at the stored size); null when
-     * it needs scaling. Same geometry as the converter's (centre or seeded crop offsets, rounded the same way),
-     * whose unscaled RGB24-to-RGB24 path is a copy of the same rows.
+     * it needs scaling. Same geometry as the converter's (the clip's {@code framing}: crop offsets and short side,
+     * rounded the same way), whose unscaled RGB24-to-RGB24 path is a copy of the same rows.
      */
-    static int[] unscaledCrop(Resize resize, RecordEntry entry) {
+    static int[] unscaledCrop(Resize resize, Resize.Framing framing, RecordEntry entry) {
         int w = entry.width();
         int h = entry.height();
         return switch (resize.mode()) {
             case ORIGINAL -> new int[] {0, 0, w, h};
             case STRETCH -> resize.width() == w && resize.height() == h ? new int[] {0, 0, w, h} : null;
             case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> {
-                double scale = Math.max((double) resize.shortSide() / Math.min(w, h),
+                double scale = Math.max((double) framing.shortSide() / Math.min(w, h),
                         Math.max((double) resize.width() / w, (double) resize.height() / h));
                 if (scale != 1.0) {
                     yield null;
                 }
-                double cropX = 0.5;
-                double cropY = 0.5;
-                if (resize.mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
-                    SplittableRandom random = new SplittableRandom(resize.seed()); // as ClipDecoder draws them
-                    cropX = random.nextDouble();
-                    cropY = random.nextDouble();
-                }
-                int x = (int) Math.round((w - resize.width()) * cropX);
-                int y = (int) Math.round((h - resize.height()) * cropY);
+                int x = (int) Math.round((w - resize.width()) * framing.cropX());
+                int y = (int) Math.round((h - resize.height()) * framing.cropY());
                 yield new int[] {x, y, resize.width(), resize.height()};
             }
         };
@@ -297,7 +289,8 @@ final class ShardClipReader implements ClipReader {
         for (int c = 0; c < specs.size(); c++) {
             ClipSelection selection = selections.get(c);
             int[] selected = selection.frames();
-            int[] cut = unscaledCrop(resizes.get(c), entry);
+            Resize.Framing framing = resizes.get(c).framing();
+            int[] cut = unscaledCrop(resizes.get(c), framing, entry);
             long[] cutOffsets = new long[selected.length];
             List<Integer> indices = new ArrayList<>(selected.length);
             List<Double> times = new ArrayList<>(selected.length);
@@ -309,7 +302,8 @@ final class ShardClipReader implements ClipReader {
             copiedFrames += selected.length;
             DecodedClip clip = new DecodedClip(path, cut[2], cut[3], indices, times, selected.length,
                     selection.shifted(), selection.repeatedFrames());
-            clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3]));
+            clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3],
+                    framing.mirrored()));
         }
         return clips;
     }

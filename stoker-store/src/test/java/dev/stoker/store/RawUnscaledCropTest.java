@@ -25,6 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * through the converter) gives: centre and seeded random crops; a crop that needs scaling still decodes.
  */
 class RawUnscaledCropTest {
+    private static int[] unscaledCrop(Resize resize, RecordEntry entry) {
+        return ShardClipReader.unscaledCrop(resize, resize.framing(), entry);
+    }
+
     @TempDir
     Path dest;
 
@@ -32,14 +36,19 @@ class RawUnscaledCropTest {
     void unscaledCropsCopyRowsWithTheConvertersPixels() throws IOException {
         DemoSource.ingest(dest, IngestOptions.RAW); // 149x112 frames
         List<ClipSpec> specs = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.77, 4, 1), ClipSpec.resampled(0.3, 1.0, 8));
+        // Flipped ones too (each seed draws its own mirror; the assertion below keeps a mirrored one among them), and a
+        // jittered short side, which needs scaling and so decodes.
         List<Resize> crops = List.of(Resize.centerCrop(112, 112, 112), Resize.randomCrop(112, 96, 80, 42),
-                Resize.randomCrop(112, 112, 112, 7), Resize.centerCrop(112, 100, 112));
+                Resize.randomCrop(112, 112, 112, 7), Resize.centerCrop(112, 100, 112),
+                Resize.randomCrop(112, 96, 80, 3).augmented(3, 0, true), Resize.centerCrop(112, 112, 112).augmented(4, 0, true),
+                Resize.centerCrop(112, 112, 112).augmented(5, 0, true), Resize.centerCrop(112, 96, 96).augmented(6, 150, true));
+        assertThat(crops).as("a mirrored clip among them").anyMatch(c -> c.framing().mirrored());
         try (ShardDataset shards = ShardDataset.open(dest); ClipReader reader = shards.newReader();
              ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
             for (int i = 0; i < shards.size(); i++) {
                 RecordEntry entry = ShardDatasetAccess.entry(shards, i);
-                assertThat(ShardClipReader.unscaledCrop(Resize.centerCrop(112, 112, 112), entry)).isNotNull();
-                assertThat(ShardClipReader.unscaledCrop(Resize.centerCrop(64, 64, 64), entry)).isNull();
+                assertThat(unscaledCrop(Resize.centerCrop(112, 112, 112), entry)).isNotNull();
+                assertThat(unscaledCrop(Resize.centerCrop(64, 64, 64), entry)).isNull();
                 SampleInfo info = shards.sample(i);
                 MemorySegment payload = shards.clipBytes(i, List.of()); // the whole record
                 VideoPackets packets = new VideoPackets(entry.codecName(), entry.width(), entry.height(),

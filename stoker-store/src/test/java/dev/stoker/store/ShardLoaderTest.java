@@ -3,6 +3,7 @@ package dev.stoker.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.LoaderOptionsBuilder;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
@@ -21,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * ShardLoader gives VideoLoader's clips from shards: same labels, frame timestamps and batch shapes for the
@@ -70,16 +73,20 @@ class ShardLoaderTest {
         }
     }
 
-    @Test
-    void randomCropsOfShardClipsAreTheVideoLoadersCrops() throws IOException {
+    @ParameterizedTest(name = "flip and jitter: {0}")
+    @ValueSource(booleans = {false, true})
+    void randomCropsOfShardClipsAreTheVideoLoadersCrops(boolean augmented) throws IOException {
         // Both loaders take a clip's crop seed from LoaderFront.cropSeed (seed, epoch, source, clip). Raw shards
         // keep the source's frames as RGB at its size (149x112), so a crop at the stored short side is a cut of
         // the same picture the video loader converts from YUV: the same window differs by colour rounding and
         // chroma siting only (a mean of 2.5-4.7 levels a pixel here), another window by far more (17-42 with the
         // shard loader's clip ordinal off by one).
         DemoSource.ingest(dest, IngestOptions.RAW);
-        LoaderOptions randomCrop = LoaderOptions.builder().clip(8, 2).size(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112)
-                .batch(1, false, BatchLayout.NTHWC).order(7, true, 1).build();
+        // Augmented, the seed also draws each clip's short side (112 to 140: then both loaders scale) and its mirror:
+        // a clip mirrored by one loader only would differ by far more than the colour rounding.
+        LoaderOptionsBuilder options = LoaderOptions.builder().clip(8, 2).size(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112)
+                .batch(1, false, BatchLayout.NTHWC).order(7, true, 1);
+        LoaderOptions randomCrop = (augmented ? options.augment(140, true) : options).build();
         Map<Path, byte[]> fromSource = new HashMap<>();
         try (VideoLoader loader = VideoLoader.open(DemoSource.dataset(), randomCrop)) {
             for (ClipBatch batch : loader) {

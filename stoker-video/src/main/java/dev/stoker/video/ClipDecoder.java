@@ -10,7 +10,6 @@ import dev.stoker.video.internal.FrameWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.SplittableRandom;
 import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 
 /**
@@ -115,8 +114,7 @@ public final class ClipDecoder implements AutoCloseable {
         ClipSelection[] plans = new ClipSelection[count];
         int[] outWidth = new int[count];
         int[] outHeight = new int[count];
-        double[] cropX = new double[count];
-        double[] cropY = new double[count];
+        Resize.Framing[] framings = new Resize.Framing[count];
         for (int i = 0; i < count; i++) {
             ClipRequest request = requests.get(i);
             plans[i] = ClipSelection.of(video, request.spec());
@@ -128,20 +126,13 @@ public final class ClipDecoder implements AutoCloseable {
                         + required + "+ for " + request.spec().frameCount() + " frames of " + outWidth[i] + "x"
                         + outHeight[i] + " RGB24)");
             }
-            if (request.resize().mode() == Resize.Mode.SHORT_SIDE_RANDOM_CROP) {
-                SplittableRandom random = new SplittableRandom(request.resize().seed());
-                cropX[i] = random.nextDouble();
-                cropY[i] = random.nextDouble();
-            } else {
-                cropX[i] = 0.5;
-                cropY[i] = 0.5;
-            }
+            framings[i] = request.resize().framing();
         }
         FfmpegLog.clear();
         ClipRun run;
         try {
             DecoderContext decoder = decoders.acquire(video);
-            run = new ClipRun(video, decoder, converter, requests, plans, outWidth, outHeight, cropX, cropY,
+            run = new ClipRun(video, decoder, converter, requests, plans, outWidth, outHeight, framings,
                     skipNonReference, hold, writer);
             try {
                 run.run();

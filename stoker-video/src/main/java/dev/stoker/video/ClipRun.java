@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.internal.FrameWriter;
 import java.lang.foreign.MemorySegment;
@@ -29,8 +30,7 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final ClipSelection[] plans;
     private final int[] outWidth;
     private final int[] outHeight;
-    private final double[] cropX;
-    private final double[] cropY;
+    private final Resize.Framing[] framings;
     private final boolean skipNonReference;
     private final String path;
     private final int rotation;
@@ -59,7 +59,7 @@ final class ClipRun implements DecoderContext.FrameSink {
     private final long frameStep;
 
     ClipRun(Video video, DecoderContext decoder, FrameConverter converter, List<ClipRequest> requests, ClipSelection[] plans,
-            int[] outWidth, int[] outHeight, double[] cropX, double[] cropY, boolean skipNonReference, boolean hold,
+            int[] outWidth, int[] outHeight, Resize.Framing[] framings, boolean skipNonReference, boolean hold,
             FrameWriter writer) {
         this.video = video;
         this.writer = writer;
@@ -71,8 +71,7 @@ final class ClipRun implements DecoderContext.FrameSink {
         this.plans = plans;
         this.outWidth = outWidth;
         this.outHeight = outHeight;
-        this.cropX = cropX;
-        this.cropY = cropY;
+        this.framings = framings;
         this.skipNonReference = skipNonReference && video.timeline().packetPtsIdentifyFrames();
         this.decodedPerClip = new int[plans.length];
         this.frameStep = FrameTimeline.nominalStep(video.packets());
@@ -240,7 +239,7 @@ final class ClipRun implements DecoderContext.FrameSink {
             for (int t = targetStart[wantedIndex]; t < targetStart[wantedIndex + 1]; t++) {
                 int clip = targetClip[t];
                 writer.write(frame, new FrameWriter.Target(path, rotation, requests.get(clip), targetSlot[t],
-                        outWidth[clip], outHeight[clip], cropX[clip], cropY[clip]));
+                        outWidth[clip], outHeight[clip], framings[clip]));
             }
             return;
         }
@@ -255,7 +254,7 @@ final class ClipRun implements DecoderContext.FrameSink {
             if (clip == previousClip) {
                 MemorySegment.copy(destination, previousOffset, destination, offset, frameBytes);
             } else {
-                with.convert(frame, rotation, request.resize(), cropX[clip], cropY[clip], outWidth[clip],
+                with.convert(frame, rotation, request.resize(), framings[clip], outWidth[clip],
                         outHeight[clip], destination, offset, path);
             }
             previousClip = clip;

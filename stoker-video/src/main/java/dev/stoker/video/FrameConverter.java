@@ -79,6 +79,8 @@ final class FrameConverter implements AutoCloseable {
 
     private Arena scratchArena;
     private MemorySegment scratch;
+    /** One output row, for mirroring a frame in place. */
+    private byte[] mirrorRow;
 
     /** Chroma subsampling and bytes per pixel of each plane, to offset plane pointers for a crop. */
     private record PixelLayout(int chromaShiftX, int chromaShiftY, int[] planeStepBytes, boolean rgb, boolean cropable) {
@@ -105,10 +107,10 @@ final class FrameConverter implements AutoCloseable {
 
     /**
      * Converts {@code frame} into {@code destination} at {@code offset}: {@code outWidth x outHeight}
-     * RGB24 in displayed orientation. {@code cropX}/{@code cropY} in [0, 1] place a random crop
-     * (0.5 centres it).
+     * RGB24 in displayed orientation, framed as {@code framing} says (crop position and short side; mirrored last,
+     * in the output, so that rotation and mirror compose as they are displayed).
      */
-    void convert(AVFrame frame, int rotation, Resize resize, double cropX, double cropY, int outWidth, int outHeight,
+    void convert(AVFrame frame, int rotation, Resize resize, Resize.Framing framing, int outWidth, int outHeight,
                  MemorySegment destination, long offset, String path) {
         int format = frame.format();
         if (format != cachedFormat) {
@@ -118,7 +120,7 @@ final class FrameConverter implements AutoCloseable {
         boolean quarterTurn = rotation == 90 || rotation == 270;
         int codedWidth = frame.width();
         int codedHeight = frame.height();
-        Rect source = sourceRect(resize, rotation, codedWidth, codedHeight, cropX, cropY, outWidth, outHeight);
+        Rect source = sourceRect(resize, rotation, codedWidth, codedHeight, framing, outWidth, outHeight);
         int scaledWidth = quarterTurn ? outHeight : outWidth;
         int scaledHeight = quarterTurn ? outWidth : outHeight;
         configure(frame, format, source, scaledWidth, scaledHeight, path);
@@ -150,15 +152,21 @@ final class FrameConverter implements AutoCloseable {
         if (!direct) {
             turnInto(target, scaledWidth, scaledHeight, rotation, destination, offset, outWidth, outHeight);
         }
+        if (framing.mirrored()) {
+            if (mirrorRow == null || mirrorRow.length < outWidth * 3 + 1) {
+                mirrorRow = new byte[outWidth * 3 + 1];
+            }
+            Resize.mirrorRows(destination, offset, outWidth * 3L, destination, offset, outWidth, outHeight, mirrorRow);
+        }
     }
 
     /** The region of the decoded picture that ends up in the output, per resize mode and rotation. */
-    private Rect sourceRect(Resize resize, int rotation, int codedWidth, int codedHeight, double cropX, double cropY,
+    private Rect sourceRect(Resize resize, int rotation, int codedWidth, int codedHeight, Resize.Framing framing,
                             int outWidth, int outHeight) {
         if (!layout.cropable) {
             return new Rect(0, 0, codedWidth, codedHeight);
         }
-        Resize.Window w = resize.sourceWindow(rotation, codedWidth, codedHeight, cropX, cropY, outWidth, outHeight,
+        Resize.Window w = resize.sourceWindow(rotation, codedWidth, codedHeight, framing, outWidth, outHeight,
                 layout.chromaShiftX, layout.chromaShiftY);
         return new Rect(w.x(), w.y(), w.width(), w.height());
     }

@@ -54,8 +54,8 @@ class ClipDecoderFrameWriterTest {
             FrameWriter drawing = (frame, target) -> {
                 calls.add(target);
                 long frameBytes = (long) target.outWidth() * target.outHeight() * 3;
-                converter.convert(frame, target.rotationDegrees(), target.request().resize(), target.cropX(),
-                        target.cropY(), target.outWidth(), target.outHeight(), target.request().destination(),
+                converter.convert(frame, target.rotationDegrees(), target.request().resize(), target.framing(),
+                        target.outWidth(), target.outHeight(), target.request().destination(),
                         target.slot() * frameBytes, target.path());
             };
             List<DecodedClip> cpuClips = cpu.decode(video, expected);

@@ -1,20 +1,35 @@
 package dev.stoker.loader.clip;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Objects;
+import java.util.SplittableRandom;
 
 /**
  * How decoded frames become the output size. All geometry is in the displayed (rotated, upright)
- * orientation. Output is always RGB24, HWC, rows packed ({@code width * 3} bytes).
+ * orientation. Output is always RGB24, HWC, rows packed ({@code width * 3} bytes). What is random about a clip's
+ * framing (its crop's position, its scale, a mirror) is drawn from {@code seed} by {@link #framing()}, the one draw
+ * every path (the CPU converter, raw shards' copies, the GPU's kernel) frames a clip by, so that the same seed
+ * frames a clip alike wherever it is decoded.
  *
- * @param mode      the strategy
- * @param width     output width in pixels (0 for {@link Mode#ORIGINAL})
- * @param height    output height in pixels (0 for {@link Mode#ORIGINAL})
- * @param shortSide short side after resizing, before cropping (crop modes only; raised when
- *                  needed so the crop fits)
- * @param seed      chooses the crop position for {@link Mode#SHORT_SIDE_RANDOM_CROP}; the same seed
- *                  gives the same crop
+ * @param mode         the strategy
+ * @param width        output width in pixels (0 for {@link Mode#ORIGINAL})
+ * @param height       output height in pixels (0 for {@link Mode#ORIGINAL})
+ * @param shortSide    short side after resizing, before cropping (crop modes only; raised when
+ *                     needed so the crop fits)
+ * @param seed         draws the clip's framing: the crop position for {@link Mode#SHORT_SIDE_RANDOM_CROP}, the
+ *                     short side within {@code [shortSide, shortSideMax]}, the mirror; the same seed, the same framing
+ * @param shortSideMax scale jitter (crop modes only): each clip's short side is drawn uniformly from
+ *                     {@code shortSide} to this, inclusive; 0 or {@code shortSide}: no jitter
+ * @param flip         mirror each clip left to right (all its frames alike) with probability 1/2
  */
-public record Resize(Mode mode, int width, int height, int shortSide, long seed) {
+public record Resize(Mode mode, int width, int height, int shortSide, long seed, int shortSideMax, boolean flip) {
+    /** Four bytes of a row scratch as one int, and back into a segment in the same order. */
+    private static final VarHandle PIXEL_LOAD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt PIXEL_STORE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Resize strategies. */
     public enum Mode {
@@ -25,7 +40,12 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed)
         /** Scale the short side to {@code shortSide}, then cut the centred width x height. */
         SHORT_SIDE_CENTER_CROP,
         /** Scale the short side to {@code shortSide}, then cut width x height at a seeded position. */
-        SHORT_SIDE_RANDOM_CROP
+        SHORT_SIDE_RANDOM_CROP;
+
+        /** Whether the short side is resized first and the output cut from it. */
+        public boolean crops() {
+            return this == SHORT_SIDE_CENTER_CROP || this == SHORT_SIDE_RANDOM_CROP;
+        }
     }
 
     public Resize {
@@ -33,25 +53,68 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed)
         if (mode != Mode.ORIGINAL && (width < 1 || height < 1)) {
             throw new IllegalArgumentException("size: " + width + "x" + height + " (expected: 1x1+)");
         }
-        if ((mode == Mode.SHORT_SIDE_CENTER_CROP || mode == Mode.SHORT_SIDE_RANDOM_CROP) && shortSide < 1) {
+        if (mode.crops() && shortSide < 1) {
             throw new IllegalArgumentException("shortSide: " + shortSide + " (expected: 1+)");
+        }
+        if (shortSideMax != 0 && (!mode.crops() || shortSideMax < shortSide)) {
+            throw new IllegalArgumentException("shortSideMax: " + shortSideMax + " with " + mode + (mode.crops()
+                    ? " and short side " + shortSide + " (expected: 0 for no jitter, or " + shortSide + "+)"
+                    : " (expected: 0; scale jitter needs a crop mode)"));
         }
     }
 
     public static Resize original() {
-        return new Resize(Mode.ORIGINAL, 0, 0, 0, 0);
+        return new Resize(Mode.ORIGINAL, 0, 0, 0, 0, 0, false);
     }
 
     public static Resize stretch(int width, int height) {
-        return new Resize(Mode.STRETCH, width, height, 0, 0);
+        return new Resize(Mode.STRETCH, width, height, 0, 0, 0, false);
     }
 
     public static Resize centerCrop(int shortSide, int width, int height) {
-        return new Resize(Mode.SHORT_SIDE_CENTER_CROP, width, height, shortSide, 0);
+        return new Resize(Mode.SHORT_SIDE_CENTER_CROP, width, height, shortSide, 0, 0, false);
     }
 
     public static Resize randomCrop(int shortSide, int width, int height, long seed) {
-        return new Resize(Mode.SHORT_SIDE_RANDOM_CROP, width, height, shortSide, seed);
+        return new Resize(Mode.SHORT_SIDE_RANDOM_CROP, width, height, shortSide, seed, 0, false);
+    }
+
+    /**
+     * This resize with training augmentations drawn from {@code seed}: the short side jittered up to
+     * {@code shortSideMax} (0: none) and, with {@code flip}, a mirror for half the clips.
+     */
+    public Resize augmented(long seed, int shortSideMax, boolean flip) {
+        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip);
+    }
+
+    /**
+     * How one clip is framed: its crop's position ({@code cropX, cropY} in [0, 1]; 0.5 centres it), the short side
+     * its frames are resized to before the crop, and whether the output is mirrored left to right.
+     */
+    public record Framing(double cropX, double cropY, int shortSide, boolean mirrored) {
+        public Framing {
+            if (!(cropX >= 0 && cropX <= 1 && cropY >= 0 && cropY <= 1)) {
+                throw new IllegalArgumentException("crop position: " + cropX + ", " + cropY + " (expected: in [0, 1])");
+            }
+        }
+    }
+
+    /**
+     * This clip's framing, drawn from {@link #seed()}: the crop position first (random crops only, so that a seed
+     * crops as it did before jitter and flips existed), then the short side (with jitter), then the mirror (with
+     * flip). Without any of them, the centred, unjittered, unmirrored framing.
+     */
+    public Framing framing() {
+        boolean randomCrop = mode == Mode.SHORT_SIDE_RANDOM_CROP;
+        boolean jitter = shortSideMax > shortSide;
+        if (!randomCrop && !jitter && !flip) {
+            return new Framing(0.5, 0.5, shortSide, false);
+        }
+        SplittableRandom random = new SplittableRandom(seed);
+        double cropX = randomCrop ? random.nextDouble() : 0.5;
+        double cropY = randomCrop ? random.nextDouble() : 0.5;
+        int side = jitter ? shortSide + random.nextInt(shortSideMax - shortSide + 1) : shortSide;
+        return new Framing(cropX, cropY, side, flip && random.nextBoolean());
     }
 
     /** Output width for a video of this displayed size. */
@@ -76,12 +139,12 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed)
     /**
      * The region of a decoded {@code codedWidth × codedHeight} picture that this resize turns into the
      * {@code outWidth × outHeight} output, displayed after a clockwise {@code rotation}: for the crop modes,
-     * the part the short-side resize and the crop at {@code cropX, cropY} (in [0, 1]; 0.5 centres it) keep;
-     * else the whole picture. Its corner moves by whole chroma samples ({@code 1 << chromaShiftX} pixels
+     * the part the short-side resize (to {@code framing}'s short side) and the crop at {@code framing}'s position
+     * keep; else the whole picture. Its corner moves by whole chroma samples ({@code 1 << chromaShiftX} pixels
      * across, {@code 1 << chromaShiftY} down), as plane pointers can. The single definition of which pixels a
-     * clip shows, shared by the CPU converter and the GPU's kernel.
+     * clip shows, shared by the CPU converter and the GPU's kernel (a mirror is drawn from the same window).
      */
-    public Window sourceWindow(int rotation, int codedWidth, int codedHeight, double cropX, double cropY, int outWidth,
+    public Window sourceWindow(int rotation, int codedWidth, int codedHeight, Framing framing, int outWidth,
                                int outHeight, int chromaShiftX, int chromaShiftY) {
         boolean quarterTurn = rotation == 90 || rotation == 270;
         int displayWidth = quarterTurn ? codedHeight : codedWidth;
@@ -90,13 +153,13 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed)
         int y = 0;
         int w = displayWidth;
         int h = displayHeight;
-        if (mode == Mode.SHORT_SIDE_CENTER_CROP || mode == Mode.SHORT_SIDE_RANDOM_CROP) {
-            double scale = Math.max((double) shortSide / Math.min(displayWidth, displayHeight),
+        if (mode.crops()) {
+            double scale = Math.max((double) framing.shortSide() / Math.min(displayWidth, displayHeight),
                     Math.max((double) outWidth / displayWidth, (double) outHeight / displayHeight));
             w = Math.clamp(Math.round(outWidth / scale), 1, displayWidth);
             h = Math.clamp(Math.round(outHeight / scale), 1, displayHeight);
-            x = (int) Math.round((displayWidth - w) * cropX);
-            y = (int) Math.round((displayHeight - h) * cropY);
+            x = (int) Math.round((displayWidth - w) * framing.cropX());
+            y = (int) Math.round((displayHeight - h) * framing.cropY());
         }
         Window coded = switch (rotation) {
             case 90 -> new Window(y, codedHeight - x - w, h, w);
@@ -108,5 +171,30 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed)
         int alignedY = coded.y() >> chromaShiftY << chromaShiftY;
         return new Window(alignedX, alignedY, Math.min(coded.width(), codedWidth - alignedX),
                 Math.min(coded.height(), codedHeight - alignedY));
+    }
+
+    /**
+     * Copies {@code rows} rows of {@code width} RGB24 pixels from {@code from} (row r at {@code fromOffset + r *
+     * fromRowBytes}) to {@code to} (rows packed from {@code toOffset}), each mirrored left to right: what a
+     * {@link Framing#mirrored()} clip is, made from its unmirrored pixels ({@code from} may be {@code to}, rows packed,
+     * to mirror in place). Each row passes through {@code row}, a scratch of at least {@code width * 3 + 1} bytes, and is
+     * written a pixel at a time as one 4-byte store (its fourth byte overwritten by the next pixel's), which is about
+     * three times faster than swapping bytes.
+     */
+    public static void mirrorRows(MemorySegment from, long fromOffset, long fromRowBytes, MemorySegment to, long toOffset,
+                                  int width, int rows, byte[] row) {
+        int rowBytes = width * 3;
+        if (row.length < rowBytes + 1) {
+            throw new IllegalArgumentException("row: " + row.length + " bytes (expected: " + (rowBytes + 1) + "+)");
+        }
+        int last = rowBytes - 3;
+        for (int r = 0; r < rows; r++) {
+            MemorySegment.copy(from, ValueLayout.JAVA_BYTE, fromOffset + r * fromRowBytes, row, 0, rowBytes);
+            long at = toOffset + (long) r * rowBytes;
+            for (int x = 0; x < last; x += 3) {
+                to.set(PIXEL_STORE, at + x, (int) PIXEL_LOAD.get(row, last - x));
+            }
+            MemorySegment.copy(row, 0, to, ValueLayout.JAVA_BYTE, at + last, 3);
+        }
     }
 }

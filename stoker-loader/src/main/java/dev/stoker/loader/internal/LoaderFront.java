@@ -10,7 +10,7 @@ import dev.stoker.loader.dataset.VideoEntry;
 
 /**
  * What every loader of a video dataset shares so that they deliver the same clips: the seeded epoch order over
- * the dataset, the resume states, and the random-crop seed of a clip. The video loader, the NVDEC loader and the
+ * the dataset, the resume states, and the framing seed of a clip. The video loader, the NVDEC loader and the
  * shard loader (whose samples keep their source video's index) all take them from here, so that a clip decoded on
  * a GPU or read from a shard is the clip the CPU loader would have decoded for that video in that epoch.
  */
@@ -42,10 +42,11 @@ public final class LoaderFront {
     }
 
     /**
-     * The random-crop seed of clip {@code clipOrdinal} (among its video's clips that epoch, from 0) of the video
-     * at {@code videoIndex} in the dataset: a pure function of the loader's seed, the epoch, the video and the
-     * clip, which every loader uses, so that a clip read from shards (whose samples keep their source's index)
-     * is cropped as the video loader crops it from the file.
+     * The framing seed of clip {@code clipOrdinal} (among its video's clips that epoch, from 0) of the video at
+     * {@code videoIndex} in the dataset (its random crop's position, jittered short side and mirror:
+     * {@code Resize.framing()}): a pure function of the loader's seed, the epoch, the video and the clip, which every
+     * loader uses, so that a clip read from shards (whose samples keep their source's index) is framed as the video
+     * loader frames it from the file.
      */
     public static long cropSeed(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
         return options.sampling().seed() * 0x9E3779B97F4A7C15L + epoch * 1_000_003L + videoIndex * 31L + clipOrdinal;

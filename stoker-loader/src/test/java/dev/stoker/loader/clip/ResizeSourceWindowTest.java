@@ -10,35 +10,51 @@ class ResizeSourceWindowTest {
     @Test
     void aCentreCropOfAShortSideResizeTakesTheMiddle() {
         // 320x240 to a 112 short side and 112x112: the middle 240x240.
-        assertThat(Resize.centerCrop(112, 112, 112).sourceWindow(0, 320, 240, 0.5, 0.5, 112, 112, 1, 1))
+        assertThat(Resize.centerCrop(112, 112, 112).sourceWindow(0, 320, 240, centred(112), 112, 112, 1, 1))
                 .isEqualTo(new Resize.Window(40, 0, 240, 240));
         // A larger short side than the crop: 128 short side, 112 crop: 240 * 112 / 128 = 210 of the 240 rows.
-        assertThat(Resize.centerCrop(128, 112, 112).sourceWindow(0, 320, 240, 0.5, 0.5, 112, 112, 1, 1))
+        assertThat(Resize.centerCrop(128, 112, 112).sourceWindow(0, 320, 240, centred(128), 112, 112, 1, 1))
                 .isEqualTo(new Resize.Window(54, 14, 210, 210));
     }
 
     @Test
     void aRandomCropMovesWithinThePictureOnWholeChromaSamples() {
         Resize crop = Resize.randomCrop(112, 112, 112, 1);
-        assertThat(crop.sourceWindow(0, 320, 240, 0.0, 0.0, 112, 112, 1, 1)).isEqualTo(new Resize.Window(0, 0, 240, 240));
-        assertThat(crop.sourceWindow(0, 320, 240, 1.0, 1.0, 112, 112, 1, 1)).isEqualTo(new Resize.Window(80, 0, 240, 240));
+        assertThat(crop.sourceWindow(0, 320, 240, at(0.0, 0.0, 112), 112, 112, 1, 1)).isEqualTo(new Resize.Window(0, 0, 240, 240));
+        assertThat(crop.sourceWindow(0, 320, 240, at(1.0, 1.0, 112), 112, 112, 1, 1)).isEqualTo(new Resize.Window(80, 0, 240, 240));
         // 0.33 of the 80 spare columns is 26.4: 26, already on a chroma sample.
-        assertThat(crop.sourceWindow(0, 320, 240, 0.33, 0.5, 112, 112, 1, 1).x()).isEqualTo(26);
+        assertThat(crop.sourceWindow(0, 320, 240, at(0.33, 0.5, 112), 112, 112, 1, 1).x()).isEqualTo(26);
         // 0.36 of 81 spare columns is 29.16: 29 where chroma is full resolution (4:4:4), 28 for 4:2:0.
-        assertThat(crop.sourceWindow(0, 321, 240, 0.36, 0.5, 112, 112, 0, 0).x()).isEqualTo(29);
-        assertThat(crop.sourceWindow(0, 321, 240, 0.36, 0.5, 112, 112, 1, 1).x()).isEqualTo(28);
+        assertThat(crop.sourceWindow(0, 321, 240, at(0.36, 0.5, 112), 112, 112, 0, 0).x()).isEqualTo(29);
+        assertThat(crop.sourceWindow(0, 321, 240, at(0.36, 0.5, 112), 112, 112, 1, 1).x()).isEqualTo(28);
     }
 
     @Test
     void stretchTakesTheWholePicture() {
-        assertThat(Resize.stretch(40, 30).sourceWindow(0, 320, 240, 0.5, 0.5, 40, 30, 1, 1))
+        assertThat(Resize.stretch(40, 30).sourceWindow(0, 320, 240, Resize.stretch(40, 30).framing(), 40, 30, 1, 1))
                 .isEqualTo(new Resize.Window(0, 0, 320, 240));
     }
 
     @Test
     void aRotatedVideoCropsTheDisplayedPictureInCodedPixels() {
         // Coded 240x320 shown turned 90 degrees: displayed 320x240, its middle 240x240 is coded rows 40..280.
-        assertThat(Resize.centerCrop(112, 112, 112).sourceWindow(90, 240, 320, 0.5, 0.5, 112, 112, 1, 1))
+        assertThat(Resize.centerCrop(112, 112, 112).sourceWindow(90, 240, 320, centred(112), 112, 112, 1, 1))
                 .isEqualTo(new Resize.Window(0, 40, 240, 240));
+    }
+
+    @Test
+    void aJitteredShortSideCutsASmallerWindowOfTheSamePicture() {
+        // Drawn 160 instead of 112: the 112x112 crop is 240 * 112 / 160 = 168 pixels of the 240 rows, centred.
+        Resize resize = Resize.centerCrop(112, 112, 112).augmented(7, 160, false);
+        assertThat(resize.sourceWindow(0, 320, 240, centred(160), 112, 112, 1, 1))
+                .isEqualTo(new Resize.Window(76, 36, 168, 168));
+    }
+
+    private static Resize.Framing centred(int shortSide) {
+        return new Resize.Framing(0.5, 0.5, shortSide, false);
+    }
+
+    private static Resize.Framing at(double x, double y, int shortSide) {
+        return new Resize.Framing(x, y, shortSide, false);
     }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.store.internal;
 
 import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.ClipReader;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.Verification;
@@ -18,9 +19,10 @@ import java.lang.foreign.MemorySegment;
  * @param storedRowBytes bytes of one stored row
  * @param rowBytes       bytes of one output row (at most {@code storedRowBytes})
  * @param rows           output rows per frame
+ * @param mirrored       whether the clip is mirrored left to right ({@link Resize.Framing#mirrored()})
  */
 public record MappedClip(DecodedClip clip, MemorySegment payload, long[] cutOffsets, long storedRowBytes, long rowBytes,
-                         int rows) {
+                         int rows, boolean mirrored) {
 
     /** Bytes {@link #copyTo} writes: frames × height × width × 3. */
     public long byteSize() {
@@ -29,7 +31,8 @@ public record MappedClip(DecodedClip clip, MemorySegment payload, long[] cutOffs
 
     /**
      * Copies the clip into {@code destination}, RGB24 HWC, frame k at {@code k * width * height * 3}: one bulk
-     * copy per frame when the cut spans whole stored rows (the output is the stored width), else one per row.
+     * copy per frame when the cut spans whole stored rows (the output is the stored width), else one per row; a
+     * mirrored clip's rows are mirrored as they are copied ({@link Resize#mirrorRows}).
      *
      * @throws IllegalArgumentException if {@code destination} is smaller than {@link #byteSize()}
      */
@@ -40,9 +43,12 @@ public record MappedClip(DecodedClip clip, MemorySegment payload, long[] cutOffs
                     + byteSize() + "+ for " + cutOffsets.length + " frames of " + clip.width() + "x" + clip.height()
                     + " RGB24)");
         }
+        byte[] mirrorRow = mirrored ? new byte[(int) rowBytes + 1] : null;
         for (int k = 0; k < cutOffsets.length; k++) {
             long to = k * frameBytes;
-            if (rowBytes == storedRowBytes) {
+            if (mirrored) {
+                Resize.mirrorRows(payload, cutOffsets[k], storedRowBytes, destination, to, clip.width(), rows, mirrorRow);
+            } else if (rowBytes == storedRowBytes) {
                 MemorySegment.copy(payload, cutOffsets[k], destination, to, frameBytes);
             } else {
                 long from = cutOffsets[k];

@@ -29,10 +29,10 @@ public interface FrameWriter {
      * @param slot            the clip's frame slot, 0-based
      * @param outWidth        output width
      * @param outHeight       output height
-     * @param cropX           the crop's horizontal position in [0, 1] (0.5 centres it), for {@link Resize#sourceWindow}
-     * @param cropY           the crop's vertical position in [0, 1]
+     * @param framing         the clip's crop position, short side and mirror ({@link Resize#framing()}), for
+     *                          {@link Resize#sourceWindow}; a mirrored clip is drawn right to left
      */
     record Target(String path, int rotationDegrees, ClipRequest request, int slot, int outWidth, int outHeight,
-                  double cropX, double cropY) {
+                  Resize.Framing framing) {
     }
 }

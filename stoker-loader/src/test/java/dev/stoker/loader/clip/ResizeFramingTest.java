@@ -1,0 +1,102 @@
+package dev.stoker.loader.clip;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Resize#framing()}: what a clip's seed draws (crop position, jittered short side, mirror), the one draw every
+ * path frames a clip by; and {@link Resize#mirrorRows}, what a mirrored clip's pixels are.
+ */
+class ResizeFramingTest {
+
+    @Test
+    void withoutAugmentationsACentreCropIsCentredAndARandomCropKeepsItsDraw() {
+        assertThat(Resize.centerCrop(128, 112, 112).framing()).isEqualTo(new Resize.Framing(0.5, 0.5, 128, false));
+        assertThat(Resize.stretch(40, 30).framing().mirrored()).isFalse();
+        Resize.Framing random = Resize.randomCrop(128, 112, 112, 42).framing();
+        assertThat(random).isEqualTo(Resize.randomCrop(128, 112, 112, 42).framing());
+        assertThat(random.shortSide()).isEqualTo(128);
+        assertThat(random.cropX()).isNotEqualTo(0.5);
+        // Augmentations draw after the crop position: adding them moves no crop.
+        for (long seed = 0; seed < 50; seed++) {
+            Resize.Framing plain = Resize.randomCrop(128, 112, 112, seed).framing();
+            Resize.Framing augmented = Resize.randomCrop(128, 112, 112, seed).augmented(seed, 160, true).framing();
+            assertThat(augmented.cropX()).isEqualTo(plain.cropX());
+            assertThat(augmented.cropY()).isEqualTo(plain.cropY());
+        }
+    }
+
+    @Test
+    void jitterDrawsEveryShortSideInItsRangeAndFlipsMirrorAboutHalfTheClips() {
+        List<Resize.Framing> framings = LongStream.range(0, 2000)
+                .mapToObj(seed -> Resize.centerCrop(128, 112, 112).augmented(seed * 0x9E3779B97F4A7C15L, 160, true).framing())
+                .toList();
+        assertThat(framings).allSatisfy(f -> {
+            assertThat(f.shortSide()).isBetween(128, 160);
+            assertThat(f.cropX()).isEqualTo(0.5);
+        });
+        assertThat(framings.stream().mapToInt(Resize.Framing::shortSide).distinct().count()).isEqualTo(33);
+        // 2000 fixed seeds: a fixed count, well inside 1000 +- 4.5 sigma (sigma ~22).
+        assertThat(framings.stream().filter(Resize.Framing::mirrored).count()).isBetween(900L, 1100L);
+        // A seed draws the same framing every time (exact resume, shards equal to files).
+        assertThat(Resize.centerCrop(128, 112, 112).augmented(99, 160, true).framing())
+                .isEqualTo(Resize.centerCrop(128, 112, 112).augmented(99, 160, true).framing());
+    }
+
+    @Test
+    void aShortSideMaxBelowTheShortSideOrWithoutACropIsRefused() {
+        assertThatThrownBy(() -> Resize.centerCrop(128, 112, 112).augmented(1, 120, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("shortSideMax: 120 with SHORT_SIDE_CENTER_CROP and short side 128 (expected: 0 for no jitter,"
+                        + " or 128+)");
+        assertThatThrownBy(() -> Resize.stretch(40, 30).augmented(1, 60, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("shortSideMax: 60 with STRETCH (expected: 0; scale jitter needs a crop mode)");
+        assertThat(Resize.stretch(40, 30).augmented(1, 0, true).flip()).isTrue();
+    }
+
+    @Test
+    void mirrorRowsReversesThePixelsOfEachRowAndKeepsTheirChannels() {
+        try (Arena arena = Arena.ofConfined()) {
+            // Two frames of 3x2, then a byte that is not theirs.
+            byte[] pixels = {
+                    1, 2, 3, 4, 5, 6, 7, 8, 9,
+                    10, 11, 12, 13, 14, 15, 16, 17, 18,
+                    19, 20, 21, 22, 23, 24, 25, 26, 27,
+                    28, 29, 30, 31, 32, 33, 34, 35, 36,
+                    99};
+            byte[] mirrored = {
+                    7, 8, 9, 4, 5, 6, 1, 2, 3,
+                    16, 17, 18, 13, 14, 15, 10, 11, 12,
+                    25, 26, 27, 22, 23, 24, 19, 20, 21,
+                    34, 35, 36, 31, 32, 33, 28, 29, 30,
+                    99};
+            MemorySegment segment = arena.allocate(pixels.length + 5);
+            MemorySegment.copy(pixels, 0, segment, ValueLayout.JAVA_BYTE, 5, pixels.length);
+            Resize.mirrorRows(segment, 5, 9, segment, 5, 3, 4, new byte[10]);
+            assertThat(segment.asSlice(5).toArray(ValueLayout.JAVA_BYTE)).containsExactly(mirrored);
+
+            // From wider rows (a crop of 2 of 3 pixels, from the second): rows packed in the destination.
+            MemorySegment source = MemorySegment.ofArray(pixels);
+            MemorySegment cut = arena.allocate(13);
+            cut.set(ValueLayout.JAVA_BYTE, 12, (byte) 99);
+            Resize.mirrorRows(source, 3, 9, cut, 0, 2, 2, new byte[7]);
+            assertThat(cut.toArray(ValueLayout.JAVA_BYTE)).containsExactly(7, 8, 9, 4, 5, 6, 16, 17, 18, 13, 14, 15, 99);
+
+            // One pixel a row: nothing to reverse.
+            MemorySegment single = arena.allocate(6);
+            Resize.mirrorRows(source, 0, 9, single, 0, 1, 2, new byte[4]);
+            assertThat(single.toArray(ValueLayout.JAVA_BYTE)).containsExactly(1, 2, 3, 10, 11, 12);
+
+            assertThatThrownBy(() -> Resize.mirrorRows(segment, 5, 9, segment, 5, 3, 4, new byte[9]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("row: 9 bytes (expected: 10+)");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.stoker.video;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.DecodedClip;
+import dev.stoker.loader.clip.Resize;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A clip's augmentations as FFmpeg decodes it: a mirrored clip is, pixel for pixel, the unmirrored clip of the same
+ * crop read right to left (rotated videos too: the mirror is of what is displayed), and a jittered short side is the
+ * clip a plain resize to the drawn short side gives.
+ */
+class AugmentedClipTest {
+
+    /** Made here (B-frames, a rotated MOV, 10-bit, ...) and, where present, shared samples. */
+    static Stream<Named<Path>> videos() {
+        return SampleVideos.madeAndShared("mmaction2_test_340x256.mp4", "decord_rot90.mov");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void aMirroredClipIsTheSameCropReadRightToLeft(Path file) {
+        ClipSpec spec = ClipSpec.frames(0, 4, 2);
+        long seed = mirroredSeed(Resize.randomCrop(72, 56, 40, 0));
+        Resize plain = Resize.randomCrop(72, 56, 40, seed);
+        Resize flipped = plain.augmented(seed, 0, true);
+        assertThat(flipped.framing()).isEqualTo(new Resize.Framing(plain.framing().cropX(), plain.framing().cropY(), 72,
+                true));
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder()) {
+            long bytes = new ClipRequest(spec, plain, MemorySegment.NULL).requiredBytes(video.info());
+            MemorySegment straight = arena.allocate(bytes);
+            MemorySegment mirrored = arena.allocate(bytes);
+            DecodedClip a = decoder.decode(video, new ClipRequest(spec, plain, straight));
+            DecodedClip b = decoder.decode(video, new ClipRequest(spec, flipped, mirrored));
+            assertThat(b).isEqualTo(a);
+            assertThat(mirrored.mismatch(straight)).as("a mirror changes the pixels").isNotEqualTo(-1);
+            int width = plain.width();
+            for (long row = 0; row < (long) spec.frameCount() * plain.height(); row++) {
+                for (int x = 0; x < width; x++) {
+                    for (int c = 0; c < 3; c++) {
+                        byte want = straight.get(ValueLayout.JAVA_BYTE, (row * width + (width - 1 - x)) * 3 + c);
+                        byte got = mirrored.get(ValueLayout.JAVA_BYTE, (row * width + x) * 3 + c);
+                        if (got != want) {
+                            throw new AssertionError(file + ": row " + row + " pixel " + x + " channel " + c + " is " + got
+                                    + " (expected: " + want + ", pixel " + (width - 1 - x) + " of the unmirrored row)");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void aJitteredShortSideDecodesAsAPlainResizeToTheDrawnSide(Path file) {
+        ClipSpec spec = ClipSpec.frames(0, 3, 1);
+        Resize jittered = Resize.centerCrop(64, 48, 48).augmented(11, 128, false);
+        int drawn = jittered.framing().shortSide();
+        assertThat(drawn).isBetween(64, 128);
+        Resize plain = Resize.centerCrop(drawn, 48, 48);
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder()) {
+            long bytes = new ClipRequest(spec, plain, MemorySegment.NULL).requiredBytes(video.info());
+            MemorySegment want = arena.allocate(bytes);
+            MemorySegment got = arena.allocate(bytes);
+            decoder.decode(video, new ClipRequest(spec, plain, want));
+            decoder.decode(video, new ClipRequest(spec, jittered, got));
+            assertThat(got.mismatch(want)).isEqualTo(-1);
+        }
+    }
+
+    /** The first seed whose framing is mirrored once flips are on. */
+    private static long mirroredSeed(Resize resize) {
+        return LongStream.range(1, 100).filter(s -> resize.augmented(s, 0, true).framing().mirrored()).findFirst()
+                .orElseThrow();
+    }
+}
