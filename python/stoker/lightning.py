@@ -1,6 +1,7 @@
 """PyTorch Lightning: ``stoker.lightning.VideoDataModule``, Stoker's loaders as a ``LightningDataModule``.
 
-    dm = VideoDataModule("data/train", val="data/val", batch_size=8, frames=16, layout="NCTHW")
+    dm = VideoDataModule("data/train", val="data/val", batch_size=8, frames=16, layout="NCTHW",
+                         train_options=dict(crop="random", short_side_max=160, flip=True))   # augment training only
     trainer.fit(model, datamodule=dm)                # training_step(batch, i): batch.video, batch.label
 
 Rank, world size and epoch come from the trainer. The loader's place is part of Lightning's checkpoints
@@ -32,23 +33,31 @@ _LIGHTNING_PREFETCH = 1
 class VideoDataModule(LightningDataModule):
     """Train (and validation) batches from Stoker's ``VideoLoader``, one per dataset: ``train`` and ``val`` are what
     ``VideoLoader`` takes (a folder ``ROOT/<class>/<video>``, a CSV manifest, a shard folder, ``s3://…``), and every
-    other keyword argument goes to both loaders as given (``VideoLoader(dataset, **options)``).
+    other keyword argument goes to both loaders as given (``VideoLoader(dataset, **options)``). ``train_options`` and
+    ``val_options`` are keyword arguments for one loader only, laid over the shared ones: training augmentations
+    (``crop="random"``, ``short_side_max``, ``flip``) belong in ``train_options``, so that validation sees the clips
+    as they are.
 
     ``rank`` and ``world_size`` are the trainer's (``global_rank``, ``world_size``); each training epoch is the
     trainer's ``current_epoch`` (``set_epoch``); validation always runs the same clips (its epoch 0). ``hold`` is
     at least 1 (see ``_LIGHTNING_PREFETCH``): Lightning fetches one batch ahead.
     """
 
-    def __init__(self, train, val=None, **options: Any):
+    def __init__(self, train, val=None, *, train_options: Optional[Dict[str, Any]] = None,
+                 val_options: Optional[Dict[str, Any]] = None, **options: Any):
         super().__init__()
-        for name in ("rank", "world_size"):
-            if name in options:
-                raise ValueError(f"{name}={options[name]!r}: VideoDataModule takes the rank and world size from the "
-                                 f"trainer (global_rank, world_size); leave it out")
-        hold = options.setdefault("hold", _LIGHTNING_PREFETCH)
-        if isinstance(hold, int) and not isinstance(hold, bool) and hold < _LIGHTNING_PREFETCH:
-            raise ValueError(f"hold={hold}: expected {_LIGHTNING_PREFETCH} or more (Lightning takes the next batch before "
-                             f"training on this one, which would release this one's memory)")
+        self._split_options = {"train": dict(train_options or {}), "val": dict(val_options or {})}
+        for split, given in (("", options), ("train_options", self._split_options["train"]),
+                             ("val_options", self._split_options["val"])):
+            where = f" (in {split})" if split else ""
+            for name in ("rank", "world_size"):
+                if name in given:
+                    raise ValueError(f"{name}={given[name]!r}{where}: VideoDataModule takes the rank and world size from "
+                                     f"the trainer (global_rank, world_size); leave it out")
+            hold = given.get("hold") if split else options.setdefault("hold", _LIGHTNING_PREFETCH)
+            if isinstance(hold, int) and not isinstance(hold, bool) and hold < _LIGHTNING_PREFETCH:
+                raise ValueError(f"hold={hold}{where}: expected {_LIGHTNING_PREFETCH} or more (Lightning takes the next "
+                                 f"batch before training on this one, which would release this one's memory)")
         self._sources = {"train": train, "val": val}
         self._options = options
         self._loaders: Dict[str, VideoLoader] = {}
@@ -61,7 +70,8 @@ class VideoDataModule(LightningDataModule):
         loader = self._loaders.get(split)
         if loader is None:
             loader = VideoLoader(self._sources[split], rank=self.trainer.global_rank,
-                                 world_size=self.trainer.world_size, **self._options)
+                                 world_size=self.trainer.world_size,
+                                 **{**self._options, **self._split_options[split]})
             self._loaders[split] = loader
         return loader
 

@@ -9,6 +9,7 @@ from lightning.pytorch import LightningModule, Trainer  # noqa: E402
 from lightning.pytorch.callbacks import ModelCheckpoint  # noqa: E402
 
 from stoker.lightning import VideoDataModule  # noqa: E402
+from stoker.torch import VideoLoader  # noqa: E402
 
 OPTIONS = dict(frames=4, size=32, batch_size=2, seed=3)   # 8 videos: 4 batches an epoch
 EPOCHS = 2
@@ -94,3 +95,42 @@ def test_a_model_that_hides_the_modules_batch_hook_is_refused_before_training(da
 
     with pytest.raises(ValueError, match="Hiding overrides on_before_batch_transfer"):
         trainer(enable_checkpointing=False).fit(Hiding(), datamodule=VideoDataModule(dataset, **OPTIONS))
+
+
+class PixelRecorder(TinyClassifier):
+    """Keeps a copy of every batch it trains and validates on, epoch 0's only."""
+
+    def __init__(self):
+        super().__init__()
+        self.trained_pixels = []
+        self.validated_pixels = []
+
+    def training_step(self, batch, batch_idx):
+        if batch.epoch == 0:
+            self.trained_pixels.append(batch.video.clone())
+        return super().training_step(batch, batch_idx)
+
+    def validation_step(self, batch, batch_idx):
+        if self.current_epoch == 0:
+            self.validated_pixels.append(batch.video.clone())
+
+
+def test_train_options_augment_training_only_and_validation_sees_the_plain_clips(dataset):
+    model = PixelRecorder()
+    module = VideoDataModule(dataset, val=dataset, train_options=dict(flip=True), **OPTIONS)
+    trainer(enable_checkpointing=False).fit(model, datamodule=module)
+
+    def epoch_zero(**more):
+        with VideoLoader(dataset, **OPTIONS, **more) as loader:
+            loader.set_epoch(0)
+            return [batch.video.clone() for batch in loader]
+
+    plain, flipped = epoch_zero(), epoch_zero(flip=True)
+    assert len(model.validated_pixels) == len(plain) == 4
+    assert all(torch.equal(a, b) for a, b in zip(model.validated_pixels, plain)), "validation is not augmented"
+    assert all(torch.equal(a, b) for a, b in zip(model.trained_pixels, flipped)), "training gets train_options"
+    assert any(not torch.equal(a, b) for a, b in zip(flipped, plain)), "some clip is mirrored"
+    with pytest.raises(ValueError, match=r"rank=1 \(in val_options\)"):
+        VideoDataModule(dataset, val_options=dict(rank=1))
+    with pytest.raises(ValueError, match=r"hold=0 \(in train_options\)"):
+        VideoDataModule(dataset, train_options=dict(hold=0))
