@@ -121,7 +121,9 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                         'shortSideMax': {'type': 'integer',
                                                          'description': "Scale jitter (crop modes): each clip's "
                                                                         'short side is drawn, seeded, from the short '
-                                                                        'side to this; 0: none.',
+                                                                        'side to this (a side the crop does not fit '
+                                                                        'in is raised, as the short side is); 0: '
+                                                                        'none.',
                                                          'x-python': 'short_side_max',
                                                          'minimum': 0,
                                                          'default': 0},
@@ -366,7 +368,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     short_side: int
     """The short side before cropping; 0: max(width, height). Default: 0."""
     short_side_max: int
-    """Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this; 0: none. Default: 0."""
+    """Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this (a side the crop does not fit in is raised, as the short side is); 0: none. Default: 0."""
     flip: bool
     """Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation. Default: False."""
     batch_size: int

@@ -126,7 +126,7 @@ def test_train_options_augment_training_only_and_validation_sees_the_plain_clips
             return [batch.video.clone() for batch in loader]
 
     plain, flipped = epoch_zero(), epoch_zero(flip=True)
-    assert len(model.validated_pixels) == len(plain) == 4
+    assert len(model.validated_pixels) == len(model.trained_pixels) == len(plain) == 4
     assert all(torch.equal(a, b) for a, b in zip(model.validated_pixels, plain)), "validation is not augmented"
     assert all(torch.equal(a, b) for a, b in zip(model.trained_pixels, flipped)), "training gets train_options"
     assert any(not torch.equal(a, b) for a, b in zip(flipped, plain)), "some clip is mirrored"

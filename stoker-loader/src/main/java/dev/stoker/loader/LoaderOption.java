@@ -40,7 +40,8 @@ public enum LoaderOption {
                     "center", "SHORT_SIDE_CENTER_CROP", "random", "SHORT_SIDE_RANDOM_CROP")),
     SHORT_SIDE("size.shortSide", "short_side", 0, null, "The short side before cropping; 0: max(width, height)."),
     SHORT_SIDE_MAX("size.shortSideMax", "short_side_max", 0, null,
-            "Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this; 0: none."),
+            "Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this (a side the"
+                    + " crop does not fit in is raised, as the short side is); 0: none."),
     FLIP("size.flip", "flip", null, null,
             "Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation."),
     BATCH_SIZE("batch.size", "batch_size", 1, null, "Clips per batch (N)."),

@@ -48,12 +48,18 @@ import org.bytedeco.javacpp.PointerPointer;
  * Turns a decoded frame into upright RGB24 at the output size, written into a caller's segment.
  * The crop is taken from the source picture (only the cropped region is scaled), swscale writes
  * straight into the destination when no rotation is needed, and rotated videos go through a small
- * scratch image that is turned while copied. Single owner of its SwsContext; not thread-safe.
+ * scratch image that is turned while copied. Single owner of its SwsContexts; not thread-safe.
  */
 final class FrameConverter implements AutoCloseable {
     // AVFrame starts with uint8_t *data[8] then int linesize[8]; stable since FFmpeg 1.0.
     private static final long FRAME_DATA_OFFSET = 0;
     private static final long FRAME_LINESIZE_OFFSET = 64;
+
+    /**
+     * SwsContexts kept by geometry: clips of one video that scale differently (scale jitter) are converted a shared
+     * frame at a time, clip after clip, and one context would be rebuilt at every switch.
+     */
+    private static final int CONTEXTS = 8;
 
     private SwsContext sws;
     private final PointerPointer<?> sourcePlanes = new PointerPointer<>(4);
@@ -68,14 +74,15 @@ final class FrameConverter implements AutoCloseable {
     private int cachedFormat = -1;
     private PixelLayout layout;
 
-    // The parameters the SwsContext was last configured with.
-    private int swsSourceWidth = -1;
-    private int swsSourceHeight;
-    private int swsSourceFormat;
-    private int swsTargetWidth;
-    private int swsTargetHeight;
-    private int swsColorspace;
-    private int swsFullRange;
+    /** What a context converts: its source region's size and format, the target size, the colour matrix and range. */
+    private record Geometry(int sourceWidth, int sourceHeight, int sourceFormat, int targetWidth, int targetHeight,
+                            int colorspace, int fullRange) {
+    }
+
+    private final Geometry[] geometries = new Geometry[CONTEXTS];
+    private final SwsContext[] contexts = new SwsContext[CONTEXTS];
+    private final long[] lastUsed = new long[CONTEXTS];
+    private long configured;
 
     private Arena scratchArena;
     private MemorySegment scratch;
@@ -175,16 +182,27 @@ final class FrameConverter implements AutoCloseable {
         int sourceFormat = withoutJpegRange(format);
         int fullRange = frame.color_range() == AVCOL_RANGE_JPEG || sourceFormat != format ? 1 : 0;
         int colorspace = swsColorspace(frame.colorspace());
-        if (sws != null && source.width == swsSourceWidth && source.height == swsSourceHeight
-                && sourceFormat == swsSourceFormat && targetWidth == swsTargetWidth && targetHeight == swsTargetHeight
-                && colorspace == swsColorspace && fullRange == swsFullRange) {
-            return;
+        Geometry wanted = new Geometry(source.width, source.height, sourceFormat, targetWidth, targetHeight, colorspace,
+                fullRange);
+        int slot = 0;
+        for (int i = 0; i < CONTEXTS; i++) {
+            if (wanted.equals(geometries[i])) {
+                sws = contexts[i];
+                lastUsed[i] = ++configured;
+                return;
+            }
+            if (lastUsed[i] < lastUsed[slot]) {
+                slot = i;   // empty slots (0) first, else the least recently used
+            }
         }
-        sws = sws_getCachedContext(sws, source.width, source.height, sourceFormat, targetWidth, targetHeight,
-                AV_PIX_FMT_RGB24, SWS_BILINEAR, null, null, (DoublePointer) null);
+        geometries[slot] = null;
+        contexts[slot] = sws_getCachedContext(contexts[slot], source.width, source.height, sourceFormat, targetWidth,
+                targetHeight, AV_PIX_FMT_RGB24, SWS_BILINEAR, null, null, (DoublePointer) null);
+        sws = contexts[slot];
         if (sws == null || sws.isNull()) {
+            contexts[slot] = null;
+            lastUsed[slot] = 0;
             sws = null;
-            swsSourceWidth = -1;
             throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.UNSUPPORTED_CODEC,
                     "swscale cannot convert pixel format " + format + " at " + source.width + "x" + source.height);
         }
@@ -193,13 +211,8 @@ final class FrameConverter implements AutoCloseable {
             sws_setColorspaceDetails(sws, sws_getCoefficients(colorspace), fullRange,
                     sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
         }
-        swsSourceWidth = source.width;
-        swsSourceHeight = source.height;
-        swsSourceFormat = sourceFormat;
-        swsTargetWidth = targetWidth;
-        swsTargetHeight = targetHeight;
-        swsColorspace = colorspace;
-        swsFullRange = fullRange;
+        geometries[slot] = wanted;
+        lastUsed[slot] = ++configured;
     }
 
     /** yuvj formats are yuv plus "full range"; swscale wants the range said separately. */
@@ -278,10 +291,14 @@ final class FrameConverter implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sws != null) {
-            sws_freeContext(sws);
-            sws = null;
+        for (int i = 0; i < CONTEXTS; i++) {
+            if (contexts[i] != null) {
+                sws_freeContext(contexts[i]);
+                contexts[i] = null;
+                geometries[i] = null;
+            }
         }
+        sws = null;
         if (scratchArena != null) {
             scratchArena.close();
             scratchArena = null;

@@ -9,6 +9,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
@@ -75,6 +77,34 @@ class AugmentedClipTest {
             decoder.decode(video, new ClipRequest(spec, plain, want));
             decoder.decode(video, new ClipRequest(spec, jittered, got));
             assertThat(got.mismatch(want)).isEqualTo(-1);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void overlappingClipsAtTenScalesDecodeTogetherAsEachAlone(Path file) {
+        // One request of ten clips over the same frames, each at its own short side: the converter switches scales
+        // frame by frame (more scales than it keeps contexts for), and every clip must be what it is decoded alone.
+        List<ClipRequest> together = new ArrayList<>();
+        List<ClipRequest> alone = new ArrayList<>();
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder()) {
+            for (int i = 0; i < 10; i++) {
+                ClipSpec spec = ClipSpec.frames(0, 3, 1 + i % 2);
+                Resize resize = Resize.centerCrop(40 + 8 * i, 32, 32).augmented(i, 0, i % 3 == 0);
+                long bytes = new ClipRequest(spec, resize, MemorySegment.NULL).requiredBytes(video.info());
+                together.add(new ClipRequest(spec, resize, arena.allocate(bytes)));
+                alone.add(new ClipRequest(spec, resize, arena.allocate(bytes)));
+            }
+            decoder.decode(video, together);
+            for (ClipRequest request : alone) {
+                decoder.decode(video, request);
+            }
+            for (int i = 0; i < 10; i++) {
+                assertThat(together.get(i).destination().mismatch(alone.get(i).destination())).as("clip %d", i)
+                        .isEqualTo(-1);
+            }
+            assertThat(together.get(0).destination().mismatch(together.get(1).destination()))
+                    .as("different scales, different pixels").isNotEqualTo(-1);
         }
     }
 
