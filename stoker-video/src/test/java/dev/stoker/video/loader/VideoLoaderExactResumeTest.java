@@ -58,6 +58,12 @@ class VideoLoaderExactResumeTest {
     }
 
     @Test
+    void resumingWithScaleJitterAndFlipsFramesEveryClipAsTheUninterruptedRunDid() {
+        // The framing is drawn from each clip's seed, not from a stream a resume would have to replay.
+        assertResumesExactly(ResumeChild.options().toBuilder().augment(128, true).build(), 1, 4);
+    }
+
+    @Test
     void resumingInsideAVideosClipsSkipsOnlyTheClipsAlreadyDelivered() {
         // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
         LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
