@@ -23,8 +23,8 @@ def serve_args(dataset, *, size: Union[None, int, Tuple[int, int], str], crop: O
     if crop is not None:
         if "resize" in given:
             raise ValueError(f"crop={crop!r}: given with resize (expected one or the other)")
-        if crop not in ("center", "random"):
-            raise ValueError(f"crop={crop!r}: expected 'center' or 'random'")
+        if crop not in ("center", "random", "random-resized"):
+            raise ValueError(f"crop={crop!r}: expected 'center', 'random' or 'random-resized'")
         given["resize"] = crop
     if clip_window is not None:
         given["window_from_seconds"], given["window_to_seconds"] = parse_clip_window(clip_window)

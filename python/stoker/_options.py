@@ -101,15 +101,19 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                         'mode': {'type': 'string',
                                                  'enum': ['SHORT_SIDE_CENTER_CROP',
                                                           'SHORT_SIDE_RANDOM_CROP',
+                                                          'RANDOM_RESIZED_CROP',
                                                           'STRETCH'],
                                                  'description': 'How frames become width x height: the short side '
-                                                                'resized, then a centre or random crop; or a '
-                                                                'stretch.',
+                                                                'resized, then a centre or random crop; a random '
+                                                                'resized crop (a seeded share of the picture at a '
+                                                                'seeded aspect, scaled); or a stretch.',
                                                  'x-python': 'resize',
                                                  'x-aliases': {'center': 'SHORT_SIDE_CENTER_CROP',
                                                                'center-crop': 'SHORT_SIDE_CENTER_CROP',
                                                                'random': 'SHORT_SIDE_RANDOM_CROP',
                                                                'random-crop': 'SHORT_SIDE_RANDOM_CROP',
+                                                               'random-resized': 'RANDOM_RESIZED_CROP',
+                                                               'random-resized-crop': 'RANDOM_RESIZED_CROP',
                                                                'stretch': 'STRETCH'},
                                                  'default': 'SHORT_SIDE_CENTER_CROP'},
                                         'shortSide': {'type': 'integer',
@@ -131,7 +135,15 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                  'description': 'Mirror half the clips left to right (seeded; a '
                                                                 "clip's frames alike), a training augmentation.",
                                                  'x-python': 'flip',
-                                                 'default': False}}},
+                                                 'default': False},
+                                        'areaMin': {'type': 'number',
+                                                    'description': 'With a random resized crop: the smallest share '
+                                                                   "of the picture a clip's cut covers, above 0 (up "
+                                                                   'to all of it; its aspect is drawn from 3/4 to '
+                                                                   '4/3).',
+                                                    'x-python': 'area_min',
+                                                    'maximum': 1,
+                                                    'default': 0.08}}},
                 'batch': {'description': 'Clips per batch, the batch layout and the batch memory budget.',
                           'type': 'object',
                           'additionalProperties': False,
@@ -363,14 +375,16 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Output width in pixels. Default: 112."""
     height: int
     """Output height in pixels. Default: 112."""
-    resize: Literal['SHORT_SIDE_CENTER_CROP', 'SHORT_SIDE_RANDOM_CROP', 'STRETCH', 'center', 'center-crop', 'random', 'random-crop', 'stretch']
-    """How frames become width x height: the short side resized, then a centre or random crop; or a stretch. Default: 'SHORT_SIDE_CENTER_CROP'."""
+    resize: Literal['SHORT_SIDE_CENTER_CROP', 'SHORT_SIDE_RANDOM_CROP', 'RANDOM_RESIZED_CROP', 'STRETCH', 'center', 'center-crop', 'random', 'random-crop', 'random-resized', 'random-resized-crop', 'stretch']
+    """How frames become width x height: the short side resized, then a centre or random crop; a random resized crop (a seeded share of the picture at a seeded aspect, scaled); or a stretch. Default: 'SHORT_SIDE_CENTER_CROP'."""
     short_side: int
     """The short side before cropping; 0: max(width, height). Default: 0."""
     short_side_max: int
     """Scale jitter (crop modes): each clip's short side is drawn, seeded, from the short side to this (a side the crop does not fit in is raised, as the short side is); 0: none. Default: 0."""
     flip: bool
     """Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation. Default: False."""
+    area_min: float
+    """With a random resized crop: the smallest share of the picture a clip's cut covers, above 0 (up to all of it; its aspect is drawn from 3/4 to 4/3). Default: 0.08."""
     batch_size: int
     """Clips per batch (N). Default: 8."""
     drop_last: bool

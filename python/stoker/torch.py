@@ -52,8 +52,8 @@ class VideoLoader:
     (``docs/options.schema.json``): each sets one value of it, checked here before a JVM starts; a keyword not given
     keeps the JVM's default. ``options={...}`` gives a document (or part of one) directly, under the keywords;
     ``config="file.json"`` a file of one (``stoker options``, ``--save-config``), under both. Shorthands: ``size``
-    (``112``, ``(W, H)`` or ``"WxH"``: width and height), ``crop`` (``"center"`` or ``"random"``: the resize mode),
-    ``clip_window`` (``"FROM:TO"`` or ``(FROM, TO)`` seconds: one clip a video of that window's frames, by linspace).
+    (``112``, ``(W, H)`` or ``"WxH"``: width and height), ``crop`` (``"center"``, ``"random"`` or
+    ``"random-resized"``: the resize mode), ``clip_window`` (``"FROM:TO"`` or ``(FROM, TO)`` seconds: one clip a video of that window's frames, by linspace).
     ``rank`` and ``world_size`` default to ``torch.distributed``'s when it is initialised.
 
     Decoding less: ``max_lead_frames=N`` starts clips only at most N frames after the keyframe decoding must start at

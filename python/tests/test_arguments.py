@@ -33,7 +33,7 @@ def started(monkeypatch):
     ({"rank": 2, "world_size": 2}, ValueError, "rank=2"),
     ({"concurrency": {"decode": 0}}, ValueError, "concurrency={'decode': 0}: config.stages.decode.concurrency: 0 (expected: 1+)"),
     ({"resize": "nearest"}, ValueError, "resize='nearest': size.mode: \"nearest\" (expected: one of SHORT_SIDE_CENTER_CROP"),
-    ({"crop": "left"}, ValueError, "crop='left': expected 'center' or 'random'"),
+    ({"crop": "left"}, ValueError, "crop='left': expected 'center', 'random' or 'random-resized'"),
     ({"options": {"clip": {"framez": 8}}}, ValueError, "options: clip.framez: not an option (expected: one of frames,"),
     ({"framez": 8}, TypeError, "unexpected keyword argument 'framez' (did you mean 'frames'?)"),
     ({"split_after": "resize"}, ValueError, "split_after='resize'"),

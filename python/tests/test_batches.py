@@ -110,7 +110,7 @@ def test_state_dict_resumes_exactly_mid_epoch(dataset):
     assert first + rest == whole
 
 
-def test_flip_mirrors_about_half_the_clips_and_a_seed_mirrors_the_same_ones(dataset):
+def test_augmentations_flip_jitter_and_cut_clips_as_their_seeds_draw(dataset):
     def epoch(**augment):
         with VideoLoader(dataset, batch_size=4, frames=2, size=48, seed=4, epochs=1, **augment) as loader:
             return [(p, v.clone()) for batch in loader for p, v in zip(batch.paths, batch.video)]
@@ -126,6 +126,9 @@ def test_flip_mirrors_about_half_the_clips_and_a_seed_mirrors_the_same_ones(data
     jittered = epoch(crop="random", short_side=48, short_side_max=96)
     assert [tuple(v.shape) for _, v in jittered] == [tuple(v.shape) for _, v in plain]
     assert any(not torch.equal(a, b) for (_, a), (_, b) in zip(plain, jittered))
+    resized = epoch(crop="random-resized", area_min=0.3)
+    assert [tuple(v.shape) for _, v in resized] == [tuple(v.shape) for _, v in plain]
+    assert all(not torch.equal(a, b) for (_, a), (_, b) in zip(plain, resized)), "each clip a cut of its own"
     with pytest.raises(ValueError, match=r"shortSideMax: 40 \(expected: 0 for no jitter, or at least the short side, 48\)"):
         epoch(short_side_max=40)
 

@@ -57,6 +57,7 @@ final class LoaderOptionsMixin {
     @Option(names = "--short-side") int shortSide;
     @Option(names = "--short-side-max", paramLabel = "N") int shortSideMax;
     @Option(names = "--flip", negatable = true) boolean flip;
+    @Option(names = "--area-min", paramLabel = "SHARE") double areaMin;
     @Option(names = "--batch") int batch;
     @Option(names = "--clips-per-video") int clipsPerVideo;
     @Option(names = "--layout") BatchLayout layout;
@@ -119,7 +120,7 @@ final class LoaderOptionsMixin {
             b.size(new LoaderOptions.Size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
                     given.test("--short-side") ? shortSide : z.shortSide(),
                     given.test("--short-side-max") ? shortSideMax : z.shortSideMax(),
-                    given.test("--flip") ? flip : z.flip()));
+                    given.test("--flip") ? flip : z.flip(), given.test("--area-min") ? areaMin : z.areaMin()));
             b.batch(given.test("--batch") ? batch : o.batch().size(), o.batch().dropLast(),
                     given.test("--layout") ? layout : o.batch().layout());
             if (given.test("--seed")) {
@@ -193,6 +194,7 @@ final class LoaderOptionsMixin {
                     .map(Map.Entry::getKey).findFirst().orElseThrow();
             case "--short-side" -> Integer.toString(d.size().shortSide());
             case "--short-side-max" -> Integer.toString(d.size().shortSideMax());
+            case "--area-min" -> Double.toString(d.size().areaMin());
             case "--batch" -> Integer.toString(d.batch().size());
             case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
             case "--layout" -> d.batch().layout().name();
@@ -236,7 +238,8 @@ final class LoaderOptionsMixin {
 
     /** {@code --resize}'s spellings. */
     private static final Map<String, Resize.Mode> RESIZE_NAMES = Map.of("center-crop", Resize.Mode.SHORT_SIDE_CENTER_CROP,
-            "random-crop", Resize.Mode.SHORT_SIDE_RANDOM_CROP, "stretch", Resize.Mode.STRETCH);
+            "random-crop", Resize.Mode.SHORT_SIDE_RANDOM_CROP, "random-resized-crop", Resize.Mode.RANDOM_RESIZED_CROP,
+            "stretch", Resize.Mode.STRETCH);
 
     private Resize.Mode resizeMode(CommandSpec spec) {
         Resize.Mode mode = RESIZE_NAMES.get(resize);

@@ -69,6 +69,11 @@ class OptionsDocumentFlagsTest {
         assertThat(size.flip()).as("--no-flip over the file").isFalse();
         assertThat(size.shortSideMax()).as("the file; --short-side-max not given").isEqualTo(140);
 
+        run = CliRun.stoker("options", "--resize", "random-resized-crop", "--area-min", "0.2", "--flip");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out()).size())
+                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.RANDOM_RESIZED_CROP, 0, 0, true, 0.2));
+
         run = CliRun.stoker("options", "--short-side", "128", "--short-side-max", "120");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst()).isEqualTo("stoker options: shortSideMax: 120 (expected: 0 for no jitter, or"

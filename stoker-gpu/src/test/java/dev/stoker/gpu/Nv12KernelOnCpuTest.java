@@ -85,7 +85,7 @@ class Nv12KernelOnCpuTest {
             {"torchcodec_h265_128x128.mp4", 200, 200, -1L},
             {"torchcodec_bt709_full_range.mp4", 112, 112, -1L}};
 
-    /** Sizes, short sides and crop seeds for the videos made here. */
+    /** Sizes, short sides and crop seeds for the videos made here (short side 0: a random resized crop). */
     private static final Object[][] MADE = {{112, 112, -1L}, {112, 128, 7L}, {160, 160, 3L}, {96, 96, -1L}};
 
     /**
@@ -101,6 +101,7 @@ class Nv12KernelOnCpuTest {
             Object[] size = MADE[i % MADE.length];
             Path p = eightBit.get(i);
             rows.add(Arguments.of(Named.of(p.getFileName().toString(), p), size[0], size[1], size[2]));
+            rows.add(Arguments.of(Named.of(p.getFileName().toString(), p), 112, 0, 5L + i));   // a random resized crop
         }
         String property = System.getProperty("stoker.shared.videos");
         for (Object[] row : SHARED) {
@@ -115,7 +116,8 @@ class Nv12KernelOnCpuTest {
     @MethodSource("videos")
     void theKernelDrawsWhatTheCpuPathDrawsWithinTheTolerance(Path file, int size, int shortSide, long cropSeed)
             throws Exception {
-        Resize resize = cropSeed < 0 ? Resize.centerCrop(shortSide, size, size) : Resize.randomCrop(shortSide, size, size, cropSeed);
+        Resize resize = shortSide == 0 ? Resize.randomResizedCrop(size, size, 0.3, cropSeed)
+                : cropSeed < 0 ? Resize.centerCrop(shortSide, size, size) : Resize.randomCrop(shortSide, size, size, cropSeed);
         String name = file.getFileName().toString();
         try (Video video = Video.open(file); Arena arena = Arena.ofConfined()) {
             ClipSpec spec = ClipSpec.frames(video.frameTimeSeconds(Math.min(10, video.frameCount() - 1)), 1, 1);

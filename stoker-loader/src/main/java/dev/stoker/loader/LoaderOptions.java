@@ -161,8 +161,14 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param shortSide    short side before cropping; {@code 0} means max(width, height)
      * @param shortSideMax scale jitter: each clip's short side drawn (seeded) from the short side to this; 0: none
      * @param flip         mirror half the clips left to right (seeded, each clip's frames alike)
+     * @param areaMin      with {@link Resize.Mode#RANDOM_RESIZED_CROP}: the smallest share of the picture a clip's cut
+     *                     covers, in (0, 1]
      */
-    public record Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip) {
+    public record Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip,
+                       double areaMin) {
+        /** torchvision's {@code RandomResizedCrop} default: a cut covers 8% to all of the picture. */
+        public static final double DEFAULT_AREA_MIN = 0.08;
+
         public Size {
             positive("width", width);
             positive("height", height);
@@ -179,11 +185,19 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                         ? " (expected: 0 for no jitter, or at least the short side, " + side + ")"
                         : " with resize mode " + mode + " (expected: 0; scale jitter needs a crop mode)"));
             }
+            if (!(areaMin > 0 && areaMin <= 1)) {
+                throw new IllegalArgumentException("areaMin: " + areaMin + " (expected: above 0, at most 1)");
+            }
         }
 
         /** Without augmentations: no scale jitter, no flips. */
         public Size(int width, int height, Resize.Mode mode, int shortSide) {
             this(width, height, mode, shortSide, 0, false);
+        }
+
+        /** With scale jitter and flips, and the default area range of a random resized crop. */
+        public Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip) {
+            this(width, height, mode, shortSide, shortSideMax, flip, DEFAULT_AREA_MIN);
         }
 
         /**
@@ -196,6 +210,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                 case SHORT_SIDE_CENTER_CROP -> Resize.centerCrop(side, width, height);
                 case SHORT_SIDE_RANDOM_CROP -> Resize.randomCrop(side, width, height, seed);
                 case STRETCH -> Resize.stretch(width, height);
+                case RANDOM_RESIZED_CROP -> Resize.randomResizedCrop(width, height, areaMin, seed);
                 case ORIGINAL -> throw new IllegalStateException("unreachable: rejected by the constructor");
             };
             return shortSideMax > side || flip ? plain.augmented(seed, shortSideMax, flip) : plain;

@@ -101,7 +101,8 @@ public final class LoaderOptionsBuilder {
      * {@code shortSideMax} (0: none) and, with {@code flip}, half the clips mirrored left to right.
      */
     public LoaderOptionsBuilder augment(int shortSideMax, boolean flip) {
-        return size(new Size(size.width(), size.height(), size.mode(), size.shortSide(), shortSideMax, flip));
+        return size(new Size(size.width(), size.height(), size.mode(), size.shortSide(), shortSideMax, flip,
+                size.areaMin()));
     }
 
     public LoaderOptionsBuilder batch(Batching batch) {

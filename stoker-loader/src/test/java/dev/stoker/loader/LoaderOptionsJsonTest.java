@@ -150,14 +150,15 @@ class LoaderOptionsJsonTest {
                     .clipWindow(new ClipWindow(r.nextInt(8) / 4.0, 2 + r.nextInt(8) / 4.0));
             default -> { }
         }
-        Resize.Mode[] modes = {Resize.Mode.SHORT_SIDE_CENTER_CROP, Resize.Mode.SHORT_SIDE_RANDOM_CROP, Resize.Mode.STRETCH};
-        Resize.Mode mode = modes[r.nextInt(3)];
+        Resize.Mode[] modes = {Resize.Mode.SHORT_SIDE_CENTER_CROP, Resize.Mode.SHORT_SIDE_RANDOM_CROP, Resize.Mode.STRETCH,
+                Resize.Mode.RANDOM_RESIZED_CROP};
+        Resize.Mode mode = modes[r.nextInt(modes.length)];
         int width = 16 + r.nextInt(300);
         int height = 16 + r.nextInt(300);
         int shortSide = r.nextBoolean() ? 0 : 16 + r.nextInt(400);
         int side = shortSide > 0 ? shortSide : Math.max(width, height);
-        b.size(width, height, mode, shortSide)
-                .augment(mode.crops() && r.nextBoolean() ? side + r.nextInt(100) : 0, r.nextBoolean());
+        b.size(new LoaderOptions.Size(width, height, mode, shortSide,
+                mode.crops() && r.nextBoolean() ? side + r.nextInt(100) : 0, r.nextBoolean(), (1 + r.nextInt(100)) / 100.0));
         b.batch(1 + r.nextInt(64), r.nextBoolean(), r.nextBoolean() ? BatchLayout.NTHWC : BatchLayout.NCTHW)
                 .batchBudget(r.nextBoolean() ? 0 : r.nextLong(1, 1L << 40));
         int world = 1 + r.nextInt(8);

@@ -257,6 +257,7 @@ final class ShardClipReader implements ClipReader {
         return switch (resize.mode()) {
             case ORIGINAL -> new int[] {0, 0, w, h};
             case STRETCH -> resize.width() == w && resize.height() == h ? new int[] {0, 0, w, h} : null;
+            case RANDOM_RESIZED_CROP -> null;   // a cut of its own size and aspect, scaled
             case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> {
                 double scale = Math.max((double) framing.shortSide() / Math.min(w, h),
                         Math.max((double) resize.width() / w, (double) resize.height() / h));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.video.demo.MixedVideos;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -105,6 +106,40 @@ class AugmentedClipTest {
             }
             assertThat(together.get(0).destination().mismatch(together.get(1).destination()))
                     .as("different scales, different pixels").isNotEqualTo(-1);
+        }
+    }
+
+    /** The demo generator's 8-bit 4:2:0 videos, upright (H.264 and VP8), made here. */
+    static Stream<Named<Path>> demoVideos() {
+        return MixedVideos.files().stream().filter(p -> p.getFileName().toString().matches(".*_\\d{3}\\.(mp4|webm)"))
+                .map(p -> Named.of(p.getFileName().toString(), p));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("demoVideos")
+    void aRandomResizedCropIsItsDrawnCutScaledAsFfmpegScalesIt(Path file) throws Exception {
+        IndexedVideos.requireFfmpeg();
+        // A seed that cuts well under half the picture, so that a wrong window could not pass for the right one.
+        Resize resize = LongStream.range(1, 200).mapToObj(s -> Resize.randomResizedCrop(64, 48, 0.1, s))
+                .filter(r -> r.framing().area() < 0.4).findFirst().orElseThrow();
+        Resize.Framing framing = resize.framing();
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder()) {
+            int w = video.info().displayWidth();
+            int h = video.info().displayHeight();
+            Resize.Window cut = resize.sourceWindow(0, w, h, framing, 64, 48, 1, 1);
+            double share = (double) cut.width() * cut.height() / ((double) w * h);
+            assertThat(share).as("the cut's share of the picture").isBetween(0.1 * 0.9, framing.area() * 1.1);
+            MemorySegment ours = arena.allocate(64 * 48 * 3);
+            decoder.decode(video, new ClipRequest(ClipSpec.frames(0, 1, 1), resize, ours));
+            Process ffmpeg = new ProcessBuilder("ffmpeg", "-nostdin", "-v", "error", "-i", file.toString(), "-frames:v",
+                    "1", "-vf", "crop=" + cut.width() + ":" + cut.height() + ":" + cut.x() + ":" + cut.y()
+                    + ",scale=64:48:flags=bilinear", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            byte[] reference = ffmpeg.getInputStream().readAllBytes();
+            assertThat(ffmpeg.waitFor()).isZero();
+            assertThat(reference).hasSize(64 * 48 * 3);
+            assertThat(ConversionMatchesFfmpegTest.meanAbsoluteDifference(ours, reference)).as("mean |ours - ffmpeg|")
+                    .isLessThan(3.0);
         }
     }
 

@@ -25,8 +25,15 @@ import java.util.SplittableRandom;
  * @param shortSideMax scale jitter (crop modes only): each clip's short side is drawn uniformly from
  *                     {@code shortSide} to this, inclusive; 0 or {@code shortSide}: no jitter
  * @param flip         mirror each clip left to right (all its frames alike) with probability 1/2
+ * @param areaMin      for {@link Mode#RANDOM_RESIZED_CROP}: the smallest share of the picture a clip's cut covers, in
+ *                     (0, 1]; 0 for the other modes
  */
-public record Resize(Mode mode, int width, int height, int shortSide, long seed, int shortSideMax, boolean flip) {
+public record Resize(Mode mode, int width, int height, int shortSide, long seed, int shortSideMax, boolean flip,
+                     double areaMin) {
+    /** The aspect ratios (width / height) a random resized crop's cut is drawn between, log-uniformly: torchvision's. */
+    public static final double ASPECT_MIN = 3.0 / 4.0;
+    public static final double ASPECT_MAX = 4.0 / 3.0;
+
     /** Four bytes of a row scratch as one int, and back into a segment in the same order. */
     private static final VarHandle PIXEL_LOAD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt PIXEL_STORE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -40,7 +47,13 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
         /** Scale the short side to {@code shortSide}, then cut the centred width x height. */
         SHORT_SIDE_CENTER_CROP,
         /** Scale the short side to {@code shortSide}, then cut width x height at a seeded position. */
-        SHORT_SIDE_RANDOM_CROP;
+        SHORT_SIDE_RANDOM_CROP,
+        /**
+         * Cut a seeded share of the picture ({@code areaMin} to all of it) at a seeded aspect ({@link #ASPECT_MIN} to
+         * {@link #ASPECT_MAX}) and position, then scale the cut to width x height: the Inception-style crop of
+         * torchvision's {@code RandomResizedCrop} and PySlowFast's {@code random_resized_crop}.
+         */
+        RANDOM_RESIZED_CROP;
 
         /** Whether the short side is resized first and the output cut from it. */
         public boolean crops() {
@@ -61,22 +74,31 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
                     ? " and short side " + shortSide + " (expected: 0 for no jitter, or " + shortSide + "+)"
                     : " (expected: 0; scale jitter needs a crop mode)"));
         }
+        if (mode == Mode.RANDOM_RESIZED_CROP ? !(areaMin > 0 && areaMin <= 1) : areaMin != 0) {
+            throw new IllegalArgumentException("areaMin: " + areaMin + " with " + mode + (mode == Mode.RANDOM_RESIZED_CROP
+                    ? " (expected: above 0, at most 1)" : " (expected: 0; only a random resized crop draws an area)"));
+        }
     }
 
     public static Resize original() {
-        return new Resize(Mode.ORIGINAL, 0, 0, 0, 0, 0, false);
+        return new Resize(Mode.ORIGINAL, 0, 0, 0, 0, 0, false, 0);
     }
 
     public static Resize stretch(int width, int height) {
-        return new Resize(Mode.STRETCH, width, height, 0, 0, 0, false);
+        return new Resize(Mode.STRETCH, width, height, 0, 0, 0, false, 0);
     }
 
     public static Resize centerCrop(int shortSide, int width, int height) {
-        return new Resize(Mode.SHORT_SIDE_CENTER_CROP, width, height, shortSide, 0, 0, false);
+        return new Resize(Mode.SHORT_SIDE_CENTER_CROP, width, height, shortSide, 0, 0, false, 0);
     }
 
     public static Resize randomCrop(int shortSide, int width, int height, long seed) {
-        return new Resize(Mode.SHORT_SIDE_RANDOM_CROP, width, height, shortSide, seed, 0, false);
+        return new Resize(Mode.SHORT_SIDE_RANDOM_CROP, width, height, shortSide, seed, 0, false, 0);
+    }
+
+    /** A cut of {@code areaMin} to all of the picture, at a seeded aspect and position, scaled to width x height. */
+    public static Resize randomResizedCrop(int width, int height, double areaMin, long seed) {
+        return new Resize(Mode.RANDOM_RESIZED_CROP, width, height, 0, seed, 0, false, areaMin);
     }
 
     /**
@@ -84,18 +106,28 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
      * {@code shortSideMax} (0: none) and, with {@code flip}, a mirror for half the clips.
      */
     public Resize augmented(long seed, int shortSideMax, boolean flip) {
-        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip);
+        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip, areaMin);
     }
 
     /**
      * How one clip is framed: its crop's position ({@code cropX, cropY} in [0, 1]; 0.5 centres it), the short side
-     * its frames are resized to before the crop, and whether the output is mirrored left to right.
+     * its frames are resized to before the crop, whether the output is mirrored left to right, and for a random
+     * resized crop the share of the picture its cut covers and the cut's aspect (width / height; 1 otherwise).
      */
-    public record Framing(double cropX, double cropY, int shortSide, boolean mirrored) {
+    public record Framing(double cropX, double cropY, int shortSide, boolean mirrored, double area, double aspect) {
         public Framing {
             if (!(cropX >= 0 && cropX <= 1 && cropY >= 0 && cropY <= 1)) {
                 throw new IllegalArgumentException("crop position: " + cropX + ", " + cropY + " (expected: in [0, 1])");
             }
+            if (!(area > 0 && area <= 1 && aspect > 0 && Double.isFinite(aspect))) {
+                throw new IllegalArgumentException("area " + area + ", aspect " + aspect
+                        + " (expected: an area in (0, 1] and a positive aspect)");
+            }
+        }
+
+        /** A framing that cuts by short side and crop position only (no random resized crop). */
+        public Framing(double cropX, double cropY, int shortSide, boolean mirrored) {
+            this(cropX, cropY, shortSide, mirrored, 1, 1);
         }
     }
 
@@ -105,7 +137,8 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
      * flip). Without any of them, the centred, unjittered, unmirrored framing.
      */
     public Framing framing() {
-        boolean randomCrop = mode == Mode.SHORT_SIDE_RANDOM_CROP;
+        boolean resized = mode == Mode.RANDOM_RESIZED_CROP;
+        boolean randomCrop = mode == Mode.SHORT_SIDE_RANDOM_CROP || resized;
         boolean jitter = shortSideMax > shortSide;
         if (!randomCrop && !jitter && !flip) {
             return new Framing(0.5, 0.5, shortSide, false);
@@ -114,7 +147,14 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
         double cropX = randomCrop ? random.nextDouble() : 0.5;
         double cropY = randomCrop ? random.nextDouble() : 0.5;
         int side = jitter ? shortSide + random.nextInt(shortSideMax - shortSide + 1) : shortSide;
-        return new Framing(cropX, cropY, side, flip && random.nextBoolean());
+        double area = 1;
+        double aspect = 1;
+        if (resized) {
+            // Area uniform, aspect log-uniform, as torchvision draws them (the area's upper end, 1, is open there too).
+            area = areaMin < 1 ? areaMin + (1 - areaMin) * random.nextDouble() : 1;
+            aspect = Math.exp(Math.log(ASPECT_MIN) + (Math.log(ASPECT_MAX) - Math.log(ASPECT_MIN)) * random.nextDouble());
+        }
+        return new Framing(cropX, cropY, side, flip && random.nextBoolean(), area, aspect);
     }
 
     /** Output width for a video of this displayed size. */
@@ -140,7 +180,8 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
      * The region of a decoded {@code codedWidth × codedHeight} picture that this resize turns into the
      * {@code outWidth × outHeight} output, displayed after a clockwise {@code rotation}: for the crop modes,
      * the part the short-side resize (to {@code framing}'s short side) and the crop at {@code framing}'s position
-     * keep; else the whole picture. Its corner moves by whole chroma samples ({@code 1 << chromaShiftX} pixels
+     * keep; for a random resized crop, {@code framing}'s share of the picture at its aspect and position; else the
+     * whole picture. Its corner moves by whole chroma samples ({@code 1 << chromaShiftX} pixels
      * across, {@code 1 << chromaShiftY} down), as plane pointers can. The single definition of which pixels a
      * clip shows, shared by the CPU converter and the GPU's kernel (a mirror is drawn from the same window).
      */
@@ -158,9 +199,17 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
                     Math.max((double) outWidth / displayWidth, (double) outHeight / displayHeight));
             w = Math.clamp(Math.round(outWidth / scale), 1, displayWidth);
             h = Math.clamp(Math.round(outHeight / scale), 1, displayHeight);
-            x = (int) Math.round((displayWidth - w) * framing.cropX());
-            y = (int) Math.round((displayHeight - h) * framing.cropY());
+        } else if (mode == Mode.RANDOM_RESIZED_CROP) {
+            // The drawn share of the picture at the drawn aspect; a cut wider or taller than the picture shrinks, aspect
+            // kept, until it fits (torchvision draws again instead, ten times, then takes a centre crop).
+            double cutWidth = Math.sqrt(framing.area() * displayWidth * displayHeight * framing.aspect());
+            double cutHeight = Math.sqrt(framing.area() * displayWidth * displayHeight / framing.aspect());
+            double fit = Math.min(1, Math.min(displayWidth / cutWidth, displayHeight / cutHeight));
+            w = Math.clamp(Math.round(cutWidth * fit), 1, displayWidth);
+            h = Math.clamp(Math.round(cutHeight * fit), 1, displayHeight);
         }
+        x = (int) Math.round((displayWidth - w) * framing.cropX());
+        y = (int) Math.round((displayHeight - h) * framing.cropY());
         Window coded = switch (rotation) {
             case 90 -> new Window(y, codedHeight - x - w, h, w);
             case 180 -> new Window(codedWidth - x - w, codedHeight - y - h, w, h);

@@ -51,6 +51,42 @@ class ResizeFramingTest {
     }
 
     @Test
+    void aRandomResizedCropDrawsItsAreaUniformlyAndItsAspectLogUniformlyInTheirRanges() {
+        List<Resize.Framing> framings = LongStream.range(0, 2000)
+                .mapToObj(seed -> Resize.randomResizedCrop(112, 112, 0.25, seed * 0x9E3779B97F4A7C15L).framing()).toList();
+        assertThat(framings).allSatisfy(f -> {
+            assertThat(f.area()).isBetween(0.25, 1.0);
+            assertThat(f.aspect()).isBetween(Resize.ASPECT_MIN, Resize.ASPECT_MAX);
+            assertThat(f.mirrored()).isFalse();
+        });
+        // Fixed seeds: fixed counts. A quarter of [0.25, 1] lies below 0.4375; half the log range below aspect 1.
+        assertThat(framings.stream().filter(f -> f.area() < 0.4375).count()).isBetween(440L, 560L);
+        assertThat(framings.stream().filter(f -> f.aspect() < 1).count()).isBetween(900L, 1100L);
+        assertThat(Resize.randomResizedCrop(112, 112, 1, 5).framing().area()).isEqualTo(1.0);
+        assertThat(Resize.randomResizedCrop(112, 112, 0.25, 5).augmented(5, 0, true).framing().area())
+                .as("flips draw after the cut").isEqualTo(Resize.randomResizedCrop(112, 112, 0.25, 5).framing().area());
+    }
+
+    @Test
+    void aRandomResizedCropsCutCoversItsAreaAtItsAspectOrShrinksToFit() {
+        Resize resize = Resize.randomResizedCrop(64, 64, 0.08, 1);
+        // A quarter of 400x300 at aspect 4/3: 200x150, placed by the crop position.
+        assertThat(resize.sourceWindow(0, 400, 300, new Resize.Framing(0, 1, 0, false, 0.25, 4.0 / 3), 64, 64, 0, 0))
+                .isEqualTo(new Resize.Window(0, 150, 200, 150));
+        // All of a 400x300 picture at aspect 3/4 would be 300x400: shrunk, aspect kept, to 225x300, centred.
+        assertThat(resize.sourceWindow(0, 400, 300, new Resize.Framing(0.5, 0.5, 0, false, 1, 0.75), 64, 64, 0, 0))
+                .isEqualTo(new Resize.Window(88, 0, 225, 300));
+        // Turned 90 degrees: the cut is of the displayed picture, in coded pixels.
+        assertThat(resize.sourceWindow(90, 300, 400, new Resize.Framing(0, 1, 0, false, 0.25, 4.0 / 3), 64, 64, 0, 0))
+                .isEqualTo(new Resize.Window(150, 200, 150, 200));
+        assertThatThrownBy(() -> Resize.randomResizedCrop(64, 64, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("areaMin: 0.0 with RANDOM_RESIZED_CROP (expected: above 0, at most 1)");
+        assertThatThrownBy(() -> Resize.randomResizedCrop(64, 64, 0.5, 1).augmented(1, 80, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("shortSideMax: 80 with RANDOM_RESIZED_CROP (expected: 0; scale jitter needs a crop mode)");
+    }
+
+    @Test
     void aShortSideMaxBelowTheShortSideOrWithoutACropIsRefused() {
         assertThatThrownBy(() -> Resize.centerCrop(128, 112, 112).augmented(1, 120, false))
                 .isInstanceOf(IllegalArgumentException.class)
