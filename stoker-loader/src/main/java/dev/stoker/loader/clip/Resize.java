@@ -232,6 +232,9 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
      */
     public static void mirrorRows(MemorySegment from, long fromOffset, long fromRowBytes, MemorySegment to, long toOffset,
                                   int width, int rows, byte[] row) {
+        if (width < 1) {
+            throw new IllegalArgumentException("width: " + width + " (expected: 1+)");
+        }
         int rowBytes = width * 3;
         if (row.length < rowBytes + 1) {
             throw new IllegalArgumentException("row: " + row.length + " bytes (expected: " + (rowBytes + 1) + "+)");

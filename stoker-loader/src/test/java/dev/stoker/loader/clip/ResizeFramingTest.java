@@ -133,6 +133,8 @@ class ResizeFramingTest {
 
             assertThatThrownBy(() -> Resize.mirrorRows(segment, 5, 9, segment, 5, 3, 4, new byte[9]))
                     .isInstanceOf(IllegalArgumentException.class).hasMessage("row: 9 bytes (expected: 10+)");
+            assertThatThrownBy(() -> Resize.mirrorRows(segment, 5, 9, segment, 5, 0, 4, new byte[9]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("width: 0 (expected: 1+)");
         }
     }
 }
