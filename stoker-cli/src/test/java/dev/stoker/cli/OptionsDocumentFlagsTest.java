@@ -59,7 +59,8 @@ class OptionsDocumentFlagsTest {
                 "--flip");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(LoaderOptions.fromJson(run.out()).size())
-                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 128, 160, true));
+                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 128, 160, true,
+                        LoaderOptions.Size.DEFAULT_AREA_MIN));
 
         Path file = dir.resolve("loader.json");
         Files.writeString(file, "{\"size\": {\"flip\": true, \"shortSideMax\": 140}}");

@@ -190,14 +190,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             }
         }
 
-        /** Without augmentations: no scale jitter, no flips. */
+        /** Without augmentations: no scale jitter, no flips, the default area range of a random resized crop. */
         public Size(int width, int height, Resize.Mode mode, int shortSide) {
-            this(width, height, mode, shortSide, 0, false);
-        }
-
-        /** With scale jitter and flips, and the default area range of a random resized crop. */
-        public Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip) {
-            this(width, height, mode, shortSide, shortSideMax, flip, DEFAULT_AREA_MIN);
+            this(width, height, mode, shortSide, 0, false, DEFAULT_AREA_MIN);
         }
 
         /**

@@ -42,8 +42,9 @@ final class ShardClipReader implements ClipReader {
     public List<DecodedClip> read(int sample, List<ClipRequest> requests) {
         Stored stored = stored(sample);
         List<Resize> resizes = requests.stream().map(ClipRequest::resize).toList();
-        if (copyable(stored.entry(), resizes)) {
-            List<MappedClip> mapped = locate(stored, requests.stream().map(ClipRequest::spec).toList(), resizes);
+        List<Cut> cuts = cuts(stored.entry(), resizes);
+        if (cuts != null) {
+            List<MappedClip> mapped = locate(stored, requests.stream().map(ClipRequest::spec).toList(), cuts);
             List<DecodedClip> clips = new ArrayList<>(mapped.size());
             for (int c = 0; c < mapped.size(); c++) {
                 mapped.get(c).copyTo(requests.get(c).destination());
@@ -72,7 +73,8 @@ final class ShardClipReader implements ClipReader {
             throw new IllegalArgumentException("resizes: " + resizes.size() + " (expected: one per spec, " + specs.size() + ")");
         }
         Stored stored = stored(sample);
-        return copyable(stored.entry(), resizes) ? locate(stored, specs, resizes) : null;
+        List<Cut> cuts = cuts(stored.entry(), resizes);
+        return cuts != null ? locate(stored, specs, cuts) : null;
     }
 
     /** A sample's record, checked against the manifest, and its payload, bounds-checked. */
@@ -109,17 +111,25 @@ final class ShardClipReader implements ClipReader {
         return new Stored(info, shard, entry, shard.payload(info.record(), entry));
     }
 
-    /** Whether every clip is a plain cut of stored RGB24 frames (no decoding, no scaling). */
-    private boolean copyable(RecordEntry entry, List<Resize> resizes) {
+    /** Where a clip lies in the stored frames when it is a plain cut of them, and whether it is mirrored. */
+    private record Cut(Resize.Window window, boolean mirrored) {
+    }
+
+    /** Each clip as a plain cut of the stored RGB24 frames (no decoding, no scaling); null when any is not one. */
+    private List<Cut> cuts(RecordEntry entry, List<Resize> resizes) {
         if (!dataset.format().storesRgbFrames()) {
-            return false;
+            return null;
         }
+        List<Cut> cuts = new ArrayList<>(resizes.size());
         for (Resize resize : resizes) {
-            if (unscaledCrop(resize, resize.framing(), entry) == null) {
-                return false;
+            Resize.Framing framing = resize.framing();
+            Resize.Window window = unscaledCrop(resize, framing, entry);
+            if (window == null) {
+                return null;
             }
+            cuts.add(new Cut(window, framing.mirrored()));
         }
-        return true;
+        return cuts;
     }
 
     /**
@@ -246,38 +256,25 @@ final class ShardClipReader implements ClipReader {
     }
 
     /**
-     * Where the output sits in the stored frame when it is a plain cut of it, {x, y, width, height}: the stored
-     * size (no resize), or a crop whose scale is exactly 1 (short side already at the stored size); null when
-     * it needs scaling. Same geometry as the converter's (the clip's {@code framing}: crop offsets and short side,
-     * rounded the same way), whose unscaled RGB24-to-RGB24 path is a copy of the same rows.
+     * Where the output sits in the stored frame when it is a plain cut of it: the converter's own window
+     * ({@link Resize#sourceWindow}, the stored frames upright RGB24) when it is the output's size, so that the
+     * converter would only copy its rows; null when it would scale them.
      */
-    static int[] unscaledCrop(Resize resize, Resize.Framing framing, RecordEntry entry) {
-        int w = entry.width();
-        int h = entry.height();
-        return switch (resize.mode()) {
-            case ORIGINAL -> new int[] {0, 0, w, h};
-            case STRETCH -> resize.width() == w && resize.height() == h ? new int[] {0, 0, w, h} : null;
-            case RANDOM_RESIZED_CROP -> null;   // a cut of its own size and aspect, scaled
-            case SHORT_SIDE_CENTER_CROP, SHORT_SIDE_RANDOM_CROP -> {
-                double scale = Math.max((double) framing.shortSide() / Math.min(w, h),
-                        Math.max((double) resize.width() / w, (double) resize.height() / h));
-                if (scale != 1.0) {
-                    yield null;
-                }
-                int x = (int) Math.round((w - resize.width()) * framing.cropX());
-                int y = (int) Math.round((h - resize.height()) * framing.cropY());
-                yield new int[] {x, y, resize.width(), resize.height()};
-            }
-        };
+    static Resize.Window unscaledCrop(Resize resize, Resize.Framing framing, RecordEntry entry) {
+        boolean original = resize.mode() == Resize.Mode.ORIGINAL;
+        int outWidth = original ? entry.width() : resize.width();
+        int outHeight = original ? entry.height() : resize.height();
+        Resize.Window cut = resize.sourceWindow(0, entry.width(), entry.height(), framing, outWidth, outHeight, 0, 0);
+        return cut.width() == outWidth && cut.height() == outHeight ? cut : null;
     }
 
     /** The clips as cuts of the stored frames (after selecting and verifying them); copies nothing. */
-    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes) {
+    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Cut> cuts) {
         return withFrames(stored.name(), stored.shard(), stored.info(), stored.entry(), stored.payload(),
-                frames -> locate(stored, specs, resizes, frames));
+                frames -> locate(stored, specs, cuts, frames));
     }
 
-    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Resize> resizes, KeyframeIndex frames) {
+    private List<MappedClip> locate(Stored stored, List<ClipSpec> specs, List<Cut> cuts, KeyframeIndex frames) {
         RecordEntry entry = stored.entry();
         String path = stored.name();
         long storedRowBytes = (long) entry.width() * 3;
@@ -290,21 +287,20 @@ final class ShardClipReader implements ClipReader {
         for (int c = 0; c < specs.size(); c++) {
             ClipSelection selection = selections.get(c);
             int[] selected = selection.frames();
-            Resize.Framing framing = resizes.get(c).framing();
-            int[] cut = unscaledCrop(resizes.get(c), framing, entry);
+            Resize.Window cut = cuts.get(c).window();
             long[] cutOffsets = new long[selected.length];
             List<Integer> indices = new ArrayList<>(selected.length);
             List<Double> times = new ArrayList<>(selected.length);
             for (int k = 0; k < selected.length; k++) {
-                cutOffsets[k] = entry.offsets()[selected[k]] + cut[1] * storedRowBytes + cut[0] * 3L;
+                cutOffsets[k] = entry.offsets()[selected[k]] + cut.y() * storedRowBytes + cut.x() * 3L;
                 indices.add(selected[k]);
                 times.add(frames.frameTimeSeconds(selected[k]));
             }
             copiedFrames += selected.length;
-            DecodedClip clip = new DecodedClip(path, cut[2], cut[3], indices, times, selected.length,
+            DecodedClip clip = new DecodedClip(path, cut.width(), cut.height(), indices, times, selected.length,
                     selection.shifted(), selection.repeatedFrames());
-            clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut[2] * 3, cut[3],
-                    framing.mirrored()));
+            clips.add(new MappedClip(clip, stored.payload(), cutOffsets, storedRowBytes, (long) cut.width() * 3,
+                    cut.height(), cuts.get(c).mirrored()));
         }
         return clips;
     }

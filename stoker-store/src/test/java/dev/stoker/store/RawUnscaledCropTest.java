@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through the converter) gives: centre and seeded random crops; a crop that needs scaling still decodes.
  */
 class RawUnscaledCropTest {
-    private static int[] unscaledCrop(Resize resize, RecordEntry entry) {
+    private static Resize.Window unscaledCrop(Resize resize, RecordEntry entry) {
         return ShardClipReader.unscaledCrop(resize, resize.framing(), entry);
     }
 

@@ -61,7 +61,6 @@ final class FrameConverter implements AutoCloseable {
      */
     private static final int CONTEXTS = 8;
 
-    private SwsContext sws;
     private final PointerPointer<?> sourcePlanes = new PointerPointer<>(4);
     private final IntPointer sourceStrides = new IntPointer(4);
     private final PointerPointer<?> targetPlanes = new PointerPointer<>(4);
@@ -130,7 +129,7 @@ final class FrameConverter implements AutoCloseable {
         Rect source = sourceRect(resize, rotation, codedWidth, codedHeight, framing, outWidth, outHeight);
         int scaledWidth = quarterTurn ? outHeight : outWidth;
         int scaledHeight = quarterTurn ? outWidth : outHeight;
-        configure(frame, format, source, scaledWidth, scaledHeight, path);
+        SwsContext sws = configure(frame, format, source, scaledWidth, scaledHeight, path);
 
         MemorySegment frameView = view(frame.address(), 128);
         for (int plane = 0; plane < 4; plane++) {
@@ -178,7 +177,8 @@ final class FrameConverter implements AutoCloseable {
         return new Rect(w.x(), w.y(), w.width(), w.height());
     }
 
-    private void configure(AVFrame frame, int format, Rect source, int targetWidth, int targetHeight, String path) {
+    /** The context converting {@code source} of {@code frame} to the target size: a kept one, else one made. */
+    private SwsContext configure(AVFrame frame, int format, Rect source, int targetWidth, int targetHeight, String path) {
         int sourceFormat = withoutJpegRange(format);
         int fullRange = frame.color_range() == AVCOL_RANGE_JPEG || sourceFormat != format ? 1 : 0;
         int colorspace = swsColorspace(frame.colorspace());
@@ -187,9 +187,8 @@ final class FrameConverter implements AutoCloseable {
         int slot = 0;
         for (int i = 0; i < CONTEXTS; i++) {
             if (wanted.equals(geometries[i])) {
-                sws = contexts[i];
                 lastUsed[i] = ++configured;
-                return;
+                return contexts[i];
             }
             if (lastUsed[i] < lastUsed[slot]) {
                 slot = i;   // empty slots (0) first, else the least recently used
@@ -198,11 +197,10 @@ final class FrameConverter implements AutoCloseable {
         geometries[slot] = null;
         contexts[slot] = sws_getCachedContext(contexts[slot], source.width, source.height, sourceFormat, targetWidth,
                 targetHeight, AV_PIX_FMT_RGB24, SWS_BILINEAR, null, null, (DoublePointer) null);
-        sws = contexts[slot];
+        SwsContext sws = contexts[slot];
         if (sws == null || sws.isNull()) {
             contexts[slot] = null;
             lastUsed[slot] = 0;
-            sws = null;
             throw new VideoException(path, VideoException.Operation.CONVERT, FailureReason.UNSUPPORTED_CODEC,
                     "swscale cannot convert pixel format " + format + " at " + source.width + "x" + source.height);
         }
@@ -213,6 +211,7 @@ final class FrameConverter implements AutoCloseable {
         }
         geometries[slot] = wanted;
         lastUsed[slot] = ++configured;
+        return sws;
     }
 
     /** yuvj formats are yuv plus "full range"; swscale wants the range said separately. */
@@ -298,7 +297,6 @@ final class FrameConverter implements AutoCloseable {
                 geometries[i] = null;
             }
         }
-        sws = null;
         if (scratchArena != null) {
             scratchArena.close();
             scratchArena = null;
