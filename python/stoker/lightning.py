@@ -10,7 +10,7 @@ continues with exactly the clips the uninterrupted run would have trained on nex
 
 Needs ``lightning`` (``pip install 'stoker[lightning]'``).
 """
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 import torch
 
@@ -46,6 +46,9 @@ class VideoDataModule(LightningDataModule):
     def __init__(self, train, val=None, *, train_options: Optional[Dict[str, Any]] = None,
                  val_options: Optional[Dict[str, Any]] = None, **options: Any):
         super().__init__()
+        for name, given in (("train_options", train_options), ("val_options", val_options)):
+            if given is not None and not isinstance(given, Mapping):
+                raise TypeError(f"{name}={given!r}: expected a dict of VideoLoader keyword arguments")
         self._split_options = {"train": dict(train_options or {}), "val": dict(val_options or {})}
         for split, given in (("", options), ("train_options", self._split_options["train"]),
                              ("val_options", self._split_options["val"])):

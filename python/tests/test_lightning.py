@@ -134,3 +134,5 @@ def test_train_options_augment_training_only_and_validation_sees_the_plain_clips
         VideoDataModule(dataset, val_options=dict(rank=1))
     with pytest.raises(ValueError, match=r"hold=0 \(in train_options\)"):
         VideoDataModule(dataset, train_options=dict(hold=0))
+    with pytest.raises(TypeError, match=r"train_options=\['flip'\]: expected a dict of VideoLoader keyword arguments"):
+        VideoDataModule(dataset, train_options=["flip"])

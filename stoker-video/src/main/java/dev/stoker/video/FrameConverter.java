@@ -60,6 +60,13 @@ final class FrameConverter implements AutoCloseable {
      * frame at a time, clip after clip, and one context would be rebuilt at every switch.
      */
     private static final int CONTEXTS = 8;
+    /**
+     * Bytes swscale may write past a frame's last pixel: its unscaled YUV-to-RGB24 converters write whole blocks, and
+     * a 56x40 cut of a 192x128 4:2:0 frame came out 24 bytes long (AugmentedClipTest's canary). A frame is drawn
+     * straight into the destination only when this much of the destination follows it (a later slot of the clip,
+     * drawn after it); else into the scratch, which has this much to spare.
+     */
+    static final int OVERRUN_BYTES = 64;
 
     private final PointerPointer<?> sourcePlanes = new PointerPointer<>(4);
     private final IntPointer sourceStrides = new IntPointer(4);
@@ -146,7 +153,8 @@ final class FrameConverter implements AutoCloseable {
         }
 
         long frameBytes = (long) outWidth * outHeight * 3;
-        boolean direct = rotation == 0 && destination.isNative();
+        boolean direct = rotation == 0 && destination.isNative()
+                && offset + frameBytes + OVERRUN_BYTES <= destination.byteSize();
         MemorySegment target = direct ? destination.asSlice(offset, frameBytes) : scratch(frameBytes);
         targetPlanesView.set(ValueLayout.JAVA_LONG, 0, target.address());
         targetStridesView.set(ValueLayout.JAVA_INT, 0, scaledWidth * 3);
@@ -274,12 +282,12 @@ final class FrameConverter implements AutoCloseable {
     }
 
     private MemorySegment scratch(long bytes) {
-        if (scratch == null || scratch.byteSize() < bytes) {
+        if (scratch == null || scratch.byteSize() < bytes + OVERRUN_BYTES) {
             if (scratchArena != null) {
                 scratchArena.close();
             }
             scratchArena = Arena.ofShared();
-            scratch = scratchArena.allocate(Math.max(bytes, 64 * 1024), 64);
+            scratch = scratchArena.allocate(Math.max(bytes + OVERRUN_BYTES, 64 * 1024), 64);
         }
         return scratch.asSlice(0, bytes);
     }
