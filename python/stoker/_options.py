@@ -143,7 +143,17 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                    '4/3).',
                                                     'x-python': 'area_min',
                                                     'maximum': 1,
-                                                    'default': 0.08}}},
+                                                    'default': 0.08},
+                                        'spatialCrops': {'type': 'integer',
+                                                         'description': 'With a centre crop: deliver each clip this '
+                                                                        'many times, cropped at places spread evenly '
+                                                                        "along the picture's long side (3: test-time "
+                                                                        '3-crop views), the clip decoded once; 1: '
+                                                                        'once, centred.',
+                                                         'x-python': 'spatial_crops',
+                                                         'minimum': 1,
+                                                         'maximum': 10,
+                                                         'default': 1}}},
                 'batch': {'description': 'Clips per batch, the batch layout and the batch memory budget.',
                           'type': 'object',
                           'additionalProperties': False,
@@ -385,6 +395,8 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation. Default: False."""
     area_min: float
     """With a random resized crop: the smallest share of the picture a clip's cut covers, above 0 (up to all of it; its aspect is drawn from 3/4 to 4/3). Default: 0.08."""
+    spatial_crops: int
+    """With a centre crop: deliver each clip this many times, cropped at places spread evenly along the picture's long side (3: test-time 3-crop views), the clip decoded once; 1: once, centred. Default: 1."""
     batch_size: int
     """Clips per batch (N). Default: 8."""
     drop_last: bool

@@ -133,6 +133,26 @@ def test_augmentations_flip_jitter_and_cut_clips_as_their_seeds_draw(dataset):
         epoch(short_side_max=40)
 
 
+def test_spatial_crops_deliver_each_clip_three_times_in_a_row_the_middle_its_centre_crop(dataset):
+    def epoch(**crops):
+        with VideoLoader(dataset, batch_size=4, frames=2, size=48, short_side=64, seed=4, epochs=1, shuffle=False,
+                         clip_starts="uniform", clips_per_video=2, **crops) as loader:
+            clips = [(p, s, v.clone()) for batch in loader for p, s, v in zip(batch.paths, batch.start_seconds, batch.video)]
+            return len(loader), clips
+
+    batches, plain = epoch()
+    crop_batches, cropped = epoch(spatial_crops=3)
+    assert len(cropped) == 3 * len(plain)
+    assert crop_batches == -(-len(cropped) // 4), "len() counts each clip's crops"
+    for i, (path, start, centre) in enumerate(plain):
+        trio = cropped[3 * i:3 * i + 3]
+        assert [(p, s) for p, s, _ in trio] == [(path, start)] * 3, "a clip's crops stand together"
+        assert torch.equal(trio[1][2], centre), f"{path}@{start}: the middle crop is the centre crop"
+        assert not torch.equal(trio[0][2], trio[2][2]), f"{path}@{start}: the outer crops differ"
+    with pytest.raises(ValueError, match=r"spatialCrops: 3 with resize mode SHORT_SIDE_RANDOM_CROP \(expected: 1;"):
+        epoch(spatial_crops=3, crop="random")
+
+
 def test_set_epoch_jumps_to_that_epochs_batches(dataset):
     with VideoLoader(dataset, batch_size=4, frames=4, seed=2) as loader:
         epochs = [take(loader) for _ in range(3)]

@@ -58,6 +58,7 @@ final class LoaderOptionsMixin {
     @Option(names = "--short-side-max", paramLabel = "N") int shortSideMax;
     @Option(names = "--flip", negatable = true) boolean flip;
     @Option(names = "--area-min", paramLabel = "SHARE") double areaMin;
+    @Option(names = "--spatial-crops", paramLabel = "N") int spatialCrops;
     @Option(names = "--batch") int batch;
     @Option(names = "--clips-per-video") int clipsPerVideo;
     @Option(names = "--layout") BatchLayout layout;
@@ -120,7 +121,8 @@ final class LoaderOptionsMixin {
             b.size(new LoaderOptions.Size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
                     given.test("--short-side") ? shortSide : z.shortSide(),
                     given.test("--short-side-max") ? shortSideMax : z.shortSideMax(),
-                    given.test("--flip") ? flip : z.flip(), given.test("--area-min") ? areaMin : z.areaMin()));
+                    given.test("--flip") ? flip : z.flip(), given.test("--area-min") ? areaMin : z.areaMin(),
+                    given.test("--spatial-crops") ? spatialCrops : z.spatialCrops()));
             b.batch(given.test("--batch") ? batch : o.batch().size(), o.batch().dropLast(),
                     given.test("--layout") ? layout : o.batch().layout());
             if (given.test("--seed")) {
@@ -195,6 +197,7 @@ final class LoaderOptionsMixin {
             case "--short-side" -> Integer.toString(d.size().shortSide());
             case "--short-side-max" -> Integer.toString(d.size().shortSideMax());
             case "--area-min" -> Double.toString(d.size().areaMin());
+            case "--spatial-crops" -> Integer.toString(d.size().spatialCrops());
             case "--batch" -> Integer.toString(d.batch().size());
             case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
             case "--layout" -> d.batch().layout().name();

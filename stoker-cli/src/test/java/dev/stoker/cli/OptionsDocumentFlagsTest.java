@@ -60,7 +60,7 @@ class OptionsDocumentFlagsTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(LoaderOptions.fromJson(run.out()).size())
                 .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 128, 160, true,
-                        LoaderOptions.Size.DEFAULT_AREA_MIN));
+                        LoaderOptions.Size.DEFAULT_AREA_MIN, 1));
 
         Path file = dir.resolve("loader.json");
         Files.writeString(file, "{\"size\": {\"flip\": true, \"shortSideMax\": 140}}");
@@ -73,12 +73,28 @@ class OptionsDocumentFlagsTest {
         run = CliRun.stoker("options", "--resize", "random-resized-crop", "--area-min", "0.2", "--flip");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(LoaderOptions.fromJson(run.out()).size())
-                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.RANDOM_RESIZED_CROP, 0, 0, true, 0.2));
+                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.RANDOM_RESIZED_CROP, 0, 0, true, 0.2, 1));
 
         run = CliRun.stoker("options", "--short-side", "128", "--short-side-max", "120");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst()).isEqualTo("stoker options: shortSideMax: 120 (expected: 0 for no jitter, or"
                 + " at least the short side, 128); see 'stoker options --help'");
+    }
+
+    @Test
+    void spatialCropsTakeACentreCropAndAreRefusedWithARandomOneInTheJvmsWords() {
+        CliRun run = CliRun.stoker("options", "--spatial-crops", "3", "--short-side", "128");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out()).size())
+                .isEqualTo(new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 128, 0, false,
+                        LoaderOptions.Size.DEFAULT_AREA_MIN, 3));
+        assertThat(LoaderOptions.fromJson(run.out()).clipsPerVideo()).as("one start, three crops").isEqualTo(3);
+
+        run = CliRun.stoker("options", "--spatial-crops", "3", "--resize", "random-crop");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines().getFirst()).isEqualTo("stoker options: spatialCrops: 3 with resize mode"
+                + " SHORT_SIDE_RANDOM_CROP (expected: 1; spatial crops are centre crops moved along the long side);"
+                + " see 'stoker options --help'");
     }
 
     @Test

@@ -49,7 +49,7 @@ public final class LoaderDataset<B extends LoadedBatch> implements Dataset {
         this.loader = Objects.requireNonNull(loader, "loader");
         this.converter = Objects.requireNonNull(converter, "converter");
         // For DJL's progress bars: clips of a full epoch over the batch size (the last batch may be short).
-        long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
+        long clips = (long) loader.sampler().samplesPerEpoch() * options.clipsPerVideo();
         this.batchesPerEpoch = (clips + options.batch().size() - 1) / options.batch().size();
     }
 

@@ -49,6 +49,9 @@ public enum LoaderOption {
     AREA_MIN("size.areaMin", "area_min", null, 1,
             "With a random resized crop: the smallest share of the picture a clip's cut covers, above 0 (up to all of"
                     + " it; its aspect is drawn from 3/4 to 4/3)."),
+    SPATIAL_CROPS("size.spatialCrops", "spatial_crops", 1, LoaderOptions.Size.MAX_SPATIAL_CROPS,
+            "With a centre crop: deliver each clip this many times, cropped at places spread evenly along the picture's"
+                    + " long side (3: test-time 3-crop views), the clip decoded once; 1: once, centred."),
     BATCH_SIZE("batch.size", "batch_size", 1, null, "Clips per batch (N)."),
     DROP_LAST("batch.dropLast", "drop_last", null, null, "Drop the partial batch at the end of each epoch."),
     LAYOUT("batch.layout", "layout", null, null, "Batch memory layout: NTHWC or NCTHW."),

@@ -17,6 +17,7 @@ import dev.stoker.pipeline.InvalidValueException;
 import dev.stoker.pipeline.PipelineConfig;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
  * What a loader produces and how, as groups of values: the clip, its output size, the batch, the epoch
@@ -163,11 +164,16 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param flip         mirror half the clips left to right (seeded, each clip's frames alike)
      * @param areaMin      with {@link Resize.Mode#RANDOM_RESIZED_CROP}: the smallest share of the picture a clip's cut
      *                     covers, in (0, 1]
+     * @param spatialCrops with {@link Resize.Mode#SHORT_SIDE_CENTER_CROP}: each clip is delivered this many times,
+     *                     cropped at places spread evenly along the picture's long side (test-time 3-crop views when
+     *                     3; decoded once); 1: once, centred
      */
     public record Size(int width, int height, Resize.Mode mode, int shortSide, int shortSideMax, boolean flip,
-                       double areaMin) {
+                       double areaMin, int spatialCrops) {
         /** torchvision's {@code RandomResizedCrop} default: a cut covers 8% to all of the picture. */
         public static final double DEFAULT_AREA_MIN = 0.08;
+        /** The most spatial crops a clip is cut into (PySlowFast tests with 3). */
+        public static final int MAX_SPATIAL_CROPS = 10;
 
         public Size {
             positive("width", width);
@@ -188,18 +194,33 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             if (!(areaMin > 0 && areaMin <= 1)) {
                 throw new IllegalArgumentException("areaMin: " + areaMin + " (expected: above 0, at most 1)");
             }
+            if (spatialCrops < 1 || spatialCrops > MAX_SPATIAL_CROPS
+                    || spatialCrops > 1 && mode != Resize.Mode.SHORT_SIDE_CENTER_CROP) {
+                throw new IllegalArgumentException("spatialCrops: " + spatialCrops + (spatialCrops < 1 || spatialCrops > MAX_SPATIAL_CROPS
+                        ? " (expected: 1 to " + MAX_SPATIAL_CROPS + ")"
+                        : " with resize mode " + mode + " (expected: 1; spatial crops are centre crops moved along the long side)"));
+            }
         }
 
         /** Without augmentations: no scale jitter, no flips, the default area range of a random resized crop. */
         public Size(int width, int height, Resize.Mode mode, int shortSide) {
-            this(width, height, mode, shortSide, 0, false, DEFAULT_AREA_MIN);
+            this(width, height, mode, shortSide, 0, false, DEFAULT_AREA_MIN, 1);
         }
 
         /**
          * The resize of a clip whose random draws (crop position, short side, mirror) come from {@code seed}: the
-         * one place a clip's seed becomes its framing, for every loader.
+         * one place a clip's seed becomes its framing, for every loader. With spatial crops, this is the first crop.
          */
         public Resize resize(long seed) {
+            return resize(seed, 0);
+        }
+
+        /**
+         * The resize of the clip at {@code clipOrdinal} among its video's clips (each clip start stands there
+         * {@link #spatialCrops()} times in a row, so the ordinal picks the spatial crop too) whose random draws come from
+         * {@code seed}.
+         */
+        public Resize resize(long seed, int clipOrdinal) {
             int side = shortSide > 0 ? shortSide : Math.max(width, height);
             Resize plain = switch (mode) {
                 case SHORT_SIDE_CENTER_CROP -> Resize.centerCrop(side, width, height);
@@ -208,7 +229,18 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                 case RANDOM_RESIZED_CROP -> Resize.randomResizedCrop(width, height, areaMin, seed);
                 case ORIGINAL -> throw new IllegalStateException("unreachable: rejected by the constructor");
             };
-            return shortSideMax > side || flip ? plain.augmented(seed, shortSideMax, flip) : plain;
+            Resize augmented = shortSideMax > side || flip ? plain.augmented(seed, shortSideMax, flip) : plain;
+            return spatialCrops > 1 ? augmented.spatialCrop(clipOrdinal % spatialCrops, spatialCrops) : augmented;
+        }
+
+        /** Each clip start {@link #spatialCrops()} times in a row: the clips a video's starts give. */
+        public double[] cropsOf(double[] starts) {
+            return IntStream.range(0, starts.length * spatialCrops).mapToDouble(i -> starts[i / spatialCrops]).toArray();
+        }
+
+        /** Each start's decode lead {@link #spatialCrops()} times in a row, as {@link #cropsOf(double[])} lays clips. */
+        public int[] cropsOf(int[] leadFrames) {
+            return IntStream.range(0, leadFrames.length * spatialCrops).map(i -> leadFrames[i / spatialCrops]).toArray();
         }
     }
 
@@ -340,6 +372,14 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
     /** A builder starting from these options. */
     public LoaderOptionsBuilder toBuilder() {
         return new LoaderOptionsBuilder(this);
+    }
+
+    /**
+     * Clips a video gives an epoch when its starts are counted ({@link ClipStarts#RANDOM} and {@link ClipStarts#UNIFORM}):
+     * its clip starts times the spatial crops of each.
+     */
+    public int clipsPerVideo() {
+        return clip.clipsPerVideo() * size.spatialCrops();
     }
 
     /** The resize of a clip whose crop position, jittered short side and mirror are drawn from {@code seed}. */

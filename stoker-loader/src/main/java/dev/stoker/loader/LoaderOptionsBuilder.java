@@ -102,7 +102,17 @@ public final class LoaderOptionsBuilder {
      */
     public LoaderOptionsBuilder augment(int shortSideMax, boolean flip) {
         return size(new Size(size.width(), size.height(), size.mode(), size.shortSide(), shortSideMax, flip,
-                size.areaMin()));
+                size.areaMin(), size.spatialCrops()));
+    }
+
+    /**
+     * Each clip delivered {@code crops} times, cut at places spread along the long side of the picture (test-time
+     * views; the size's mode must be a centre crop): crop 0 at the left (the top of a portrait picture), the last at
+     * the right.
+     */
+    public LoaderOptionsBuilder spatialCrops(int crops) {
+        return size(new Size(size.width(), size.height(), size.mode(), size.shortSide(), size.shortSideMax(), size.flip(),
+                size.areaMin(), crops));
     }
 
     public LoaderOptionsBuilder batch(Batching batch) {

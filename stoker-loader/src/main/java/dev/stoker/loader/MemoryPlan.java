@@ -83,7 +83,7 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, LoaderSta
     }
 
     private int clipsPerVideo() {
-        return Math.max(options.clip().clipsPerVideo(), CLIPS_PER_VIDEO_FLOOR);
+        return Math.max(options.clipsPerVideo(), CLIPS_PER_VIDEO_FLOOR);
     }
 
     /** Clips the decode stage and convert (if any) hold: the videos of decode's window and convert's, all their clips. */
@@ -170,7 +170,7 @@ public record MemoryPlan(LoaderOptions options, PipelineConfig config, LoaderSta
         bytes.put(VideoStage.DEMUX.stageName(), fileBytes);
         bytes.put(decodeStage.stageName(), fileBytes);
         if (convertStage) {
-            bytes.put(VideoStage.CONVERT.stageName(), clipBytes * options.clip().clipsPerVideo());
+            bytes.put(VideoStage.CONVERT.stageName(), clipBytes * options.clipsPerVideo());
         }
         bytes.put(VideoStage.BATCH.stageName(), clipBytes);
         bytes.put(VideoStage.COLLATE.stageName(), batchBytes);

@@ -158,7 +158,8 @@ class LoaderOptionsJsonTest {
         int shortSide = r.nextBoolean() ? 0 : 16 + r.nextInt(400);
         int side = shortSide > 0 ? shortSide : Math.max(width, height);
         b.size(new LoaderOptions.Size(width, height, mode, shortSide,
-                mode.crops() && r.nextBoolean() ? side + r.nextInt(100) : 0, r.nextBoolean(), (1 + r.nextInt(100)) / 100.0));
+                mode.crops() && r.nextBoolean() ? side + r.nextInt(100) : 0, r.nextBoolean(), (1 + r.nextInt(100)) / 100.0,
+                mode == Resize.Mode.SHORT_SIDE_CENTER_CROP ? 1 + r.nextInt(LoaderOptions.Size.MAX_SPATIAL_CROPS) : 1));
         b.batch(1 + r.nextInt(64), r.nextBoolean(), r.nextBoolean() ? BatchLayout.NTHWC : BatchLayout.NCTHW)
                 .batchBudget(r.nextBoolean() ? 0 : r.nextLong(1, 1L << 40));
         int world = 1 + r.nextInt(8);

@@ -70,8 +70,11 @@ class OptionsSchemaTest {
                     ? LoaderOptions.defaults().with("clip.window", java.util.Map.of("fromSeconds", 0, "toSeconds", 1))
                     : LoaderOptions.defaults();
             assertThat(base.with(o.path(), min).valueAt(o.path()).asLong()).as(o.path()).isEqualTo(min);
+            String expected = o.maximum().map(max -> min + ".." + max).orElse(min + "+");
             assertThatThrownBy(() -> base.with(o.path(), min - 1)).as(o.path()).isInstanceOf(InvalidValueException.class)
-                    .hasMessage(o.path() + ": " + (min - 1) + " (expected: " + min + "+)");
+                    .hasMessage(o.path() + ": " + (min - 1) + " (expected: " + expected + ")");
+            o.maximum().ifPresent(max -> assertThatThrownBy(() -> base.with(o.path(), max + 1)).as(o.path())
+                    .hasMessage(o.path() + ": " + (max + 1) + " (expected: " + expected + ")"));
         }
     }
 

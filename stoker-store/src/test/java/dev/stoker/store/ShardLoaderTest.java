@@ -109,6 +109,45 @@ class ShardLoaderTest {
                 assertThat(meanAbsoluteDifference(pixels, fromSource.get(path))).as(path.toString()).isLessThan(8.0));
     }
 
+    @ParameterizedTest(name = "{0} shards")
+    @ValueSource(strings = {IngestOptions.RAW, IngestOptions.VIDEO})
+    void aShardClipsSpatialCropsAreTheVideoLoadersCrops(String format) throws IOException {
+        // Three crops a clip, each cut where the video loader cuts it: raw shards copy each crop's window out of the
+        // stored frames (their short side is the crop's), video shards decode the clip once for all three. As above,
+        // the same window differs by colour rounding only, and the crops are 26 columns apart.
+        DemoSource.ingest(dest, format);
+        LoaderOptions crops = LoaderOptions.builder().clip(8, 2).size(96, 80, Resize.Mode.SHORT_SIDE_CENTER_CROP, 112)
+                .spatialCrops(3).batch(1, false, BatchLayout.NTHWC).order(7, true, 1).build();
+        Map<Path, List<byte[]>> fromSource = new HashMap<>();
+        try (VideoLoader loader = VideoLoader.open(DemoSource.dataset(), crops)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    fromSource.computeIfAbsent(batch.clips().getFirst().path().toAbsolutePath().normalize(),
+                            p -> new ArrayList<>()).add(batch.data().toArray(ValueLayout.JAVA_BYTE));
+                }
+            }
+        }
+        Map<Path, List<byte[]>> fromShards = new HashMap<>();
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, crops)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    fromShards.computeIfAbsent(batch.clips().getFirst().path(), p -> new ArrayList<>())
+                            .add(batch.data().toArray(ValueLayout.JAVA_BYTE));
+                }
+            }
+        }
+        assertThat(fromShards).hasSize(4).containsOnlyKeys(fromSource.keySet());
+        fromShards.forEach((path, clips) -> {
+            assertThat(clips).hasSize(3);
+            for (int crop = 0; crop < 3; crop++) {
+                assertThat(meanAbsoluteDifference(clips.get(crop), fromSource.get(path).get(crop)))
+                        .as("%s crop %d", path, crop).isLessThan(8.0);
+            }
+            assertThat(meanAbsoluteDifference(clips.get(0), clips.get(2))).as("%s: the outer crops", path)
+                    .isGreaterThan(8.0);
+        });
+    }
+
     private static double meanAbsoluteDifference(byte[] a, byte[] b) {
         assertThat(a).hasSameSizeAs(b);
         long sum = 0;

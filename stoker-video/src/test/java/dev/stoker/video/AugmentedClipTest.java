@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A clip's augmentations as FFmpeg decodes it: a mirrored clip is, pixel for pixel, the unmirrored clip of the same
  * crop read right to left (rotated videos too: the mirror is of what is displayed), and a jittered short side is the
- * clip a plain resize to the drawn short side gives.
+ * clip a plain resize to the drawn short side gives. A clip's spatial crops (test-time views) are decoded once and cut
+ * along the long side.
  */
 class AugmentedClipTest {
 
@@ -140,6 +141,63 @@ class AugmentedClipTest {
             assertThat(reference).hasSize(64 * 48 * 3);
             assertThat(ConversionMatchesFfmpegTest.meanAbsoluteDifference(ours, reference)).as("mean |ours - ffmpeg|")
                     .isLessThan(3.0);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("videos")
+    void aClipsSpatialCropsDecodeOnceAndTheMiddleOfThreeIsItsCentreCrop(Path file) {
+        ClipSpec spec = ClipSpec.frames(0, 4, 2);
+        Resize centre = Resize.centerCrop(48, 40, 40);
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder together = new ClipDecoder();
+             ClipDecoder alone = new ClipDecoder()) {
+            long bytes = new ClipRequest(spec, centre, MemorySegment.NULL).requiredBytes(video.info());
+            List<ClipRequest> crops = new ArrayList<>();
+            for (int crop = 0; crop < 3; crop++) {
+                crops.add(new ClipRequest(spec, centre.spatialCrop(crop, 3), arena.allocate(bytes)));
+            }
+            together.decode(video, crops);
+            MemorySegment plain = arena.allocate(bytes);
+            alone.decode(video, new ClipRequest(spec, centre, plain));
+            assertThat(together.decodedFrames()).as("three crops of a clip decode its frames once")
+                    .isEqualTo(alone.decodedFrames());
+            assertThat(crops.get(1).destination().mismatch(plain)).as("the middle crop").isEqualTo(-1);
+            int w = video.info().displayWidth();
+            int h = video.info().displayHeight();
+            if (w != h) {
+                assertThat(crops.get(0).destination().mismatch(plain)).as("the first crop moved").isNotEqualTo(-1);
+                assertThat(crops.get(2).destination().mismatch(crops.get(0).destination())).as("the last crop moved")
+                        .isNotEqualTo(-1);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("demoVideos")
+    void theOuterSpatialCropsAreTheEndsOfTheLongSideScaledAsFfmpegScalesThem(Path file) throws Exception {
+        IndexedVideos.requireFfmpeg();
+        Resize centre = Resize.centerCrop(64, 48, 48);
+        try (Video video = Video.open(file); Arena arena = Arena.ofConfined(); ClipDecoder decoder = new ClipDecoder()) {
+            int w = video.info().displayWidth();
+            int h = video.info().displayHeight();
+            assertThat(w).as("a landscape video").isGreaterThan(h);
+            for (int crop : new int[] {0, 2}) {
+                Resize resize = centre.spatialCrop(crop, 3);
+                Resize.Window cut = resize.sourceWindow(0, w, h, resize.framing(), 48, 48, 1, 1);
+                assertThat(cut.x()).as("crop %d's column", crop).isEqualTo(crop == 0 ? 0 : (w - cut.width()) & ~1);
+                assertThat(Math.abs(cut.y() - (h - cut.height()) / 2)).as("crop %d centred down", crop).isLessThanOrEqualTo(1);
+                MemorySegment ours = arena.allocate(48 * 48 * 3);
+                decoder.decode(video, new ClipRequest(ClipSpec.frames(0, 1, 1), resize, ours));
+                Process ffmpeg = new ProcessBuilder("ffmpeg", "-nostdin", "-v", "error", "-i", file.toString(), "-frames:v",
+                        "1", "-vf", "crop=" + cut.width() + ":" + cut.height() + ":" + cut.x() + ":" + cut.y()
+                        + ",scale=48:48:flags=bilinear", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
+                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                byte[] reference = ffmpeg.getInputStream().readAllBytes();
+                assertThat(ffmpeg.waitFor()).isZero();
+                assertThat(reference).hasSize(48 * 48 * 3);
+                assertThat(ConversionMatchesFfmpegTest.meanAbsoluteDifference(ours, reference)).as("crop %d: mean |ours - ffmpeg|",
+                        crop).isLessThan(3.0);
+            }
         }
     }
 

@@ -27,9 +27,13 @@ import java.util.SplittableRandom;
  * @param flip         mirror each clip left to right (all its frames alike) with probability 1/2
  * @param areaMin      for {@link Mode#RANDOM_RESIZED_CROP}: the smallest share of the picture a clip's cut covers, in
  *                     (0, 1]; 0 for the other modes
+ * @param spatialCrop  which of the {@code spatialCrops} test-time crops this is, from 0 (at the start of the long side)
+ * @param spatialCrops with {@link Mode#SHORT_SIDE_CENTER_CROP}: the crops a clip is cut into, spread evenly along the
+ *                     picture's long side with the short side centred (PySlowFast's and PyTorchVideo's 3-crop testing
+ *                     when 3); 1: the centre crop alone
  */
 public record Resize(Mode mode, int width, int height, int shortSide, long seed, int shortSideMax, boolean flip,
-                     double areaMin) {
+                     double areaMin, int spatialCrop, int spatialCrops) {
     /** The aspect ratios (width / height) a random resized crop's cut is drawn between, log-uniformly: torchvision's. */
     public static final double ASPECT_MIN = 3.0 / 4.0;
     public static final double ASPECT_MAX = 4.0 / 3.0;
@@ -78,6 +82,19 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
             throw new IllegalArgumentException("areaMin: " + areaMin + " with " + mode + (mode == Mode.RANDOM_RESIZED_CROP
                     ? " (expected: above 0, at most 1)" : " (expected: 0; only a random resized crop draws an area)"));
         }
+        if (spatialCrops < 1 || spatialCrops > 1 && mode != Mode.SHORT_SIDE_CENTER_CROP) {
+            throw new IllegalArgumentException("spatialCrops: " + spatialCrops + " with " + mode + (spatialCrops < 1
+                    ? " (expected: 1+)" : " (expected: 1; spatial crops are centre crops moved along the long side)"));
+        }
+        if (spatialCrop < 0 || spatialCrop >= spatialCrops) {
+            throw new IllegalArgumentException("spatialCrop: " + spatialCrop + " (expected: 0 to " + (spatialCrops - 1) + ")");
+        }
+    }
+
+    /** A resize with no spatial crops (one crop of a clip): the components before them, {@code spatialCrops} 1. */
+    public Resize(Mode mode, int width, int height, int shortSide, long seed, int shortSideMax, boolean flip,
+                  double areaMin) {
+        this(mode, width, height, shortSide, seed, shortSideMax, flip, areaMin, 0, 1);
     }
 
     public static Resize original() {
@@ -106,15 +123,26 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
      * {@code shortSideMax} (0: none) and, with {@code flip}, a mirror for half the clips.
      */
     public Resize augmented(long seed, int shortSideMax, boolean flip) {
-        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip, areaMin);
+        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip, areaMin, spatialCrop, spatialCrops);
+    }
+
+    /**
+     * This centre crop as crop {@code crop} of {@code crops} spread along the long side: crop 0 at its start (the left,
+     * or the top of a portrait picture), the last at its end, the short side centred.
+     */
+    public Resize spatialCrop(int crop, int crops) {
+        return new Resize(mode, width, height, shortSide, seed, shortSideMax, flip, areaMin, crop, crops);
     }
 
     /**
      * How one clip is framed: its crop's position ({@code cropX, cropY} in [0, 1]; 0.5 centres it), the short side
      * its frames are resized to before the crop, whether the output is mirrored left to right, and for a random
-     * resized crop the share of the picture its cut covers and the cut's aspect (width / height; 1 otherwise).
+     * resized crop the share of the picture its cut covers and the cut's aspect (width / height; 1 otherwise). With
+     * {@code alongLongSide} (a spatial crop), {@code cropX} places the crop along the picture's long side, whichever
+     * that is, and the short side's crop is centred.
      */
-    public record Framing(double cropX, double cropY, int shortSide, boolean mirrored, double area, double aspect) {
+    public record Framing(double cropX, double cropY, int shortSide, boolean mirrored, double area, double aspect,
+                          boolean alongLongSide) {
         public Framing {
             if (!(cropX >= 0 && cropX <= 1 && cropY >= 0 && cropY <= 1)) {
                 throw new IllegalArgumentException("crop position: " + cropX + ", " + cropY + " (expected: in [0, 1])");
@@ -123,6 +151,11 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
                 throw new IllegalArgumentException("area " + area + ", aspect " + aspect
                         + " (expected: an area in (0, 1] and a positive aspect)");
             }
+        }
+
+        /** A framing placed across and down (not a spatial crop). */
+        public Framing(double cropX, double cropY, int shortSide, boolean mirrored, double area, double aspect) {
+            this(cropX, cropY, shortSide, mirrored, area, aspect, false);
         }
 
         /** A framing that cuts by short side and crop position only (no random resized crop). */
@@ -134,12 +167,19 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
     /**
      * This clip's framing, drawn from {@link #seed()}: the crop position first (random crops only, so that a seed
      * crops as it did before jitter and flips existed), then the short side (with jitter), then the mirror (with
-     * flip). Without any of them, the centred, unjittered, unmirrored framing.
+     * flip). Without any of them, the centred, unjittered, unmirrored framing. A spatial crop's position is not drawn:
+     * crop {@code i} of {@code n} lies at {@code i / (n - 1)} of the long side's slack.
      */
     public Framing framing() {
         boolean resized = mode == Mode.RANDOM_RESIZED_CROP;
         boolean randomCrop = mode == Mode.SHORT_SIDE_RANDOM_CROP || resized;
         boolean jitter = shortSideMax > shortSide;
+        if (spatialCrops > 1) {
+            SplittableRandom random = new SplittableRandom(seed);
+            int side = jitter ? shortSide + random.nextInt(shortSideMax - shortSide + 1) : shortSide;
+            return new Framing((double) spatialCrop / (spatialCrops - 1), 0.5, side, flip && random.nextBoolean(), 1, 1,
+                    true);
+        }
         if (!randomCrop && !jitter && !flip) {
             return new Framing(0.5, 0.5, shortSide, false);
         }
@@ -208,8 +248,9 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
             w = Math.clamp(Math.round(cutWidth * fit), 1, displayWidth);
             h = Math.clamp(Math.round(cutHeight * fit), 1, displayHeight);
         }
-        x = (int) Math.round((displayWidth - w) * framing.cropX());
-        y = (int) Math.round((displayHeight - h) * framing.cropY());
+        boolean portraitSpread = framing.alongLongSide() && displayHeight > displayWidth;
+        x = (int) Math.round((displayWidth - w) * (portraitSpread ? framing.cropY() : framing.cropX()));
+        y = (int) Math.round((displayHeight - h) * (portraitSpread ? framing.cropX() : framing.cropY()));
         Window coded = switch (rotation) {
             case 90 -> new Window(y, codedHeight - x - w, h, w);
             case 180 -> new Window(codedWidth - x - w, codedHeight - y - h, w, h);

@@ -2,6 +2,7 @@ package dev.stoker.loader.internal;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.loader.dataset.internal.SampleGroups;
@@ -50,6 +51,14 @@ public final class LoaderFront {
      */
     public static long cropSeed(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
         return options.sampling().seed() * 0x9E3779B97F4A7C15L + epoch * 1_000_003L + videoIndex * 31L + clipOrdinal;
+    }
+
+    /**
+     * The resize of clip {@code clipOrdinal} of the video at {@code videoIndex} in {@code epoch}: its framing drawn
+     * from {@link #cropSeed}, its spatial crop (with {@code size.spatialCrops}) from its ordinal.
+     */
+    public static Resize resize(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
+        return options.size().resize(cropSeed(options, epoch, videoIndex, clipOrdinal), clipOrdinal);
     }
 
     /**

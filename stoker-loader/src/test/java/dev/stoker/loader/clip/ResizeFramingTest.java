@@ -3,10 +3,12 @@ package dev.stoker.loader.clip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.LoaderOptions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
@@ -96,6 +98,41 @@ class ResizeFramingTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("shortSideMax: 60 with STRETCH (expected: 0; scale jitter needs a crop mode)");
         assertThat(Resize.stretch(40, 30).augmented(1, 0, true).flip()).isTrue();
+    }
+
+    @Test
+    void spatialCropsArePlacedNotDrawnAndKeepTheCentreCropsJitterAndMirror() {
+        Resize centre = Resize.centerCrop(112, 112, 112).augmented(21, 160, true);
+        for (int crop = 0; crop < 3; crop++) {
+            Resize.Framing framing = centre.spatialCrop(crop, 3).framing();
+            assertThat(framing.cropX()).isEqualTo(crop / 2.0);
+            assertThat(framing.cropY()).isEqualTo(0.5);
+            assertThat(framing.alongLongSide()).isTrue();
+            // The seed's draws are the centre crop's: a clip's three crops share its scale and its mirror.
+            assertThat(framing.shortSide()).isEqualTo(centre.framing().shortSide());
+            assertThat(framing.mirrored()).isEqualTo(centre.framing().mirrored());
+        }
+        // LoaderOptions lays a video's clips out as each start's crops in a row: the ordinal picks the crop.
+        LoaderOptions.Size size = new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 128, 0, false,
+                LoaderOptions.Size.DEFAULT_AREA_MIN, 3);
+        assertThat(size.cropsOf(new double[] {0.5, 2.0})).containsExactly(0.5, 0.5, 0.5, 2.0, 2.0, 2.0);
+        assertThat(size.cropsOf(new int[] {4, 0})).containsExactly(4, 4, 4, 0, 0, 0);
+        assertThat(IntStream.range(0, 6).mapToObj(i -> size.resize(9, i).spatialCrop()).toList())
+                .containsExactly(0, 1, 2, 0, 1, 2);
+    }
+
+    @Test
+    void spatialCropsOtherThanOneNeedACentreCropAndAnIndexInRange() {
+        assertThatThrownBy(() -> Resize.randomCrop(112, 112, 112, 1).spatialCrop(0, 3))
+                .hasMessage("spatialCrops: 3 with SHORT_SIDE_RANDOM_CROP (expected: 1; spatial crops are centre crops moved"
+                        + " along the long side)");
+        assertThatThrownBy(() -> Resize.centerCrop(112, 112, 112).spatialCrop(3, 3))
+                .hasMessage("spatialCrop: 3 (expected: 0 to 2)");
+        assertThatThrownBy(() -> new LoaderOptions.Size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 0, 0, false,
+                LoaderOptions.Size.DEFAULT_AREA_MIN, 11)).hasMessage("spatialCrops: 11 (expected: 1 to 10)");
+        assertThatThrownBy(() -> new LoaderOptions.Size(112, 112, Resize.Mode.STRETCH, 0, 0, false,
+                LoaderOptions.Size.DEFAULT_AREA_MIN, 2)).hasMessage("spatialCrops: 2 with resize mode STRETCH (expected: 1;"
+                        + " spatial crops are centre crops moved along the long side)");
     }
 
     @Test

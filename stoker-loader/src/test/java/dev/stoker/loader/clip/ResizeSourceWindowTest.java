@@ -50,6 +50,40 @@ class ResizeSourceWindowTest {
                 .isEqualTo(new Resize.Window(76, 36, 168, 168));
     }
 
+    @Test
+    void spatialCropsRunAlongTheLongSideWithTheShortSideCentredHoweverThePictureIsTurned() {
+        // 320x240 to a 128 short side, 112x112 crops: 210x210 windows, 110 spare columns and 30 spare rows. Three crops
+        // take the left, the middle and the right of the long side, each centred on the short side (rows 14 to 224;
+        // PyTorchVideo's uniform_crop places its three so).
+        Resize centre = Resize.centerCrop(128, 112, 112);
+        int[] landscapeX = {0, 54, 110};
+        int[] turnedY = {110, 54, 0};
+        for (int crop = 0; crop < 3; crop++) {
+            Resize resize = centre.spatialCrop(crop, 3);
+            assertThat(resize.sourceWindow(0, 320, 240, resize.framing(), 112, 112, 1, 1)).as("crop %d", crop)
+                    .isEqualTo(new Resize.Window(landscapeX[crop], 14, 210, 210));
+            // Portrait, 240x320: down the long side (the top first), columns centred.
+            assertThat(resize.sourceWindow(0, 240, 320, resize.framing(), 112, 112, 1, 1)).as("portrait crop %d", crop)
+                    .isEqualTo(new Resize.Window(14, landscapeX[crop], 210, 210));
+            // Coded 240x320 shown turned 90 degrees clockwise: displayed landscape, so the crops run across what is
+            // shown, which is up the coded picture from its bottom (the displayed left): rows 110, 55 (54 on a chroma
+            // row) and 0.
+            assertThat(resize.sourceWindow(90, 240, 320, resize.framing(), 112, 112, 1, 1)).as("turned crop %d", crop)
+                    .isEqualTo(new Resize.Window(14, turnedY[crop], 210, 210));
+        }
+        // The middle of three is the plain centre crop's window; one crop is the centre crop itself.
+        assertThat(centre.spatialCrop(1, 3).sourceWindow(0, 320, 240, centre.spatialCrop(1, 3).framing(), 112, 112, 1, 1))
+                .isEqualTo(centre.sourceWindow(0, 320, 240, centre.framing(), 112, 112, 1, 1));
+        // Five crops on 4:2:0 (whole chroma samples): 110 spare columns at 0, 1/4, 1/2, 3/4, 1: 0, 27.5, 55, 82.5, 110
+        // rounded, then down to even columns.
+        int[] fifths = {0, 28, 54, 82, 110};
+        for (int crop = 0; crop < 5; crop++) {
+            Resize resize = centre.spatialCrop(crop, 5);
+            assertThat(resize.sourceWindow(0, 320, 240, resize.framing(), 112, 112, 1, 1).x()).as("crop %d of 5", crop)
+                    .isEqualTo(fifths[crop]);
+        }
+    }
+
     private static Resize.Framing centred(int shortSide) {
         return new Resize.Framing(0.5, 0.5, shortSide, false);
     }

@@ -141,7 +141,7 @@ public final class ServeSession {
     private ObjectNode hello(StatsPublisher publisher) {
         ClipLoader<? extends LoadedBatch> loader = loader();
         LoaderOptions options = settings.options();
-        long clips = (long) loader.sampler().samplesPerEpoch() * options.clip().clipsPerVideo();
+        long clips = (long) loader.sampler().samplesPerEpoch() * options.clipsPerVideo();
         int batch = options.batch().size();
         long batches = options.batch().dropLast() ? clips / batch : (clips + batch - 1) / batch;
         ObjectNode m = ControlChannel.message("hello").put("protocol", PROTOCOL).put("pid", ProcessHandle.current().pid())

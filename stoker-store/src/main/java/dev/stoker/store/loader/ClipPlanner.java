@@ -3,6 +3,7 @@ package dev.stoker.store.loader;
 import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.loader.dataset.ClipStartBudget;
 import dev.stoker.loader.dataset.internal.ClipStartDraw;
@@ -44,16 +45,17 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
             double[] starts = sampler.clipStarts(entry, s.durationSeconds(), clipSeconds, epoch, s.sourceIndex());
             int[] unknown = new int[starts.length];
             Arrays.fill(unknown, -1);
-            return new Starts(starts, unknown);
+            return new Starts(options.size().cropsOf(starts), options.size().cropsOf(unknown));
         }
         ClipStartDraw draw = ClipStartBudget.draw(sampler, entry, dataset.sourceKeyframes(s.index()), s.durationSeconds(), clipSeconds,
                 epoch, s.sourceIndex(), budget);
-        return new Starts(draw.startsSeconds(), draw.leadFrames());
+        return new Starts(options.size().cropsOf(draw.startsSeconds()), options.size().cropsOf(draw.leadFrames()));
     }
 
     /** The clips a draw reads (for reading ahead). */
     List<ClipSpec> clipsOf(SampleDraw draw) {
-        double[] starts = starts(dataset.sample(draw.sampleIndex()), draw.epoch());
+        // A start's spatial crops read the same frames.
+        double[] starts = Arrays.stream(starts(dataset.sample(draw.sampleIndex()), draw.epoch())).distinct().toArray();
         List<ClipSpec> specs = new ArrayList<>(starts.length);
         for (double start : starts) {
             specs.add(options.clip().at(start));
@@ -61,8 +63,8 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         return specs;
     }
 
-    /** The crop seed of clip {@code clip} (its ordinal among the sample's clips this epoch): the video loader's. */
-    long cropSeed(SampleTask task, int clip) {
-        return LoaderFront.cropSeed(options, task.epoch(), task.sample().sourceIndex(), clip);
+    /** The resize of clip {@code clip} (its ordinal among the sample's clips this epoch): the video loader's. */
+    Resize resize(SampleTask task, int clip) {
+        return LoaderFront.resize(options, task.epoch(), task.sample().sourceIndex(), clip);
     }
 }

@@ -143,11 +143,11 @@ public final class ShardLoader extends HostBatchLoader {
         LongAdder clips = new LongAdder();
         LongAdder frames = new LongAdder();
         int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
-                ((long) readAhead.batchesAhead() * options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo()));
+                ((long) readAhead.batchesAhead() * options.batch().size() + options.clipsPerVideo() - 1) / options.clipsPerVideo()));
         long workingSet = 0;
         if (dataset.blockCache() != null) {
             // The decoders of one batch must find room in the cache whatever the read-ahead holds.
-            int samplesPerBatch = (options.batch().size() + options.clip().clipsPerVideo() - 1) / options.clip().clipsPerVideo();
+            int samplesPerBatch = (options.batch().size() + options.clipsPerVideo() - 1) / options.clipsPerVideo();
             dataset.blockCache().requireRoomForBatch(samplesPerBatch, dataset.maxSamplePayloadBytes());
             workingSet = dataset.blockCache().batchWorkingSetBytes(samplesPerBatch, dataset.maxSamplePayloadBytes());
         }
@@ -249,7 +249,7 @@ public final class ShardLoader extends HostBatchLoader {
         List<Resize> resizes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             specs.add(options.clip().at(planned.clipStarts()[i]));
-            resizes.add(options.resize(planner.cropSeed(task, task.firstClip() + i)));
+            resizes.add(planner.resize(task, task.firstClip() + i));
         }
         Runnable readDone = ahead.beforeRead(task.draw());
         try {

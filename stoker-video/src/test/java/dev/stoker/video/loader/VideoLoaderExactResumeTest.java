@@ -64,6 +64,17 @@ class VideoLoaderExactResumeTest {
     }
 
     @Test
+    void resumingBetweenAClipsSpatialCropsDeliversOnlyTheCropsStillDue() {
+        // 3 crops of 1 clip a video, batches of 2: batch 1 ends after the second crop of the first video's clip, and
+        // batch 2 after the first crop of the second video's.
+        LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1)
+                .size(64, 64, Resize.Mode.SHORT_SIDE_CENTER_CROP, 96).spatialCrops(3).build();
+        ExactResume.Run one = ExactResume.run(VideoLoader.open(dataset, options), 1);
+        assertThat(one.state().clipsDelivered()).isEqualTo(2);
+        assertResumesExactly(options, 1, 2, 5);
+    }
+
+    @Test
     void resumingInsideAVideosClipsSkipsOnlyTheClipsAlreadyDelivered() {
         // 2 clips a video, batches of 3: batch 1 ends after the first clip of the second video.
         LoaderOptions options = ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)

@@ -7,6 +7,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
+import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
@@ -14,6 +15,7 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,6 +62,59 @@ class VideoLoaderTest {
             assertThat(dataset.classNames().get(c.label())).isEqualTo(c.path().getParent().getFileName().toString());
         }
         assertThat(perVideo).hasSize(6).allSatisfy((p, n) -> assertThat(n).isEqualTo(2L));
+    }
+
+    @Test
+    void spatialCropsDeliverEachUniformClipThreeTimesInARowDecodedOnceTheMiddleTheCentreCrop() throws IOException {
+        // The 10x3-view test recipe, smaller: 2 uniform clips a video, 3 crops each, batches of 4 (so a clip's crops
+        // straddle batches). A 128 short side gives the 112 crops room to move along the long side.
+        Dataset dataset = Dataset.open(demo);
+        LoaderOptions centre = LoaderOptions.builder().order(7, false, 1).batch(4, false, BatchLayout.NTHWC)
+                .size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 128)
+                .clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, 1.0).build();
+        LoaderOptions crops = centre.toBuilder().spatialCrops(3).build();
+        assertThat(crops.clipsPerVideo()).isEqualTo(6);
+        List<ClipInfo> plainClips = new ArrayList<>();
+        List<byte[]> plain = clipPixels(dataset, centre, plainClips, null);
+        List<ClipInfo> croppedClips = new ArrayList<>();
+        long[] decodedFrames = new long[2];
+        List<byte[]> cropped = clipPixels(dataset, crops, croppedClips, decodedFrames);
+        clipPixels(dataset, centre, new ArrayList<>(), decodedFrames);
+        assertThat(plainClips).hasSize(12);
+        assertThat(croppedClips).hasSize(36);
+        assertThat(decodedFrames[0]).as("frames decoded with three crops a clip, and with one").isEqualTo(decodedFrames[1]);
+        for (int i = 0; i < plainClips.size(); i++) {
+            for (int crop = 0; crop < 3; crop++) {
+                ClipInfo c = croppedClips.get(3 * i + crop);
+                assertThat(c.path()).isEqualTo(plainClips.get(i).path());
+                assertThat(c.frameTimestampsSeconds()).isEqualTo(plainClips.get(i).frameTimestampsSeconds());
+            }
+            assertThat(cropped.get(3 * i + 1)).as("clip %d's middle crop", i).isEqualTo(plain.get(i));
+            assertThat(cropped.get(3 * i)).as("clip %d's first crop", i).isNotEqualTo(plain.get(i));
+            assertThat(cropped.get(3 * i + 2)).as("clip %d's last crop", i).isNotEqualTo(cropped.get(3 * i));
+        }
+    }
+
+    /** Each clip's pixels and info, in order; the loader's decoded frames added at {@code decodedFrames[n]}. */
+    private static List<byte[]> clipPixels(Dataset dataset, LoaderOptions options, List<ClipInfo> infos,
+                                           long[] decodedFrames) {
+        List<byte[]> out = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    long clipBytes = batch.data().byteSize() / batch.clipCount();
+                    for (int i = 0; i < batch.clipCount(); i++) {
+                        out.add(batch.data().asSlice(i * clipBytes, clipBytes).toArray(ValueLayout.JAVA_BYTE));
+                    }
+                    infos.addAll(batch.clips());
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+            if (decodedFrames != null) {
+                decodedFrames[decodedFrames[0] == 0 ? 0 : 1] = loader.decodedFrames();
+            }
+        }
+        return out;
     }
 
     @Test

@@ -39,6 +39,7 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
                     ? sampler.clipStarts(task.entry(), info.durationSeconds(), clipSeconds, task.epoch(), task.index())
                     : ClipStartBudget.draw(sampler, task.entry(), video, info.durationSeconds(), clipSeconds,
                             task.epoch(), task.index(), budget).startsSeconds();
+            starts = options.size().cropsOf(starts);
             if (task.firstClip() > 0) {
                 // Resumed inside this video: its first clips were delivered before the state was taken.
                 starts = java.util.Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);

@@ -55,6 +55,6 @@ public final class VideoFront {
      * which skip the clips a resumed run delivered before).
      */
     public static Resize resize(LoaderOptions options, VideoTask task, int clip) {
-        return options.resize(LoaderFront.cropSeed(options, task.epoch(), task.index(), task.firstClip() + clip));
+        return LoaderFront.resize(options, task.epoch(), task.index(), task.firstClip() + clip);
     }
 }
