@@ -61,6 +61,8 @@ final class LoaderOptionsMixin {
     @Option(names = "--spatial-crops", paramLabel = "N") int spatialCrops;
     @Option(names = "--batch") int batch;
     @Option(names = "--clips-per-video") int clipsPerVideo;
+    @Option(names = "--clip-starts", paramLabel = "MODE") String clipStarts;
+    @Option(names = "--window-step", paramLabel = "SECONDS") double windowStep;
     @Option(names = "--layout") BatchLayout layout;
     @Option(names = "--seed") long seed;
     @Option(names = "--decoder-threads") int decoderThreads;
@@ -113,8 +115,10 @@ final class LoaderOptionsMixin {
             LoaderOptions.Clip c = o.clip();
             b.clip(new LoaderOptions.Clip(given.test("--frames") ? frames : c.frames(),
                     given.test("--stride") ? stride : c.strideFrames(),
-                    given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(), c.starts(),
-                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(), c.windowStepSeconds(),
+                    given.test("--fps") && fps != null ? fps : c.resampleFps(), c.pastEnd(),
+                    given.test("--clip-starts") ? clipStartsMode(command) : c.starts(),
+                    given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(),
+                    given.test("--window-step") ? windowStep : c.windowStepSeconds(),
                     maxLeadFrames(c), clipWindow(c)));
             LoaderOptions.Size z = o.size();
             int[] wh = given.test("--size") ? parseSize(command, size) : new int[] {z.width(), z.height()};
@@ -200,6 +204,8 @@ final class LoaderOptionsMixin {
             case "--spatial-crops" -> Integer.toString(d.size().spatialCrops());
             case "--batch" -> Integer.toString(d.batch().size());
             case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
+            case "--clip-starts" -> d.clip().starts().name().toLowerCase(java.util.Locale.ROOT);
+            case "--window-step" -> Double.toString(d.clip().windowStepSeconds());
             case "--layout" -> d.batch().layout().name();
             case "--seed" -> Long.toString(d.sampling().seed());
             case "--decoder-threads" -> Integer.toString(d.decode().threads());
@@ -248,9 +254,19 @@ final class LoaderOptionsMixin {
         Resize.Mode mode = RESIZE_NAMES.get(resize);
         if (mode == null) {
             throw new ParameterException(spec.commandLine(),
-                    "--resize: " + resize + " (expected: center-crop, random-crop or stretch)");
+                    "--resize: " + resize + " (expected: center-crop, random-crop, random-resized-crop or stretch)");
         }
         return mode;
+    }
+
+    private LoaderOptions.ClipStarts clipStartsMode(CommandSpec spec) {
+        for (LoaderOptions.ClipStarts mode : LoaderOptions.ClipStarts.values()) {
+            if (mode.name().equalsIgnoreCase(clipStarts)) {
+                return mode;
+            }
+        }
+        throw new ParameterException(spec.commandLine(),
+                "--clip-starts: " + clipStarts + " (expected: random, uniform or windows)");
     }
 
     private PipelineConfig concurrencyOverrides(CommandSpec spec) {

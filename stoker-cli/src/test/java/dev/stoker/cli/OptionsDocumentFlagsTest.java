@@ -90,6 +90,19 @@ class OptionsDocumentFlagsTest {
                         LoaderOptions.Size.DEFAULT_AREA_MIN, 3));
         assertThat(LoaderOptions.fromJson(run.out()).clipsPerVideo()).as("one start, three crops").isEqualTo(3);
 
+        run = CliRun.stoker("options", "--spatial-crops", "3", "--clip-starts", "uniform", "--clips-per-video", "10");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        LoaderOptions views = LoaderOptions.fromJson(run.out());
+        assertThat(views.clip().starts()).isEqualTo(LoaderOptions.ClipStarts.UNIFORM);
+        assertThat(views.clipsPerVideo()).as("the 10x3 views").isEqualTo(30);
+        run = CliRun.stoker("options", "--clip-starts", "windows", "--window-step", "0.5");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out()).clip().windowStepSeconds()).isEqualTo(0.5);
+        run = CliRun.stoker("options", "--clip-starts", "dense");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines().getFirst()).startsWith("stoker options: --clip-starts: dense (expected: random, uniform or"
+                + " windows)");
+
         run = CliRun.stoker("options", "--spatial-crops", "3", "--resize", "random-crop");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst()).isEqualTo("stoker options: spatialCrops: 3 with resize mode"
