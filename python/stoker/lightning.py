@@ -4,6 +4,10 @@
                          train_options=dict(crop="random", short_side_max=160, flip=True))   # augment training only
     trainer.fit(model, datamodule=dm)                # training_step(batch, i): batch.video, batch.label
 
+    dm = VideoDataModule("data/train", test="data/test", batch_size=8, frames=16,   # 10 clips x 3 crops a video
+                         test_options=dict(clip_starts="uniform", clips_per_video=10, short_side=128, spatial_crops=3))
+    trainer.test(model, datamodule=dm)               # test_step(batch, i): average a video's views by batch.paths
+
 Rank, world size and epoch come from the trainer. The loader's place is part of Lightning's checkpoints
 (``state_dict``/``load_state_dict``): ``trainer.fit(..., ckpt_path=...)`` from a checkpoint saved mid-epoch
 continues with exactly the clips the uninterrupted run would have trained on next.
@@ -31,27 +35,29 @@ _LIGHTNING_PREFETCH = 1
 
 
 class VideoDataModule(LightningDataModule):
-    """Train (and validation) batches from Stoker's ``VideoLoader``, one per dataset: ``train`` and ``val`` are what
-    ``VideoLoader`` takes (a folder ``ROOT/<class>/<video>``, a CSV manifest, a shard folder, ``s3://…``), and every
-    other keyword argument goes to both loaders as given (``VideoLoader(dataset, **options)``). ``train_options`` and
-    ``val_options`` are keyword arguments for one loader only, laid over the shared ones: training augmentations
-    (``crop="random"``, ``short_side_max``, ``flip``) belong in ``train_options``, so that validation sees the clips
-    as they are.
+    """Train, validation and test batches from Stoker's ``VideoLoader``, one per dataset: ``train``, ``val`` and
+    ``test`` are what ``VideoLoader`` takes (a folder ``ROOT/<class>/<video>``, a CSV manifest, a shard folder,
+    ``s3://…``), and every other keyword argument goes to each loader as given (``VideoLoader(dataset, **options)``).
+    ``train_options``, ``val_options`` and ``test_options`` are keyword arguments for one loader only, laid over the
+    shared ones: training augmentations (``crop="random"``, ``short_side_max``, ``flip``) belong in
+    ``train_options``, so that validation sees the clips as they are; multi-view testing (``clip_starts="uniform"``,
+    ``clips_per_video=10``, ``spatial_crops=3``) in ``test_options``.
 
     ``rank`` and ``world_size`` are the trainer's (``global_rank``, ``world_size``); each training epoch is the
-    trainer's ``current_epoch`` (``set_epoch``); validation always runs the same clips (its epoch 0). ``hold`` is
-    at least 1 (see ``_LIGHTNING_PREFETCH``): Lightning fetches one batch ahead.
+    trainer's ``current_epoch`` (``set_epoch``); validation and test always run the same clips (their loader's epoch
+    0). ``hold`` is at least 1 (see ``_LIGHTNING_PREFETCH``): Lightning fetches one batch ahead.
     """
 
-    def __init__(self, train, val=None, *, train_options: Optional[Dict[str, Any]] = None,
-                 val_options: Optional[Dict[str, Any]] = None, **options: Any):
+    def __init__(self, train, val=None, test=None, *, train_options: Optional[Dict[str, Any]] = None,
+                 val_options: Optional[Dict[str, Any]] = None, test_options: Optional[Dict[str, Any]] = None,
+                 **options: Any):
         super().__init__()
-        for name, given in (("train_options", train_options), ("val_options", val_options)):
+        self._split_options = {}
+        for split, given in (("train", train_options), ("val", val_options), ("test", test_options)):
             if given is not None and not isinstance(given, Mapping):
-                raise TypeError(f"{name}={given!r}: expected a dict of VideoLoader keyword arguments")
-        self._split_options = {"train": dict(train_options or {}), "val": dict(val_options or {})}
-        for split, given in (("", options), ("train_options", self._split_options["train"]),
-                             ("val_options", self._split_options["val"])):
+                raise TypeError(f"{split}_options={given!r}: expected a dict of VideoLoader keyword arguments")
+            self._split_options[split] = dict(given or {})
+        for split, given in (("", options), *((f"{s}_options", o) for s, o in self._split_options.items())):
             where = f" (in {split})" if split else ""
             for name in ("rank", "world_size"):
                 if name in given:
@@ -61,7 +67,7 @@ class VideoDataModule(LightningDataModule):
             if isinstance(hold, int) and not isinstance(hold, bool) and hold < _LIGHTNING_PREFETCH:
                 raise ValueError(f"hold={hold}{where}: expected {_LIGHTNING_PREFETCH} or more (Lightning takes the next "
                                  f"batch before training on this one, which would release this one's memory)")
-        self._sources = {"train": train, "val": val}
+        self._sources = {"train": train, "val": val, "test": test}
         self._options = options
         self._loaders: Dict[str, VideoLoader] = {}
         self._trained: Optional[dict] = None   # {"epoch", "batches", "state"} after the last batch trained on
@@ -90,9 +96,15 @@ class VideoDataModule(LightningDataModule):
         return _TrainBatches(self, self._loader("train"))
 
     def val_dataloader(self) -> Any:
-        if self._sources["val"] is None:
+        return self._fixed("val")
+
+    def test_dataloader(self) -> Any:
+        return self._fixed("test")
+
+    def _fixed(self, split: str) -> Any:
+        if self._sources[split] is None:
             return []
-        return _ValBatches(self._loader("val"))
+        return _FixedBatches(self._loader(split))
 
     def teardown(self, stage: str) -> None:
         """Stops the loaders' JVMs (a later fit starts them again)."""
@@ -170,8 +182,8 @@ class _TrainBatches:
         yield from loader
 
 
-class _ValBatches:
-    """The validation set, the same clips each time (epoch 0 of its loader)."""
+class _FixedBatches:
+    """A validation or test set, the same clips each time (epoch 0 of its loader)."""
 
     def __init__(self, loader: VideoLoader):
         self._loader = loader

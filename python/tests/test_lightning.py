@@ -136,3 +136,37 @@ def test_train_options_augment_training_only_and_validation_sees_the_plain_clips
         VideoDataModule(dataset, train_options=dict(hold=0))
     with pytest.raises(TypeError, match=r"train_options=\['flip'\]: expected a dict of VideoLoader keyword arguments"):
         VideoDataModule(dataset, train_options=["flip"])
+
+
+class ViewAverager(TinyClassifier):
+    """Averages each video's predictions over its test views, as multi-view testing does, keeping every clip."""
+
+    def __init__(self):
+        super().__init__()
+        self.tested = []
+        self.views = {}
+
+    def test_step(self, batch, batch_idx):
+        for path, start, video, logits in zip(batch.paths, batch.start_seconds, batch.video, self(batch.video)):
+            self.tested.append((path, start, video.clone()))
+            self.views.setdefault(path, []).append(logits.softmax(0))
+
+
+def test_test_options_give_trainer_test_each_uniform_clips_three_spatial_crops(dataset):
+    views = dict(clip_starts="uniform", clips_per_video=2, short_side=48)
+    model = ViewAverager()
+    module = VideoDataModule(dataset, test=dataset, test_options=dict(views, spatial_crops=3), **OPTIONS)
+    trainer(enable_checkpointing=False).test(model, datamodule=module)
+    with VideoLoader(dataset, **OPTIONS, **views) as loader:
+        loader.set_epoch(0)
+        plain = [(p, s, v.clone()) for batch in loader for p, s, v in zip(batch.paths, batch.start_seconds, batch.video)]
+    assert len(plain) == 16 and len(model.tested) == 3 * len(plain)
+    for i, (path, start, centre) in enumerate(plain):
+        crops = model.tested[3 * i:3 * i + 3]
+        assert [(p, s) for p, s, _ in crops] == [(path, start)] * 3
+        assert torch.equal(crops[1][2], centre), f"{path}@{start}: the middle view is the plain centre crop"
+    assert sorted(len(v) for v in model.views.values()) == [6] * 8, "2 clips x 3 crops of each of the 8 videos"
+    averaged = {path: torch.stack(v).mean(0) for path, v in model.views.items()}
+    assert all(abs(float(p.sum()) - 1) < 1e-5 for p in averaged.values())
+    with pytest.raises(TypeError, match=r"test_options=3: expected a dict of VideoLoader keyword arguments"):
+        VideoDataModule(dataset, test_options=3)
