@@ -39,10 +39,19 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                     'x-python': 'past_end',
                                                     'default': 'SHIFT'},
                                         'starts': {'type': 'string',
-                                                   'enum': ['RANDOM', 'UNIFORM', 'WINDOWS'],
+                                                   'enum': ['RANDOM',
+                                                            'UNIFORM',
+                                                            'WINDOWS',
+                                                            'SEGMENTS',
+                                                            'RANDOM_SEGMENTS'],
                                                    'description': 'How clip starts are chosen in a video: random '
-                                                                  '(seeded), uniform, or sliding windows.',
+                                                                  '(seeded), uniform, or sliding windows; or '
+                                                                  'segments (one clip a video, a frame from each of '
+                                                                  'clip.frames equal segments of it: their middle '
+                                                                  "frames, or seeded random ones, TSN's training "
+                                                                  'sampling).',
                                                    'x-python': 'clip_starts',
+                                                   'x-aliases': {'random-segments': 'RANDOM_SEGMENTS'},
                                                    'default': 'RANDOM'},
                                         'clipsPerVideo': {'type': 'integer',
                                                           'description': 'Clips drawn from each video per epoch.',
@@ -369,8 +378,8 @@ class LoaderOptionArgs(TypedDict, total=False):
     """When above 0, a clip is its frames resampled to this frame rate by timestamp instead of strided. Default: 0.0."""
     past_end: Literal['SHIFT', 'REPEAT_LAST', 'SKIP']
     """What a clip running past the end of its video does. Default: 'SHIFT'."""
-    clip_starts: Literal['RANDOM', 'UNIFORM', 'WINDOWS']
-    """How clip starts are chosen in a video: random (seeded), uniform, or sliding windows. Default: 'RANDOM'."""
+    clip_starts: Literal['RANDOM', 'UNIFORM', 'WINDOWS', 'SEGMENTS', 'RANDOM_SEGMENTS', 'random-segments']
+    """How clip starts are chosen in a video: random (seeded), uniform, or sliding windows; or segments (one clip a video, a frame from each of clip.frames equal segments of it: their middle frames, or seeded random ones, TSN's training sampling). Default: 'RANDOM'."""
     clips_per_video: int
     """Clips drawn from each video per epoch. Default: 1."""
     window_step_seconds: float

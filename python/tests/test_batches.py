@@ -153,6 +153,23 @@ def test_spatial_crops_deliver_each_clip_three_times_in_a_row_the_middle_its_cen
         epoch(spatial_crops=3, crop="random")
 
 
+def test_segments_spread_a_clip_over_each_video_and_random_segments_draw_anew_each_epoch(dataset):
+    def epochs(starts):
+        with VideoLoader(dataset, batch_size=4, frames=8, size=48, seed=4, epochs=2, shuffle=False,
+                         clip_starts=starts) as loader:
+            return [(p, tuple(f)) for batch in loader for p, f in zip(batch.paths, batch.frame_seconds)]
+
+    middles, drawn = epochs("segments"), epochs("random-segments")
+    assert len(middles) == len(drawn) == 16, "one clip a video an epoch"
+    half = len(middles) // 2
+    assert middles[:half] == middles[half:], "the middle frames are the same each epoch"
+    assert drawn[:half] != middles[:half] and drawn[:half] != drawn[half:], "random frames, drawn anew each epoch"
+    for path, frames in middles + drawn:
+        assert len(frames) == 8 and list(frames) == sorted(frames), path
+    with pytest.raises(ValueError, match=r"starts: SEGMENTS with clipsPerVideo 2 \(expected: no window"):
+        VideoLoader(dataset, clip_starts="segments", clips_per_video=2)
+
+
 def test_set_epoch_jumps_to_that_epochs_batches(dataset):
     with VideoLoader(dataset, batch_size=4, frames=4, seed=2) as loader:
         epochs = [take(loader) for _ in range(3)]

@@ -261,12 +261,12 @@ final class LoaderOptionsMixin {
 
     private LoaderOptions.ClipStarts clipStartsMode(CommandSpec spec) {
         for (LoaderOptions.ClipStarts mode : LoaderOptions.ClipStarts.values()) {
-            if (mode.name().equalsIgnoreCase(clipStarts)) {
+            if (mode.name().replace('_', '-').equalsIgnoreCase(clipStarts.replace('_', '-'))) {
                 return mode;
             }
         }
         throw new ParameterException(spec.commandLine(),
-                "--clip-starts: " + clipStarts + " (expected: random, uniform or windows)");
+                "--clip-starts: " + clipStarts + " (expected: random, uniform, windows, segments or random-segments)");
     }
 
     private PipelineConfig concurrencyOverrides(CommandSpec spec) {

@@ -100,8 +100,14 @@ class OptionsDocumentFlagsTest {
         assertThat(LoaderOptions.fromJson(run.out()).clip().windowStepSeconds()).isEqualTo(0.5);
         run = CliRun.stoker("options", "--clip-starts", "dense");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.errLines().getFirst()).startsWith("stoker options: --clip-starts: dense (expected: random, uniform or"
-                + " windows)");
+        assertThat(run.errLines().getFirst()).startsWith("stoker options: --clip-starts: dense (expected: random, uniform,"
+                + " windows, segments or random-segments)");
+        run = CliRun.stoker("options", "--clip-starts", "random-segments", "--frames", "8");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(LoaderOptions.fromJson(run.out()).clip().starts()).isEqualTo(LoaderOptions.ClipStarts.RANDOM_SEGMENTS);
+        run = CliRun.stoker("options", "--clip-starts", "segments", "--clips-per-video", "2");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines().getFirst()).startsWith("stoker options: starts: SEGMENTS with clipsPerVideo 2 (expected:");
 
         run = CliRun.stoker("options", "--spatial-crops", "3", "--resize", "random-crop");
         assertThat(run.exitCode()).isEqualTo(2);

@@ -50,7 +50,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
             for (int i = 0; i < starts.length; i++) {
                 DeviceBufferPool.Buffer buffer = clipBuffers.acquireInStage();
                 buffers.add(buffer);
-                targets.add(new DeviceClipDecoder.Target(options.clip().at(starts[i]), VideoFront.resize(options, task, i),
+                targets.add(new DeviceClipDecoder.Target(VideoFront.clip(options, task, i, starts[i]), VideoFront.resize(options, task, i),
                         buffer.pointer(), buffer.byteSize()));
             }
             DeviceClipDecoder.Decoded decoded = decoding.decode(opened.video(), targets);

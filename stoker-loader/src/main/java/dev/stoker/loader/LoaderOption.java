@@ -20,7 +20,10 @@ public enum LoaderOption {
             "When above 0, a clip is its frames resampled to this frame rate by timestamp instead of strided."),
     PAST_END("clip.pastEnd", "past_end", null, null, "What a clip running past the end of its video does."),
     CLIP_STARTS("clip.starts", "clip_starts", null, null,
-            "How clip starts are chosen in a video: random (seeded), uniform, or sliding windows."),
+            "How clip starts are chosen in a video: random (seeded), uniform, or sliding windows; or segments (one clip a"
+                    + " video, a frame from each of clip.frames equal segments of it: their middle frames, or seeded random"
+                    + " ones, TSN's training sampling).",
+            List.of(), Map.of("random-segments", "RANDOM_SEGMENTS")),
     CLIPS_PER_VIDEO("clip.clipsPerVideo", "clips_per_video", 1, null, "Clips drawn from each video per epoch."),
     WINDOW_STEP_SECONDS("clip.windowStepSeconds", "window_step_seconds", 0, null,
             "Seconds between window starts when clip.starts is WINDOWS (above 0 then)."),

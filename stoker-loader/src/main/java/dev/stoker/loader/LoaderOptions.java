@@ -65,8 +65,19 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             null,
             null);
 
-    /** How clip starts are chosen in a video. */
-    public enum ClipStarts { RANDOM, UNIFORM, WINDOWS }
+    /**
+     * How clip starts are chosen in a video: {@code clipsPerVideo} random or evenly spaced starts, every window, or one
+     * clip a video whose frames are one from each of {@code frames} equal segments of the video (TSN's sampling: each
+     * segment's middle frame, or a seeded random one of it).
+     */
+    public enum ClipStarts {
+        RANDOM, UNIFORM, WINDOWS, SEGMENTS, RANDOM_SEGMENTS;
+
+        /** Whether a clip is a video's segments (one clip a video, its frames spread over all of it). */
+        public boolean segments() {
+            return this == SEGMENTS || this == RANDOM_SEGMENTS;
+        }
+    }
 
     /**
      * @param frames            frames per clip (T)
@@ -74,7 +85,8 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param resampleFps       when {@code > 0}, clips are {@code frames} frames resampled to this frame rate by
      *                          timestamp instead of strided
      * @param pastEnd           what a clip running past the video's end does
-     * @param starts            random, uniform or windows
+     * @param starts            random, uniform, windows, or segments (one clip a video: a frame of each of
+     *                          {@code frames} equal segments, their middle or a seeded random one; the stride unused)
      * @param clipsPerVideo     clips drawn from each video per epoch
      * @param windowStepSeconds step between windows for {@link ClipStarts#WINDOWS}
      * @param maxLeadFrames     a decode budget: clips start only at frames whose decode lead (frames between the
@@ -105,6 +117,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             }
             Objects.requireNonNull(pastEnd, "pastEnd");
             Objects.requireNonNull(starts, "starts");
+            if (windowStepSeconds < 0 || Double.isNaN(windowStepSeconds)) {
+                throw new InvalidValueException("windowStepSeconds", windowStepSeconds, "0+; above 0 for window sampling");
+            }
             if (starts == ClipStarts.WINDOWS && !(windowStepSeconds > 0)) {
                 throw new IllegalArgumentException("windowStepSeconds: " + windowStepSeconds + " (expected: > 0 for window sampling)");
             }
@@ -115,6 +130,15 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             if (maxLeadFrames >= 0 && starts == ClipStarts.WINDOWS && window == null) {
                 throw new InvalidValueException("maxLeadFrames", maxLeadFrames + " with WINDOWS starts",
                         "-1; windows take every step");
+            }
+            if (starts.segments()) {
+                if (window != null || maxLeadFrames >= 0 || clipsPerVideo != 1 || resampleFps > 0) {
+                    throw new InvalidValueException("starts", starts + (window != null ? " with clip window " + window
+                            : maxLeadFrames >= 0 ? " with maxLeadFrames " + maxLeadFrames
+                            : clipsPerVideo != 1 ? " with clipsPerVideo " + clipsPerVideo : " with resampleFps " + resampleFps),
+                            "no window, no decode budget, 1 clip a video and no resampling; a video's segments are its one"
+                                    + " clip");
+                }
             }
             if (window != null) {
                 if (maxLeadFrames >= 0) {
@@ -132,8 +156,20 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             }
         }
 
-        /** The clip starting at {@code startSeconds}. */
+        /** The clip starting at {@code startSeconds} (segments: to the video's end, their middle frames). */
         public ClipSpec at(double startSeconds) {
+            return at(startSeconds, Double.POSITIVE_INFINITY, 0);
+        }
+
+        /**
+         * The clip starting at {@code startSeconds}; segments span to {@code endSeconds} (infinite: the video's end) and
+         * draw their random frames from {@code seed}.
+         */
+        public ClipSpec at(double startSeconds, double endSeconds, long seed) {
+            if (starts.segments()) {
+                return ClipSpec.segments(startSeconds, endSeconds, frames, starts == ClipStarts.RANDOM_SEGMENTS, seed)
+                        .withPastEnd(pastEnd);
+            }
             if (window != null) {
                 return ClipSpec.linspace(startSeconds, window.durationSeconds(), frames).withPastEnd(pastEnd);
             }
@@ -396,6 +432,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             case RANDOM -> ClipSampler.random(clip.clipsPerVideo(), sampling.seed());
             case UNIFORM -> ClipSampler.uniform(clip.clipsPerVideo());
             case WINDOWS -> ClipSampler.windows(clip.windowStepSeconds());
+            case SEGMENTS, RANDOM_SEGMENTS -> ClipSampler.fixed(0);   // the entry's start; the clip spans the rest
         };
     }
 

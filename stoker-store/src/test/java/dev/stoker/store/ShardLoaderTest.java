@@ -23,6 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -38,14 +39,16 @@ class ShardLoaderTest {
         return LoaderOptions.builder().clip(8, 2).batch(2, false, BatchLayout.NCTHW).order(7, true, 1).build();
     }
 
-    @Test
-    void shardBatchesMatchVideoLoaderBatches() throws IOException {
+    @ParameterizedTest(name = "{0} starts")
+    @EnumSource(value = LoaderOptions.ClipStarts.class, names = {"RANDOM", "RANDOM_SEGMENTS"})
+    void shardBatchesMatchVideoLoaderBatches(LoaderOptions.ClipStarts starts) throws IOException {
         // The epoch orders differ (shards are the sampler's groups, files are VideoLoader's), the clips do not:
-        // each sample gets the clip its source video gets in the same epoch.
+        // each sample gets the clip its source video gets in the same epoch (random segments: the same frames drawn).
         DemoSource.ingest(dest, IngestOptions.VIDEO);
+        LoaderOptions options = options().toBuilder().clipStarts(starts, 1, 1.0).build();
         Map<Path, ClipInfo> fromSource = new HashMap<>();
         List<long[]> shapes = new ArrayList<>();
-        try (VideoLoader loader = VideoLoader.open(DemoSource.dataset(), options())) {
+        try (VideoLoader loader = VideoLoader.open(DemoSource.dataset(), options)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
                     batch.clips().forEach(c -> fromSource.put(c.path().toAbsolutePath().normalize(), c));
@@ -54,7 +57,7 @@ class ShardLoaderTest {
             }
         }
         List<ClipInfo> fromShards = new ArrayList<>();
-        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options())) {
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options)) {
             int b = 0;
             for (ClipBatch batch : loader) {
                 try (batch) {

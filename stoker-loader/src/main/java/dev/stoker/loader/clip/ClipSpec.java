@@ -6,7 +6,7 @@ import java.util.Objects;
  * Which frames of a video make a clip. Time {@code startSeconds} counts from the video's first
  * frame; the clip's first frame is the first frame whose presentation time is at or after it.
  */
-public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, ClipSpec.Linspace {
+public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, ClipSpec.Linspace, ClipSpec.Segments {
 
     double startSeconds();
 
@@ -41,6 +41,18 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      */
     static Linspace linspace(double startSeconds, double durationSeconds, int frames) {
         return new Linspace(startSeconds, durationSeconds, frames, PastEndPolicy.REPEAT_LAST);
+    }
+
+    /**
+     * One frame from each of {@code frames} equal segments of the frames shown in {@code [startSeconds, endSeconds)}
+     * ({@code endSeconds} infinite: to the video's end): TSN's sampling, which TSM and VideoMAE's Something-Something
+     * recipe train with. Of the {@code n} frames, segment k holds frames {@code floor(k n / frames)} up to
+     * {@code floor((k + 1) n / frames)}; it gives its middle frame ({@code floor((2k + 1) n / (2 frames))}, the test
+     * sampling), or with {@code random} one drawn uniformly from {@code seed} (the training sampling). Fewer frames than
+     * segments repeat frames, still in order.
+     */
+    static Segments segments(double startSeconds, double endSeconds, int frames, boolean random, long seed) {
+        return new Segments(startSeconds, endSeconds, frames, random, seed, PastEndPolicy.REPEAT_LAST);
     }
 
     /** Frame-sequence sampling: {@code frames} frames with {@code strideFrames} between them. */
@@ -117,6 +129,35 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
         @Override
         public Linspace withPastEnd(PastEndPolicy policy) {
             return new Linspace(startSeconds, durationSeconds, frames, policy);
+        }
+    }
+
+    /**
+     * A range's frames, one from each of {@code frames} equal segments ({@link #segments}). A range with no frame takes
+     * the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
+     */
+    record Segments(double startSeconds, double endSeconds, int frames, boolean random, long seed, PastEndPolicy pastEnd)
+            implements ClipSpec {
+        public Segments {
+            requireStart(startSeconds);
+            if (!(endSeconds > startSeconds)) {
+                throw new IllegalArgumentException("endSeconds: " + endSeconds + " (expected: above startSeconds, "
+                        + startSeconds + "; infinite for the video's end)");
+            }
+            if (frames < 1) {
+                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
+            }
+            Objects.requireNonNull(pastEnd, "pastEnd");
+        }
+
+        @Override
+        public int frameCount() {
+            return frames;
+        }
+
+        @Override
+        public Segments withPastEnd(PastEndPolicy policy) {
+            return new Segments(startSeconds, endSeconds, frames, random, seed, policy);
         }
     }
 

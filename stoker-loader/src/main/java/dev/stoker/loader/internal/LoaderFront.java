@@ -2,6 +2,7 @@ package dev.stoker.loader.internal;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.ResumeTracker;
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
@@ -58,7 +59,29 @@ public final class LoaderFront {
      * from {@link #cropSeed}, its spatial crop (with {@code size.spatialCrops}) from its ordinal.
      */
     public static Resize resize(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
-        return options.size().resize(cropSeed(options, epoch, videoIndex, clipOrdinal), clipOrdinal);
+        return options.size().resize(cropSeed(options, epoch, videoIndex, startOrdinal(options, clipOrdinal)), clipOrdinal);
+    }
+
+    /**
+     * The ordinal of the clip start that clip {@code clipOrdinal} is cut from: the seeds are the start's, so that a
+     * start's spatial crops share its frames, its jittered scale and its mirror, and differ only in where they cut.
+     */
+    private static int startOrdinal(LoaderOptions options, int clipOrdinal) {
+        return clipOrdinal / options.size().spatialCrops();
+    }
+
+    /**
+     * Clip {@code clipOrdinal} of the video at {@code videoIndex} in {@code epoch}, starting at {@code startSeconds}:
+     * its frames as {@code clip} options select them, segments spanning to {@code endSeconds} (infinite: the video's
+     * end) with their random frames drawn from a seed that, like the crop's, is a pure function of (seed, epoch,
+     * video, clip), so that shards, resumes and child JVMs pick the same frames.
+     */
+    public static ClipSpec clip(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal, double startSeconds,
+                                double endSeconds) {
+        // Not the crop seed itself: the frame draws would then repeat the framing's draws.
+        long seed = Long.rotateLeft(cropSeed(options, epoch, videoIndex, startOrdinal(options, clipOrdinal)), 29)
+                ^ 0x5E6D_E275_C1A5_5EEDL;
+        return options.clip().at(startSeconds, endSeconds, seed);
     }
 
     /**

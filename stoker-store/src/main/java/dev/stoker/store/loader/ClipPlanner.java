@@ -63,6 +63,12 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         return specs;
     }
 
+    /** The frames of clip {@code clip} (its ordinal among the sample's clips this epoch), from {@code start}: the video loader's. */
+    ClipSpec clip(SampleTask task, int clip, double start) {
+        // A shard holds its source's range alone (ingest cut it), so segments run to the stored frames' end.
+        return LoaderFront.clip(options, task.epoch(), task.sample().sourceIndex(), clip, start, Double.POSITIVE_INFINITY);
+    }
+
     /** The resize of clip {@code clip} (its ordinal among the sample's clips this epoch): the video loader's. */
     Resize resize(SampleTask task, int clip) {
         return LoaderFront.resize(options, task.epoch(), task.sample().sourceIndex(), clip);

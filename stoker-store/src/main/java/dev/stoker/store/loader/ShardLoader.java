@@ -147,7 +147,8 @@ public final class ShardLoader extends HostBatchLoader {
         long workingSet = 0;
         if (dataset.blockCache() != null) {
             // The decoders of one batch must find room in the cache whatever the read-ahead holds.
-            int samplesPerBatch = (options.batch().size() + options.clipsPerVideo() - 1) / options.clipsPerVideo();
+            // A batch that starts inside a sample's clips spans one sample more than its clips fill.
+            int samplesPerBatch = (options.batch().size() + 2 * options.clipsPerVideo() - 2) / options.clipsPerVideo();
             dataset.blockCache().requireRoomForBatch(samplesPerBatch, dataset.maxSamplePayloadBytes());
             workingSet = dataset.blockCache().batchWorkingSetBytes(samplesPerBatch, dataset.maxSamplePayloadBytes());
         }
@@ -248,7 +249,7 @@ public final class ShardLoader extends HostBatchLoader {
         List<ClipSpec> specs = new ArrayList<>(count);
         List<Resize> resizes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            specs.add(options.clip().at(planned.clipStarts()[i]));
+            specs.add(planner.clip(task, task.firstClip() + i, planned.clipStarts()[i]));
             resizes.add(planner.resize(task, task.firstClip() + i));
         }
         Runnable readDone = ahead.beforeRead(task.draw());

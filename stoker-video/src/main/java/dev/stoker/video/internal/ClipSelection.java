@@ -8,6 +8,7 @@ import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
+import java.util.SplittableRandom;
 
 /**
  * The frames a {@link ClipSpec} selects in a video, slot by slot, after its past-end policy: exactly what
@@ -47,6 +48,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
             case ClipSpec.Strided strided -> strided(video, strided);
             case ClipSpec.Resampled resampled -> resampled(video, resampled);
             case ClipSpec.Linspace linspace -> linspace(video, linspace);
+            case ClipSpec.Segments segments -> segments(video, segments);
         };
     }
 
@@ -149,6 +151,39 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
                 frames[k] = end - 1;
                 repeated++;
             }
+        }
+        return new ClipSelection(frames, shifted, repeated);
+    }
+
+    private static ClipSelection segments(Frames video, ClipSpec.Segments spec) {
+        int n = video.frameCount();
+        int first = firstAtOrAfter(video, spec.startSeconds());
+        int end = Double.isInfinite(spec.endSeconds()) ? n : firstAtOrAfter(video, spec.endSeconds());
+        boolean shifted = false;
+        if (end <= first) {
+            if (spec.pastEnd() == PastEndPolicy.SKIP) {
+                throw outOfRange(video, spec, "has no frame in [" + spec.startSeconds() + ", " + spec.endSeconds() + ") s");
+            }
+            shifted = first > n - 1;
+            first = Math.min(first, n - 1);
+            end = first + 1;
+        }
+        long shown = end - first;
+        int k = spec.frames();
+        SplittableRandom random = spec.random() ? new SplittableRandom(spec.seed()) : null;
+        int[] frames = new int[k];
+        int repeated = 0;
+        for (int segment = 0; segment < k; segment++) {
+            long from = segment * shown / k;
+            long to = (segment + 1) * shown / k;
+            long pick;
+            if (to <= from) {
+                pick = Math.min(from, shown - 1);   // more segments than frames: this one repeats a frame
+                repeated++;
+            } else {
+                pick = random != null ? from + random.nextLong(to - from) : (2L * segment + 1) * shown / (2L * k);
+            }
+            frames[segment] = first + (int) pick;
         }
         return new ClipSelection(frames, shifted, repeated);
     }

@@ -88,10 +88,13 @@ class VideoLoaderExactResumeTest {
     @Test
     void resumingInEveryClipSamplingModeContinuesExactly() {
         // A decode budget; 4 clips a video under one (batch 1 ends inside the first video's clips); SPDL's example's
-        // clip window (random crops kept, so that its fixed clips still differ from epoch to epoch).
+        // clip window (random crops kept, so that its fixed clips still differ from epoch to epoch); random segments
+        // (their frames drawn from each clip's seed).
         assertResumesExactly(ResumeChild.options().toBuilder().maxLeadFrames(8).build(), 1, 4);
         assertResumesExactly(ResumeChild.options().toBuilder().order(9, true, 1).batch(3, false, BatchLayout.NTHWC)
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1.0).maxLeadFrames(0).build(), 1, 5);
+        assertResumesExactly(ResumeChild.options().toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0)
+                .build(), 1, 4);
         assertResumesExactly(Workload.SPDL_EXAMPLE.applyTo(ResumeChild.options()).toBuilder()
                 .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build(), 1, 4);
     }

@@ -68,36 +68,55 @@ class VideoLoaderTest {
     void spatialCropsDeliverEachUniformClipThreeTimesInARowDecodedOnceTheMiddleTheCentreCrop() throws IOException {
         // The 10x3-view test recipe, smaller: 2 uniform clips a video, 3 crops each, batches of 4 (so a clip's crops
         // straddle batches). A 128 short side gives the 112 crops room to move along the long side.
-        Dataset dataset = Dataset.open(demo);
         LoaderOptions centre = LoaderOptions.builder().order(7, false, 1).batch(4, false, BatchLayout.NTHWC)
                 .size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 128)
                 .clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, 1.0).build();
-        LoaderOptions crops = centre.toBuilder().spatialCrops(3).build();
-        assertThat(crops.clipsPerVideo()).isEqualTo(6);
-        List<ClipInfo> plainClips = new ArrayList<>();
-        List<byte[]> plain = clipPixels(dataset, centre, plainClips, null);
-        List<ClipInfo> croppedClips = new ArrayList<>();
+        assertThat(centre.toBuilder().spatialCrops(3).build().clipsPerVideo()).isEqualTo(6);
+        long[] decodedFrames = assertEachClipsCropsAreItsCentreCropMoved(centre, 12);
+        assertThat(decodedFrames[1]).as("frames decoded with three crops a clip, and with one").isEqualTo(decodedFrames[0]);
+    }
+
+    @Test
+    void aClipsSpatialCropsShareItsJitteredScaleItsMirrorAndItsRandomSegments() throws IOException {
+        // Seeds are the clip start's, not the crop's: each crop of a jittered, flipped clip is that clip cut elsewhere,
+        // and the crops of random segments show the segments' same frames.
+        LoaderOptions augmented = LoaderOptions.builder().order(7, false, 1).batch(4, false, BatchLayout.NTHWC)
+                .size(112, 112, Resize.Mode.SHORT_SIDE_CENTER_CROP, 128).augment(160, true)
+                .clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, 1.0).build();
+        assertEachClipsCropsAreItsCentreCropMoved(augmented, 12);
+        assertEachClipsCropsAreItsCentreCropMoved(augmented.toBuilder().clip(8, 1)
+                .clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0).build(), 6);
+    }
+
+    /**
+     * Loads {@code plain} with 3 spatial crops and without: every clip comes 3 times in a row with its file and frames,
+     * the middle crop its pixels; returns the frames decoded {without, with} crops.
+     */
+    private static long[] assertEachClipsCropsAreItsCentreCropMoved(LoaderOptions plain, int clips) throws IOException {
+        Dataset dataset = Dataset.open(demo);
         long[] decodedFrames = new long[2];
-        List<byte[]> cropped = clipPixels(dataset, crops, croppedClips, decodedFrames);
-        clipPixels(dataset, centre, new ArrayList<>(), decodedFrames);
-        assertThat(plainClips).hasSize(12);
-        assertThat(croppedClips).hasSize(36);
-        assertThat(decodedFrames[0]).as("frames decoded with three crops a clip, and with one").isEqualTo(decodedFrames[1]);
+        List<ClipInfo> plainClips = new ArrayList<>();
+        List<byte[]> centre = clipPixels(dataset, plain, plainClips, decodedFrames, 0);
+        List<ClipInfo> croppedClips = new ArrayList<>();
+        List<byte[]> cropped = clipPixels(dataset, plain.toBuilder().spatialCrops(3).build(), croppedClips, decodedFrames, 1);
+        assertThat(plainClips).hasSize(clips);
+        assertThat(croppedClips).hasSize(3 * clips);
         for (int i = 0; i < plainClips.size(); i++) {
             for (int crop = 0; crop < 3; crop++) {
                 ClipInfo c = croppedClips.get(3 * i + crop);
                 assertThat(c.path()).isEqualTo(plainClips.get(i).path());
                 assertThat(c.frameTimestampsSeconds()).isEqualTo(plainClips.get(i).frameTimestampsSeconds());
             }
-            assertThat(cropped.get(3 * i + 1)).as("clip %d's middle crop", i).isEqualTo(plain.get(i));
-            assertThat(cropped.get(3 * i)).as("clip %d's first crop", i).isNotEqualTo(plain.get(i));
+            assertThat(cropped.get(3 * i + 1)).as("clip %d's middle crop", i).isEqualTo(centre.get(i));
+            assertThat(cropped.get(3 * i)).as("clip %d's first crop", i).isNotEqualTo(centre.get(i));
             assertThat(cropped.get(3 * i + 2)).as("clip %d's last crop", i).isNotEqualTo(cropped.get(3 * i));
         }
+        return decodedFrames;
     }
 
-    /** Each clip's pixels and info, in order; the loader's decoded frames added at {@code decodedFrames[n]}. */
+    /** Each clip's pixels and info, in order; the loader's decoded frames at {@code decodedFrames[at]}. */
     private static List<byte[]> clipPixels(Dataset dataset, LoaderOptions options, List<ClipInfo> infos,
-                                           long[] decodedFrames) {
+                                           long[] decodedFrames, int at) {
         List<byte[]> out = new ArrayList<>();
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             for (ClipBatch batch : loader) {
@@ -110,11 +129,61 @@ class VideoLoaderTest {
                 }
             }
             assertThat(loader.pipeline().failures()).isEmpty();
-            if (decodedFrames != null) {
-                decodedFrames[decodedFrames[0] == 0 ? 0 : 1] = loader.decodedFrames();
-            }
+            decodedFrames[at] = loader.decodedFrames();
         }
         return out;
+    }
+
+    @Test
+    void segmentsTakeEachSegmentsMiddleFrameAndRandomSegmentsAFrameOfEachDrawnAnewEachEpoch() throws IOException {
+        // TSN's sampling: 8 frames a video, one from each eighth of it, whatever the video's length.
+        Dataset dataset = Dataset.open(demo);
+        LoaderOptions segments = LoaderOptions.builder().clip(8, 2).order(7, true, 2).batch(3, false, BatchLayout.NTHWC)
+                .clipStarts(LoaderOptions.ClipStarts.SEGMENTS, 1, 1.0).build();
+        LoaderOptions random = segments.toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0).build();
+        Map<String, List<double[]>> middles = timestampsByVideo(dataset, segments);
+        Map<String, List<double[]>> drawn = timestampsByVideo(dataset, random);
+        assertThat(middles).hasSize(6);
+        assertThat(drawn).hasSize(6);
+        Set<String> differ = new HashSet<>();
+        for (Map.Entry<String, List<double[]>> e : middles.entrySet()) {
+            try (dev.stoker.video.Video video = dev.stoker.video.Video.open(Path.of(e.getKey()))) {
+                int n = video.frameCount();
+                assertThat(n).as("a demo video's frames").isGreaterThan(16);
+                double[] want = new double[8];
+                for (int k = 0; k < 8; k++) {
+                    want[k] = video.frameTimeSeconds((2 * k + 1) * n / 16);
+                }
+                assertThat(e.getValue()).as(e.getKey()).allSatisfy(t -> assertThat(t).containsExactly(want));
+                List<double[]> epochs = drawn.get(e.getKey());
+                assertThat(epochs).hasSize(2);
+                for (double[] t : epochs) {
+                    for (int k = 0; k < 8; k++) {
+                        assertThat(t[k]).as("%s segment %d", e.getKey(), k)
+                                .isBetween(video.frameTimeSeconds(k * n / 8), video.frameTimeSeconds((k + 1) * n / 8 - 1));
+                    }
+                }
+                if (!java.util.Arrays.equals(epochs.get(0), epochs.get(1))) {
+                    differ.add(e.getKey());
+                }
+            }
+        }
+        assertThat(differ).as("videos whose random segments differ between the two epochs").hasSizeGreaterThan(3);
+    }
+
+    /** Each video's clips' frame times, in the order delivered. */
+    private static Map<String, List<double[]>> timestampsByVideo(Dataset dataset, LoaderOptions options) {
+        Map<String, List<double[]>> byVideo = new java.util.TreeMap<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    batch.clips().forEach(c -> byVideo.computeIfAbsent(c.path().toString(), p -> new ArrayList<>())
+                            .add(c.frameTimestampsSeconds()));
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        return byVideo;
     }
 
     @Test

@@ -78,7 +78,7 @@ public final class DecodeStage implements AutoCloseable {
         for (int i = 0; i < opened.clipStarts().length; i++) {
             ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
             buffers.add(buffer);
-            requests.add(new ClipRequest(options.clip().at(opened.clipStarts()[i]),
+            requests.add(new ClipRequest(VideoFront.clip(options, opened.task(), i, opened.clipStarts()[i]),
                     VideoFront.resize(options, opened.task(), i), BatchCollator.slot(buffer, 0)));
         }
         return requests;

@@ -4,6 +4,7 @@ import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.ResumeTracker;
 import dev.stoker.loader.VideoStage;
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.FailureBudget;
@@ -56,5 +57,11 @@ public final class VideoFront {
      */
     public static Resize resize(LoaderOptions options, VideoTask task, int clip) {
         return LoaderFront.resize(options, task.epoch(), task.index(), task.firstClip() + clip);
+    }
+
+    /** The frames of clip {@code clip} of {@code task}'s video (counted as {@link #resize} counts), starting at {@code start}. */
+    public static ClipSpec clip(LoaderOptions options, VideoTask task, int clip, double start) {
+        return LoaderFront.clip(options, task.epoch(), task.index(), task.firstClip() + clip, start,
+                task.entry().endSeconds().orElse(Double.POSITIVE_INFINITY));
     }
 }
