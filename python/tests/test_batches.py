@@ -155,9 +155,12 @@ def test_spatial_crops_deliver_each_clip_three_times_in_a_row_the_middle_its_cen
 
 def test_segments_spread_a_clip_over_each_video_and_random_segments_draw_anew_each_epoch(dataset):
     def epochs(starts):
-        with VideoLoader(dataset, batch_size=4, frames=8, size=48, seed=4, epochs=2, shuffle=False,
-                         clip_starts=starts) as loader:
-            return [(p, tuple(f)) for batch in loader for p, f in zip(batch.paths, batch.frame_seconds)]
+        with VideoLoader(dataset, batch_size=4, frames=8, size=48, seed=4, shuffle=False, clip_starts=starts) as loader:
+            clips = []
+            for epoch in range(2):   # an iteration is an epoch
+                loader.set_epoch(epoch)
+                clips += [(p, tuple(f)) for batch in loader for p, f in zip(batch.paths, batch.frame_seconds)]
+            return clips
 
     middles, drawn = epochs("segments"), epochs("random-segments")
     assert len(middles) == len(drawn) == 16, "one clip a video an epoch"
@@ -167,7 +170,8 @@ def test_segments_spread_a_clip_over_each_video_and_random_segments_draw_anew_ea
     for path, frames in middles + drawn:
         assert len(frames) == 8 and list(frames) == sorted(frames), path
     with pytest.raises(ValueError, match=r"starts: SEGMENTS with clipsPerVideo 2 \(expected: no window"):
-        VideoLoader(dataset, clip_starts="segments", clips_per_video=2)
+        with VideoLoader(dataset, clip_starts="segments", clips_per_video=2) as loader:
+            next(iter(loader))
 
 
 def test_set_epoch_jumps_to_that_epochs_batches(dataset):
