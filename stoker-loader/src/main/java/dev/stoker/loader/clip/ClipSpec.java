@@ -59,9 +59,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
     record Strided(double startSeconds, int frames, int strideFrames, PastEndPolicy pastEnd) implements ClipSpec {
         public Strided {
             requireStart(startSeconds);
-            if (frames < 1) {
-                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
-            }
+            requireFrames(frames);
             if (strideFrames < 1) {
                 throw new IllegalArgumentException("strideFrames: " + strideFrames + " (expected: 1+)");
             }
@@ -115,9 +113,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
             if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
                 throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
             }
-            if (frames < 1) {
-                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
-            }
+            requireFrames(frames);
             Objects.requireNonNull(pastEnd, "pastEnd");
         }
 
@@ -144,9 +140,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
                 throw new IllegalArgumentException("endSeconds: " + endSeconds + " (expected: above startSeconds, "
                         + startSeconds + "; infinite for the video's end)");
             }
-            if (frames < 1) {
-                throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
-            }
+            requireFrames(frames);
             Objects.requireNonNull(pastEnd, "pastEnd");
         }
 
@@ -158,6 +152,12 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
         @Override
         public Segments withPastEnd(PastEndPolicy policy) {
             return new Segments(startSeconds, endSeconds, frames, random, seed, policy);
+        }
+    }
+
+    private static void requireFrames(int frames) {
+        if (frames < 1) {
+            throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
         }
     }
 
