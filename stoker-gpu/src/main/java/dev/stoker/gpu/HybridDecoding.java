@@ -1,10 +1,13 @@
 package dev.stoker.gpu;
 
+import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -38,11 +41,18 @@ final class HybridDecoding implements VideoDecoding {
         cpu.start();
     }
 
-    /** What a video costs to decode: the frames its clips decode (from each one's keyframe) times its pixels. */
+    /**
+     * What a video costs to decode: the frames its clips decode (from each one's keyframe) times its pixels. A clip's
+     * spatial crops are one decode: a spec is counted once.
+     */
     static double cost(Video video, List<DeviceClipDecoder.Target> clips) {
         double pixels = (double) video.info().codedWidth() * video.info().codedHeight();
         long frames = 0;
+        Set<ClipSpec> counted = new HashSet<>();
         for (DeviceClipDecoder.Target t : clips) {
+            if (!counted.add(t.spec())) {
+                continue;
+            }
             try {
                 ClipSelection selection = video.selectClip(t.spec());
                 int[] f = selection.frames();

@@ -58,6 +58,25 @@ class HybridDecodingTest {
     }
 
     @Test
+    void aClipsSpatialCropsAreOneDecodeToTheRouter() throws IOException {
+        // Three crops of a clip share its spec and decode once (ClipDecoder and the NVDEC session decode a frame once
+        // for every clip that wants it): routing must not take them for three clips' work.
+        try (Video video = Video.open(Dataset.open(data).entries().getFirst().path())) {
+            ClipSpec spec = ClipSpec.frames(video.info().durationSeconds() / 3, 8, 2);
+            Resize centre = Resize.centerCrop(128, 112, 112);
+            List<DeviceClipDecoder.Target> crops = new ArrayList<>();
+            for (int crop = 0; crop < 3; crop++) {
+                crops.add(new DeviceClipDecoder.Target(spec, centre.spatialCrop(crop, 3), 0x10_0000, 1));
+            }
+            double one = HybridDecoding.cost(video, crops.subList(0, 1));
+            assertThat(one).isPositive();
+            assertThat(HybridDecoding.cost(video, crops)).isEqualTo(one);
+            crops.add(new DeviceClipDecoder.Target(ClipSpec.frames(0, 8, 2), centre, 0x10_0000, 1));
+            assertThat(HybridDecoding.cost(video, crops)).as("another clip is more work").isGreaterThan(one);
+        }
+    }
+
+    @Test
     void onTheModelClockTheHybridRateIsBothPoolsRatesTogether() throws IOException {
         BatchShape clip = new BatchShape(1, 8, 112, 112, 3, BatchLayout.NCTHW);
         // A decoded frame costs a CPU worker 3 ms (decode, convert, copy up): with the fake's 1.5 ms a picture on an
