@@ -84,6 +84,11 @@ class ShardLoaderExactResumeTest {
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).maxLeadFrames(0).build(), 1, 2);
         assertResumesExactly(Workload.SPDL_EXAMPLE.applyTo(options()).toBuilder()
                 .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build(), 1, 3);
+        // Random segments; and 3 spatial crops of a jittered, flipped clip, batch 1 ending between a clip's crops.
+        assertResumesExactly(options().toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0).build(),
+                1, 3);
+        assertResumesExactly(options().toBuilder().order(9, true, 1).size(64, 64, Resize.Mode.SHORT_SIDE_CENTER_CROP, 96)
+                .augment(112, true).spatialCrops(3).build(), 1, 2, 5);
     }
 
     @Test
