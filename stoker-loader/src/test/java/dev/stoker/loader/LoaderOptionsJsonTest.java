@@ -97,6 +97,18 @@ class LoaderOptionsJsonTest {
         assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1)
                 .clipWindow(new ClipWindow(0, 0.5)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clipsPerVideo: 4 with clip window 0:0.5");
+        // Segments are one clip a video over all of it: no window, budget, second clip or resampling beside them.
+        for (String beside : new String[] {"\"maxLeadFrames\": 0", "\"clipsPerVideo\": 2", "\"resampleFps\": 15",
+                "\"window\": {\"fromSeconds\": 0, \"toSeconds\": 0.5}"}) {
+            assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"starts\": \"random-segments\", " + beside + "}}"))
+                    .as(beside).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("loader options: clip: starts: RANDOM_SEGMENTS with ")
+                    .hasMessageEndingWith("(expected: no window, no decode budget, 1 clip a video and no resampling; a"
+                            + " video's segments are its one clip)");
+        }
+        assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, -1).build())
+                .isInstanceOf(InvalidValueException.class)
+                .hasMessage("windowStepSeconds: -1.0 (expected: 0+; above 0 for window sampling)");
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "[1, 2]");
         assertThatThrownBy(() -> LoaderOptions.read(file)).isInstanceOf(IllegalArgumentException.class)

@@ -11,7 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** The small demo dataset (2 classes x 2 clips of 2 s, 340x256; clip 3 is VP8), made once per test JVM. */
-final class DemoSource {
+public final class DemoSource {
     private static final MadeOnce<Path> ROOT = new MadeOnce<>(() -> {
         Path dir = Files.createTempDirectory("stoker-store-demo");
         dir.toFile().deleteOnExit();
@@ -25,7 +25,7 @@ final class DemoSource {
         return ROOT.get();
     }
 
-    static Dataset dataset() {
+    public static Dataset dataset() {
         try {
             return Dataset.open(root());
         } catch (IOException e) {
@@ -34,7 +34,7 @@ final class DemoSource {
     }
 
     /** Ingests the demo dataset into {@code dest}: short side 112, small shards so there are several. */
-    static Ingest.Result ingest(Path dest, String format) throws IOException {
+    public static Ingest.Result ingest(Path dest, String format) throws IOException {
         return Ingest.run(dataset(), dest, options(format), 2, IngestListener.NONE);
     }
 

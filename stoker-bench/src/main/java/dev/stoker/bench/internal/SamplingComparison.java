@@ -69,8 +69,10 @@ public final class SamplingComparison {
      * @throws IllegalArgumentException if {@code base} already has a decode budget or a clip window
      */
     public static List<Mode> modes(LoaderOptions base) {
-        if (base.clip().maxLeadFrames() != ClipStartBudget.NONE || base.clip().window() != null) {
+        if (base.clip().maxLeadFrames() != ClipStartBudget.NONE || base.clip().window() != null
+                || base.clip().starts().segments()) {
             throw new IllegalArgumentException("sampling: " + (base.clip().window() != null ? "clip window " + base.clip().window()
+                    : base.clip().starts().segments() ? "starts " + base.clip().starts()
                     : "maxLeadFrames " + base.clip().maxLeadFrames()) + " (expected: the default sampling, which the"
                     + " comparison varies itself)");
         }

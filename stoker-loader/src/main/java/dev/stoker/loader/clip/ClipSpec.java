@@ -46,10 +46,11 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
     /**
      * One frame from each of {@code frames} equal segments of the frames shown in {@code [startSeconds, endSeconds)}
      * ({@code endSeconds} infinite: to the video's end): TSN's sampling, which TSM and VideoMAE's Something-Something
-     * recipe train with. Of the {@code n} frames, segment k holds frames {@code floor(k n / frames)} up to
-     * {@code floor((k + 1) n / frames)}; it gives its middle frame ({@code floor((2k + 1) n / (2 frames))}, the test
-     * sampling), or with {@code random} one drawn uniformly from {@code seed} (the training sampling). Fewer frames than
-     * segments repeat frames, still in order.
+     * recipe train with. Of the {@code n} frames, the test sampling takes frame {@code floor((2k + 1) n / (2 frames))}
+     * for segment k (mmaction2's test offsets, exactly: its float arithmetic lands a frame low on some exact integers);
+     * with {@code random}, segment k holds frames {@code floor(k n / frames)} up to {@code floor((k + 1) n / frames)}
+     * and gives one drawn uniformly from {@code seed} (the training sampling). Fewer frames than segments repeat frames,
+     * still in order.
      */
     static Segments segments(double startSeconds, double endSeconds, int frames, boolean random, long seed) {
         return new Segments(startSeconds, endSeconds, frames, random, seed, PastEndPolicy.REPEAT_LAST);

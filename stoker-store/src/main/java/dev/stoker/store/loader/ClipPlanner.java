@@ -52,13 +52,15 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         return new Starts(options.size().cropsOf(draw.startsSeconds()), options.size().cropsOf(draw.leadFrames()));
     }
 
-    /** The clips a draw reads (for reading ahead). */
+    /** The clips a draw reads (for reading ahead): each as the loader will read it, random segments' frames included. */
     List<ClipSpec> clipsOf(SampleDraw draw) {
-        // A start's spatial crops read the same frames.
-        double[] starts = Arrays.stream(starts(dataset.sample(draw.sampleIndex()), draw.epoch())).distinct().toArray();
-        List<ClipSpec> specs = new ArrayList<>(starts.length);
-        for (double start : starts) {
-            specs.add(options.clip().at(start));
+        SampleInfo sample = dataset.sample(draw.sampleIndex());
+        double[] starts = starts(sample, draw.epoch());
+        int crops = options.size().spatialCrops();   // a start's crops read the same frames: its first stands for all
+        List<ClipSpec> specs = new ArrayList<>(starts.length / crops);
+        for (int clip = 0; clip < starts.length; clip += crops) {
+            specs.add(LoaderFront.clip(options, draw.epoch(), sample.sourceIndex(), clip, starts[clip],
+                    Double.POSITIVE_INFINITY));
         }
         return specs;
     }
