@@ -102,9 +102,10 @@ class OptionsDocumentFlagsTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst()).startsWith("stoker options: --clip-starts: dense (expected: random, uniform,"
                 + " windows, segments or random-segments)");
-        run = CliRun.stoker("options", "--clip-starts", "random-segments", "--frames", "8");
+        run = CliRun.stoker("options", "--clip-starts", "random-segments", "--frames", "8", "--max-lead-frames", "0");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(LoaderOptions.fromJson(run.out()).clip().starts()).isEqualTo(LoaderOptions.ClipStarts.RANDOM_SEGMENTS);
+        assertThat(LoaderOptions.fromJson(run.out()).clip().maxLeadFrames()).as("the segments' budget").isZero();
         run = CliRun.stoker("options", "--clip-starts", "segments", "--clips-per-video", "2");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errLines().getFirst()).startsWith("stoker options: starts: SEGMENTS with clipsPerVideo 2 (expected:");

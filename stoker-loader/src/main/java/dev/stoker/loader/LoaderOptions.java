@@ -132,12 +132,10 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                         "-1; windows take every step");
             }
             if (starts.segments()) {
-                if (window != null || maxLeadFrames >= 0 || clipsPerVideo != 1 || resampleFps > 0) {
+                if (window != null || clipsPerVideo != 1 || resampleFps > 0) {
                     throw new InvalidValueException("starts", starts + (window != null ? " with clip window " + window
-                            : maxLeadFrames >= 0 ? " with maxLeadFrames " + maxLeadFrames
                             : clipsPerVideo != 1 ? " with clipsPerVideo " + clipsPerVideo : " with resampleFps " + resampleFps),
-                            "no window, no decode budget, 1 clip a video and no resampling; a video's segments are its one"
-                                    + " clip");
+                            "no window, 1 clip a video and no resampling; a video's segments are its one clip");
                 }
             }
             if (window != null) {
@@ -167,8 +165,8 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
          */
         public ClipSpec at(double startSeconds, double endSeconds, long seed) {
             if (starts.segments()) {
-                return ClipSpec.segments(startSeconds, endSeconds, frames, starts == ClipStarts.RANDOM_SEGMENTS, seed)
-                        .withPastEnd(pastEnd);
+                return ClipSpec.segments(startSeconds, endSeconds, frames, starts == ClipStarts.RANDOM_SEGMENTS, seed,
+                        maxLeadFrames).withPastEnd(pastEnd);
             }
             if (window != null) {
                 return ClipSpec.linspace(startSeconds, window.durationSeconds(), frames).withPastEnd(pastEnd);
@@ -176,6 +174,14 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             return resampleFps > 0
                     ? ClipSpec.resampled(startSeconds, frames / resampleFps, resampleFps).withPastEnd(pastEnd)
                     : ClipSpec.frames(startSeconds, frames, strideFrames).withPastEnd(pastEnd);
+        }
+
+        /**
+         * The decode budget clip starts are drawn under ({@link ClipStartBudget}): {@link #maxLeadFrames()}, except for
+         * segments, whose frames are chosen under it instead and whose one clip starts where the video does.
+         */
+        public int startBudget() {
+            return starts.segments() ? ClipStartBudget.NONE : maxLeadFrames;
         }
 
         /** Seconds one clip spans in a video of {@code fps} frames per second. */

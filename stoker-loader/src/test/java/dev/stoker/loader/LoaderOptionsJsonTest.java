@@ -97,14 +97,17 @@ class LoaderOptionsJsonTest {
         assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1)
                 .clipWindow(new ClipWindow(0, 0.5)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clipsPerVideo: 4 with clip window 0:0.5");
-        // Segments are one clip a video over all of it: no window, budget, second clip or resampling beside them.
-        for (String beside : new String[] {"\"maxLeadFrames\": 0", "\"clipsPerVideo\": 2", "\"resampleFps\": 15",
+        // Segments are one clip a video over all of it: no window, second clip or resampling beside them (a decode budget
+        // picks their frames instead).
+        assertThat(LoaderOptions.fromJson("{\"clip\": {\"starts\": \"random-segments\", \"maxLeadFrames\": 0}}").clip()
+                .startBudget()).as("segments' clip starts where the video does").isEqualTo(-1);
+        for (String beside : new String[] {"\"clipsPerVideo\": 2", "\"resampleFps\": 15",
                 "\"window\": {\"fromSeconds\": 0, \"toSeconds\": 0.5}"}) {
             assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"starts\": \"random-segments\", " + beside + "}}"))
                     .as(beside).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("loader options: clip: starts: RANDOM_SEGMENTS with ")
-                    .hasMessageEndingWith("(expected: no window, no decode budget, 1 clip a video and no resampling; a"
-                            + " video's segments are its one clip)");
+                    .hasMessageEndingWith("(expected: no window, 1 clip a video and no resampling; a video's segments are"
+                            + " its one clip)");
         }
         assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, -1).build())
                 .isInstanceOf(InvalidValueException.class)

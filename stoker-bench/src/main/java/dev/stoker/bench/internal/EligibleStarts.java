@@ -43,7 +43,8 @@ public record EligibleStarts(int videos, double fittingStartsPerVideo, double el
             try (Video video = Video.open(entry.path())) {
                 double clipSeconds = clip.seconds(video.info().framesPerSecond());
                 double seconds = video.info().durationSeconds();
-                if (clip.window() != null) {
+                if (clip.window() != null || clip.starts().segments()) {
+                    // One clip a video, which starts where its window or the video does: a budget picks its frames.
                     fitting += 1;
                     eligible += 1;
                 } else if (clip.starts() == LoaderOptions.ClipStarts.WINDOWS) {

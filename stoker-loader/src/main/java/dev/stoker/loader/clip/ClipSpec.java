@@ -53,7 +53,18 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * still in order.
      */
     static Segments segments(double startSeconds, double endSeconds, int frames, boolean random, long seed) {
-        return new Segments(startSeconds, endSeconds, frames, random, seed, PastEndPolicy.REPEAT_LAST);
+        return segments(startSeconds, endSeconds, frames, random, seed, -1);
+    }
+
+    /**
+     * {@link #segments} under a decode budget: a segment gives only a frame whose decode lead (frames between the
+     * keyframe decoding must start at and the frame) is at most {@code maxLeadFrames}, 0 for keyframes: the eligible
+     * frame nearest its middle, or one drawn uniformly among its eligible frames; a segment with none gives its cheapest
+     * frame (the first of least lead). -1: no budget.
+     */
+    static Segments segments(double startSeconds, double endSeconds, int frames, boolean random, long seed,
+                             int maxLeadFrames) {
+        return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, PastEndPolicy.REPEAT_LAST);
     }
 
     /** Frame-sequence sampling: {@code frames} frames with {@code strideFrames} between them. */
@@ -133,8 +144,8 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * A range's frames, one from each of {@code frames} equal segments ({@link #segments}). A range with no frame takes
      * the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
      */
-    record Segments(double startSeconds, double endSeconds, int frames, boolean random, long seed, PastEndPolicy pastEnd)
-            implements ClipSpec {
+    record Segments(double startSeconds, double endSeconds, int frames, boolean random, long seed, int maxLeadFrames,
+                    PastEndPolicy pastEnd) implements ClipSpec {
         public Segments {
             requireStart(startSeconds);
             if (!(endSeconds > startSeconds)) {
@@ -142,6 +153,9 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
                         + startSeconds + "; infinite for the video's end)");
             }
             requireFrames(frames);
+            if (maxLeadFrames < -1) {
+                throw new IllegalArgumentException("maxLeadFrames: " + maxLeadFrames + " (expected: -1 for no budget, or 0+)");
+            }
             Objects.requireNonNull(pastEnd, "pastEnd");
         }
 
@@ -152,7 +166,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
         @Override
         public Segments withPastEnd(PastEndPolicy policy) {
-            return new Segments(startSeconds, endSeconds, frames, random, seed, policy);
+            return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, policy);
         }
     }
 

@@ -40,7 +40,7 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
     Starts plan(SampleInfo s, int epoch) {
         VideoEntry entry = new VideoEntry(s.sourcePath(), s.label(), s.className());
         double clipSeconds = options.clip().seconds(s.framesPerSecond());
-        int budget = options.clip().maxLeadFrames();
+        int budget = options.clip().startBudget();
         if (budget == ClipStartBudget.NONE) {
             double[] starts = sampler.clipStarts(entry, s.durationSeconds(), clipSeconds, epoch, s.sourceIndex());
             int[] unknown = new int[starts.length];

@@ -178,7 +178,7 @@ public final class ShardLoader extends HostBatchLoader {
 
     /** A decode budget draws starts from the sources' keyframes: shards that do not list them fail at open. */
     private static void requireSourceKeyframes(ShardDataset dataset, LoaderOptions options) {
-        int budget = options.clip().maxLeadFrames();
+        int budget = options.clip().startBudget();
         if (budget < 0 || dataset.size() == 0) {
             return;
         }

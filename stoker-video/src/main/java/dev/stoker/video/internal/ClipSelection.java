@@ -180,12 +180,53 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
             if (to <= from) {
                 pick = Math.min(from, shown - 1);   // more segments than frames: this one repeats a frame
                 repeated++;
+            } else if (spec.maxLeadFrames() >= 0) {
+                pick = withinBudget(video, first, from, to, (2L * segment + 1) * shown / (2L * k), spec.maxLeadFrames(),
+                        random);
             } else {
                 pick = random != null ? from + random.nextLong(to - from) : (2L * segment + 1) * shown / (2L * k);
             }
             frames[segment] = first + (int) pick;
         }
         return new ClipSelection(frames, shifted, repeated);
+    }
+
+    /**
+     * A segment's frame ({@code [from, to)}, counted from {@code first}) under a decode budget: one drawn among those of
+     * lead at most {@code budget} ({@code random}), or the one of them nearest {@code middle}; with none, the first of
+     * least lead. Eligible frames stay within their segment, so the clip's frames still ascend.
+     */
+    private static long withinBudget(Frames video, int first, long from, long to, long middle, int budget,
+                                     SplittableRandom random) {
+        long eligible = 0;
+        long nearest = -1;
+        long cheapest = from;
+        int cheapestLead = Integer.MAX_VALUE;
+        for (long f = from; f < to; f++) {
+            int lead = video.index().decodeLeadFrames(first + (int) f);
+            if (lead <= budget) {
+                eligible++;
+                if (nearest < 0 || Math.abs(f - middle) < Math.abs(nearest - middle)) {
+                    nearest = f;
+                }
+            }
+            if (lead < cheapestLead) {
+                cheapestLead = lead;
+                cheapest = f;
+            }
+        }
+        if (eligible == 0) {
+            return cheapest;
+        }
+        if (random == null) {
+            return nearest;
+        }
+        long chosen = random.nextLong(eligible);
+        for (long f = from; ; f++) {
+            if (video.index().decodeLeadFrames(first + (int) f) <= budget && chosen-- == 0) {
+                return f;
+            }
+        }
     }
 
     /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */

@@ -16,15 +16,50 @@ class ClipSelectionSegmentsTest {
 
     /** {@code n} frames at 30 fps, a keyframe every 250. */
     private static KeyframeIndex frames(int n) {
+        return frames(n, 250);
+    }
+
+    /** {@code n} frames at 30 fps, a keyframe every {@code gop}. */
+    private static KeyframeIndex frames(int n, int gop) {
         double[] times = new double[n];
         for (int i = 0; i < n; i++) {
             times[i] = i / 30.0;
         }
-        return KeyframeIndex.of(times, n > 250 ? new int[] {0, 250} : new int[] {0});
+        return KeyframeIndex.of(times, java.util.stream.IntStream.iterate(0, k -> k < n, k -> k + gop).toArray());
     }
 
     private static int[] select(int n, ClipSpec spec) {
-        return ClipSelection.of(frames(n), "v.mp4", n / 30.0, spec).frames();
+        return select(frames(n), spec);
+    }
+
+    private static int[] select(KeyframeIndex frames, ClipSpec spec) {
+        return ClipSelection.of(frames, "v.mp4", frames.frameCount() / 30.0, spec).frames();
+    }
+
+    @Test
+    void underADecodeBudgetASegmentGivesAFrameOfLeadWithinItOrItsCheapest() {
+        // 160 frames, a keyframe every 16, 8 segments of 20: keyframes only (budget 0), the one nearest the middle for
+        // testing (segment 0 holds 0 and 16, its middle 10: 16), any of them drawn for training.
+        KeyframeIndex gop16 = frames(160, 16);
+        assertThat(select(gop16, ClipSpec.segments(0, Double.POSITIVE_INFINITY, 8, false, 0, 0)))
+                .containsExactly(16, 32, 48, 64, 96, 112, 128, 144);
+        Set<Integer> firsts = new HashSet<>();
+        for (long seed = 0; seed < 100; seed++) {
+            int[] picked = select(gop16, ClipSpec.segments(0, Double.POSITIVE_INFINITY, 8, true, seed, 0));
+            for (int k = 0; k < 8; k++) {
+                assertThat(picked[k] % 16).as("seed %d segment %d: a keyframe", seed, k).isZero();
+                assertThat(picked[k]).isBetween(20 * k, 20 * k + 19);
+            }
+            firsts.add(picked[0]);
+            // A budget of 3: the keyframe or the 3 frames after it.
+            for (int f : select(gop16, ClipSpec.segments(0, Double.POSITIVE_INFINITY, 8, true, seed, 3))) {
+                assertThat(f % 16).isLessThanOrEqualTo(3);
+            }
+        }
+        assertThat(firsts).as("segment 0's two keyframes both drawn").containsExactlyInAnyOrder(0, 16);
+        // A keyframe every 50: segments 1, 3, 4 and 6 hold none and give their cheapest, their first frame.
+        assertThat(select(frames(160, 50), ClipSpec.segments(0, Double.POSITIVE_INFINITY, 8, true, 7, 0)))
+                .containsExactly(0, 20, 50, 60, 80, 100, 120, 150);
     }
 
     @Test

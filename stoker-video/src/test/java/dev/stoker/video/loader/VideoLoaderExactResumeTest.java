@@ -95,6 +95,8 @@ class VideoLoaderExactResumeTest {
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 4, 1.0).maxLeadFrames(0).build(), 1, 5);
         assertResumesExactly(ResumeChild.options().toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0)
                 .build(), 1, 4);
+        assertResumesExactly(ResumeChild.options().toBuilder().clipStarts(LoaderOptions.ClipStarts.RANDOM_SEGMENTS, 1, 1.0)
+                .maxLeadFrames(2).build(), 1, 4);
         assertResumesExactly(Workload.SPDL_EXAMPLE.applyTo(ResumeChild.options()).toBuilder()
                 .size(64, 64, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 96).build(), 1, 4);
     }

@@ -169,6 +169,30 @@ class VideoLoaderTest {
             }
         }
         assertThat(differ).as("videos whose random segments differ between the two epochs").hasSizeGreaterThan(3);
+
+        // Under a decode budget of 0 a segment gives a keyframe of it, or its frame of least lead when it has none.
+        Map<String, List<double[]>> budgeted = timestampsByVideo(dataset, random.toBuilder().maxLeadFrames(0).build());
+        int keyframes = 0;
+        for (Map.Entry<String, List<double[]>> e : budgeted.entrySet()) {
+            try (dev.stoker.video.Video video = dev.stoker.video.Video.open(Path.of(e.getKey()))) {
+                int n = video.frameCount();
+                for (double[] t : e.getValue()) {
+                    for (int k = 0; k < 8; k++) {
+                        int from = k * n / 8;
+                        int to = (k + 1) * n / 8;
+                        int picked = from;
+                        while (video.frameTimeSeconds(picked) != t[k]) {
+                            picked++;
+                        }
+                        assertThat(picked).as("%s segment %d", e.getKey(), k).isLessThan(to);
+                        int least = java.util.stream.IntStream.range(from, to).map(video::decodeLeadFrames).min().orElseThrow();
+                        assertThat(video.decodeLeadFrames(picked)).as("%s segment %d's lead", e.getKey(), k).isEqualTo(least);
+                        keyframes += least == 0 ? 1 : 0;
+                    }
+                }
+            }
+        }
+        assertThat(keyframes).as("segments that hold a keyframe").isPositive();
     }
 
     /** Each video's clips' frame times, in the order delivered. */

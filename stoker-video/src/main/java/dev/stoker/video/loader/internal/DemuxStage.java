@@ -34,7 +34,7 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
         try {
             VideoInfo info = video.info();
             double clipSeconds = options.clip().seconds(info.framesPerSecond());
-            int budget = options.clip().maxLeadFrames();
+            int budget = options.clip().startBudget();
             double[] starts = budget == ClipStartBudget.NONE
                     ? sampler.clipStarts(task.entry(), info.durationSeconds(), clipSeconds, task.epoch(), task.index())
                     : ClipStartBudget.draw(sampler, task.entry(), video, info.durationSeconds(), clipSeconds,
