@@ -32,7 +32,9 @@ def _python_type(schema: dict, node: dict) -> str:
     if "oneOf" in node:
         return "Union[" + ", ".join(dict.fromkeys(_python_type(schema, n) for n in node["oneOf"])) + "]"
     if "enum" in node:
-        spellings = list(node["enum"]) + sorted(node.get("x-aliases", {}))
+        # The JVM takes a value in any case (clip_starts="uniform"): the lower-case spellings type-check too.
+        spellings = list(dict.fromkeys(list(node["enum"]) + [v.lower() for v in node["enum"]]
+                                       + sorted(node.get("x-aliases", {}))))
         return "Literal[" + ", ".join(repr(v) for v in spellings) + "]"
     return {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}.get(node.get("type"), "dict")
 

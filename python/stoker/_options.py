@@ -376,9 +376,9 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Source frames between two frames of a clip. Default: 2."""
     fps: float
     """When above 0, a clip is its frames resampled to this frame rate by timestamp instead of strided. Default: 0.0."""
-    past_end: Literal['SHIFT', 'REPEAT_LAST', 'SKIP']
+    past_end: Literal['SHIFT', 'REPEAT_LAST', 'SKIP', 'shift', 'repeat_last', 'skip']
     """What a clip running past the end of its video does. Default: 'SHIFT'."""
-    clip_starts: Literal['RANDOM', 'UNIFORM', 'WINDOWS', 'SEGMENTS', 'RANDOM_SEGMENTS', 'random-segments']
+    clip_starts: Literal['RANDOM', 'UNIFORM', 'WINDOWS', 'SEGMENTS', 'RANDOM_SEGMENTS', 'random', 'uniform', 'windows', 'segments', 'random_segments', 'random-segments']
     """How clip starts are chosen in a video: random (seeded), uniform, or sliding windows; or segments (one clip a video, a frame from each of clip.frames equal segments of it: their middle frames, or seeded random ones, TSN's training sampling). Default: 'RANDOM'."""
     clips_per_video: int
     """Clips drawn from each video per epoch. Default: 1."""
@@ -394,7 +394,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Output width in pixels. Default: 112."""
     height: int
     """Output height in pixels. Default: 112."""
-    resize: Literal['SHORT_SIDE_CENTER_CROP', 'SHORT_SIDE_RANDOM_CROP', 'RANDOM_RESIZED_CROP', 'STRETCH', 'center', 'center-crop', 'random', 'random-crop', 'random-resized', 'random-resized-crop', 'stretch']
+    resize: Literal['SHORT_SIDE_CENTER_CROP', 'SHORT_SIDE_RANDOM_CROP', 'RANDOM_RESIZED_CROP', 'STRETCH', 'short_side_center_crop', 'short_side_random_crop', 'random_resized_crop', 'stretch', 'center', 'center-crop', 'random', 'random-crop', 'random-resized', 'random-resized-crop']
     """How frames become width x height: the short side resized, then a centre or random crop; a random resized crop (a seeded share of the picture at a seeded aspect, scaled); or a stretch. Default: 'SHORT_SIDE_CENTER_CROP'."""
     short_side: int
     """The short side before cropping; 0: max(width, height). Default: 0."""
@@ -410,7 +410,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     """Clips per batch (N). Default: 8."""
     drop_last: bool
     """Drop the partial batch at the end of each epoch. Default: False."""
-    layout: Literal['NTHWC', 'NCTHW']
+    layout: Literal['NTHWC', 'NCTHW', 'nthwc', 'ncthw']
     """Batch memory layout: NTHWC or NCTHW. Default: 'NTHWC'."""
     batch_budget_bytes: int
     """Bytes of batch memory the loader may hold; 0: enough for the sink, the consumer's batch and the collators. Default: 0."""
@@ -426,7 +426,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     """This process's rank, 0 to world size - 1, for data-parallel training. Default: 0."""
     world_size: int
     """Ranks that split each epoch. Default: 1."""
-    tail: Literal['DROP', 'PAD']
+    tail: Literal['DROP', 'PAD', 'drop', 'pad']
     """The remainder when an epoch does not divide by the world size. Default: 'PAD'."""
     decoder_threads: int
     """FFmpeg threads per decoder (1: parallelism comes from the decode stage's concurrency). Default: 1."""
