@@ -174,17 +174,13 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
         boolean resized = mode == Mode.RANDOM_RESIZED_CROP;
         boolean randomCrop = mode == Mode.SHORT_SIDE_RANDOM_CROP || resized;
         boolean jitter = shortSideMax > shortSide;
-        if (spatialCrops > 1) {
-            SplittableRandom random = new SplittableRandom(seed);
-            int side = jitter ? shortSide + random.nextInt(shortSideMax - shortSide + 1) : shortSide;
-            return new Framing((double) spatialCrop / (spatialCrops - 1), 0.5, side, flip && random.nextBoolean(), 1, 1,
-                    true);
-        }
-        if (!randomCrop && !jitter && !flip) {
+        boolean spread = spatialCrops > 1;
+        if (!randomCrop && !jitter && !flip && !spread) {
             return new Framing(0.5, 0.5, shortSide, false);
         }
         SplittableRandom random = new SplittableRandom(seed);
-        double cropX = randomCrop ? random.nextDouble() : 0.5;
+        // A spatial crop (a centre crop: nothing drawn for its place) is placed along the long side.
+        double cropX = randomCrop ? random.nextDouble() : spread ? (double) spatialCrop / (spatialCrops - 1) : 0.5;
         double cropY = randomCrop ? random.nextDouble() : 0.5;
         int side = jitter ? shortSide + random.nextInt(shortSideMax - shortSide + 1) : shortSide;
         double area = 1;
@@ -194,7 +190,7 @@ public record Resize(Mode mode, int width, int height, int shortSide, long seed,
             area = areaMin < 1 ? areaMin + (1 - areaMin) * random.nextDouble() : 1;
             aspect = Math.exp(Math.log(ASPECT_MIN) + (Math.log(ASPECT_MAX) - Math.log(ASPECT_MIN)) * random.nextDouble());
         }
-        return new Framing(cropX, cropY, side, flip && random.nextBoolean(), area, aspect);
+        return new Framing(cropX, cropY, side, flip && random.nextBoolean(), area, aspect, spread);
     }
 
     /** Output width for a video of this displayed size. */

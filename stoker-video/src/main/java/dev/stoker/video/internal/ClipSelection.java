@@ -124,20 +124,33 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return new ClipSelection(frames, shifted, repeated);
     }
 
-    private static ClipSelection linspace(Frames video, ClipSpec.Linspace spec) {
+    /** The frames shown in a time range, {@code [first, end)}; {@code shifted} when an empty one fell back to the last. */
+    private record Range(int first, int end, boolean shifted) {
+    }
+
+    /**
+     * The frames shown in {@code [fromSeconds, toSeconds)} ({@code toSeconds} infinite: to the video's end). A range with
+     * no frame is the video's last frame, or under {@link PastEndPolicy#SKIP} an error naming the range.
+     */
+    private static Range range(Frames video, ClipSpec spec, double fromSeconds, double toSeconds) {
         int n = video.frameCount();
-        int first = firstAtOrAfter(video, spec.startSeconds());
-        int end = firstAtOrAfter(video, spec.startSeconds() + spec.durationSeconds());
-        boolean shifted = false;
-        if (end <= first) {
-            if (spec.pastEnd() == PastEndPolicy.SKIP) {
-                throw outOfRange(video, spec, "has no frame in [" + spec.startSeconds() + ", "
-                        + (spec.startSeconds() + spec.durationSeconds()) + ") s");
-            }
-            shifted = first > n - 1;
-            first = Math.min(first, n - 1);
-            end = first + 1;
+        int first = firstAtOrAfter(video, fromSeconds);
+        int end = Double.isInfinite(toSeconds) ? n : firstAtOrAfter(video, toSeconds);
+        if (end > first) {
+            return new Range(first, end, false);
         }
+        if (spec.pastEnd() == PastEndPolicy.SKIP) {
+            throw outOfRange(video, spec, "has no frame in [" + fromSeconds + ", " + toSeconds + ") s");
+        }
+        int last = Math.min(first, n - 1);
+        return new Range(last, last + 1, first > n - 1);
+    }
+
+    private static ClipSelection linspace(Frames video, ClipSpec.Linspace spec) {
+        Range range = range(video, spec, spec.startSeconds(), spec.startSeconds() + spec.durationSeconds());
+        int first = range.first();
+        int end = range.end();
+        boolean shifted = range.shifted();
         long shown = end - first;
         int[] frames = new int[spec.frames()];
         int repeated = 0;
@@ -156,19 +169,9 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
     }
 
     private static ClipSelection segments(Frames video, ClipSpec.Segments spec) {
-        int n = video.frameCount();
-        int first = firstAtOrAfter(video, spec.startSeconds());
-        int end = Double.isInfinite(spec.endSeconds()) ? n : firstAtOrAfter(video, spec.endSeconds());
-        boolean shifted = false;
-        if (end <= first) {
-            if (spec.pastEnd() == PastEndPolicy.SKIP) {
-                throw outOfRange(video, spec, "has no frame in [" + spec.startSeconds() + ", " + spec.endSeconds() + ") s");
-            }
-            shifted = first > n - 1;
-            first = Math.min(first, n - 1);
-            end = first + 1;
-        }
-        long shown = end - first;
+        Range range = range(video, spec, spec.startSeconds(), spec.endSeconds());
+        int first = range.first();
+        long shown = range.end() - first;
         int k = spec.frames();
         SplittableRandom random = spec.random() ? new SplittableRandom(spec.seed()) : null;
         int[] frames = new int[k];
@@ -176,19 +179,19 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         for (int segment = 0; segment < k; segment++) {
             long from = segment * shown / k;
             long to = (segment + 1) * shown / k;
+            long middle = (2L * segment + 1) * shown / (2L * k);
             long pick;
             if (to <= from) {
                 pick = Math.min(from, shown - 1);   // more segments than frames: this one repeats a frame
                 repeated++;
             } else if (spec.maxLeadFrames() >= 0) {
-                pick = withinBudget(video, first, from, to, (2L * segment + 1) * shown / (2L * k), spec.maxLeadFrames(),
-                        random);
+                pick = withinBudget(video, first, from, to, middle, spec.maxLeadFrames(), random);
             } else {
-                pick = random != null ? from + random.nextLong(to - from) : (2L * segment + 1) * shown / (2L * k);
+                pick = random != null ? from + random.nextLong(to - from) : middle;
             }
             frames[segment] = first + (int) pick;
         }
-        return new ClipSelection(frames, shifted, repeated);
+        return new ClipSelection(frames, range.shifted(), repeated);
     }
 
     /**
