@@ -86,9 +86,10 @@ def add_clip_arguments(parser):
         parser.add_argument(f"--{option}", type=int, default=default, help=f"clip {option} (default {default})")
 
 
-def run(name, label, dataset_class, versions, doc, default_dataset=None):
+def run(name, label, dataset_class, versions, doc, default_dataset=None, lister=None):
     """The peer's command line: a DataLoader over `dataset_class`, timed as `stoker bench` times itself (steady
-    state from the end of a warm-up of max(2, batches/10) batches to the last batch)."""
+    state from the end of a warm-up of max(2, batches/10) batches to the last batch). `lister(root)` lists the
+    dataset as [(path, label)]: `list_videos` unless given."""
     p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     if default_dataset:
         p.add_argument("dataset", nargs="?", default=default_dataset)
@@ -103,7 +104,7 @@ def run(name, label, dataset_class, versions, doc, default_dataset=None):
     p.add_argument("--json", help="write the results as JSON")
     a = p.parse_args()
 
-    videos = list_videos(a.dataset)
+    videos = (lister or list_videos)(a.dataset)
     if not videos:
         sys.exit(f"{name}: no videos under {a.dataset}")
     dataset = dataset_class(videos, a.frames, a.stride, a.size, a.seed)

@@ -96,10 +96,12 @@ def check_dataset(dataset) -> str:
         return str(path.resolve())
     if (path / SHARD_MANIFEST).is_file():
         return str(path.resolve())
-    has_class = any(c.is_dir() and any(f.is_file() for f in c.iterdir()) for c in path.iterdir())
+    # A video is a file, or a folder of its frames as images (mmaction2's rawframes).
+    has_class = any(c.is_dir() and any(not v.name.startswith(".") for v in c.iterdir()) for c in path.iterdir())
     if not has_class:
-        raise ValueError(f"dataset={text!r}: not a dataset: no class folder with files in it (expected "
-                         f"ROOT/<class>/<video>, a .csv manifest, or a shard folder with {SHARD_MANIFEST})")
+        raise ValueError(f"dataset={text!r}: not a dataset: no class folder with videos in it (expected "
+                         f"ROOT/<class>/<video>, a video file or a folder of its frames; a .csv manifest; or a shard "
+                         f"folder with {SHARD_MANIFEST})")
     return str(path.resolve())
 
 

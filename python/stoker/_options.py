@@ -93,7 +93,16 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                                                'first frame '
                                                                                                '(exclusive; above '
                                                                                                'its start).',
-                                                                                'x-python': 'window_to_seconds'}}}}},
+                                                                                'x-python': 'window_to_seconds'}}},
+                                        'frameFolderFps': {'type': 'number',
+                                                           'description': 'Frames a second of videos stored as '
+                                                                          'folders of images (JPEG or PNG, one a '
+                                                                          'frame), which carry no timestamps: what '
+                                                                          'their clip starts, windows and a '
+                                                                          "manifest's seconds count in; above 0.",
+                                                           'x-python': 'frame_folder_fps',
+                                                           'maximum': 1000,
+                                                           'default': 30.0}}},
                 'size': {'description': 'How decoded frames become the output size.',
                          'type': 'object',
                          'additionalProperties': False,
@@ -390,6 +399,8 @@ class LoaderOptionArgs(TypedDict, total=False):
     """With a clip window (and its end): one clip a video of the frames shown from here, picked by linspace."""
     window_to_seconds: float
     """The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."""
+    frame_folder_fps: float
+    """Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps: what their clip starts, windows and a manifest's seconds count in; above 0. Default: 30.0."""
     width: int
     """Output width in pixels. Default: 112."""
     height: int

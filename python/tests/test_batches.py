@@ -221,3 +221,36 @@ def test_the_usual_epoch_loop_never_restarts_the_jvm(dataset, drop_last):
         assert len(pids) == 1
         assert epochs == [{0}, {1}, {2}]
         assert len(loader) == (2 if drop_last else 3)
+
+
+def _index_frame(index, width=96, height=64):
+    """A frame showing its index: bit i is the 8x8 block i along the top row, white for 1 (survives JPEG)."""
+    pixels = np.full((height, width, 3), 90, dtype=np.uint8)
+    for bit in range(8):
+        if (index >> bit) & 1:
+            pixels[8:24, 4 + bit * 11:4 + bit * 11 + 8] = 255
+    return pixels
+
+
+def _read_index(frame, width=96, height=64):
+    return sum(1 << bit for bit in range(8) if frame[16, 8 + bit * 11].mean() > 170)
+
+
+def test_folders_of_jpeg_frames_load_as_videos(tmp_path):
+    """mmaction2's rawframes layout: ROOT/<class>/<video>/img_00001.jpg, at the frame rate given."""
+    for cls, video, count in (("archery", "v1", 30), ("archery", "v2", 24), ("bowling", "v3", 40)):
+        folder = tmp_path / "rawframes" / cls / video
+        folder.mkdir(parents=True)
+        for i in range(count):
+            Image.fromarray(_index_frame(i)).save(folder / f"img_{i + 1:05d}.jpg", quality=95)
+    with VideoLoader(tmp_path / "rawframes", frames=4, stride=3, width=96, height=64, resize="stretch",
+                     frame_folder_fps=25, batch_size=2, seed=3) as loader:
+        seen = []
+        for batch in loader:
+            assert tuple(batch.video.shape[1:]) == (4, 64, 96, 3)
+            for clip, seconds, path in zip(batch.video.numpy(), batch.frame_seconds, batch.paths):
+                shown = [_read_index(frame) for frame in clip]
+                assert shown == [shown[0] + 3 * k for k in range(4)], path
+                assert [round(t * 25, 6) for t in seconds] == shown
+                seen.append(path)
+    assert sorted(p.split("/")[-1] for p in seen) == ["v1", "v2", "v3"]

@@ -63,6 +63,7 @@ final class LoaderOptionsMixin {
     @Option(names = "--clips-per-video") int clipsPerVideo;
     @Option(names = "--clip-starts", paramLabel = "MODE") String clipStarts;
     @Option(names = "--window-step", paramLabel = "SECONDS") double windowStep;
+    @Option(names = "--frame-folder-fps", paramLabel = "FPS") double frameFolderFps;
     @Option(names = "--layout") BatchLayout layout;
     @Option(names = "--seed") long seed;
     @Option(names = "--decoder-threads") int decoderThreads;
@@ -119,7 +120,8 @@ final class LoaderOptionsMixin {
                     given.test("--clip-starts") ? clipStartsMode(command) : c.starts(),
                     given.test("--clips-per-video") ? clipsPerVideo : c.clipsPerVideo(),
                     given.test("--window-step") ? windowStep : c.windowStepSeconds(),
-                    maxLeadFrames(c), clipWindow(c)));
+                    maxLeadFrames(c), clipWindow(c),
+                    given.test("--frame-folder-fps") ? frameFolderFps : c.frameFolderFps()));
             LoaderOptions.Size z = o.size();
             int[] wh = given.test("--size") ? parseSize(command, size) : new int[] {z.width(), z.height()};
             b.size(new LoaderOptions.Size(wh[0], wh[1], given.test("--resize") ? resizeMode(command) : z.mode(),
@@ -206,6 +208,7 @@ final class LoaderOptionsMixin {
             case "--clips-per-video" -> Integer.toString(d.clip().clipsPerVideo());
             case "--clip-starts" -> d.clip().starts().name().toLowerCase(java.util.Locale.ROOT);
             case "--window-step" -> Double.toString(d.clip().windowStepSeconds());
+            case "--frame-folder-fps" -> Double.toString(d.clip().frameFolderFps());
             case "--layout" -> d.batch().layout().name();
             case "--seed" -> Long.toString(d.sampling().seed());
             case "--decoder-threads" -> Integer.toString(d.decode().threads());

@@ -34,6 +34,9 @@ public enum LoaderOption {
             "With a clip window (and its end): one clip a video of the frames shown from here, picked by linspace."),
     WINDOW_TO_SECONDS("clip.window.toSeconds", "window_to_seconds", null, null,
             "The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."),
+    FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, 1000,
+            "Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps:"
+                    + " what their clip starts, windows and a manifest's seconds count in; above 0."),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),
     HEIGHT("size.height", "height", 1, null, "Output height in pixels."),
     RESIZE("size.mode", "resize", null, null,

@@ -95,16 +95,36 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @param window            when not null, each video gives one clip: {@code frames} frames spread by linspace
      *                          over the frames shown in this window (the last repeated when it holds fewer), instead of
      *                          strided or resampled frames from a sampled start ({@link ClipSpec#linspace})
+     * @param frameFolderFps    frames a second of videos stored as folders of images, which carry no timestamps: what
+     *                          their clip starts, windows and a manifest's seconds count in
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
-                       int clipsPerVideo, double windowStepSeconds, int maxLeadFrames, ClipWindow window) {
+                       int clipsPerVideo, double windowStepSeconds, int maxLeadFrames, ClipWindow window,
+                       double frameFolderFps) {
+        /** Frames a second of a folder of images when nobody says: the usual rate frames are extracted at. */
+        public static final double DEFAULT_FRAME_FOLDER_FPS = 30;
+        /** The highest rate a folder of images may play at. */
+        public static final double MAX_FRAME_FOLDER_FPS = 1000;
 
         /** A clip with no decode budget and no window. */
         public Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
                     int clipsPerVideo, double windowStepSeconds) {
             this(frames, strideFrames, resampleFps, pastEnd, starts, clipsPerVideo, windowStepSeconds,
                     ClipStartBudget.NONE, null);
+        }
+
+        /** A clip whose folders of images play at {@link #DEFAULT_FRAME_FOLDER_FPS}. */
+        public Clip(int frames, int strideFrames, double resampleFps, PastEndPolicy pastEnd, ClipStarts starts,
+                    int clipsPerVideo, double windowStepSeconds, int maxLeadFrames, ClipWindow window) {
+            this(frames, strideFrames, resampleFps, pastEnd, starts, clipsPerVideo, windowStepSeconds, maxLeadFrames,
+                    window, DEFAULT_FRAME_FOLDER_FPS);
+        }
+
+        /** This clip with folders of images playing at {@code fps}. */
+        public Clip withFrameFolderFps(double fps) {
+            return new Clip(frames, strideFrames, resampleFps, pastEnd, starts, clipsPerVideo, windowStepSeconds,
+                    maxLeadFrames, window, fps);
         }
 
         @JsonCreator
@@ -117,6 +137,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             }
             Objects.requireNonNull(pastEnd, "pastEnd");
             Objects.requireNonNull(starts, "starts");
+            if (!(frameFolderFps > 0 && frameFolderFps <= MAX_FRAME_FOLDER_FPS)) {
+                throw new InvalidValueException("frameFolderFps", frameFolderFps, "above 0, at most " + MAX_FRAME_FOLDER_FPS);
+            }
             if (windowStepSeconds < 0 || Double.isNaN(windowStepSeconds)) {
                 throw new InvalidValueException("windowStepSeconds", windowStepSeconds, "0+; above 0 for window sampling");
             }

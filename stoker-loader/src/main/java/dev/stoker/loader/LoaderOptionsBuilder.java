@@ -51,24 +51,24 @@ public final class LoaderOptionsBuilder {
     /** {@code frames} frames, {@code strideFrames} source frames apart. */
     public LoaderOptionsBuilder clip(int frames, int strideFrames) {
         return clip(new Clip(frames, strideFrames, 0, clip.pastEnd(), clip.starts(), clip.clipsPerVideo(),
-                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
+                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window(), clip.frameFolderFps()));
     }
 
     /** {@code frames} frames resampled to {@code fps} by timestamp. */
     public LoaderOptionsBuilder resampledClip(int frames, double fps) {
         return clip(new Clip(frames, clip.strideFrames(), fps, clip.pastEnd(), clip.starts(), clip.clipsPerVideo(),
-                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
+                clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window(), clip.frameFolderFps()));
     }
 
     public LoaderOptionsBuilder pastEnd(PastEndPolicy pastEnd) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), pastEnd, clip.starts(),
-                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window()));
+                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), clip.window(), clip.frameFolderFps()));
     }
 
     /** How clip starts are chosen, how many per video, the step between windows. */
     public LoaderOptionsBuilder clipStarts(ClipStarts starts, int clipsPerVideo, double windowStepSeconds) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), starts,
-                clipsPerVideo, windowStepSeconds, clip.maxLeadFrames(), clip.window()));
+                clipsPerVideo, windowStepSeconds, clip.maxLeadFrames(), clip.window(), clip.frameFolderFps()));
     }
 
     /**
@@ -77,13 +77,18 @@ public final class LoaderOptionsBuilder {
      */
     public LoaderOptionsBuilder maxLeadFrames(int maxLeadFrames) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), clip.starts(),
-                clip.clipsPerVideo(), clip.windowStepSeconds(), maxLeadFrames, clip.window()));
+                clip.clipsPerVideo(), clip.windowStepSeconds(), maxLeadFrames, clip.window(), clip.frameFolderFps()));
+    }
+
+    /** Frames a second of videos stored as folders of images (which carry no timestamps). */
+    public LoaderOptionsBuilder frameFolderFps(double fps) {
+        return clip(clip.withFrameFolderFps(fps));
     }
 
     /** One clip a video, of the frames shown in {@code window} picked by linspace; null: sampled starts. */
     public LoaderOptionsBuilder clipWindow(ClipWindow window) {
         return clip(new Clip(clip.frames(), clip.strideFrames(), clip.resampleFps(), clip.pastEnd(), clip.starts(),
-                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), window));
+                clip.clipsPerVideo(), clip.windowStepSeconds(), clip.maxLeadFrames(), window, clip.frameFolderFps()));
     }
 
     public LoaderOptionsBuilder size(Size size) {

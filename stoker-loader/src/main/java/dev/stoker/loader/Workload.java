@@ -49,7 +49,7 @@ public enum Workload {
                 LoaderOptions.Clip c = options.clip();
                 yield options.toBuilder()
                         .clip(new LoaderOptions.Clip(16, 1, 0, PastEndPolicy.REPEAT_LAST, c.starts(), 1,
-                                c.windowStepSeconds(), ClipStartBudget.NONE, new ClipWindow(0, 0.5)))
+                                c.windowStepSeconds(), ClipStartBudget.NONE, new ClipWindow(0, 0.5), c.frameFolderFps()))
                         .size(112, 112, Resize.Mode.STRETCH, 0)
                         .build();
             }

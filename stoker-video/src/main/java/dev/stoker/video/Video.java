@@ -13,6 +13,7 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.video.internal.ClipSelection;
+import dev.stoker.video.internal.FrameFolder;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -58,8 +59,19 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         this.secondsPerTick = secondsPerTick;
     }
 
-    /** Opens a file by memory-mapping it, so large files are paged in rather than copied to the heap. */
+    /**
+     * Opens a file by memory-mapping it, so large files are paged in rather than copied to the heap; or a video stored
+     * as a folder of images, one a frame, read whole at {@link FrameFolder#DEFAULT_FPS} frames a second.
+     */
     public static Video open(Path file) {
+        return open(file, FrameFolder.DEFAULT_FPS);
+    }
+
+    /** {@link #open(Path)}, a folder of images playing at {@code frameFolderFps} frames a second (a file's own rate stands). */
+    public static Video open(Path file, double frameFolderFps) {
+        if (Files.isDirectory(file)) {
+            return FrameFolder.list(file).readAll(frameFolderFps);
+        }
         String path = file.toString();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
             long size = channel.size();
@@ -70,9 +82,6 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         } catch (NoSuchFileException e) {
             throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such file", e);
         } catch (IOException e) {
-            if (Files.isDirectory(file)) {
-                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "a folder, not a video file", e);
-            }
             throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, String.valueOf(e), e);
         }
     }

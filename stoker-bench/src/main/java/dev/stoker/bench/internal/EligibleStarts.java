@@ -40,7 +40,7 @@ public record EligibleStarts(int videos, double fittingStartsPerVideo, double el
         for (int i = 0; i < n; i++) {
             int index = (int) ((long) i * dataset.size() / n);
             VideoEntry entry = dataset.get(index);
-            try (Video video = Video.open(entry.path())) {
+            try (Video video = Video.open(entry.path(), clip.frameFolderFps())) {
                 double clipSeconds = clip.seconds(video.info().framesPerSecond());
                 double seconds = video.info().durationSeconds();
                 if (clip.window() != null || clip.starts().segments()) {

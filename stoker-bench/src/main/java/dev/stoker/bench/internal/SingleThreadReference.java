@@ -6,6 +6,7 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.Video;
+import dev.stoker.video.VideoPackets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +35,7 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
     private static final double SPAN_END_SECONDS = 1e-3;
 
     public static SingleThreadReference measure(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
-        Map<Path, byte[]> files = readFiles(delivered);
+        Map<Path, Source> files = readFiles(delivered, options);
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] seconds = new double[PASSES];
         double[] cpuSeconds = new double[PASSES];
@@ -71,7 +72,7 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
      */
     public static DecodeCeiling measureCeiling(List<ClipInfo> delivered, LoaderOptions options, int threads)
             throws IOException, InterruptedException {
-        Map<Path, byte[]> files = readFiles(delivered);
+        Map<Path, Source> files = readFiles(delivered, options);
         double[] single = new double[PASSES];
         double[] parallel = new double[PASSES];
         for (int pass = 0; pass < PASSES; pass++) {
@@ -90,7 +91,7 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
      * better of two passes: what one clip costs once the JIT and caches are warm, whatever else ran.
      */
     public static double[] eachAlone(List<ClipInfo> clips, LoaderOptions options) throws IOException {
-        Map<Path, byte[]> files = readFiles(clips);
+        Map<Path, Source> files = readFiles(clips, options);
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         double[] best = new double[clips.size()];
         java.util.Arrays.fill(best, Double.POSITIVE_INFINITY);
@@ -109,7 +110,7 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
     }
 
     /** Demuxes, decodes and converts {@code c} (the {@code index}-th clip: its crop) from its file's bytes. */
-    private static void decodeOne(ClipDecoder decoder, ClipInfo c, Map<Path, byte[]> files, LoaderOptions options, int index,
+    private static void decodeOne(ClipDecoder decoder, ClipInfo c, Map<Path, Source> files, LoaderOptions options, int index,
                                   MemorySegment destination) {
         double[] t = c.frameTimestampsSeconds();
         // A segment clip's frames were drawn from a seed the clip's info does not carry: the middles of the same span,
@@ -117,24 +118,45 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
         ClipSpec spec = options.clip().starts().segments()
                 ? ClipSpec.segments(t[0], t[t.length - 1] + SPAN_END_SECONDS, t.length, false, 0)
                 : options.clip().at(t[0]);
-        try (Video video = Video.open(c.path().toString(), files.get(c.path()))) {
+        try (Video video = files.get(c.path()).open(c.path())) {
             decoder.decode(video, new ClipRequest(spec, options.resize(index), destination));
         }
     }
 
+    /** A clip's video in memory: a file's bytes, or the packets of a folder of images (every frame read). */
+    private record Source(byte[] bytes, VideoPackets packets) {
+        static Source read(Path path, double frameFolderFps) throws IOException {
+            if (!Files.isDirectory(path)) {
+                return new Source(Files.readAllBytes(path), null);
+            }
+            try (Video video = Video.open(path, frameFolderFps)) {
+                VideoPackets p = video.asPackets();
+                // The view dies with the video: the payloads are copied into memory the GC frees.
+                MemorySegment data = Arena.ofAuto().allocate(p.data().byteSize()).copyFrom(p.data());
+                return new Source(null, new VideoPackets(p.codecName(), p.width(), p.height(), p.pixelFormat(),
+                        p.timeBaseNumerator(), p.timeBaseDenominator(), p.framesPerSecond(), p.extradata(), data, p.pts(),
+                        p.durations(), p.keyframes(), p.offsets(), p.sizes(), p.demuxed()));
+            }
+        }
+
+        Video open(Path path) {
+            return packets != null ? Video.fromPackets(path.toString(), packets) : Video.open(path.toString(), bytes);
+        }
+    }
+
     /** Each clip's file, read once into memory: reading is not what the reference times. */
-    private static Map<Path, byte[]> readFiles(List<ClipInfo> delivered) throws IOException {
-        Map<Path, byte[]> files = new HashMap<>();
+    private static Map<Path, Source> readFiles(List<ClipInfo> delivered, LoaderOptions options) throws IOException {
+        Map<Path, Source> files = new HashMap<>();
         for (ClipInfo c : delivered) {
             if (!files.containsKey(c.path())) {
-                files.put(c.path(), Files.readAllBytes(c.path()));
+                files.put(c.path(), Source.read(c.path(), options.clip().frameFolderFps()));
             }
         }
         return files;
     }
 
     /** Seconds until {@code threads} threads, started together, have each decoded every clip once. */
-    private static double timedPasses(List<ClipInfo> delivered, Map<Path, byte[]> files, LoaderOptions options,
+    private static double timedPasses(List<ClipInfo> delivered, Map<Path, Source> files, LoaderOptions options,
                                       int threads) throws InterruptedException {
         long clipBytes = (long) options.clip().frames() * options.size().width() * options.size().height() * 3;
         java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);

@@ -5,6 +5,7 @@ import dev.stoker.gpu.GpuLoader;
 import dev.stoker.gpu.NvdecLoader;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.DeviceLoaderProvider;
+import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.LoaderOptions;
@@ -14,6 +15,7 @@ import dev.stoker.loader.batch.LoadedBatch;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.InvalidValueException;
 import java.io.IOException;
+import java.nio.file.Files;
 
 /**
  * {@code Loaders.onDevice} for CUDA devices: with the options decoding on the CPU ({@code auto} resolved first,
@@ -32,12 +34,24 @@ public final class CudaLoaderProvider implements DeviceLoaderProvider {
     public ClipLoader<? extends LoadedBatch> open(DeviceSpec device, String location, LoaderProvider host,
                                                   LoaderOptions options, Opening opening) throws IOException {
         LoaderOptions resolved = GpuDecodeOptions.resolve(options);
+        Dataset videos = resolved.decode().device().onGpu() ? host.videoFiles(location).orElse(null) : null;
+        if (videos != null && videos.entries().stream().anyMatch(e -> Files.isDirectory(e.path()))) {
+            if (options.decode().device() != DecodeDevice.AUTO) {
+                throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), resolved.decode().device()
+                        + " with videos stored as folders of images at " + location,
+                        "cpu: NVDEC decodes video files; images decode on the CPU, and their batches go to the GPU");
+            }
+            // auto: the CPU decodes what NVDEC cannot.
+            resolved = resolved.toBuilder().decodeOn(DecodeDevice.CPU, resolved.decode().nvdecSessions()).build();
+        }
         if (!resolved.decode().device().onGpu()) {
             return GpuLoader.open((o, op) -> host.open(location, o, op), resolved, device, opening);
         }
-        Dataset videos = host.videoFiles(location).orElseThrow(() -> new InvalidValueException(
-                LoaderOption.DECODE_DEVICE.path(), resolved.decode().device() + " with " + host.opens() + " at " + location,
-                "cpu: NVDEC decodes video files; these decode on the CPU, and their batches go to the GPU"));
+        if (videos == null) {
+            throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), resolved.decode().device() + " with "
+                    + host.opens() + " at " + location,
+                    "cpu: NVDEC decodes video files; these decode on the CPU, and their batches go to the GPU");
+        }
         return NvdecLoader.open(videos, resolved, device, opening);
     }
 }

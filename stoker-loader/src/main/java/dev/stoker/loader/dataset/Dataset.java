@@ -53,8 +53,9 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
 
     /**
      * Reads the Kinetics layout {@code ROOT/<class>/<video>}: every non-hidden subdirectory is a class,
-     * labelled by its index among the sorted class names; every non-hidden regular file in it is a video,
-     * sorted by name. Files directly under ROOT (such as a README) are ignored.
+     * labelled by its index among the sorted class names; every non-hidden regular file in it is a video, and so is
+     * every folder in it (a video stored as a folder of its frames as images), sorted by name. Files directly under
+     * ROOT (such as a README) are ignored.
      */
     public static Dataset fromDirectory(Path root) throws IOException {
         return DirectoryTreeLoader.load(root);

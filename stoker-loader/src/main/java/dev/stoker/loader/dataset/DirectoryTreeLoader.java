@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-/** Reads {@code ROOT/<class>/<video>} trees, the layout Kinetics, UCF101 and HMDB51 ship in. */
+/**
+ * Reads {@code ROOT/<class>/<video>} trees, the layout Kinetics, UCF101 and HMDB51 ship in. A video is a file, or a
+ * folder of its frames as images ({@code ROOT/<class>/<video>/img_00001.jpg}: mmaction2's rawframes).
+ */
 final class DirectoryTreeLoader {
 
     private DirectoryTreeLoader() {
@@ -29,26 +32,32 @@ final class DirectoryTreeLoader {
             Path classDir = classDirs.get(label);
             String className = classDir.getFileName().toString();
             classNames.add(className);
-            for (Path video : sortedChildren(classDir, false)) {
+            for (Path video : sortedChildren(classDir, null)) {
                 entries.add(new VideoEntry(video, label, className));
             }
         }
         if (entries.isEmpty()) {
             throw new InvalidDatasetException("dataset root " + root + " has " + classDirs.size()
-                    + " class folders but no video files in them (expected: ROOT/<class>/<video>)");
+                    + " class folders but no videos in them (expected: ROOT/<class>/<video>, a video file or a folder of"
+                    + " its frames)");
         }
         return new Dataset(entries, classNames);
     }
 
-    /** Non-hidden subdirectories or regular files, sorted by name so that order is the same everywhere. */
-    private static List<Path> sortedChildren(Path dir, boolean directories) throws IOException {
+    /**
+     * Non-hidden subdirectories ({@code directories} true), regular files (false) or both (null), sorted by name so
+     * that order is the same everywhere.
+     */
+    private static List<Path> sortedChildren(Path dir, Boolean directories) throws IOException {
         List<Path> children = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path child : stream) {
                 if (child.getFileName().toString().startsWith(".")) {
                     continue;
                 }
-                if (directories ? Files.isDirectory(child) : Files.isRegularFile(child)) {
+                boolean folder = Files.isDirectory(child);
+                if (directories == null ? folder || Files.isRegularFile(child) : directories ? folder
+                        : Files.isRegularFile(child)) {
                     children.add(child);
                 }
             }

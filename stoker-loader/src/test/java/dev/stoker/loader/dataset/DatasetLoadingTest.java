@@ -48,7 +48,21 @@ class DatasetLoadingTest {
                 .isInstanceOf(InvalidDatasetException.class).hasMessageContaining("no class folders");
         Files.createDirectories(dir.resolve("archery"));
         assertThatThrownBy(() -> Dataset.open(dir))
-                .isInstanceOf(InvalidDatasetException.class).hasMessageContaining("no video files");
+                .isInstanceOf(InvalidDatasetException.class).hasMessageContaining("no videos in them");
+    }
+
+    @Test
+    void aFolderInAClassFolderIsAVideoStoredAsItsFramesBesideVideoFiles() throws IOException {
+        touch("archery/b.mp4");
+        touch("archery/a_frames/img_00001.jpg");
+        touch("bowling/v1/00001.png");
+        touch("bowling/.thumbnails/x.jpg");
+
+        Dataset dataset = Dataset.open(dir);
+
+        assertThat(dataset.entries()).extracting(e -> dir.relativize(e.path()).toString())
+                .containsExactly("archery/a_frames", "archery/b.mp4", "bowling/v1");
+        assertThat(dataset.entries()).extracting(VideoEntry::label).containsExactly(0, 0, 1);
     }
 
     @Test

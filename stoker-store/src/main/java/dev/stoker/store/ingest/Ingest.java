@@ -188,6 +188,9 @@ public final class Ingest {
     }
 
     private static IngestItem read(IngestItem item) {
+        if (Files.isDirectory(Path.of(item.source.path()))) {
+            return item; // a video stored as a folder of images: decode lists it and reads its frames
+        }
         try {
             item.bytes = Files.readAllBytes(Path.of(item.source.path()));
             if (item.bytes.length == 0) {
@@ -206,7 +209,8 @@ public final class Ingest {
             return item;
         }
         VideoEntry entry = dataset.get(item.source.index());
-        try (Video video = Video.open(item.source.path(), item.bytes)) {
+        try (Video video = item.bytes == null ? Video.open(Path.of(item.source.path()))
+                : Video.open(item.source.path(), item.bytes)) {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
             item.sourceKeyframes = item.decoded.sourceKeyframes();

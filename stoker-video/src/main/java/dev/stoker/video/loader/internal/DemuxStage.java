@@ -6,10 +6,11 @@ import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.loader.dataset.ClipStartBudget;
 import dev.stoker.video.Video;
+import java.util.Arrays;
 import java.util.function.Function;
 
 /**
- * Opens the container from memory, indexes the video stream's packets (and so its keyframes), and
+ * Opens the container from memory (or, for a folder of images, the frames its fetch read), indexes the video stream's packets (and so its keyframes), and
  * samples where this epoch's clips start, which needs the duration only the index knows (and, under a decode
  * budget, the keyframes: {@link ClipStartBudget}).
  */
@@ -25,6 +26,11 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
     @Override
     public OpenedVideo apply(FetchedVideo fetched) {
         VideoTask task = fetched.task();
+        if (fetched.folder() != null) {
+            // A folder of images: its fetch drew the starts to know which frames to read.
+            return new OpenedVideo(task, fetched.folder().video(task.entry().path().toString(), fetched.bytes(),
+                    options.clip().frameFolderFps()), fetched.folder().clipStarts());
+        }
         ClipWindow window = options.clip().window();
         // A window's clip needs the frames up to its end only: the rest of the stream is not indexed (as SPDL's
         // example demuxes only the span it decodes).
@@ -32,22 +38,30 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
                 : Video.openFirstSeconds(task.entry().path().toString(), fetched.bytes(),
                         task.entry().startSeconds().orElse(0) + window.toSeconds());
         try {
-            VideoInfo info = video.info();
-            double clipSeconds = options.clip().seconds(info.framesPerSecond());
-            int budget = options.clip().startBudget();
-            double[] starts = budget == ClipStartBudget.NONE
-                    ? sampler.clipStarts(task.entry(), info.durationSeconds(), clipSeconds, task.epoch(), task.index())
-                    : ClipStartBudget.draw(sampler, task.entry(), video, info.durationSeconds(), clipSeconds,
-                            task.epoch(), task.index(), budget).startsSeconds();
-            starts = options.size().cropsOf(starts);
-            if (task.firstClip() > 0) {
-                // Resumed inside this video: its first clips were delivered before the state was taken.
-                starts = java.util.Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
-            }
-            return new OpenedVideo(task, video, starts);
+            return new OpenedVideo(task, video, clipStarts(options, sampler, task, video));
         } catch (RuntimeException e) {
             video.close();
             throw e;
         }
+    }
+
+    /**
+     * Where {@code task}'s clips start in {@code video} this epoch, after its spatial crops, less those a resumed run
+     * delivered before its state was taken.
+     */
+    static double[] clipStarts(LoaderOptions options, ClipSampler sampler, VideoTask task, Video video) {
+        VideoInfo info = video.info();
+        double clipSeconds = options.clip().seconds(info.framesPerSecond());
+        int budget = options.clip().startBudget();
+        double[] starts = budget == ClipStartBudget.NONE
+                ? sampler.clipStarts(task.entry(), info.durationSeconds(), clipSeconds, task.epoch(), task.index())
+                : ClipStartBudget.draw(sampler, task.entry(), video, info.durationSeconds(), clipSeconds,
+                        task.epoch(), task.index(), budget).startsSeconds();
+        starts = options.size().cropsOf(starts);
+        if (task.firstClip() > 0) {
+            // Resumed inside this video: its first clips were delivered before the state was taken.
+            starts = Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
+        }
+        return starts;
     }
 }

@@ -8,13 +8,14 @@ import java.util.function.Function;
 /**
  * The fetch stage as a {@link StageFactory}, so that it can run in a child JVM
  * ({@code stoker bench --split-after fetch}). Its config is the loader's options ({@link LoaderOptions#toJson()}),
- * of which it reads the {@link LoaderOptions#fetchHook()}.
+ * of which it reads the {@link LoaderOptions#fetchHook()} and, for folders of images, how clips are drawn.
  */
 public final class FetchFactory implements StageFactory<VideoTask, FetchedVideo> {
 
     @Override
     public Function<VideoTask, FetchedVideo> create(String config) throws ReflectiveOperationException {
-        Class<? extends FetchHook> hook = LoaderOptions.fromJson(config).fetchHook();
-        return new FetchStage(hook == null ? null : hook.getConstructor().newInstance());
+        LoaderOptions options = LoaderOptions.fromJson(config);
+        Class<? extends FetchHook> hook = options.fetchHook();
+        return new FetchStage(options, hook == null ? null : hook.getConstructor().newInstance());
     }
 }

@@ -1,19 +1,32 @@
 package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
+import dev.stoker.video.internal.FrameFolder;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.function.Function;
 
-/** Reads a whole video file into memory: the one stage that waits on storage. Runs the fetch hook, if any, first. */
+/**
+ * Reads a video into memory: the one stage that waits on storage. Runs the fetch hook, if any, first. A video file is
+ * read whole; a video stored as a folder of images ({@link FrameFolder}) is listed, its clips drawn, and only the
+ * frames they show read (every frame is a keyframe, so nothing else is decoded).
+ */
 public final class FetchStage implements Function<VideoTask, FetchedVideo> {
+    private final LoaderOptions options;
+    private final ClipSampler sampler;
     private final FetchHook hook;
 
-    FetchStage(FetchHook hook) {
+    FetchStage(LoaderOptions options, FetchHook hook) {
+        this.options = options;
+        this.sampler = options.clipSampler();
         this.hook = hook;
     }
 
@@ -27,6 +40,9 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
                 throw new LoaderException(FailureReason.IO_ERROR, path + ": before reading it, " + hook.getClass().getSimpleName()
                         + " failed: " + e.getMessage(), e);
             }
+        }
+        if (Files.isDirectory(path)) {
+            return fetchFolder(task, path);
         }
         byte[] bytes;
         try {
@@ -42,5 +58,22 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
             throw new LoaderException(FailureReason.EMPTY_FILE, path + ": empty file (0 bytes)", null);
         }
         return new FetchedVideo(task, bytes);
+    }
+
+    /** Lists a folder of images, draws its clips as demux would, and reads the frames they show. */
+    private FetchedVideo fetchFolder(VideoTask task, Path path) {
+        FrameFolder folder = FrameFolder.list(path);
+        try (Video skeleton = folder.skeleton(options.clip().frameFolderFps())) {
+            double[] starts = DemuxStage.clipStarts(options, sampler, task, skeleton);
+            BitSet wanted = new BitSet(folder.frameCount());
+            for (int i = 0; i < starts.length; i++) {
+                for (int frame : skeleton.selectClip(VideoFront.clip(options, task, i, starts[i])).frames()) {
+                    wanted.set(frame);
+                }
+            }
+            FrameFolder.Frames read = folder.read(wanted);
+            return new FetchedVideo(task, read.bytes(), new FetchedVideo.Folder(folder.codec(), read.width(),
+                    read.height(), folder.frameCount(), read.indices(), read.offsets(), starts));
+        }
     }
 }

@@ -63,28 +63,38 @@ public final class LoaderCodecs {
         }
     }
 
-    /** {@link FetchedVideo}: the task, then the bytes. */
+    /** {@link FetchedVideo}: the task, a folder of images' listing (none for a file), then the bytes. */
     public static final class FetchedVideoCodec implements ItemCodec<FetchedVideo> {
         private final VideoTaskCodec tasks = new VideoTaskCodec();
 
         @Override
         public long encodedBytes(FetchedVideo video) {
-            return 4 + tasks.encodedBytes(video.task()) + video.bytes().length;
+            return 8 + tasks.encodedBytes(video.task()) + folderBytes(video).length + video.bytes().length;
+        }
+
+        private static byte[] folderBytes(FetchedVideo video) {
+            return video.folder() == null ? new byte[0] : video.folder().toBytes();
         }
 
         @Override
         public void encode(FetchedVideo video, MemorySegment target) {
             long taskBytes = tasks.encodedBytes(video.task());
+            byte[] folder = folderBytes(video);
             target.set(INT, 0, (int) taskBytes);
-            tasks.encode(video.task(), target.asSlice(4, taskBytes));
-            ItemCodecs.BYTES.encode(video.bytes(), target.asSlice(4 + taskBytes));
+            target.set(INT, 4, folder.length);
+            tasks.encode(video.task(), target.asSlice(8, taskBytes));
+            ItemCodecs.BYTES.encode(folder, target.asSlice(8 + taskBytes, folder.length));
+            ItemCodecs.BYTES.encode(video.bytes(), target.asSlice(8 + taskBytes + folder.length));
         }
 
         @Override
         public FetchedVideo decode(MemorySegment source) {
             int taskBytes = source.get(INT, 0);
-            VideoTask task = tasks.decode(source.asSlice(4, taskBytes));
-            return new FetchedVideo(task, ItemCodecs.BYTES.decode(source.asSlice(4 + taskBytes)));
+            int folderBytes = source.get(INT, 4);
+            VideoTask task = tasks.decode(source.asSlice(8, taskBytes));
+            FetchedVideo.Folder folder = folderBytes == 0 ? null
+                    : FetchedVideo.Folder.fromBytes(ItemCodecs.BYTES.decode(source.asSlice(8 + taskBytes, folderBytes)));
+            return new FetchedVideo(task, ItemCodecs.BYTES.decode(source.asSlice(8 + taskBytes + folderBytes)), folder);
         }
     }
 

@@ -1,0 +1,367 @@
+package dev.stoker.video.internal;
+
+import dev.stoker.video.FailureReason;
+import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
+import dev.stoker.video.VideoPackets;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A video stored as a folder of images, one a frame: mmaction2's rawframes ({@code img_00001.jpg}), EPIC-KITCHENS'
+ * {@code rgb_frames} ({@code frame_0000000001.jpg}), what {@code ffmpeg -i v.mp4 %06d.jpg} writes. The frames are the
+ * folder's JPEG or PNG files in the order of the number in their names; every frame is a keyframe, so a clip costs
+ * its own frames only, and only those are read: {@link #skeleton} selects a clip's frames without reading any,
+ * {@link #read} reads the selected ones, {@link #video} decodes them as a {@link Video}. Images carry no time, so the
+ * caller gives the rate they play at.
+ *
+ * <p>A folder holding frames of several names (mmaction2 writes {@code img_}, {@code flow_x_} and {@code flow_y_}
+ * frames side by side) is read as its {@code img} frames; with no {@code img} among several names it is refused,
+ * naming them. The frames read together must share one size: a frame of another size is an error naming it.
+ */
+public final class FrameFolder {
+    /** The rate frames play at when nobody says: the usual extraction rate. */
+    public static final double DEFAULT_FPS = 30;
+
+    private static final Pattern NUMBERED = Pattern.compile("^(.*?)(\\d+)([^\\d]*)$");
+    /** Ticks a frame lasts: the time base is 1/(fps × this), exact for rates given to a thousandth (29.97). */
+    private static final int TICKS_PER_FRAME = 1000;
+
+    /** The image codecs frames may be in, by file ending. */
+    private enum ImageKind {
+        JPEG("mjpeg"), PNG("png");
+
+        final String codec;
+
+        ImageKind(String codec) {
+            this.codec = codec;
+        }
+
+        static ImageKind of(String fileName) {
+            String lower = fileName.toLowerCase(Locale.ROOT);
+            if (lower.endsWith(".jpg") || lower.endsWith(".jpeg")) {
+                return JPEG;
+            }
+            return lower.endsWith(".png") ? PNG : null;
+        }
+    }
+
+    /** A frame file, its name's shape and its number (parsed once: a folder is listed for every clip). */
+    private record Entry(Path path, String name, String shape, long number) {
+        static Entry of(Path path) {
+            String name = path.getFileName().toString();
+            Matcher m = NUMBERED.matcher(name.substring(0, name.lastIndexOf('.')));
+            if (!m.matches()) {
+                return new Entry(path, name, name.substring(0, name.lastIndexOf('.')), -1);
+            }
+            String digits = m.group(2);
+            // Past 18 digits a long overflows; such names still sort, by name.
+            return new Entry(path, name, m.group(1) + "#" + m.group(3),
+                    digits.length() > 18 ? Long.MAX_VALUE : Long.parseLong(digits));
+        }
+    }
+
+    private final Path folder;
+    private final List<Path> frames;
+    private final ImageKind kind;
+
+    private FrameFolder(Path folder, List<Path> frames, ImageKind kind) {
+        this.folder = folder;
+        this.frames = frames;
+        this.kind = kind;
+    }
+
+    /**
+     * Lists the frames of {@code folder}: names only, no file opened (a folder is listed for every clip drawn from it).
+     *
+     * @throws VideoException when it is missing or unreadable, holds no JPEG or PNG frames, or mixes several names or
+     *                        both kinds
+     */
+    public static FrameFolder list(Path folder) {
+        String path = folder.toString();
+        Map<String, List<Entry>> byShape = new LinkedHashMap<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
+            for (Path child : stream) {
+                String name = child.getFileName().toString();
+                if (!name.startsWith(".") && ImageKind.of(name) != null) {
+                    Entry entry = Entry.of(child);
+                    byShape.computeIfAbsent(entry.shape(), k -> new ArrayList<>()).add(entry);
+                }
+            }
+        } catch (NoSuchFileException e) {
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such folder", e);
+        } catch (NotDirectoryException e) {
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "not a folder of frames", e);
+        } catch (AccessDeniedException e) {
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, "permission denied", e);
+        } catch (IOException e) {
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, "cannot list: " + e, e);
+        }
+        if (byShape.isEmpty()) {
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE,
+                    "a folder with no frames in it (expected: .jpg, .jpeg or .png images, one a frame)");
+        }
+        List<Entry> entries = pickFrames(path, byShape);
+        entries.sort(Comparator.comparingLong(Entry::number).thenComparing(Entry::name));
+        ImageKind kind = ImageKind.of(entries.getFirst().name());
+        List<Path> frames = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            if (ImageKind.of(entry.name()) != kind) {
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
+                        "both JPEG and PNG frames (" + entries.getFirst().name() + ", " + entry.name()
+                                + "; expected: one kind a folder)");
+            }
+            frames.add(entry.path());
+        }
+        return new FrameFolder(folder, List.copyOf(frames), kind);
+    }
+
+    /** The folder's frame files, by name shape; the {@code img} ones when there are several shapes. */
+    private static List<Entry> pickFrames(String path, Map<String, List<Entry>> byShape) {
+        if (byShape.size() == 1) {
+            return new ArrayList<>(byShape.values().iterator().next());
+        }
+        List<String> images = byShape.keySet().stream().filter(n -> n.toLowerCase(Locale.ROOT).startsWith("img")).toList();
+        if (images.size() == 1) {
+            return new ArrayList<>(byShape.get(images.getFirst()));
+        }
+        throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
+                "frames of " + byShape.size() + " names " + byShape.keySet()
+                        + " (expected: one name with a frame number, or mmaction2's img_ among them)");
+    }
+
+    private static byte[] readFrame(String path, Path frame) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(frame);
+        } catch (NoSuchFileException e) {
+            throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.NOT_FOUND,
+                    "frame " + frame.getFileName() + " is gone (the folder changed after it was listed)", e);
+        } catch (IOException e) {
+            throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.IO_ERROR,
+                    "cannot read frame " + frame.getFileName() + ": " + e, e);
+        }
+        if (bytes.length == 0) {
+            throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.EMPTY_FILE,
+                    "frame " + frame.getFileName() + " has 0 bytes");
+        }
+        return bytes;
+    }
+
+    /** Width and height in an image's header (JPEG: the start-of-frame segment; PNG: IHDR); null when not found. */
+    private static int[] imageSize(ImageKind kind, byte[] image) {
+        return kind == ImageKind.PNG ? pngSize(image) : jpegSize(image);
+    }
+
+    private static int[] pngSize(byte[] png) {
+        if (png.length < 24 || (png[0] & 0xFF) != 0x89 || png[1] != 'P' || png[2] != 'N' || png[3] != 'G'
+                || png[12] != 'I' || png[13] != 'H' || png[14] != 'D' || png[15] != 'R') {
+            return null;
+        }
+        int width = u16(png, 16) << 16 | u16(png, 18);
+        int height = u16(png, 20) << 16 | u16(png, 22);
+        return width > 0 && height > 0 ? new int[] {width, height} : null;
+    }
+
+    private static int[] jpegSize(byte[] jpeg) {
+        if (jpeg.length < 4 || (jpeg[0] & 0xFF) != 0xFF || (jpeg[1] & 0xFF) != 0xD8) {
+            return null;
+        }
+        int at = 2;
+        while (at + 4 <= jpeg.length) {
+            if ((jpeg[at] & 0xFF) != 0xFF) {
+                return null;
+            }
+            int marker = jpeg[at + 1] & 0xFF;
+            if (marker == 0xFF) {
+                at++; // fill byte
+                continue;
+            }
+            int length = u16(jpeg, at + 2);
+            boolean startOfFrame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+            if (startOfFrame) {
+                if (at + 9 > jpeg.length) {
+                    return null;
+                }
+                int height = u16(jpeg, at + 5);
+                int width = u16(jpeg, at + 7);
+                return width > 0 && height > 0 ? new int[] {width, height} : null;
+            }
+            if (marker == 0xDA || length < 2) {
+                return null; // image data before any frame header
+            }
+            at += 2 + length;
+        }
+        return null;
+    }
+
+    private static int u16(byte[] b, int at) {
+        return (b[at] & 0xFF) << 8 | (b[at + 1] & 0xFF);
+    }
+
+    public Path folder() {
+        return folder;
+    }
+
+    public int frameCount() {
+        return frames.size();
+    }
+
+    /** The file of frame {@code frame}, in play order. */
+    public Path frame(int frame) {
+        return frames.get(frame);
+    }
+
+    /**
+     * Frames read from a folder, all of {@code width × height}: {@code indices[i]}'s bytes at {@code offsets[i]} of
+     * {@code bytes}, ascending. None read: a size of 1x1.
+     */
+    public record Frames(int[] indices, int[] offsets, byte[] bytes, int width, int height) {
+        public Frames {
+            if (indices.length != offsets.length) {
+                throw new IllegalArgumentException("indices: " + indices.length + ", offsets: " + offsets.length
+                        + " (expected: one offset a frame)");
+            }
+        }
+
+        /** Bytes of the {@code i}th frame read. */
+        int size(int i) {
+            return (i + 1 < offsets.length ? offsets[i + 1] : bytes.length) - offsets[i];
+        }
+    }
+
+    /**
+     * The folder's frames at {@code fps} with no pixels read: for selecting clips ({@link Video#selectClip}) and
+     * drawing starts, exactly as in {@link #video} of what {@link #read} reads. Its size is unknown (1x1); decoding it
+     * fails.
+     */
+    public Video skeleton(double fps) {
+        return video(new Frames(new int[0], new int[0], new byte[0], 1, 1), fps);
+    }
+
+    /**
+     * Reads the frames {@code wanted} marks, checking each is an image of the first one's size.
+     *
+     * @throws VideoException when a frame is gone, unreadable, empty, not such an image, or of another size
+     */
+    public Frames read(BitSet wanted) {
+        if (wanted.length() > frames.size()) {
+            throw new IllegalArgumentException("wanted: frame " + (wanted.length() - 1) + " (expected: under "
+                    + frames.size() + ", the folder's frames)");
+        }
+        String path = folder.toString();
+        int n = wanted.cardinality();
+        int[] indices = new int[n];
+        int[] offsets = new int[n];
+        byte[][] read = new byte[n][];
+        long total = 0;
+        int width = 1;
+        int height = 1;
+        int i = 0;
+        for (int f = wanted.nextSetBit(0); f >= 0; f = wanted.nextSetBit(f + 1)) {
+            Path file = frames.get(f);
+            byte[] frame = readFrame(path, file);
+            int[] size = imageSize(kind, frame);
+            if (size == null) {
+                throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.CORRUPT,
+                        "frame " + file.getFileName() + " is not a readable " + kind + " image");
+            }
+            if (i == 0) {
+                width = size[0];
+                height = size[1];
+            } else if (size[0] != width || size[1] != height) {
+                throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.UNSUPPORTED_CODEC,
+                        "frame " + file.getFileName() + " is " + size[0] + "x" + size[1] + " (expected: " + width + "x"
+                                + height + ", as frame " + frames.get(indices[0]).getFileName() + ")");
+            }
+            indices[i] = f;
+            offsets[i] = (int) total;
+            read[i++] = frame;
+            total += frame.length;
+            if (total > Integer.MAX_VALUE - 8) {
+                throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.UNSUPPORTED_CODEC,
+                        "a clip's frames of over " + total + " bytes (expected: under 2 GiB)");
+            }
+        }
+        byte[] bytes = new byte[(int) total];
+        for (int k = 0; k < n; k++) {
+            System.arraycopy(read[k], 0, bytes, offsets[k], read[k].length);
+        }
+        return new Frames(indices, offsets, bytes, width, height);
+    }
+
+    /** Every frame, read: for tools that take a whole video (a scan, an export, an ingest). */
+    public Video readAll(double fps) {
+        BitSet all = new BitSet();
+        all.set(0, frames.size());
+        return video(read(all), fps);
+    }
+
+    /**
+     * The folder's frames at {@code fps} as a video holding the pixels of {@code read} (its own copy): decoding a
+     * frame {@code read} does not hold fails, so decode only what the {@link #skeleton} selected for it.
+     */
+    public Video video(Frames read, double fps) {
+        return video(folder.toString(), kind.codec, frames.size(), read, fps);
+    }
+
+    /** {@link #video} from what a listing gave, for a side that holds no listing (the demux stage after fetch). */
+    public static Video video(String path, String codec, int frameCount, Frames read, double fps) {
+        if (!(fps > 0) || !Double.isFinite(fps)) {
+            throw new IllegalArgumentException("fps: " + fps + " (expected: > 0)");
+        }
+        long ticksPerSecond = Math.max(1, Math.round(fps * TICKS_PER_FRAME));
+        if (ticksPerSecond > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("fps: " + fps + " (expected: under " + Integer.MAX_VALUE / TICKS_PER_FRAME + ")");
+        }
+        long[] pts = new long[frameCount];
+        long[] durations = new long[frameCount];
+        boolean[] keyframes = new boolean[frameCount];
+        long[] offsets = new long[frameCount];
+        int[] sizes = new int[frameCount];
+        for (int f = 0; f < frameCount; f++) {
+            pts[f] = (long) f * TICKS_PER_FRAME;
+            durations[f] = TICKS_PER_FRAME;
+            keyframes[f] = true;
+        }
+        // Frames not read keep size 0 at offset 0: never sent to the decoder, which is given only the selected frames.
+        for (int i = 0; i < read.indices().length; i++) {
+            offsets[read.indices()[i]] = read.offsets()[i];
+            sizes[read.indices()[i]] = read.size(i);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(read.bytes().length + VideoPackets.PADDING_BYTES);
+            MemorySegment.copy(read.bytes(), 0, data, ValueLayout.JAVA_BYTE, 0, read.bytes().length);
+            return Video.copyFromPackets(path, new VideoPackets(codec, read.width(), read.height(), "unknown", 1,
+                    (int) ticksPerSecond, ticksPerSecond / (double) TICKS_PER_FRAME, new byte[0], data, pts, durations,
+                    keyframes, offsets, sizes));
+        }
+    }
+
+    /** The codec FFmpeg decodes the frames with ("mjpeg", "png"). */
+    public String codec() {
+        return kind.codec;
+    }
+
+    @Override
+    public String toString() {
+        return "FrameFolder[" + folder + ", " + frames.size() + " " + kind + " frames]";
+    }
+}
