@@ -99,7 +99,8 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                           'folders of images (JPEG or PNG, one a '
                                                                           'frame), which carry no timestamps: what '
                                                                           'their clip starts, windows and a '
-                                                                          "manifest's seconds count in; above 0.",
+                                                                          "manifest's seconds count in; 0.001 to "
+                                                                          '1000.',
                                                            'x-python': 'frame_folder_fps',
                                                            'maximum': 1000,
                                                            'default': 30.0}}},
@@ -400,7 +401,7 @@ class LoaderOptionArgs(TypedDict, total=False):
     window_to_seconds: float
     """The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."""
     frame_folder_fps: float
-    """Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps: what their clip starts, windows and a manifest's seconds count in; above 0. Default: 30.0."""
+    """Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps: what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000. Default: 30.0."""
     width: int
     """Output width in pixels. Default: 112."""
     height: int

@@ -41,6 +41,7 @@ final class ClipCommand extends Subcommand {
     @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE") String resize;
     @Option(names = "--past-end", defaultValue = "SHIFT") PastEndPolicy pastEnd;
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
+    @Option(names = "--frame-folder-fps", defaultValue = "30", paramLabel = "FPS") double frameFolderFps;
 
     @Override
     public Integer call() throws Exception {
@@ -56,7 +57,10 @@ final class ClipCommand extends Subcommand {
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }
-        DecodedClip decoded = ClipExport.export(video, clip, geometry, out);
+        if (!(frameFolderFps > 0) || !Double.isFinite(frameFolderFps)) {
+            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: above 0)");
+        }
+        DecodedClip decoded = ClipExport.export(video, clip, geometry, out, frameFolderFps);
         PrintWriter w = out();
         w.printf(Locale.ROOT, "wrote %d frames of %dx%d to %s (first pts %.3f s, %d frames decoded)%n",
                 decoded.frameCount(), decoded.width(), decoded.height(), out, decoded.ptsSeconds().getFirst(),

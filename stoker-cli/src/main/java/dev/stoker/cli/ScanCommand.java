@@ -38,6 +38,7 @@ final class ScanCommand extends Subcommand {
     @Option(names = "--quarantine", paramLabel = "FILE") Path quarantine;
     @Option(names = "--workers", paramLabel = "N") Integer workers;
     @Option(names = "--json", paramLabel = "FILE") Path json;
+    @Option(names = "--frame-folder-fps", defaultValue = "30", paramLabel = "FPS") double frameFolderFps;
 
     @Override
     public Integer call() throws Exception {
@@ -55,7 +56,10 @@ final class ScanCommand extends Subcommand {
             }
         }
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
-        DatasetScan scan = DatasetScan.of(dataset).workers(threads);
+        if (!(frameFolderFps > 0) || !Double.isFinite(frameFolderFps)) {
+            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: above 0)");
+        }
+        DatasetScan scan = DatasetScan.of(dataset).workers(threads).frameFolderFps(frameFolderFps);
         ScanReport report;
         try (ProgressBar bar = new ProgressBar(out, LiveStatsView.stdoutIsTerminal(), "scan", "videos", () -> "")) {
             bar.total(scan.files().size());

@@ -4,7 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Runs in a {@code VideoLoader}'s fetch stage just before it reads a video file, on the fetching thread: for
+ * Runs in a {@code VideoLoader}'s fetch stage just before it reads a video file (for a video stored as a folder of
+ * frames, before each frame file it reads), on the fetching thread: for
  * example, dropping the file's pages from the page cache so that the read comes from the device (a cold-cache
  * benchmark). {@link LoaderOptionsBuilder#fetchHook} names it by class, so that it can be made in a child JVM too
  * ({@link LoaderOptions.Placement#splitAfter()} {@link VideoStage#FETCH}): a public class with a public no-argument constructor,

@@ -36,7 +36,7 @@ public enum LoaderOption {
             "The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."),
     FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, 1000,
             "Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps:"
-                    + " what their clip starts, windows and a manifest's seconds count in; above 0."),
+                    + " what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000."),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),
     HEIGHT("size.height", "height", 1, null, "Output height in pixels."),
     RESIZE("size.mode", "resize", null, null,

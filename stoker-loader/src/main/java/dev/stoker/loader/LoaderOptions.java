@@ -104,6 +104,8 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
                        double frameFolderFps) {
         /** Frames a second of a folder of images when nobody says: the usual rate frames are extracted at. */
         public static final double DEFAULT_FRAME_FOLDER_FPS = 30;
+        /** The lowest rate a folder of images may play at (frame times are kept to a thousandth of a frame). */
+        public static final double MIN_FRAME_FOLDER_FPS = 0.001;
         /** The highest rate a folder of images may play at. */
         public static final double MAX_FRAME_FOLDER_FPS = 1000;
 
@@ -137,8 +139,9 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             }
             Objects.requireNonNull(pastEnd, "pastEnd");
             Objects.requireNonNull(starts, "starts");
-            if (!(frameFolderFps > 0 && frameFolderFps <= MAX_FRAME_FOLDER_FPS)) {
-                throw new InvalidValueException("frameFolderFps", frameFolderFps, "above 0, at most " + MAX_FRAME_FOLDER_FPS);
+            if (!(frameFolderFps >= MIN_FRAME_FOLDER_FPS && frameFolderFps <= MAX_FRAME_FOLDER_FPS)) {
+                throw new InvalidValueException("frameFolderFps", frameFolderFps,
+                        MIN_FRAME_FOLDER_FPS + " to " + MAX_FRAME_FOLDER_FPS + " frames a second");
             }
             if (windowStepSeconds < 0 || Double.isNaN(windowStepSeconds)) {
                 throw new InvalidValueException("windowStepSeconds", windowStepSeconds, "0+; above 0 for window sampling");

@@ -31,8 +31,14 @@ public final class ClipExport {
      * @throws IOException    when the images or the JSON cannot be written
      */
     public static DecodedClip export(Path video, ClipSpec spec, Resize resize, Path outputDirectory) throws IOException {
+        return export(video, spec, resize, outputDirectory, dev.stoker.video.internal.FrameFolder.DEFAULT_FPS);
+    }
+
+    /** {@link #export(Path, ClipSpec, Resize, Path)}, a video stored as a folder of frames playing at {@code frameFolderFps}. */
+    public static DecodedClip export(Path video, ClipSpec spec, Resize resize, Path outputDirectory, double frameFolderFps)
+            throws IOException {
         Files.createDirectories(outputDirectory);
-        try (Video opened = Video.open(video); ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
+        try (Video opened = Video.open(video, frameFolderFps); ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
             VideoInfo info = opened.info();
             MemorySegment pixels = arena.allocate(new ClipRequest(spec, resize, MemorySegment.NULL).requiredBytes(info));
             DecodedClip clip = decoder.decode(opened, new ClipRequest(spec, resize, pixels));

@@ -112,9 +112,14 @@ final class DecoderContext implements AutoCloseable {
     /**
      * Sends packet {@code index}; {@code frameNeeded=false} lets the decoder skip it when nothing
      * references it (AVDISCARD_NONREF), which is safe because its own frame is the only output
-     * lost, and that frame is known not to be wanted.
+     * lost, and that frame is known not to be wanted. An empty packet is not sent.
      */
     int send(PacketStore packets, int index, boolean frameNeeded) {
+        if (packets.sizeBytes(index) == 0) {
+            // Nothing to decode (a folder of frames' frame not read; an AVI's dropped frame): FFmpeg would refuse it
+            // with EINVAL, which is no error of the stream's.
+            return 0;
+        }
         int wanted = frameNeeded ? AVDISCARD_DEFAULT : AVDISCARD_NONREF;
         if (wanted != skipFrame) {
             context.skip_frame(wanted);

@@ -10,7 +10,7 @@ import java.util.Optional;
  * whenever it is read, until the file changes), which is what the quarantine skips and what a scan reports.
  */
 public enum FailureReason {
-    /** The path names no file (or a folder): a property of the dataset's listing, which may be fixed by a copy. */
+    /** The path names no video file or folder of frames: a property of the dataset's listing, which may be fixed by a copy. */
     NOT_FOUND("not-found", false, "no such file"),
     /** The file has 0 bytes (an interrupted download, a placeholder). */
     EMPTY_FILE("empty-file", true, "the file has 0 bytes"),

@@ -25,6 +25,7 @@ final class VideoPacketsConversion {
     }
 
     static Video fromPackets(String name, VideoPackets packets, boolean copy) {
+        FfmpegNatives.ready(); // JavaCPP's class initialisers must not race the background warm-up
         int codecId = decoderCodecId(name, packets.codecName());
         boolean knownFormat = !packets.pixelFormat().isEmpty() && !packets.pixelFormat().equals("unknown");
         int pixelFormat = knownFormat ? av_get_pix_fmt(packets.pixelFormat()) : -1;

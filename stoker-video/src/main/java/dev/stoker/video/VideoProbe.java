@@ -3,8 +3,10 @@ package dev.stoker.video;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
 
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.internal.FrameFolder;
 import dev.stoker.video.internal.ProbeResult;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -27,12 +29,20 @@ public final class VideoProbe {
 
     /** Probes {@code file}; never throws: a bad file's result says why, an unexpected error is {@code internal}. */
     public static ProbeResult probe(Path file) {
+        return probe(file, FrameFolder.DEFAULT_FPS);
+    }
+
+    /**
+     * {@link #probe(Path)}, a video stored as a folder of frames playing at {@code frameFolderFps}: its listing, and a
+     * decode of its first frame (its first GOP).
+     */
+    public static ProbeResult probe(Path file, double frameFolderFps) {
         long start = System.nanoTime();
         String path = file.toString();
         long size = sizeOf(file);
         FfmpegNatives.ready();
         FfmpegLog.clear();
-        try (Video video = Video.open(file)) {
+        try (Video video = Files.isDirectory(file) ? FrameFolder.list(file).firstFrame(frameFolderFps) : Video.open(file)) {
             VideoInfo info = video.info();
             FfmpegLog.clear(); // what the decode logs, not what the demuxer shrugged off
             if (!info.indexComplete()) {
@@ -102,9 +112,19 @@ public final class VideoProbe {
                 info.displayHeight(), info.durationSeconds(), info.frameCount(), frames, System.nanoTime() - startNanos);
     }
 
+    /** A file's bytes; a folder's, its files' (its frames and whatever lies beside them). */
     private static long sizeOf(Path file) {
         try {
-            return Files.size(file);
+            if (!Files.isDirectory(file)) {
+                return Files.size(file);
+            }
+            long total = 0;
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(file)) {
+                for (Path child : children) {
+                    total += Files.isRegularFile(child) ? Files.size(child) : 0;
+                }
+            }
+            return total;
         } catch (IOException e) {
             return -1;
         }

@@ -31,9 +31,11 @@ class BadInputTest {
     }
 
     @Test
-    void directoryIsNotAVideo() {
-        assertThatThrownBy(() -> Video.open(directory)).isInstanceOfSatisfying(VideoException.class,
-                e -> assertThat(e.reason()).isIn(FailureReason.NOT_FOUND, FailureReason.IO_ERROR));
+    void aFolderWithoutFramesIsAnEmptyVideo() throws IOException {
+        // A folder is a video stored as its frames (FrameFolderTest); one with no image in it has nothing to show.
+        Path folder = Files.createDirectories(directory.resolve("no-frames"));
+        Files.writeString(folder.resolve("README.txt"), "not a frame");
+        assertFailure(() -> Video.open(folder), folder.toString(), FailureReason.EMPTY_FILE);
     }
 
     @Test

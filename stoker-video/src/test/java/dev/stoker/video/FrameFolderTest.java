@@ -9,6 +9,7 @@ import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.video.internal.FrameFolder;
+import dev.stoker.video.internal.ProbeResult;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -135,6 +136,26 @@ class FrameFolderTest {
         assertThatThrownBy(() -> frames.read(garbage)).isInstanceOf(VideoException.class)
                 .hasMessageContaining("img_00006.jpg is not a readable JPEG image")
                 .satisfies(e -> assertThat(((VideoException) e).reason()).isEqualTo(FailureReason.CORRUPT));
+    }
+
+    @Test
+    void aProbeListsTheFolderAndDecodesItsFirstFrameAtTheRateGiven() throws IOException {
+        Path folder = FrameFolders.write(dir.resolve("v"), "img_", 50, FrameFolders.Kind.JPEG);
+        long bytes = 0;
+        for (int i = 1; i <= 50; i++) {
+            bytes += Files.size(folder.resolve(String.format("img_%05d.jpg", i)));
+        }
+        ProbeResult ok = VideoProbe.probe(folder, 25);
+        assertThat(ok.ok()).as(ok.toString()).isTrue();
+        assertThat(ok.frameCount()).isEqualTo(50);
+        assertThat(ok.durationSeconds()).isCloseTo(2.0, within(1e-9));
+        assertThat(ok.width()).isEqualTo(FrameFolders.WIDTH);
+        assertThat(ok.firstGopFrames()).isEqualTo(1);
+        assertThat(ok.sizeBytes()).isEqualTo(bytes);
+        Files.write(folder.resolve("img_00001.jpg"), new byte[] {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF, (byte) 0xDA, 0, 4});
+        ProbeResult damaged = VideoProbe.probe(folder, 25);
+        assertThat(damaged.reason()).isEqualTo(FailureReason.CORRUPT);
+        assertThat(damaged.detail()).contains("img_00001.jpg is not a readable JPEG image");
     }
 
     @Test

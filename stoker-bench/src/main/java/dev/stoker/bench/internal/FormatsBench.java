@@ -77,7 +77,17 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
     }
 
     private Row measureFiles(Dataset data, LoaderOptions options) throws IOException {
-        List<Path> files = data.entries().stream().map(VideoEntry::path).distinct().toList();
+        List<Path> files = new java.util.ArrayList<>();
+        for (Path video : data.entries().stream().map(VideoEntry::path).distinct().toList()) {
+            if (Files.isDirectory(video)) {
+                // A video stored as a folder of frames: its files are what lies on disk and what the page cache holds.
+                try (Stream<Path> frames = Files.list(video)) {
+                    frames.filter(Files::isRegularFile).sorted().forEach(files::add);
+                }
+            } else {
+                files.add(video);
+            }
+        }
         long disk = 0;
         for (Path f : files) {
             disk += Files.size(f);

@@ -52,10 +52,23 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
     }
 
     /**
+     * Whether a file of this name is a frame of a video stored as a folder of images: a {@code .jpg}, {@code .jpeg} or
+     * {@code .png} (any case), not hidden.
+     */
+    public static boolean isFrameImage(String fileName) {
+        if (fileName.startsWith(".")) {
+            return false;
+        }
+        String lower = fileName.toLowerCase(Locale.ROOT);
+        return lower.endsWith(".jpg") || lower.endsWith(".jpeg") || lower.endsWith(".png");
+    }
+
+    /**
      * Reads the Kinetics layout {@code ROOT/<class>/<video>}: every non-hidden subdirectory is a class,
      * labelled by its index among the sorted class names; every non-hidden regular file in it is a video, and so is
-     * every folder in it (a video stored as a folder of its frames as images), sorted by name. Files directly under
-     * ROOT (such as a README) are ignored.
+     * every folder in it that holds images ({@link #isFrameImage}: a video stored as its frames), sorted by name. Files
+     * directly under ROOT (such as a README) are ignored, and so are folders named {@code .*} or {@code @*} (a NAS's
+     * thumbnails, {@code @eaDir}).
      */
     public static Dataset fromDirectory(Path root) throws IOException {
         return DirectoryTreeLoader.load(root);

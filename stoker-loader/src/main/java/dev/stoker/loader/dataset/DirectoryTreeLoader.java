@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /**
  * Reads {@code ROOT/<class>/<video>} trees, the layout Kinetics, UCF101 and HMDB51 ship in. A video is a file, or a
- * folder of its frames as images ({@code ROOT/<class>/<video>/img_00001.jpg}: mmaction2's rawframes).
+ * folder of its frames as images ({@code ROOT/<class>/<video>/img_00001.jpg}: mmaction2's rawframes); a folder with no
+ * image in it is not a video.
  */
 final class DirectoryTreeLoader {
 
@@ -45,24 +47,38 @@ final class DirectoryTreeLoader {
     }
 
     /**
-     * Non-hidden subdirectories ({@code directories} true), regular files (false) or both (null), sorted by name so
-     * that order is the same everywhere.
+     * Non-hidden subdirectories ({@code directories} true), or videos (null): regular files, and folders that hold frame
+     * images (not named {@code @*}: a NAS's thumbnail folders); sorted by name so that order is the same everywhere.
      */
     private static List<Path> sortedChildren(Path dir, Boolean directories) throws IOException {
         List<Path> children = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path child : stream) {
-                if (child.getFileName().toString().startsWith(".")) {
+                String name = child.getFileName().toString();
+                if (name.startsWith(".")) {
                     continue;
                 }
-                boolean folder = Files.isDirectory(child);
-                if (directories == null ? folder || Files.isRegularFile(child) : directories ? folder
-                        : Files.isRegularFile(child)) {
+                BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class);
+                boolean take = directories != null ? attributes.isDirectory()
+                        : attributes.isRegularFile() || (attributes.isDirectory() && !name.startsWith("@") && holdsFrames(child));
+                if (take) {
                     children.add(child);
                 }
             }
         }
         children.sort(Comparator.comparing(p -> p.getFileName().toString()));
         return children;
+    }
+
+    /** Whether {@code folder} holds a frame image: it is a video stored as its frames. Stops at the first. */
+    private static boolean holdsFrames(Path folder) throws IOException {
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
+            for (Path child : stream) {
+                if (Dataset.isFrameImage(child.getFileName().toString())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

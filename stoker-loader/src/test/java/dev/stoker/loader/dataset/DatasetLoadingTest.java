@@ -52,11 +52,14 @@ class DatasetLoadingTest {
     }
 
     @Test
-    void aFolderInAClassFolderIsAVideoStoredAsItsFramesBesideVideoFiles() throws IOException {
+    void aFolderOfImagesInAClassFolderIsAVideoStoredAsItsFramesBesideVideoFiles() throws IOException {
         touch("archery/b.mp4");
         touch("archery/a_frames/img_00001.jpg");
         touch("bowling/v1/00001.png");
         touch("bowling/.thumbnails/x.jpg");
+        touch("bowling/@eaDir/SYNOPHOTO_THUMB_M.jpg");
+        touch("bowling/annotations/labels.txt");
+        Files.createDirectories(dir.resolve("bowling/empty"));
 
         Dataset dataset = Dataset.open(dir);
 

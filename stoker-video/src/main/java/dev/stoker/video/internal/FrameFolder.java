@@ -1,5 +1,7 @@
 package dev.stoker.video.internal;
 
+import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
@@ -55,11 +57,10 @@ public final class FrameFolder {
         }
 
         static ImageKind of(String fileName) {
-            String lower = fileName.toLowerCase(Locale.ROOT);
-            if (lower.endsWith(".jpg") || lower.endsWith(".jpeg")) {
-                return JPEG;
+            if (!Dataset.isFrameImage(fileName)) {
+                return null;
             }
-            return lower.endsWith(".png") ? PNG : null;
+            return fileName.toLowerCase(Locale.ROOT).endsWith(".png") ? PNG : JPEG;
         }
     }
 
@@ -100,7 +101,7 @@ public final class FrameFolder {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
             for (Path child : stream) {
                 String name = child.getFileName().toString();
-                if (!name.startsWith(".") && ImageKind.of(name) != null) {
+                if (ImageKind.of(name) != null) {
                     Entry entry = Entry.of(child);
                     byShape.computeIfAbsent(entry.shape(), k -> new ArrayList<>()).add(entry);
                 }
@@ -187,11 +188,16 @@ public final class FrameFolder {
         int at = 2;
         while (at + 4 <= jpeg.length) {
             if ((jpeg[at] & 0xFF) != 0xFF) {
-                return null;
+                at++; // a stray byte between segments: libjpeg skips to the next marker, and so does this
+                continue;
             }
             int marker = jpeg[at + 1] & 0xFF;
             if (marker == 0xFF) {
                 at++; // fill byte
+                continue;
+            }
+            if (marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) {
+                at += 2; // TEM, SOI, RSTn: markers without a length
                 continue;
             }
             int length = u16(jpeg, at + 2);
@@ -202,10 +208,11 @@ public final class FrameFolder {
                 }
                 int height = u16(jpeg, at + 5);
                 int width = u16(jpeg, at + 7);
+                // A height of 0 is given later (a DNL marker): rare enough to be refused rather than searched for.
                 return width > 0 && height > 0 ? new int[] {width, height} : null;
             }
-            if (marker == 0xDA || length < 2) {
-                return null; // image data before any frame header
+            if (marker == 0xDA || marker == 0xD9 || length < 2) {
+                return null; // image data, or the end, before any frame header
             }
             at += 2 + length;
         }
@@ -262,6 +269,17 @@ public final class FrameFolder {
      * @throws VideoException when a frame is gone, unreadable, empty, not such an image, or of another size
      */
     public Frames read(BitSet wanted) {
+        return read(wanted, null);
+    }
+
+    /**
+     * {@link #read(BitSet)}, running {@code hook} (nullable) before each frame file is read, as the fetch stage runs it
+     * before a video file is ({@code stoker bench --cold} evicts each from the page cache).
+     *
+     * @throws VideoException when a frame is gone, unreadable, empty, not such an image, or of another size, or the hook
+     *                        fails
+     */
+    public Frames read(BitSet wanted, FetchHook hook) {
         if (wanted.length() > frames.size()) {
             throw new IllegalArgumentException("wanted: frame " + (wanted.length() - 1) + " (expected: under "
                     + frames.size() + ", the folder's frames)");
@@ -277,6 +295,14 @@ public final class FrameFolder {
         int i = 0;
         for (int f = wanted.nextSetBit(0); f >= 0; f = wanted.nextSetBit(f + 1)) {
             Path file = frames.get(f);
+            if (hook != null) {
+                try {
+                    hook.beforeRead(file);
+                } catch (IOException e) {
+                    throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.IO_ERROR, "before reading frame "
+                            + file.getFileName() + ", " + hook.getClass().getSimpleName() + " failed: " + e.getMessage(), e);
+                }
+            }
             byte[] frame = readFrame(path, file);
             int[] size = imageSize(kind, frame);
             if (size == null) {
@@ -295,9 +321,10 @@ public final class FrameFolder {
             offsets[i] = (int) total;
             read[i++] = frame;
             total += frame.length;
-            if (total > Integer.MAX_VALUE - 8) {
-                throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.UNSUPPORTED_CODEC,
-                        "a clip's frames of over " + total + " bytes (expected: under 2 GiB)");
+            if (total + (long) (i + 1) * VideoPackets.PADDING_BYTES > Integer.MAX_VALUE - 8) {
+                // A limit of this reader, not the folder's fault: not a reason to quarantine it.
+                throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.INTERNAL, i + " frames of "
+                        + total + " bytes read at once (expected: under 2 GiB; read fewer frames at a time)");
             }
         }
         byte[] bytes = new byte[(int) total];
@@ -307,7 +334,14 @@ public final class FrameFolder {
         return new Frames(indices, offsets, bytes, width, height);
     }
 
-    /** Every frame, read: for tools that take a whole video (a scan, an export, an ingest). */
+    /** The folder's frames with the first one read: what a probe decodes (a video's first GOP). */
+    public Video firstFrame(double fps) {
+        BitSet first = new BitSet();
+        first.set(0);
+        return video(read(first), fps);
+    }
+
+    /** Every frame, read: for tools that take a whole video (an export, an ingest). */
     public Video readAll(double fps) {
         BitSet all = new BitSet();
         all.set(0, frames.size());
@@ -341,14 +375,20 @@ public final class FrameFolder {
             durations[f] = TICKS_PER_FRAME;
             keyframes[f] = true;
         }
-        // Frames not read keep size 0 at offset 0: never sent to the decoder, which is given only the selected frames.
+        // Frames not read keep size 0 at offset 0: empty packets, which the decoder is never sent. Each frame read is
+        // followed by the zero padding decoders may read into.
+        long at = 0;
         for (int i = 0; i < read.indices().length; i++) {
-            offsets[read.indices()[i]] = read.offsets()[i];
+            offsets[read.indices()[i]] = at;
             sizes[read.indices()[i]] = read.size(i);
+            at += read.size(i) + VideoPackets.PADDING_BYTES;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment data = arena.allocate(read.bytes().length + VideoPackets.PADDING_BYTES);
-            MemorySegment.copy(read.bytes(), 0, data, ValueLayout.JAVA_BYTE, 0, read.bytes().length);
+            MemorySegment data = arena.allocate(Math.max(at, VideoPackets.PADDING_BYTES)); // zeroed
+            for (int i = 0; i < read.indices().length; i++) {
+                MemorySegment.copy(read.bytes(), read.offsets()[i], data, ValueLayout.JAVA_BYTE,
+                        offsets[read.indices()[i]], read.size(i));
+            }
             return Video.copyFromPackets(path, new VideoPackets(codec, read.width(), read.height(), "unknown", 1,
                     (int) ticksPerSecond, ticksPerSecond / (double) TICKS_PER_FRAME, new byte[0], data, pts, durations,
                     keyframes, offsets, sizes));

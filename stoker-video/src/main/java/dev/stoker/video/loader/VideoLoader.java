@@ -22,6 +22,7 @@ import dev.stoker.pipeline.StageConfig;
 import dev.stoker.pipeline.subprocess.ItemCodec;
 import dev.stoker.pipeline.subprocess.ItemCodecs;
 import dev.stoker.pipeline.subprocess.SubprocessOptions;
+import dev.stoker.video.internal.FrameFolder;
 import dev.stoker.video.loader.internal.CollateFactory;
 import dev.stoker.video.loader.internal.CollatedBatchCodec;
 import dev.stoker.video.loader.internal.ConvertFactory;
@@ -348,7 +349,15 @@ public final class VideoLoader extends HostBatchLoader {
         int counted = 0;
         for (int i = 0; i < dataset.size() && counted < 64; i++) {
             try {
-                total += java.nio.file.Files.size(dataset.get(i).path());
+                java.nio.file.Path path = dataset.get(i).path();
+                if (java.nio.file.Files.isDirectory(path)) {
+                    // A folder of frames: its fetch holds the frames its clips show, about one frame's size each.
+                    FrameFolder folder = FrameFolder.list(path);
+                    total += java.nio.file.Files.size(folder.frame(0))
+                            * Math.min(folder.frameCount(), (long) options.clip().frames() * options.clipsPerVideo());
+                } else {
+                    total += java.nio.file.Files.size(path);
+                }
                 counted++;
             } catch (java.io.IOException | RuntimeException e) {
                 // a missing file is a failure the fetch stage reports; it holds nothing

@@ -1,11 +1,13 @@
 package dev.stoker.loader.dataset.internal;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * A file's size and modification time: what tells whether a file read once is still the same file (an ingest
+ * A file's size and modification time (a folder's: its files'): what tells whether a file read once is still the same file (an ingest
  * keeps the shards of unchanged sources, a quarantine tries a changed file again) without reading it.
  *
  * @param sizeBytes   its size, -1 when it could not be read
@@ -15,10 +17,29 @@ public record FileStamp(long sizeBytes, long mtimeMillis) {
     /** The stamp of a file that is missing or unreadable. */
     public static final FileStamp ABSENT = new FileStamp(-1, -1);
 
-    /** The stamp of {@code file} now, or {@link #ABSENT} (a missing or unreadable file fails where it is read). */
+    /**
+     * The stamp of {@code file} now, or {@link #ABSENT} (a missing or unreadable file fails where it is read). A folder
+     * (a video stored as its frames) is stamped by its files: their total size and latest modification, since a
+     * folder's own time changes only when entries come or go, not when a frame is written again.
+     */
     public static FileStamp of(Path file) {
         try {
-            return new FileStamp(Files.size(file), Files.getLastModifiedTime(file).toMillis());
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (!attributes.isDirectory()) {
+                return new FileStamp(attributes.size(), attributes.lastModifiedTime().toMillis());
+            }
+            long size = 0;
+            long mtime = attributes.lastModifiedTime().toMillis();
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(file)) {
+                for (Path child : children) {
+                    BasicFileAttributes c = Files.readAttributes(child, BasicFileAttributes.class);
+                    if (c.isRegularFile()) {
+                        size += c.size();
+                        mtime = Math.max(mtime, c.lastModifiedTime().toMillis());
+                    }
+                }
+            }
+            return new FileStamp(size, mtime);
         } catch (IOException e) {
             return ABSENT;
         }

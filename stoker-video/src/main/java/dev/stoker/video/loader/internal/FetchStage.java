@@ -15,7 +15,8 @@ import java.util.BitSet;
 import java.util.function.Function;
 
 /**
- * Reads a video into memory: the one stage that waits on storage. Runs the fetch hook, if any, first. A video file is
+ * Reads a video into memory: the one stage that waits on storage. Runs the fetch hook, if any, before each file it
+ * reads. A video file is
  * read whole; a video stored as a folder of images ({@link FrameFolder}) is listed, its clips drawn, and only the
  * frames they show read (every frame is a keyframe, so nothing else is decoded).
  */
@@ -33,6 +34,9 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
     @Override
     public FetchedVideo apply(VideoTask task) {
         Path path = task.entry().path();
+        if (Files.isDirectory(path)) {
+            return fetchFolder(task, path);
+        }
         if (hook != null) {
             try {
                 hook.beforeRead(path);
@@ -40,9 +44,6 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
                 throw new LoaderException(FailureReason.IO_ERROR, path + ": before reading it, " + hook.getClass().getSimpleName()
                         + " failed: " + e.getMessage(), e);
             }
-        }
-        if (Files.isDirectory(path)) {
-            return fetchFolder(task, path);
         }
         byte[] bytes;
         try {
@@ -71,7 +72,7 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
                     wanted.set(frame);
                 }
             }
-            FrameFolder.Frames read = folder.read(wanted);
+            FrameFolder.Frames read = folder.read(wanted, hook); // the hook runs before each frame file
             return new FetchedVideo(task, read.bytes(), new FetchedVideo.Folder(folder.codec(), read.width(),
                     read.height(), folder.frameCount(), read.indices(), read.offsets(), starts));
         }

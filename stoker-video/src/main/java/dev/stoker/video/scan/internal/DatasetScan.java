@@ -4,6 +4,7 @@ import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.internal.ProbeResult;
 import dev.stoker.video.VideoProbe;
+import dev.stoker.video.internal.FrameFolder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -34,6 +35,7 @@ public final class DatasetScan {
     private final Dataset dataset;
     private int workers = DEFAULT_WORKERS;
     private Consumer<ProbeResult> listener = r -> { };
+    private double frameFolderFps = FrameFolder.DEFAULT_FPS;
 
     private DatasetScan(Dataset dataset) {
         this.dataset = dataset;
@@ -50,6 +52,15 @@ public final class DatasetScan {
             throw new IllegalArgumentException("workers: " + workers + " (expected: 1+)");
         }
         this.workers = workers;
+        return this;
+    }
+
+    /** The rate videos stored as folders of frames play at (default {@link FrameFolder#DEFAULT_FPS}). */
+    public DatasetScan frameFolderFps(double fps) {
+        if (!(fps > 0) || !Double.isFinite(fps)) {
+            throw new IllegalArgumentException("frameFolderFps: " + fps + " (expected: > 0)");
+        }
+        this.frameFolderFps = fps;
         return this;
     }
 
@@ -82,7 +93,7 @@ public final class DatasetScan {
             List<Future<ProbeResult>> futures = new ArrayList<>(files.size());
             for (Path file : files) {
                 futures.add(pool.submit(() -> {
-                    ProbeResult result = VideoProbe.probe(file);
+                    ProbeResult result = VideoProbe.probe(file, frameFolderFps);
                     listener.accept(result);
                     return result;
                 }));
