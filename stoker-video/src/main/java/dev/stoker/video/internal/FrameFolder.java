@@ -1,7 +1,6 @@
 package dev.stoker.video.internal;
 
 import dev.stoker.loader.FetchHook;
-import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
@@ -10,21 +9,10 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A video stored as a folder of images, one a frame: mmaction2's rawframes ({@code img_00001.jpg}), EPIC-KITCHENS'
@@ -42,110 +30,26 @@ public final class FrameFolder {
     /** The rate frames play at when nobody says: the usual extraction rate. */
     public static final double DEFAULT_FPS = 30;
 
-    private static final Pattern NUMBERED = Pattern.compile("^(.*?)(\\d+)([^\\d]*)$");
     /** Ticks a frame lasts: the time base is 1/(fps × this), exact for rates given to a thousandth (29.97). */
     private static final int TICKS_PER_FRAME = 1000;
 
-    /** The image codecs frames may be in, by file ending. */
-    private enum ImageKind {
-        JPEG("mjpeg"), PNG("png");
-
-        final String codec;
-
-        ImageKind(String codec) {
-            this.codec = codec;
-        }
-
-        static ImageKind of(String fileName) {
-            if (!Dataset.isFrameImage(fileName)) {
-                return null;
-            }
-            return fileName.toLowerCase(Locale.ROOT).endsWith(".png") ? PNG : JPEG;
-        }
-    }
-
-    /** A frame file, its name's shape and its number (parsed once: a folder is listed for every clip). */
-    private record Entry(Path path, String name, String shape, long number) {
-        static Entry of(Path path) {
-            String name = path.getFileName().toString();
-            Matcher m = NUMBERED.matcher(name.substring(0, name.lastIndexOf('.')));
-            if (!m.matches()) {
-                return new Entry(path, name, name.substring(0, name.lastIndexOf('.')), -1);
-            }
-            String digits = m.group(2);
-            // Past 18 digits a long overflows; such names still sort, by name.
-            return new Entry(path, name, m.group(1) + "#" + m.group(3),
-                    digits.length() > 18 ? Long.MAX_VALUE : Long.parseLong(digits));
-        }
-    }
-
     private final Path folder;
-    private final List<Path> frames;
-    private final ImageKind kind;
+    private final FrameListing frames;
 
-    private FrameFolder(Path folder, List<Path> frames, ImageKind kind) {
+    private FrameFolder(Path folder, FrameListing frames) {
         this.folder = folder;
         this.frames = frames;
-        this.kind = kind;
     }
 
     /**
-     * Lists the frames of {@code folder}: names only, no file opened (a folder is listed for every clip drawn from it).
+     * Lists the frames of {@code folder}: names only, no file opened; a listing is remembered while the folder's
+     * modification time stands ({@link FrameListing}), since a folder is listed for every clip drawn from it.
      *
      * @throws VideoException when it is missing or unreadable, holds no JPEG or PNG frames, or mixes several names or
      *                        both kinds
      */
     public static FrameFolder list(Path folder) {
-        String path = folder.toString();
-        Map<String, List<Entry>> byShape = new LinkedHashMap<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
-            for (Path child : stream) {
-                String name = child.getFileName().toString();
-                if (ImageKind.of(name) != null) {
-                    Entry entry = Entry.of(child);
-                    byShape.computeIfAbsent(entry.shape(), k -> new ArrayList<>()).add(entry);
-                }
-            }
-        } catch (NoSuchFileException e) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such folder", e);
-        } catch (NotDirectoryException e) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "not a folder of frames", e);
-        } catch (AccessDeniedException e) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, "permission denied", e);
-        } catch (IOException e) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, "cannot list: " + e, e);
-        }
-        if (byShape.isEmpty()) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE,
-                    "a folder with no frames in it (expected: .jpg, .jpeg or .png images, one a frame)");
-        }
-        List<Entry> entries = pickFrames(path, byShape);
-        entries.sort(Comparator.comparingLong(Entry::number).thenComparing(Entry::name));
-        ImageKind kind = ImageKind.of(entries.getFirst().name());
-        List<Path> frames = new ArrayList<>(entries.size());
-        for (Entry entry : entries) {
-            if (ImageKind.of(entry.name()) != kind) {
-                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
-                        "both JPEG and PNG frames (" + entries.getFirst().name() + ", " + entry.name()
-                                + "; expected: one kind a folder)");
-            }
-            frames.add(entry.path());
-        }
-        return new FrameFolder(folder, List.copyOf(frames), kind);
-    }
-
-    /** The folder's frame files, by name shape; the {@code img} ones when there are several shapes. */
-    private static List<Entry> pickFrames(String path, Map<String, List<Entry>> byShape) {
-        if (byShape.size() == 1) {
-            return new ArrayList<>(byShape.values().iterator().next());
-        }
-        List<String> images = byShape.keySet().stream().filter(n -> n.toLowerCase(Locale.ROOT).startsWith("img")).toList();
-        if (images.size() == 1) {
-            return new ArrayList<>(byShape.get(images.getFirst()));
-        }
-        throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.UNSUPPORTED_CODEC,
-                "frames of " + byShape.size() + " names " + byShape.keySet()
-                        + " (expected: one name with a frame number, or mmaction2's img_ among them)");
+        return new FrameFolder(folder, FrameListing.of(folder));
     }
 
     private static byte[] readFrame(String path, Path frame) {
@@ -166,74 +70,17 @@ public final class FrameFolder {
         return bytes;
     }
 
-    /** Width and height in an image's header (JPEG: the start-of-frame segment; PNG: IHDR); null when not found. */
-    private static int[] imageSize(ImageKind kind, byte[] image) {
-        return kind == ImageKind.PNG ? pngSize(image) : jpegSize(image);
-    }
-
-    private static int[] pngSize(byte[] png) {
-        if (png.length < 24 || (png[0] & 0xFF) != 0x89 || png[1] != 'P' || png[2] != 'N' || png[3] != 'G'
-                || png[12] != 'I' || png[13] != 'H' || png[14] != 'D' || png[15] != 'R') {
-            return null;
-        }
-        int width = u16(png, 16) << 16 | u16(png, 18);
-        int height = u16(png, 20) << 16 | u16(png, 22);
-        return width > 0 && height > 0 ? new int[] {width, height} : null;
-    }
-
-    private static int[] jpegSize(byte[] jpeg) {
-        if (jpeg.length < 4 || (jpeg[0] & 0xFF) != 0xFF || (jpeg[1] & 0xFF) != 0xD8) {
-            return null;
-        }
-        int at = 2;
-        while (at + 4 <= jpeg.length) {
-            if ((jpeg[at] & 0xFF) != 0xFF) {
-                at++; // a stray byte between segments: libjpeg skips to the next marker, and so does this
-                continue;
-            }
-            int marker = jpeg[at + 1] & 0xFF;
-            if (marker == 0xFF) {
-                at++; // fill byte
-                continue;
-            }
-            if (marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) {
-                at += 2; // TEM, SOI, RSTn: markers without a length
-                continue;
-            }
-            int length = u16(jpeg, at + 2);
-            boolean startOfFrame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-            if (startOfFrame) {
-                if (at + 9 > jpeg.length) {
-                    return null;
-                }
-                int height = u16(jpeg, at + 5);
-                int width = u16(jpeg, at + 7);
-                // A height of 0 is given later (a DNL marker): rare enough to be refused rather than searched for.
-                return width > 0 && height > 0 ? new int[] {width, height} : null;
-            }
-            if (marker == 0xDA || marker == 0xD9 || length < 2) {
-                return null; // image data, or the end, before any frame header
-            }
-            at += 2 + length;
-        }
-        return null;
-    }
-
-    private static int u16(byte[] b, int at) {
-        return (b[at] & 0xFF) << 8 | (b[at + 1] & 0xFF);
-    }
-
     public Path folder() {
         return folder;
     }
 
     public int frameCount() {
-        return frames.size();
+        return frames.count();
     }
 
     /** The file of frame {@code frame}, in play order. */
     public Path frame(int frame) {
-        return frames.get(frame);
+        return folder.resolve(frames.name(frame));
     }
 
     /**
@@ -280,9 +127,9 @@ public final class FrameFolder {
      *                        fails
      */
     public Frames read(BitSet wanted, FetchHook hook) {
-        if (wanted.length() > frames.size()) {
+        if (wanted.length() > frames.count()) {
             throw new IllegalArgumentException("wanted: frame " + (wanted.length() - 1) + " (expected: under "
-                    + frames.size() + ", the folder's frames)");
+                    + frames.count() + ", the folder's frames)");
         }
         String path = folder.toString();
         int n = wanted.cardinality();
@@ -294,7 +141,7 @@ public final class FrameFolder {
         int height = 1;
         int i = 0;
         for (int f = wanted.nextSetBit(0); f >= 0; f = wanted.nextSetBit(f + 1)) {
-            Path file = frames.get(f);
+            Path file = frame(f);
             if (hook != null) {
                 try {
                     hook.beforeRead(file);
@@ -304,10 +151,10 @@ public final class FrameFolder {
                 }
             }
             byte[] frame = readFrame(path, file);
-            int[] size = imageSize(kind, frame);
+            int[] size = frames.kind().size(frame);
             if (size == null) {
                 throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.CORRUPT,
-                        "frame " + file.getFileName() + " is not a readable " + kind + " image");
+                        "frame " + file.getFileName() + " is not a readable " + frames.kind() + " image");
             }
             if (i == 0) {
                 width = size[0];
@@ -315,7 +162,7 @@ public final class FrameFolder {
             } else if (size[0] != width || size[1] != height) {
                 throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.UNSUPPORTED_CODEC,
                         "frame " + file.getFileName() + " is " + size[0] + "x" + size[1] + " (expected: " + width + "x"
-                                + height + ", as frame " + frames.get(indices[0]).getFileName() + ")");
+                                + height + ", as frame " + frames.name(indices[0]) + ")");
             }
             indices[i] = f;
             offsets[i] = (int) total;
@@ -344,7 +191,7 @@ public final class FrameFolder {
     /** Every frame, read: for tools that take a whole video (an export, an ingest). */
     public Video readAll(double fps) {
         BitSet all = new BitSet();
-        all.set(0, frames.size());
+        all.set(0, frames.count());
         return video(read(all), fps);
     }
 
@@ -353,7 +200,7 @@ public final class FrameFolder {
      * frame {@code read} does not hold fails, so decode only what the {@link #skeleton} selected for it.
      */
     public Video video(Frames read, double fps) {
-        return video(folder.toString(), kind.codec, frames.size(), read, fps);
+        return video(folder.toString(), frames.kind().codec, frames.count(), read, fps);
     }
 
     /** {@link #video} from what a listing gave, for a side that holds no listing (the demux stage after fetch). */
@@ -397,11 +244,11 @@ public final class FrameFolder {
 
     /** The codec FFmpeg decodes the frames with ("mjpeg", "png"). */
     public String codec() {
-        return kind.codec;
+        return frames.kind().codec;
     }
 
     @Override
     public String toString() {
-        return "FrameFolder[" + folder + ", " + frames.size() + " " + kind + " frames]";
+        return "FrameFolder[" + folder + ", " + frames.count() + " " + frames.kind() + " frames]";
     }
 }
