@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.PastEndPolicy;
@@ -57,8 +58,9 @@ final class ClipCommand extends Subcommand {
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }
-        if (!(frameFolderFps > 0) || !Double.isFinite(frameFolderFps)) {
-            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: above 0)");
+        if (!(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
+                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
         }
         DecodedClip decoded = ClipExport.export(video, clip, geometry, out, frameFolderFps);
         PrintWriter w = out();

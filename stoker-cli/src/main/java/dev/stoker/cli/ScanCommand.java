@@ -1,5 +1,6 @@
 package dev.stoker.cli;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.video.loader.Quarantine;
@@ -56,8 +57,9 @@ final class ScanCommand extends Subcommand {
             }
         }
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
-        if (!(frameFolderFps > 0) || !Double.isFinite(frameFolderFps)) {
-            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: above 0)");
+        if (!(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
+                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
         }
         DatasetScan scan = DatasetScan.of(dataset).workers(threads).frameFolderFps(frameFolderFps);
         ScanReport report;

@@ -58,7 +58,12 @@ final class DirectoryTreeLoader {
                 if (name.startsWith(".")) {
                     continue;
                 }
-                BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class);
+                BasicFileAttributes attributes;
+                try {
+                    attributes = Files.readAttributes(child, BasicFileAttributes.class);
+                } catch (IOException e) {
+                    continue; // a dangling link, an entry gone since the listing: no video, as before
+                }
                 boolean take = directories != null ? attributes.isDirectory()
                         : attributes.isRegularFile() || (attributes.isDirectory() && !name.startsWith("@") && holdsFrames(child));
                 if (take) {
@@ -71,13 +76,15 @@ final class DirectoryTreeLoader {
     }
 
     /** Whether {@code folder} holds a frame image: it is a video stored as its frames. Stops at the first. */
-    private static boolean holdsFrames(Path folder) throws IOException {
+    private static boolean holdsFrames(Path folder) {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
             for (Path child : stream) {
                 if (Dataset.isFrameImage(child.getFileName().toString())) {
                     return true;
                 }
             }
+        } catch (IOException e) {
+            return true; // unreadable: a video whose fetch will say why, counted, rather than a dataset that fails to open
         }
         return false;
     }

@@ -53,12 +53,11 @@ class DatasetLoadingTest {
 
     @Test
     void aFolderOfImagesInAClassFolderIsAVideoStoredAsItsFramesBesideVideoFiles() throws IOException {
-        touch("archery/b.mp4");
-        touch("archery/a_frames/img_00001.jpg");
-        touch("bowling/v1/00001.png");
-        touch("bowling/.thumbnails/x.jpg");
-        touch("bowling/@eaDir/SYNOPHOTO_THUMB_M.jpg");
-        touch("bowling/annotations/labels.txt");
+        // Videos: a file, and folders holding frames. Not videos: hidden and NAS-thumbnail folders, one of notes, one empty.
+        for (String file : List.of("archery/b.mp4", "archery/a_frames/img_00001.jpg", "bowling/v1/00001.png",
+                "bowling/.thumbnails/x.jpg", "bowling/@eaDir/SYNOPHOTO_THUMB_M.jpg", "bowling/annotations/labels.txt")) {
+            touch(file);
+        }
         Files.createDirectories(dir.resolve("bowling/empty"));
 
         Dataset dataset = Dataset.open(dir);

@@ -12,7 +12,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.stream.LongStream;
 
 /**
  * A video stored as a folder of images, one a frame: mmaction2's rawframes ({@code img_00001.jpg}), EPIC-KITCHENS'
@@ -57,6 +59,7 @@ public final class FrameFolder {
         try {
             bytes = Files.readAllBytes(frame);
         } catch (NoSuchFileException e) {
+            FrameListing.forget(frame.getParent()); // listed again at the next draw
             throw new VideoException(path, VideoException.Operation.INDEX, FailureReason.NOT_FOUND,
                     "frame " + frame.getFileName() + " is gone (the folder changed after it was listed)", e);
         } catch (IOException e) {
@@ -212,16 +215,13 @@ public final class FrameFolder {
         if (ticksPerSecond > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("fps: " + fps + " (expected: under " + Integer.MAX_VALUE / TICKS_PER_FRAME + ")");
         }
-        long[] pts = new long[frameCount];
-        long[] durations = new long[frameCount];
+        // Frame f shows at f frames' time, lasts one, and is a keyframe: an image decodes alone.
+        long[] pts = LongStream.range(0, frameCount).map(f -> f * TICKS_PER_FRAME).toArray();
+        long[] durations = LongStream.range(0, frameCount).map(f -> TICKS_PER_FRAME).toArray();
         boolean[] keyframes = new boolean[frameCount];
+        Arrays.fill(keyframes, true);
         long[] offsets = new long[frameCount];
         int[] sizes = new int[frameCount];
-        for (int f = 0; f < frameCount; f++) {
-            pts[f] = (long) f * TICKS_PER_FRAME;
-            durations[f] = TICKS_PER_FRAME;
-            keyframes[f] = true;
-        }
         // Frames not read keep size 0 at offset 0: empty packets, which the decoder is never sent. Each frame read is
         // followed by the zero padding decoders may read into.
         long at = 0;

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * The frames of a folder of frames, by name, in play order: its JPEG or PNG files ordered by the number in their names;
  * of several names, mmaction2's {@code img} frames. A folder is listed for every clip drawn from it, and some hold 10^5
  * frames (EPIC-KITCHENS' {@code rgb_frames}, cut into many samples by a manifest), so a listing is remembered while the
- * folder's modification time stands (entries added, removed or renamed change it): frames numbered without a gap
+ * folder's modification time stands (entries added, removed or renamed change it; a folder changed in the last two
+ * seconds is not kept, a coarse clock's tick; a frame found gone forgets it): frames numbered without a gap
  * ({@code img_00001.jpg} on) as their pattern, a few bytes whatever their count; others as their names, within a bound.
  */
 sealed interface FrameListing {
@@ -72,35 +73,51 @@ sealed interface FrameListing {
      */
     static FrameListing of(Path folder) {
         String path = folder.toString();
-        FileTime modified;
+        Listings.Stamp stamp;
         try {
             BasicFileAttributes attributes = Files.readAttributes(folder, BasicFileAttributes.class);
             if (!attributes.isDirectory()) {
                 throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "not a folder of frames");
             }
-            modified = attributes.lastModifiedTime();
+            stamp = new Listings.Stamp(attributes.lastModifiedTime(), attributes.fileKey());
         } catch (NoSuchFileException e) {
             throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such folder", e);
         } catch (IOException e) {
             throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, "cannot read: " + e, e);
         }
-        FrameListing known = Listings.get(folder, modified);
+        FrameListing known = Listings.get(folder, stamp);
         if (known != null) {
             return known;
         }
+        long listedAtMillis = System.currentTimeMillis();
         FrameListing listed = list(folder);
-        Listings.put(folder, modified, listed);
+        // A folder changed within a tick of its clock after being listed would keep its time: one changed that recently
+        // is listed again next time (git's rule for racy files).
+        if (listedAtMillis - stamp.modified().toMillis() > Listings.RACY_MILLIS) {
+            Listings.put(folder, stamp, listed);
+        }
         return listed;
+    }
+
+    /** Forgets {@code folder}'s listing: a frame in it was gone, so it is listed again next time. */
+    static void forget(Path folder) {
+        Listings.remove(folder);
     }
 
     /** Listings remembered, least recently used first; bounded by folders and by the names kept. */
     final class Listings {
         static final int MAX_FOLDERS = 100_000;
         static final int MAX_NAMES = 1_000_000;
+        /** How long after its last change a folder's listing is not kept: coarse file-system clocks tick in seconds. */
+        static final long RACY_MILLIS = 2_000;
         private static final Map<Path, Remembered> BY_FOLDER = new LinkedHashMap<>(64, 0.75f, true);
         private static long names;
 
-        private record Remembered(FileTime modified, FrameListing listing) {
+        /** What tells a folder unchanged: its modification time, and its identity (a folder put in its place). */
+        record Stamp(FileTime modified, Object fileKey) {
+        }
+
+        private record Remembered(Stamp stamp, FrameListing listing) {
             int weight() {
                 return listing instanceof Named named ? named.count() : 0;
             }
@@ -109,15 +126,21 @@ sealed interface FrameListing {
         private Listings() {
         }
 
-        static synchronized FrameListing get(Path folder, FileTime modified) {
+        static synchronized FrameListing get(Path folder, Stamp stamp) {
             Remembered r = BY_FOLDER.get(folder);
-            return r != null && r.modified().equals(modified) ? r.listing() : null;
+            return r != null && r.stamp().equals(stamp) ? r.listing() : null;
         }
 
-        static synchronized void put(Path folder, FileTime modified, FrameListing listing) {
-            Remembered added = new Remembered(modified, listing);
+        static synchronized void remove(Path folder) {
+            Remembered old = BY_FOLDER.remove(folder);
+            names -= old == null ? 0 : old.weight();
+        }
+
+        static synchronized void put(Path folder, Stamp stamp, FrameListing listing) {
+            Remembered added = new Remembered(stamp, listing);
             if (added.weight() > MAX_NAMES / 4) {
-                return; // too many names to keep: listed again next time
+                remove(folder); // too many names to keep: listed again next time
+                return;
             }
             Remembered old = BY_FOLDER.put(folder, added);
             names += added.weight() - (old == null ? 0 : old.weight());

@@ -1,8 +1,10 @@
 package dev.stoker.video.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.video.FrameFolders;
+import dev.stoker.video.VideoException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,12 +51,40 @@ class FrameListingTest {
     @Test
     void aListingIsRememberedUntilTheFolderChanges() throws IOException {
         Path folder = FrameFolders.write(dir.resolve("v"), "img_", 5, FrameFolders.Kind.JPEG);
-        FileTime before = Files.getLastModifiedTime(folder);
+        FileTime settled = ago(folder, 60);
         FrameListing first = FrameListing.of(folder);
         assertThat(FrameListing.of(folder)).as("remembered").isSameAs(first);
         FrameFolders.write(folder, "img_", 7, FrameFolders.Kind.JPEG); // frames 6 and 7 added
-        // A coarse clock could leave the folder's time as it was: move it on, as any later change would.
-        Files.setLastModifiedTime(folder, FileTime.from(before.toInstant().plusSeconds(1)));
+        Files.setLastModifiedTime(folder, FileTime.from(settled.toInstant().plusSeconds(1)));
         assertThat(FrameListing.of(folder).count()).isEqualTo(7);
+    }
+
+    @Test
+    void aFolderChangedInTheLastSecondsIsListedEveryTime() throws IOException {
+        // Its clock may not have ticked since: what changes next could leave its time as it is.
+        Path folder = FrameFolders.write(dir.resolve("fresh"), "img_", 3, FrameFolders.Kind.JPEG);
+        Files.setLastModifiedTime(folder, FileTime.fromMillis(System.currentTimeMillis()));
+        assertThat(FrameListing.of(folder)).isNotSameAs(FrameListing.of(folder));
+    }
+
+    @Test
+    void aFrameFoundGoneForgetsTheListingThoughTheFolderKeptItsTime() throws IOException {
+        Path folder = FrameFolders.write(dir.resolve("coarse"), "img_", 6, FrameFolders.Kind.JPEG);
+        FileTime settled = ago(folder, 60);
+        FrameFolder frames = FrameFolder.list(folder);
+        Files.delete(folder.resolve("img_00006.jpg"));
+        Files.setLastModifiedTime(folder, settled); // a clock that did not tick
+        assertThat(FrameListing.of(folder).count()).as("still remembered").isEqualTo(6);
+        java.util.BitSet last = new java.util.BitSet();
+        last.set(5);
+        assertThatThrownBy(() -> frames.read(last)).isInstanceOf(VideoException.class).hasMessageContaining("is gone");
+        assertThat(FrameListing.of(folder).count()).as("listed again").isEqualTo(5);
+    }
+
+    /** Sets {@code folder}'s time {@code seconds} back, past the racy window: its listing may be remembered. */
+    private static FileTime ago(Path folder, int seconds) throws IOException {
+        FileTime time = FileTime.fromMillis(System.currentTimeMillis() - seconds * 1000L);
+        Files.setLastModifiedTime(folder, time);
+        return time;
     }
 }

@@ -32,7 +32,12 @@ public record FileStamp(long sizeBytes, long mtimeMillis) {
             long mtime = attributes.lastModifiedTime().toMillis();
             try (DirectoryStream<Path> children = Files.newDirectoryStream(file)) {
                 for (Path child : children) {
-                    BasicFileAttributes c = Files.readAttributes(child, BasicFileAttributes.class);
+                    BasicFileAttributes c;
+                    try {
+                        c = Files.readAttributes(child, BasicFileAttributes.class);
+                    } catch (IOException e) {
+                        continue; // a dangling link, a file gone since the listing: not part of the stamp
+                    }
                     if (c.isRegularFile()) {
                         size += c.size();
                         mtime = Math.max(mtime, c.lastModifiedTime().toMillis());

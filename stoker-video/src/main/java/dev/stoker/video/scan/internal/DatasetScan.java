@@ -1,5 +1,6 @@
 package dev.stoker.video.scan.internal;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.video.internal.ProbeResult;
@@ -57,8 +58,9 @@ public final class DatasetScan {
 
     /** The rate videos stored as folders of frames play at (default {@link FrameFolder#DEFAULT_FPS}). */
     public DatasetScan frameFolderFps(double fps) {
-        if (!(fps > 0) || !Double.isFinite(fps)) {
-            throw new IllegalArgumentException("frameFolderFps: " + fps + " (expected: > 0)");
+        if (!(fps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && fps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw new IllegalArgumentException("frameFolderFps: " + fps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
+                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
         }
         this.frameFolderFps = fps;
         return this;
