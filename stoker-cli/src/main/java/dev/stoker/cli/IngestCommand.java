@@ -57,6 +57,7 @@ final class IngestCommand extends Subcommand {
     @Option(names = "--gop", defaultValue = "16") int gop;
     @Option(names = "--shard-size", defaultValue = "256M", paramLabel = "BYTES") String shardSize;
     @Option(names = "--jpeg-quality", defaultValue = "3") int jpegQuality;
+    @Option(names = "--frame-folder-fps", paramLabel = "FPS") double frameFolderFps;
     @Option(names = "--workers") Integer workers;
     @Option(names = "--failure-budget", paramLabel = "RATE[@MIN_ITEMS]") String failureBudget;
     @Option(names = "--spark", paramLabel = "MASTER") String sparkMaster;
@@ -131,7 +132,7 @@ final class IngestCommand extends Subcommand {
         try {
             IngestOptions o = IngestOptions.defaults().withFormat(format).withGop(gop)
                     .withShardSize(IngestOptions.parseBytes(shardSize)).withJpegQuality(jpegQuality)
-                    .withFramesPerSecond(fps);
+                    .withFramesPerSecond(fps).withFrameFolderFps(frameFolderFps);
             if (size != null) {
                 String[] parts = size.toLowerCase(Locale.ROOT).split("x");
                 if (parts.length == 1) {

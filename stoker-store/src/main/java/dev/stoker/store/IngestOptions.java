@@ -1,5 +1,7 @@
 package dev.stoker.store;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.stoker.loader.LoaderOptions;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -18,9 +20,13 @@ import java.util.Objects;
  * @param gopFrames       keyframe interval of the video format, in frames
  * @param shardSizeBytes  a shard is closed once its payload reaches this many bytes
  * @param jpegQuality     JPEG quality, 2 (best) to 31 (FFmpeg's qscale)
+ * @param frameFolderFps  frames a second of sources stored as folders of frames (which carry no time); 0 for the
+ *                        loaders' default ({@link LoaderOptions.Clip#DEFAULT_FRAME_FOLDER_FPS}), and then not written,
+ *                        so that shards ingested before it existed match
  */
 public record IngestOptions(String format, int width, int height, int shortSide, double framesPerSecond,
-                            int gopFrames, long shardSizeBytes, int jpegQuality) {
+                            int gopFrames, long shardSizeBytes, int jpegQuality,
+                            @JsonInclude(JsonInclude.Include.NON_DEFAULT) double frameFolderFps) {
 
     /** Format names. */
     public static final String VIDEO = "video";
@@ -50,6 +56,27 @@ public record IngestOptions(String format, int width, int height, int shortSide,
         if (jpegQuality < 2 || jpegQuality > 31) {
             throw new IllegalArgumentException("jpegQuality: " + jpegQuality + " (expected: 2..31)");
         }
+        if (frameFolderFps != 0 && !(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
+                && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw new IllegalArgumentException("frameFolderFps: " + frameFolderFps + " (expected: 0 for the default, or "
+                    + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
+        }
+    }
+
+    /** Options for sources whose folders of frames play at the loaders' default rate. */
+    public IngestOptions(String format, int width, int height, int shortSide, double framesPerSecond, int gopFrames,
+                         long shardSizeBytes, int jpegQuality) {
+        this(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality, 0);
+    }
+
+    /** The rate a source stored as a folder of frames is read at. */
+    public double folderFramesPerSecond() {
+        return frameFolderFps > 0 ? frameFolderFps : LoaderOptions.Clip.DEFAULT_FRAME_FOLDER_FPS;
+    }
+
+    /** Sources stored as folders of frames read at {@code fps} frames a second. */
+    public IngestOptions withFrameFolderFps(double fps) {
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality, fps);
     }
 
     /** Video format, source size and rate, GOP 16, 256 MiB shards, JPEG quality 3. */
@@ -58,33 +85,40 @@ public record IngestOptions(String format, int width, int height, int shortSide,
     }
 
     public IngestOptions withFormat(String format) {
-        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     /** Frames scaled to exactly {@code width x height}. */
     public IngestOptions withSize(int width, int height) {
-        return new IngestOptions(format, width, height, 0, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, 0, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     /** The short side scaled to {@code shortSide}, aspect kept. */
     public IngestOptions withShortSide(int shortSide) {
-        return new IngestOptions(format, 0, 0, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, 0, 0, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     public IngestOptions withFramesPerSecond(double framesPerSecond) {
-        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     public IngestOptions withGop(int gopFrames) {
-        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     public IngestOptions withShardSize(long shardSizeBytes) {
-        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     public IngestOptions withJpegQuality(int jpegQuality) {
-        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality);
+        return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
+                frameFolderFps);
     }
 
     /**

@@ -163,7 +163,7 @@ public final class Ingest {
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
                 .map(Stage.READ.stageName(), Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()
                         .failureBudget(FailureBudget.UNLIMITED))
-                .map(Stage.DECODE.stageName(), item -> decode(item, dataset, sampleDecoder, decoder.get()),
+                .map(Stage.DECODE.stageName(), item -> decode(item, dataset, options, sampleDecoder, decoder.get()),
                         s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
                 .map(Stage.ENCODE.stageName(), item -> encode(item, format, options),
                         s -> s.concurrency(workers).ordered().queueCapacity(1).failureBudget(FailureBudget.UNLIMITED))
@@ -204,12 +204,13 @@ public final class Ingest {
         return item;
     }
 
-    private static IngestItem decode(IngestItem item, Dataset dataset, SampleDecoder sampleDecoder, ClipDecoder decoder) {
+    private static IngestItem decode(IngestItem item, Dataset dataset, IngestOptions options, SampleDecoder sampleDecoder,
+                                     ClipDecoder decoder) {
         if (item.failed()) {
             return item;
         }
         VideoEntry entry = dataset.get(item.source.index());
-        try (Video video = item.bytes == null ? Video.open(Path.of(item.source.path()))
+        try (Video video = item.bytes == null ? Video.open(Path.of(item.source.path()), options.folderFramesPerSecond())
                 : Video.open(item.source.path(), item.bytes)) {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
