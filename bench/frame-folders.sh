@@ -10,7 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-/tmp/stoker-frame-folders}"; batches="${2:-400}"; rounds="${3:-3}"; python="${PYTHON:-python3}"
 [ -d "$work/demo" ] || ./stoker demo-data "$work/demo"
-[ -d "$work/rawframes" ] || "$python" bench/make_frame_folders.py "$work/demo" "$work/rawframes"
+if [ ! -d "$work/rawframes" ]; then   # extracted aside, then moved: an interrupted run leaves no half dataset
+  rm -rf "$work/rawframes.part"
+  "$python" bench/make_frame_folders.py "$work/demo" "$work/rawframes.part" && mv "$work/rawframes.part" "$work/rawframes"
+fi
 [ -f "$work/rf-jpeg/stoker-shards.json" ] || ./stoker ingest "$work/rawframes" "$work/rf-jpeg" --format jpeg --size 256
 for round in $(seq "$rounds"); do
   echo "== round $round"

@@ -29,14 +29,19 @@ def list_frame_folders(root):
     folders = []
     for label, c in enumerate(classes):
         for name in sorted(os.listdir(os.path.join(root, c))):
-            if os.path.isdir(os.path.join(root, c, name)):
-                folders.append((os.path.join(root, c, name), label))
+            folder = os.path.join(root, c, name)
+            if name.startswith((".", "@")) or not os.path.isdir(folder):
+                continue
+            if any(n.lower().endswith(IMAGE_EXTENSIONS) for n in os.listdir(folder)):
+                folders.append((folder, label))
     return folders
 
 
 class ClipDataset(PeerClipDataset):
     def load_clip(self, path, rng):
-        names = sorted(n for n in os.listdir(path) if n.lower().endswith(IMAGE_EXTENSIONS))
+        names = sorted(n for n in os.listdir(path) if n.lower().endswith(IMAGE_EXTENSIONS) and not n.startswith("."))
+        if not names:
+            return np.zeros((self.frames, self.size, self.size, 3), dtype=np.uint8), -1   # counted as unreadable
         span = (self.frames - 1) * self.stride + 1
         first = rng.randint(0, max(0, len(names) - span))
         out = np.empty((self.frames, self.size, self.size, 3), dtype=np.uint8)

@@ -96,8 +96,16 @@ def check_dataset(dataset) -> str:
         return str(path.resolve())
     if (path / SHARD_MANIFEST).is_file():
         return str(path.resolve())
-    # A video is a file, or a folder of its frames as images (mmaction2's rawframes).
-    has_class = any(c.is_dir() and any(not v.name.startswith(".") for v in c.iterdir()) for c in path.iterdir())
+    # A video is a file, or a folder of its frames as images (mmaction2's rawframes), as the JVM's listing takes them.
+    def is_video(v):
+        if v.name.startswith("."):
+            return False
+        if v.is_file():
+            return True
+        return v.is_dir() and not v.name.startswith("@") and any(
+            f.suffix.lower() in (".jpg", ".jpeg", ".png") and not f.name.startswith(".") for f in v.iterdir())
+
+    has_class = any(c.is_dir() and any(is_video(v) for v in c.iterdir()) for c in path.iterdir())
     if not has_class:
         raise ValueError(f"dataset={text!r}: not a dataset: no class folder with videos in it (expected "
                          f"ROOT/<class>/<video>, a video file or a folder of its frames; a .csv manifest; or a shard "

@@ -156,7 +156,8 @@ final class LoaderOptionsMixin {
             return b.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after",
-                    "maxLeadFrames", "--max-lead-frames", "clipsPerVideo", "--clips-per-video", "resampleFps", "--fps")));
+                    "maxLeadFrames", "--max-lead-frames", "clipsPerVideo", "--clips-per-video", "resampleFps", "--fps",
+                    "frameFolderFps", "--frame-folder-fps")));
         }
     }
 

@@ -56,6 +56,9 @@ public record IngestOptions(String format, int width, int height, int shortSide,
         if (jpegQuality < 2 || jpegQuality > 31) {
             throw new IllegalArgumentException("jpegQuality: " + jpegQuality + " (expected: 2..31)");
         }
+        if (frameFolderFps == LoaderOptions.Clip.DEFAULT_FRAME_FOLDER_FPS) {
+            frameFolderFps = 0; // the default, as when not given: shards ingested either way match
+        }
         if (frameFolderFps != 0 && !(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
                 && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
             throw new IllegalArgumentException("frameFolderFps: " + frameFolderFps + " (expected: 0 for the default, or "

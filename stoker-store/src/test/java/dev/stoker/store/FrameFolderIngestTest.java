@@ -42,10 +42,31 @@ class FrameFolderIngestTest {
     }
 
     @Test
+    void aManifestsRangeOfAFolderIsIngestedReadingThatRangeOnly() throws IOException {
+        Path folder = FrameFolders.write(dir.resolve("long/a/v"), "img_", 60, FrameFolders.Kind.JPEG);
+        // Frames far outside the range are damaged: an ingest that read them would fail the sample.
+        for (int i : new int[] {1, 2, 50, 60}) {
+            java.nio.file.Files.write(folder.resolve(String.format("img_%05d.jpg", i)), new byte[] {1, 2, 3});
+        }
+        Path manifest = java.nio.file.Files.writeString(dir.resolve("cuts.csv"), folder + ",0,0.4,0.8\n");
+        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.JPEG).withFrameFolderFps(25);
+        Ingest.Result result = Ingest.run(Dataset.open(manifest), dir.resolve("cut"), options, 1, IngestListener.NONE);
+        assertThat(result.failed()).isZero();
+        try (ShardDataset shards = ShardDataset.open(dir.resolve("cut"))) {
+            assertThat(shards.sample(0).frameCount()).as("frames shown from 0.4 s to 0.8 s at 25 fps").isEqualTo(10);
+        }
+    }
+
+    @Test
     void optionsWithoutAFrameRateAreWrittenAsBeforeItExisted() throws IOException {
         String header = new Manifest.Header(1, IngestOptions.JPEG, IngestOptions.defaults().withFormat(IngestOptions.JPEG))
                 .toJson();
-        assertThat(header).doesNotContain("frameFolderFps");
+        // The options as written before the rate existed, key for key: such shards match.
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(header).get("options").fieldNames())
+                .toIterable().containsExactly("format", "width", "height", "shortSide", "framesPerSecond", "gopFrames",
+                        "shardSizeBytes", "jpegQuality");
+        assertThat(IngestOptions.defaults().withFrameFolderFps(30)).as("30 given is 30 not given")
+                .isEqualTo(IngestOptions.defaults());
         assertThat(IngestOptions.defaults().folderFramesPerSecond()).isEqualTo(30);
         String given = new Manifest.Header(1, IngestOptions.JPEG, IngestOptions.defaults().withFrameFolderFps(25)).toJson();
         assertThat(given).contains("\"frameFolderFps\":25.0");

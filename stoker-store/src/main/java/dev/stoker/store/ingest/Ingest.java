@@ -19,6 +19,7 @@ import dev.stoker.store.shard.internal.ShardLayout;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
+import dev.stoker.video.internal.FrameFolder;
 import dev.stoker.video.VideoException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -210,7 +211,9 @@ public final class Ingest {
             return item;
         }
         VideoEntry entry = dataset.get(item.source.index());
-        try (Video video = item.bytes == null ? Video.open(Path.of(item.source.path()), options.folderFramesPerSecond())
+        // A folder of frames: only the entry's range is read (a manifest may cut a 10^5-frame folder into many samples).
+        try (Video video = item.bytes == null ? FrameFolder.list(Path.of(item.source.path())).readSpan(
+                options.folderFramesPerSecond(), entry.startSeconds().orElse(0), entry.endSeconds().orElse(Double.POSITIVE_INFINITY))
                 : Video.open(item.source.path(), item.bytes)) {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);

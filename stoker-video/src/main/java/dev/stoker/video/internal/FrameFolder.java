@@ -191,7 +191,23 @@ public final class FrameFolder {
         return video(read(first), fps);
     }
 
-    /** Every frame, read: for tools that take a whole video (an export, an ingest). */
+    /**
+     * The folder's frames at {@code fps} with those shown from {@code startSeconds} to {@code endSeconds} (infinite: the
+     * last) read, and one more on either side, so that a selection by time finds every frame it looks at: what an
+     * ingest of a manifest's range decodes, without reading the rest of a long folder.
+     */
+    public Video readSpan(double fps, double startSeconds, double endSeconds) {
+        int last = frames.count() - 1;
+        long from = Math.max(0, (long) Math.floor(startSeconds * fps) - 1);
+        long to = Double.isInfinite(endSeconds) ? last : Math.min(last, (long) Math.ceil(endSeconds * fps) + 1);
+        BitSet span = new BitSet();
+        if (from <= to) {
+            span.set((int) from, (int) to + 1);
+        }
+        return video(read(span), fps);
+    }
+
+    /** Every frame, read: for tools that take a whole video (an export). */
     public Video readAll(double fps) {
         BitSet all = new BitSet();
         all.set(0, frames.count());
