@@ -1,6 +1,5 @@
 package dev.stoker.cli;
 
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.PastEndPolicy;
@@ -58,11 +57,8 @@ final class ClipCommand extends Subcommand {
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }
-        if (!(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
-            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
-                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
-        }
-        DecodedClip decoded = ClipExport.export(video, clip, geometry, out, frameFolderFps);
+        DecodedClip decoded = ClipExport.export(video, clip, geometry, out,
+                LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
         PrintWriter w = out();
         w.printf(Locale.ROOT, "wrote %d frames of %dx%d to %s (first pts %.3f s, %d frames decoded)%n",
                 decoded.frameCount(), decoded.width(), decoded.height(), out, decoded.ptsSeconds().getFirst(),

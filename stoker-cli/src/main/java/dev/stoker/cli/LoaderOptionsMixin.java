@@ -348,6 +348,15 @@ final class LoaderOptionsMixin {
     }
 
     /** Opens {@code root} as a dataset; a missing or malformed one is a usage error naming it. */
+    /** {@code --frame-folder-fps} of a command without the loader's options (scan, clip), checked as the options check it. */
+    static double frameFolderFps(CommandSpec spec, double fps) {
+        if (!(fps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && fps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw new ParameterException(spec.commandLine(), "--frame-folder-fps: " + fps + " (expected: "
+                    + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
+        }
+        return fps;
+    }
+
     static Dataset openDataset(CommandSpec spec, Path root) {
         return openDataset(spec, "DATASET", root);
     }

@@ -1,6 +1,5 @@
 package dev.stoker.cli;
 
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.video.loader.Quarantine;
@@ -57,11 +56,7 @@ final class ScanCommand extends Subcommand {
             }
         }
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
-        if (!(frameFolderFps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && frameFolderFps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
-            throw usageError("--frame-folder-fps: " + frameFolderFps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
-                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ")");
-        }
-        DatasetScan scan = DatasetScan.of(dataset).workers(threads).frameFolderFps(frameFolderFps);
+        DatasetScan scan = DatasetScan.of(dataset).workers(threads).frameFolderFps(LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
         ScanReport report;
         try (ProgressBar bar = new ProgressBar(out, LiveStatsView.stdoutIsTerminal(), "scan", "videos", () -> "")) {
             bar.total(scan.files().size());

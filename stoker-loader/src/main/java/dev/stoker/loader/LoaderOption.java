@@ -34,7 +34,7 @@ public enum LoaderOption {
             "With a clip window (and its end): one clip a video of the frames shown from here, picked by linspace."),
     WINDOW_TO_SECONDS("clip.window.toSeconds", "window_to_seconds", null, null,
             "The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."),
-    FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, 1000,
+    FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, (int) LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS,
             "Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps:"
                     + " what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000."),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),

@@ -3,10 +3,9 @@ package dev.stoker.video;
 import static org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY;
 
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.video.internal.FrameFolder;
 import dev.stoker.video.internal.ProbeResult;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -112,21 +111,8 @@ public final class VideoProbe {
                 info.displayHeight(), info.durationSeconds(), info.frameCount(), frames, System.nanoTime() - startNanos);
     }
 
-    /** A file's bytes; a folder's, its files' (its frames and whatever lies beside them). */
+    /** A file's bytes; a folder's, its files' (its frames and whatever lies beside them); -1 when unreadable. */
     private static long sizeOf(Path file) {
-        try {
-            if (!Files.isDirectory(file)) {
-                return Files.size(file);
-            }
-            long total = 0;
-            try (DirectoryStream<Path> children = Files.newDirectoryStream(file)) {
-                for (Path child : children) {
-                    total += Files.isRegularFile(child) ? Files.size(child) : 0;
-                }
-            }
-            return total;
-        } catch (IOException e) {
-            return -1;
-        }
+        return FileStamp.of(file).sizeBytes();
     }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.video.internal;
 
 import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoException;
@@ -209,9 +210,7 @@ public final class FrameFolder {
 
     /** Every frame, read: for tools that take a whole video (an export). */
     public Video readAll(double fps) {
-        BitSet all = new BitSet();
-        all.set(0, frames.count());
-        return video(read(all), fps);
+        return readSpan(fps, 0, Double.POSITIVE_INFINITY);
     }
 
     /**
@@ -224,13 +223,11 @@ public final class FrameFolder {
 
     /** {@link #video} from what a listing gave, for a side that holds no listing (the demux stage after fetch). */
     public static Video video(String path, String codec, int frameCount, Frames read, double fps) {
-        if (!(fps > 0) || !Double.isFinite(fps)) {
-            throw new IllegalArgumentException("fps: " + fps + " (expected: > 0)");
+        if (!(fps >= LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS && fps <= LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS)) {
+            throw new IllegalArgumentException("fps: " + fps + " (expected: " + LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS
+                    + " to " + LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS + ", the options' range)");
         }
-        long ticksPerSecond = Math.max(1, Math.round(fps * TICKS_PER_FRAME));
-        if (ticksPerSecond > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("fps: " + fps + " (expected: under " + Integer.MAX_VALUE / TICKS_PER_FRAME + ")");
-        }
+        int ticksPerSecond = (int) Math.round(fps * TICKS_PER_FRAME); // 1 to 10^6 within that range
         // Frame f shows at f frames' time, lasts one, and is a keyframe: an image decodes alone.
         long[] pts = LongStream.range(0, frameCount).map(f -> f * TICKS_PER_FRAME).toArray();
         long[] durations = LongStream.range(0, frameCount).map(f -> TICKS_PER_FRAME).toArray();
@@ -253,7 +250,7 @@ public final class FrameFolder {
                         offsets[read.indices()[i]], read.size(i));
             }
             return Video.copyFromPackets(path, new VideoPackets(codec, read.width(), read.height(), "unknown", 1,
-                    (int) ticksPerSecond, ticksPerSecond / (double) TICKS_PER_FRAME, new byte[0], data, pts, durations,
+                    ticksPerSecond, ticksPerSecond / (double) TICKS_PER_FRAME, new byte[0], data, pts, durations,
                     keyframes, offsets, sizes));
         }
     }
