@@ -56,7 +56,8 @@ final class ScanCommand extends Subcommand {
             }
         }
         Dataset dataset = LoaderOptionsMixin.openDataset(spec, source);
-        DatasetScan scan = DatasetScan.of(dataset).workers(threads).frameFolderFps(LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
+        DatasetScan scan = DatasetScan.of(dataset).workers(threads)
+                .frameFolderFps(LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
         ScanReport report;
         try (ProgressBar bar = new ProgressBar(out, LiveStatsView.stdoutIsTerminal(), "scan", "videos", () -> "")) {
             bar.total(scan.files().size());

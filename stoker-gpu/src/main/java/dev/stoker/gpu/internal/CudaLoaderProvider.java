@@ -5,7 +5,6 @@ import dev.stoker.gpu.GpuLoader;
 import dev.stoker.gpu.NvdecLoader;
 import dev.stoker.loader.ClipLoader;
 import dev.stoker.loader.DeviceLoaderProvider;
-import dev.stoker.loader.DecodeDevice;
 import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.LoaderOptions;
@@ -34,23 +33,16 @@ public final class CudaLoaderProvider implements DeviceLoaderProvider {
     public ClipLoader<? extends LoadedBatch> open(DeviceSpec device, String location, LoaderProvider host,
                                                   LoaderOptions options, Opening opening) throws IOException {
         LoaderOptions resolved = GpuDecodeOptions.resolve(options);
-        Dataset videos = resolved.decode().device().onGpu() ? host.videoFiles(location).orElse(null) : null;
-        if (videos != null && videos.entries().stream().anyMatch(e -> Files.isDirectory(e.path()))) {
-            if (options.decode().device() != DecodeDevice.AUTO) {
-                throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), resolved.decode().device()
-                        + " with videos stored as folders of images at " + location,
-                        "cpu: NVDEC decodes video files; images decode on the CPU, and their batches go to the GPU");
-            }
-            // auto: the CPU decodes what NVDEC cannot.
-            resolved = resolved.toBuilder().decodeOn(DecodeDevice.CPU, resolved.decode().nvdecSessions()).build();
-        }
         if (!resolved.decode().device().onGpu()) {
             return GpuLoader.open((o, op) -> host.open(location, o, op), resolved, device, opening);
         }
-        if (videos == null) {
-            throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), resolved.decode().device() + " with "
-                    + host.opens() + " at " + location,
-                    "cpu: NVDEC decodes video files; these decode on the CPU, and their batches go to the GPU");
+        Dataset videos = host.videoFiles(location).orElseThrow(() -> new InvalidValueException(
+                LoaderOption.DECODE_DEVICE.path(), resolved.decode().device() + " with " + host.opens() + " at " + location,
+                "cpu: NVDEC decodes video files; these decode on the CPU, and their batches go to the GPU"));
+        if (videos.entries().stream().anyMatch(e -> Files.isDirectory(e.path()))) {
+            throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), resolved.decode().device()
+                    + " with videos stored as folders of images at " + location,
+                    "cpu: NVDEC decodes video files; images decode on the CPU, and their batches go to the GPU");
         }
         return NvdecLoader.open(videos, resolved, device, opening);
     }

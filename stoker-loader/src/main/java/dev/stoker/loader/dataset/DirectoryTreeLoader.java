@@ -64,8 +64,9 @@ final class DirectoryTreeLoader {
                 } catch (IOException e) {
                     continue; // a dangling link, an entry gone since the listing: no video, as before
                 }
-                boolean take = directories != null ? attributes.isDirectory()
-                        : attributes.isRegularFile() || (attributes.isDirectory() && !name.startsWith("@") && holdsFrames(child));
+                boolean video = attributes.isRegularFile()
+                        || (attributes.isDirectory() && !name.startsWith("@") && holdsFrames(child));
+                boolean take = directories != null ? attributes.isDirectory() : video;
                 if (take) {
                     children.add(child);
                 }

@@ -205,16 +205,22 @@ public final class Ingest {
         return item;
     }
 
+    /**
+     * A source the read stage left unread, a folder of frames, with only its entry's range read: a manifest may cut a
+     * 10^5-frame folder into many samples.
+     */
+    private static Video openFolder(IngestItem item, VideoEntry entry, IngestOptions options) {
+        return FrameFolder.list(Path.of(item.source.path())).readSpan(options.folderFramesPerSecond(),
+                entry.startSeconds().orElse(0), entry.endSeconds().orElse(Double.POSITIVE_INFINITY));
+    }
+
     private static IngestItem decode(IngestItem item, Dataset dataset, IngestOptions options, SampleDecoder sampleDecoder,
                                      ClipDecoder decoder) {
         if (item.failed()) {
             return item;
         }
         VideoEntry entry = dataset.get(item.source.index());
-        // A folder of frames: only the entry's range is read (a manifest may cut a 10^5-frame folder into many samples).
-        try (Video video = item.bytes == null ? FrameFolder.list(Path.of(item.source.path())).readSpan(
-                options.folderFramesPerSecond(), entry.startSeconds().orElse(0), entry.endSeconds().orElse(Double.POSITIVE_INFINITY))
-                : Video.open(item.source.path(), item.bytes)) {
+        try (Video video = item.bytes != null ? Video.open(item.source.path(), item.bytes) : openFolder(item, entry, options)) {
             item.bytes = null;
             item.decoded = sampleDecoder.decode(video, entry.startSeconds(), entry.endSeconds(), decoder);
             item.sourceKeyframes = item.decoded.sourceKeyframes();

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * A file's size and modification time (a folder's: its files'): what tells whether a file read once is still the same file (an ingest
+ * A file's size and modification time (a folder's: its files'): what tells whether a file read once is still the same
+ * file (an ingest
  * keeps the shards of unchanged sources, a quarantine tries a changed file again) without reading it.
  *
  * @param sizeBytes   its size, -1 when it could not be read

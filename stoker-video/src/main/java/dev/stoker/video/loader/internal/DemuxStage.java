@@ -10,8 +10,8 @@ import java.util.Arrays;
 import java.util.function.Function;
 
 /**
- * Opens the container from memory (or, for a folder of images, the frames its fetch read), indexes the video stream's packets (and so its keyframes), and
- * samples where this epoch's clips start, which needs the duration only the index knows (and, under a decode
+ * Opens the container from memory (or, for a folder of images, the frames its fetch read), indexes the video
+ * stream's packets (and so its keyframes), and samples where this epoch's clips start, which needs the duration only the index knows (and, under a decode
  * budget, the keyframes: {@link ClipStartBudget}).
  */
 public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {

@@ -20,9 +20,9 @@ public record FetchedVideo(VideoTask task, byte[] bytes, Folder folder) {
     }
 
     /**
-     * What a folder of images' fetch read beyond the frames' bytes: the codec and size of the frames read, the listing's
-     * frame count, which frames were read and where each lies in the bytes, and the clip starts the fetch drew to choose them (demux
-     * takes them as they are: drawn again they would be the same).
+     * What a folder of images' fetch read beyond the frames' bytes: the codec and size of the frames read, the
+     * listing's frame count, which frames were read and where each lies in the bytes, and the clip starts the fetch
+     * drew to choose them (demux takes them as they are: drawn again they would be the same).
      */
     public record Folder(String codec, int width, int height, int frameCount, int[] indices, int[] offsets,
                          double[] clipStarts) {
