@@ -12,6 +12,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.video.internal.ClipSelection;
 import dev.stoker.video.internal.FrameFolder;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.Optional;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacketSideData;
 import org.bytedeco.ffmpeg.avformat.AVStream;
@@ -73,14 +75,25 @@ public final class Video implements KeyframeIndex, AutoCloseable {
             return FrameFolder.list(file).readAll(frameFolderFps);
         }
         String path = file.toString();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
-            long size = channel.size();
-            if (size == 0) {
-                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
+        try {
+            // A member of a tar archive (WebDataset shards) is mapped in place, as its file would be.
+            Optional<ArchiveMembers.Member> member = ArchiveMembers.find(file);
+            Path mapped = member.map(ArchiveMembers.Member::archive).orElse(file);
+            try (FileChannel channel = FileChannel.open(mapped, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+                long offset = member.map(m -> m.member().offset()).orElse(0L);
+                long size = member.map(m -> m.member().sizeBytes()).orElse(channel.size());
+                if (size == 0) {
+                    throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
+                }
+                if (offset + size > channel.size()) {
+                    throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.TRUNCATED,
+                            "the tar archive ends before this member does (a copy cut short?)");
+                }
+                return open(path, channel.map(FileChannel.MapMode.READ_ONLY, offset, size, arena));
             }
-            return open(path, channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
         } catch (NoSuchFileException e) {
-            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND, "no such file", e);
+            throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.NOT_FOUND,
+                    e.getReason() != null ? e.getReason() : "no such file", e);
         } catch (IOException e) {
             throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.IO_ERROR, String.valueOf(e), e);
         }

@@ -8,6 +8,7 @@ import dev.stoker.loader.Opening;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.VideoEntry;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ShardDataset;
@@ -77,7 +78,7 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
     }
 
     private Row measureFiles(Dataset data, LoaderOptions options) throws IOException {
-        List<Path> files = new java.util.ArrayList<>();
+        java.util.Set<Path> files = new java.util.LinkedHashSet<>();
         for (Path video : data.entries().stream().map(VideoEntry::path).distinct().toList()) {
             if (Files.isDirectory(video)) {
                 // A video stored as a folder of frames: its files are what lies on disk and what the page cache holds.
@@ -85,7 +86,8 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
                     frames.filter(Files::isRegularFile).sorted().forEach(files::add);
                 }
             } else {
-                files.add(video);
+                // A member of a tar archive (WebDataset shards) lies in its archive, which is what is on disk.
+                files.add(ArchiveMembers.find(video).map(ArchiveMembers.Member::archive).orElse(video));
             }
         }
         long disk = 0;
@@ -144,7 +146,7 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
     }
 
     /** Reads every file once, so the warm measurement starts with them in the page cache. */
-    private static void warm(List<Path> files) throws IOException {
+    private static void warm(java.util.Collection<Path> files) throws IOException {
         byte[] buffer = new byte[1 << 20];
         for (Path f : files) {
             try (InputStream in = Files.newInputStream(f)) {

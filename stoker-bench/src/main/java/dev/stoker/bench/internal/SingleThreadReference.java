@@ -3,6 +3,7 @@ package dev.stoker.bench.internal;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
 import dev.stoker.video.Video;
@@ -127,7 +128,7 @@ public record SingleThreadReference(int clips, double clipsPerSecond, double cpu
     private record Source(byte[] bytes, VideoPackets packets) {
         static Source read(Path path, double frameFolderFps) throws IOException {
             if (!Files.isDirectory(path)) {
-                return new Source(Files.readAllBytes(path), null);
+                return new Source(ArchiveMembers.readAllBytes(path), null); // a file, or a tar archive's member
             }
             try (Video video = Video.open(path, frameFolderFps)) {
                 VideoPackets p = video.asPackets();

@@ -6,18 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /** Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in. */
 final class CsvManifestLoader {
-
-    private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
 
     private record Row(int line, Path path, String label, OptionalDouble start, OptionalDouble end) {
     }
@@ -101,57 +95,18 @@ final class CsvManifestLoader {
         throw error(manifest, line, name + " '" + text + "' (expected: seconds, a number 0+, or empty)");
     }
 
-    /** All-integer labels are kept as given; all-name labels are numbered in sorted name order. */
+    /** The labels as {@link TextLabels} reads them: all integers kept, all names numbered in sorted order. */
     private static Dataset label(List<Row> rows, Path manifest) throws InvalidDatasetException {
-        Row first = rows.get(0);
-        boolean numeric = INTEGER.matcher(first.label).matches();
+        TextLabels labels = TextLabels.of(rows.stream().map(Row::label).toList(),
+                i -> String.format(Locale.ROOT, "%s line %d", manifest, rows.get(i).line),
+                "line " + rows.get(0).line, "a file");
         List<VideoEntry> entries = new ArrayList<>(rows.size());
-        if (numeric) {
-            int maxLabel = 0;
-            for (Row row : rows) {
-                if (!INTEGER.matcher(row.label).matches()) {
-                    throw error(manifest, row.line, "label '" + row.label + "' is a class name, but line "
-                            + first.line + " has integer label " + first.label + " (expected: one kind in a file)");
-                }
-                int label = parseLabel(row, manifest);
-                maxLabel = Math.max(maxLabel, label);
-                entries.add(new VideoEntry(row.path, label, Integer.toString(label), row.start, row.end));
-            }
-            List<String> classNames = new ArrayList<>(maxLabel + 1);
-            for (int i = 0; i <= maxLabel; i++) {
-                classNames.add(Integer.toString(i));
-            }
-            return new Dataset(entries, classNames);
+        for (int i = 0; i < rows.size(); i++) {
+            Row row = rows.get(i);
+            int label = labels.labels()[i];
+            entries.add(new VideoEntry(row.path, label, labels.classNames().get(label), row.start, row.end));
         }
-        TreeSet<String> names = new TreeSet<>();
-        for (Row row : rows) {
-            if (INTEGER.matcher(row.label).matches()) {
-                throw error(manifest, row.line, "label " + row.label + " is an integer, but line " + first.line
-                        + " has class name '" + first.label + "' (expected: one kind in a file)");
-            }
-            names.add(row.label);
-        }
-        List<String> classNames = List.copyOf(names);
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < classNames.size(); i++) {
-            index.put(classNames.get(i), i);
-        }
-        for (Row row : rows) {
-            entries.add(new VideoEntry(row.path, index.get(row.label), row.label, row.start, row.end));
-        }
-        return new Dataset(entries, classNames);
-    }
-
-    private static int parseLabel(Row row, Path manifest) throws InvalidDatasetException {
-        try {
-            int label = Integer.parseInt(row.label);
-            if (label >= 0) {
-                return label;
-            }
-        } catch (NumberFormatException ignored) {
-            // too large: reported below
-        }
-        throw error(manifest, row.line, "label " + row.label + " (expected: 0.." + Integer.MAX_VALUE + ")");
+        return new Dataset(entries, labels.classNames());
     }
 
     /** Splits one line; double quotes protect commas, and {@code ""} inside quotes is a quote. */

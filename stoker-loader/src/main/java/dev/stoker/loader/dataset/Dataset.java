@@ -31,8 +31,9 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
     }
 
     /**
-     * Opens a dataset: a directory is read as {@code ROOT/<class>/<video>} (see {@link #fromDirectory}),
-     * a {@code .csv} file as a manifest (see {@link #fromCsv}).
+     * Opens a dataset: a directory is read as {@code ROOT/<class>/<video>} (see {@link #fromDirectory}) or, when it
+     * has no class folders but tar archives, as WebDataset shards (see {@link #fromTarArchives}); a {@code .tar} file
+     * as one such shard, a {@code .csv} file as a manifest (see {@link #fromCsv}).
      *
      * @throws InvalidDatasetException if the source is malformed or holds no videos
      */
@@ -44,11 +45,21 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
         if (!Files.exists(source)) {
             throw new NoSuchFileException(source.toString(), null, "dataset source does not exist");
         }
-        if (source.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv")) {
+        String name = source.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (name.endsWith(".csv")) {
             return fromCsv(source);
         }
+        if (name.endsWith(".tar")) {
+            return fromTarArchives(source);
+        }
+        if (name.endsWith(".tar.gz") || name.endsWith(".tgz") || name.endsWith(".tar.zst") || name.endsWith(".tar.xz")) {
+            throw new InvalidDatasetException("dataset source: " + source + " is a compressed tar archive, which cannot"
+                    + " be read at random (expected: an uncompressed .tar; video inside is compressed already, so"
+                    + " compressing the archive gains little)");
+        }
         throw new InvalidDatasetException("dataset source: " + source
-                + " (expected: a directory ROOT/<class>/<video> or a .csv manifest)");
+                + " (expected: a directory ROOT/<class>/<video>, a .csv manifest, or .tar archives of WebDataset"
+                + " samples)");
     }
 
     /**
@@ -72,6 +83,22 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
      */
     public static Dataset fromDirectory(Path root) throws IOException {
         return DirectoryTreeLoader.load(root);
+    }
+
+    /**
+     * Reads WebDataset shards: {@code source} is a {@code .tar} archive, or a folder of them (taken in name order). A
+     * member with a video extension ({@code <key>.mp4}, {@code .mkv}, {@code .webm}, …) is a video, read in place and
+     * named {@code <archive>/<member>}; its sample's {@code <key>.cls} member is its label (an integer, or a class name
+     * numbered in sorted order, as in a manifest). With no {@code .cls} in any sample, every video is labelled 0 (class
+     * {@code "unlabelled"}); some labelled and some not is refused.
+     */
+    public static Dataset fromTarArchives(Path source) throws IOException {
+        Objects.requireNonNull(source, "source");
+        List<Path> archives = Files.isDirectory(source) ? TarArchivesLoader.archivesIn(source) : List.of(source);
+        if (archives.isEmpty()) {
+            throw new InvalidDatasetException("dataset source " + source + " holds no .tar archive");
+        }
+        return TarArchivesLoader.load(archives, source);
     }
 
     /**

@@ -25,8 +25,12 @@ final class DirectoryTreeLoader {
         }
         List<Path> classDirs = sortedChildren(root, true);
         if (classDirs.isEmpty()) {
+            List<Path> archives = TarArchivesLoader.archivesIn(root);
+            if (!archives.isEmpty()) {
+                return TarArchivesLoader.load(archives, root); // WebDataset shards: ROOT/*.tar
+            }
             throw new InvalidDatasetException("dataset root " + root
-                    + " has no class folders (expected: ROOT/<class>/<video>)");
+                    + " has no class folders (expected: ROOT/<class>/<video>, or .tar archives of WebDataset samples)");
         }
         List<String> classNames = new ArrayList<>(classDirs.size());
         List<VideoEntry> entries = new ArrayList<>();

@@ -127,7 +127,7 @@ class DatasetLoadingTest {
     void openRejectsOtherFilesAndMissingPaths() throws IOException {
         Path text = touch("list.txt");
         assertThatThrownBy(() -> Dataset.open(text)).isInstanceOf(InvalidDatasetException.class)
-                .hasMessageContaining("expected: a directory ROOT/<class>/<video> or a .csv manifest");
+                .hasMessageContaining("expected: a directory ROOT/<class>/<video>, a .csv manifest, or .tar archives");
         assertThatThrownBy(() -> Dataset.open(dir.resolve("missing.csv"))).isInstanceOf(IOException.class)
                 .hasMessageContaining("missing.csv");
     }

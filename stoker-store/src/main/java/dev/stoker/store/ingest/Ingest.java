@@ -2,6 +2,7 @@ package dev.stoker.store.ingest;
 
 import dev.stoker.loader.LoaderStage;
 import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.FailureBudget;
@@ -21,6 +22,7 @@ import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.internal.FrameFolder;
 import dev.stoker.video.VideoException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
@@ -193,12 +195,14 @@ public final class Ingest {
             return item; // a video stored as a folder of images: decode lists it and reads its frames
         }
         try {
-            item.bytes = Files.readAllBytes(Path.of(item.source.path()));
+            item.bytes = ArchiveMembers.readAllBytes(Path.of(item.source.path())); // a file, or a tar archive's member
             if (item.bytes.length == 0) {
                 item.fail(FailureReason.EMPTY_FILE.code(), "the file has 0 bytes");
             }
         } catch (NoSuchFileException e) {
-            item.fail(FailureReason.NOT_FOUND.code(), "no such file");
+            item.fail(FailureReason.NOT_FOUND.code(), e.getReason() != null ? e.getReason() : "no such file");
+        } catch (EOFException e) {
+            item.fail(FailureReason.TRUNCATED.code(), e.getMessage());
         } catch (IOException e) {
             item.fail(FailureReason.IO_ERROR.code(), "cannot read: " + e);
         }

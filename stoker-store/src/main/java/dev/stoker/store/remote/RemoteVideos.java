@@ -17,7 +17,8 @@ import java.util.List;
 
 /**
  * Video files in object storage or behind HTTP, copied into a local folder that {@code Dataset.open} reads:
- * {@code s3://bucket/prefix} holding {@code <class>/<video>} (the Kinetics layout) becomes that folder; an
+ * {@code s3://bucket/prefix} holding {@code <class>/<video>} (the Kinetics layout), or {@code .tar} archives of
+ * WebDataset samples, becomes that folder; an
  * {@code https://…} CSV manifest {@code url,label[,start,end]} (URLs absolute or relative to the manifest) becomes a
  * local manifest of the copies. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
  * into a {@code .part} file renamed when complete, so a copy under its own name is always whole; a copy already there
@@ -48,14 +49,21 @@ public final class RemoteVideos {
             return copyManifest(http, folder);
         }
         List<String> keys = new ArrayList<>();
+        List<String> archives = new ArrayList<>();
         for (String key : store.list()) {
             // ROOT/<class>/<video>: files directly under the prefix (a README) are not videos, as in a local folder.
             if (key.indexOf('/') > 0 && !key.endsWith("/")) {
                 keys.add(key);
+            } else if (key.indexOf('/') < 0 && key.toLowerCase(java.util.Locale.ROOT).endsWith(".tar")) {
+                archives.add(key); // WebDataset shards, ROOT/*.tar: read in place once copied, as a local folder's
             }
         }
         if (keys.isEmpty()) {
-            throw new IOException(store.location() + ": no videos (expected: objects named <class>/<video> under it)");
+            keys = archives;
+        }
+        if (keys.isEmpty()) {
+            throw new IOException(store.location() + ": no videos (expected: objects named <class>/<video> under it,"
+                    + " or .tar archives of WebDataset samples)");
         }
         int downloaded = 0;
         long bytes = 0;

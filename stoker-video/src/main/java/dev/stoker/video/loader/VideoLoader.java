@@ -13,6 +13,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.DatasetChangedException;
 import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Order;
 import dev.stoker.pipeline.Pipeline;
@@ -356,7 +357,11 @@ public final class VideoLoader extends HostBatchLoader {
                     total += java.nio.file.Files.size(folder.frame(0))
                             * Math.min(folder.frameCount(), (long) options.clip().frames() * options.clipsPerVideo());
                 } else {
-                    total += java.nio.file.Files.size(path);
+                    long size = FileStamp.of(path).sizeBytes(); // a tar archive's member too
+                    if (size < 0) {
+                        continue; // missing: a failure the fetch stage reports; it holds nothing
+                    }
+                    total += size;
                 }
                 counted++;
             } catch (java.io.IOException | RuntimeException e) {

@@ -21,11 +21,18 @@ public record FileStamp(long sizeBytes, long mtimeMillis) {
     /**
      * The stamp of {@code file} now, or {@link #ABSENT} (a missing or unreadable file fails where it is read). A folder
      * (a video stored as its frames) is stamped by its files: their total size and latest modification, since a
-     * folder's own time changes only when entries come or go, not when a frame is written again.
+     * folder's own time changes only when entries come or go, not when a frame is written again. A member of a tar
+     * archive ({@link ArchiveMembers}) has its own size and its archive's time.
      */
     public static FileStamp of(Path file) {
         try {
-            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            BasicFileAttributes attributes;
+            try {
+                attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            } catch (IOException e) {
+                // Not a file of its own: a member of an archive, or missing.
+                return ArchiveMembers.find(file).map(ArchiveMembers.Member::stamp).orElse(ABSENT);
+            }
             if (!attributes.isDirectory()) {
                 return new FileStamp(attributes.size(), attributes.lastModifiedTime().toMillis());
             }

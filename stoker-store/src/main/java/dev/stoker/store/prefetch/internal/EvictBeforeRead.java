@@ -1,9 +1,12 @@
 package dev.stoker.store.prefetch.internal;
 
 import dev.stoker.loader.FetchHook;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
+import dev.stoker.loader.dataset.internal.TarIndex;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A cold page cache for {@link dev.stoker.video.loader.VideoLoader}, like the {@code nocache} tool: the fetch
@@ -17,7 +20,16 @@ public final class EvictBeforeRead implements FetchHook {
     @Override
     public void beforeRead(Path file) throws IOException {
         try {
-            PageCache.evict(file);
+            Optional<ArchiveMembers.Member> member = ArchiveMembers.find(file);
+            if (member.isPresent()) {
+                // A member of a tar archive (WebDataset shards): its range of the archive.
+                TarIndex.Member m = member.get().member();
+                if (m.sizeBytes() > 0) { // a length of 0 would mean the rest of the archive
+                    PageCache.evict(member.get().archive(), m.offset(), m.sizeBytes());
+                }
+            } else {
+                PageCache.evict(file);
+            }
         } catch (NoSuchFileException e) {
             // the read that follows reports the missing file, as it would without this hook
         }

@@ -3,9 +3,11 @@ package dev.stoker.video.loader.internal;
 import dev.stoker.loader.FetchHook;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.dataset.ClipSampler;
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
 import dev.stoker.video.internal.FrameFolder;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -16,7 +18,7 @@ import java.util.function.Function;
 
 /**
  * Reads a video into memory: the one stage that waits on storage. Runs the fetch hook, if any, before each file it
- * reads. A video file is read whole; a video stored as a folder of images ({@link FrameFolder}) is listed, its clips
+ * reads. A video file is read whole, and so is a member of a tar archive (WebDataset shards), in place; a video stored as a folder of images ({@link FrameFolder}) is listed, its clips
  * drawn, and only the frames they show read (every frame is a keyframe, so nothing else is decoded).
  */
 public final class FetchStage implements Function<VideoTask, FetchedVideo> {
@@ -46,9 +48,12 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
         }
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(path);
+            bytes = ArchiveMembers.readAllBytes(path); // a file, or a member of a tar archive (WebDataset)
         } catch (NoSuchFileException e) {
-            throw new LoaderException(FailureReason.NOT_FOUND, path + ": no such file", e);
+            throw new LoaderException(FailureReason.NOT_FOUND, path + ": " + (e.getReason() != null ? e.getReason()
+                    : "no such file"), e);
+        } catch (EOFException e) {
+            throw new LoaderException(FailureReason.TRUNCATED, e.getMessage(), e);
         } catch (AccessDeniedException e) {
             throw new LoaderException(FailureReason.IO_ERROR, path + ": permission denied", e);
         } catch (IOException e) {

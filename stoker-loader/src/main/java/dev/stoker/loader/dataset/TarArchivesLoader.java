@@ -1,0 +1,149 @@
+package dev.stoker.loader.dataset;
+
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
+import dev.stoker.loader.dataset.internal.TarIndex;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads WebDataset shards: tar archives whose members are grouped into samples by key, the member's name up to the
+ * first dot of its file name ({@code clips/abc.mp4} and {@code clips/abc.cls} are the sample {@code clips/abc}). Each
+ * video member ({@link #VIDEO_EXTENSIONS}) is a video of the dataset, read in place as
+ * {@code <archive>/<member>}; its sample's {@code .cls} member, if any, is its label (text: an integer, or a class name,
+ * as a manifest's labels are: {@link TextLabels}). Archives are taken in name order and members in archive order, so
+ * that the order is the same everywhere. Other members ({@code .json}, {@code .txt}) are not read.
+ */
+final class TarArchivesLoader {
+    /** The extensions (after the last dot, any case) of members that are videos. */
+    static final Set<String> VIDEO_EXTENSIONS = Set.of("mp4", "m4v", "mov", "mkv", "webm", "avi", "mpg", "mpeg",
+            "ts", "flv", "3gp", "wmv", "ogv");
+    /** The class of a dataset whose samples carry no {@code .cls}: every video is labelled 0. */
+    static final String UNLABELLED = "unlabelled";
+    /** A {@code .cls} member is a short text; a longer one is a mistake (a video named .cls), not a label. */
+    static final int MAX_LABEL_BYTES = 1024;
+
+    private record Video(Path path, Path labelMember, String labelText) {
+    }
+
+    private TarArchivesLoader() {
+    }
+
+    /** The tar archives directly in {@code folder}, in name order (none: the folder is not of this kind). */
+    static List<Path> archivesIn(Path folder) throws IOException {
+        List<Path> archives = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
+            for (Path child : stream) {
+                if (ArchiveMembers.isArchiveName(child.getFileName().toString()) && Files.isRegularFile(child)) {
+                    archives.add(child);
+                }
+            }
+        }
+        archives.sort(Comparator.comparing(p -> p.getFileName().toString()));
+        return archives;
+    }
+
+    static Dataset load(List<Path> archives, Path source) throws IOException {
+        List<Video> videos = new ArrayList<>();
+        for (Path archive : archives) {
+            TarIndex index;
+            try {
+                index = ArchiveMembers.index(archive);
+            } catch (NoSuchFileException e) {
+                throw e;
+            } catch (IOException e) {
+                throw new InvalidDatasetException(e.getMessage());
+            }
+            Map<String, TarIndex.Member> labelsByKey = new HashMap<>();
+            List<TarIndex.Member> videoMembers = new ArrayList<>();
+            for (TarIndex.Member member : index.members()) {
+                String extension = extension(member.name());
+                if (extension.equals("cls")) {
+                    labelsByKey.put(key(member.name()), member);
+                } else if (VIDEO_EXTENSIONS.contains(extension.substring(extension.lastIndexOf('.') + 1))) {
+                    videoMembers.add(member);
+                }
+            }
+            for (TarIndex.Member member : videoMembers) {
+                TarIndex.Member label = labelsByKey.get(key(member.name()));
+                videos.add(new Video(archive.resolve(member.name()), label == null ? null : archive.resolve(label.name()),
+                        label == null ? null : labelText(archive, index, label)));
+            }
+        }
+        if (videos.isEmpty()) {
+            throw new InvalidDatasetException(source + ": " + archives.size() + " tar archive(s) but no video in them"
+                    + " (expected: members named <key>.mp4 or another video extension, " + VIDEO_EXTENSIONS.stream()
+                    .sorted().toList() + ", with an optional <key>.cls label)");
+        }
+        return label(videos);
+    }
+
+    /** Every video labelled by its {@code .cls}, or none labelled (class {@link #UNLABELLED}); a mix is refused. */
+    private static Dataset label(List<Video> videos) throws InvalidDatasetException {
+        Video first = videos.get(0);
+        List<VideoEntry> entries = new ArrayList<>(videos.size());
+        if (first.labelText == null) {
+            for (Video video : videos) {
+                if (video.labelText != null) {
+                    throw new InvalidDatasetException(video.path + ": labelled by " + video.labelMember + ", but "
+                            + first.path + " has no .cls member (expected: every sample labelled, or none)");
+                }
+                entries.add(new VideoEntry(video.path, 0, UNLABELLED));
+            }
+            return new Dataset(entries, List.of(UNLABELLED));
+        }
+        for (Video video : videos) {
+            if (video.labelText == null) {
+                throw new InvalidDatasetException(video.path + ": no .cls member, but " + first.path + " is labelled by "
+                        + first.labelMember + " (expected: every sample labelled, or none)");
+            }
+        }
+        TextLabels labels = TextLabels.of(videos.stream().map(Video::labelText).toList(),
+                i -> videos.get(i).labelMember.toString(), first.labelMember.toString(), "a dataset");
+        for (int i = 0; i < videos.size(); i++) {
+            int label = labels.labels()[i];
+            entries.add(new VideoEntry(videos.get(i).path, label, labels.classNames().get(label)));
+        }
+        return new Dataset(entries, labels.classNames());
+    }
+
+    private static String labelText(Path archive, TarIndex index, TarIndex.Member member) throws IOException {
+        Path path = archive.resolve(member.name());
+        if (member.sizeBytes() > MAX_LABEL_BYTES) {
+            throw new InvalidDatasetException(path + ": a label of " + member.sizeBytes() + " bytes (expected: a class"
+                    + " index or name, at most " + MAX_LABEL_BYTES + ")");
+        }
+        if (!member.within(index.sizeBytes())) {
+            throw new InvalidDatasetException(path + ": the archive ends inside this label (a copy cut short?)");
+        }
+        String text = new String(ArchiveMembers.readAllBytes(path), StandardCharsets.UTF_8).strip();
+        if (text.isEmpty()) {
+            throw new InvalidDatasetException(path + ": an empty label (expected: a class index or name)");
+        }
+        return text;
+    }
+
+    /** WebDataset's key: the name up to the first dot of its last part. */
+    static String key(String member) {
+        int slash = member.lastIndexOf('/');
+        int dot = member.indexOf('.', slash + 1);
+        return dot < 0 ? member : member.substring(0, dot);
+    }
+
+    /** WebDataset's extension: what follows the first dot of the last part, lowercased ({@code "left.mp4"}). */
+    static String extension(String member) {
+        int slash = member.lastIndexOf('/');
+        int dot = member.indexOf('.', slash + 1);
+        return dot < 0 ? "" : member.substring(dot + 1).toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,168 @@
+package dev.stoker.loader.dataset.internal;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Files inside tar archives, addressed as paths: {@code /data/train-0001.tar/abc.mp4} is the member {@code abc.mp4}
+ * of the archive {@code /data/train-0001.tar}. A dataset of WebDataset shards is a list of such paths, so every part
+ * that names a video by its path (the failures, the quarantine, {@code batch.paths}, resume, a child JVM's fetch) works
+ * on members unchanged, and only what reads bytes or stamps a file asks here.
+ *
+ * <p>An archive's index (its headers) is read once and remembered while its size and modification time stand; one
+ * changed is read again. An archive changed in the last {@link #RACY_MILLIS} is read every time, since a second write
+ * within the clock's grain would leave the same stamp.
+ */
+public final class ArchiveMembers {
+    static final long RACY_MILLIS = 2_000;
+    /** Members remembered over all archives, bounding the heap (about 100 bytes each). */
+    static final int MAX_REMEMBERED_MEMBERS = 4_000_000;
+
+    /**
+     * A member found, with what identifies it now.
+     *
+     * @param archive      the archive file
+     * @param member       the member
+     * @param archiveStamp the archive's size and modification time when found
+     */
+    public record Member(Path archive, TarIndex.Member member, FileStamp archiveStamp) {
+        /** A member's stamp: its size, and its archive's time (a member changes only with its archive). */
+        public FileStamp stamp() {
+            return new FileStamp(member.sizeBytes(), archiveStamp.mtimeMillis());
+        }
+    }
+
+    private record Indexed(FileStamp stamp, TarIndex index, Map<String, TarIndex.Member> byName) {
+    }
+
+    private static final Map<Path, Indexed> REMEMBERED = new LinkedHashMap<>(16, 0.75f, true);
+    private static long rememberedMembers;
+
+    private ArchiveMembers() {
+    }
+
+    /** Whether a file of this name is read as a tar archive: {@code .tar}, any case. */
+    public static boolean isArchiveName(String fileName) {
+        return fileName.toLowerCase(Locale.ROOT).endsWith(".tar") && !fileName.startsWith(".");
+    }
+
+    /**
+     * The member {@code path} names, or empty when no folder above it is a tar archive's file (an ordinary path: the
+     * look is at names first, so it costs an ordinary path no system call).
+     *
+     * @throws NoSuchFileException if the archive has no member of that name
+     * @throws IOException         if the archive cannot be read, or is damaged
+     */
+    public static Optional<Member> find(Path path) throws IOException {
+        for (Path archive = path.getParent(); archive != null; archive = archive.getParent()) {
+            Path name = archive.getFileName();
+            if (name == null || !isArchiveName(name.toString())) {
+                continue;
+            }
+            BasicFileAttributes attributes;
+            try {
+                attributes = Files.readAttributes(archive, BasicFileAttributes.class);
+            } catch (IOException e) {
+                continue; // not there: an ordinary path, whose read says what is missing
+            }
+            if (!attributes.isRegularFile()) {
+                continue; // a folder named x.tar: its files are ordinary files
+            }
+            FileStamp stamp = new FileStamp(attributes.size(), attributes.lastModifiedTime().toMillis());
+            String memberName = archive.relativize(path).toString();
+            TarIndex.Member member = indexed(archive, stamp).byName.get(memberName);
+            if (member == null) {
+                throw new NoSuchFileException(path.toString(), null, "no member " + memberName + " in the tar archive "
+                        + archive);
+            }
+            return Optional.of(new Member(archive, member, stamp));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The bytes of {@code file}: a member of a tar archive ({@link #find}), else the file itself.
+     *
+     * @throws EOFException if the archive ends before the member does (a download cut short)
+     */
+    public static byte[] readAllBytes(Path file) throws IOException {
+        Optional<Member> found = find(file);
+        if (found.isEmpty()) {
+            return Files.readAllBytes(file);
+        }
+        Member m = found.get();
+        TarIndex.Member member = m.member();
+        if (member.sizeBytes() > Integer.MAX_VALUE - 64) {
+            throw new IOException(file + ": a member of " + member.sizeBytes() + " bytes (expected: under 2 GiB)");
+        }
+        if (!member.within(m.archiveStamp().sizeBytes())) {
+            throw new EOFException(file + ": the archive ends " + (m.archiveStamp().sizeBytes() - member.offset())
+                    + " bytes into this member of " + member.sizeBytes() + " bytes (a copy cut short?)");
+        }
+        ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
+        try (FileChannel channel = FileChannel.open(m.archive(), StandardOpenOption.READ)) {
+            while (bytes.hasRemaining()) {
+                if (channel.read(bytes, member.offset() + bytes.position()) < 0) {
+                    throw new EOFException(file + ": the archive ended while this member was read");
+                }
+            }
+        }
+        return bytes.array();
+    }
+
+    /**
+     * The members of {@code archive}, in archive order, remembered while its stamp stands.
+     *
+     * @throws IOException if it cannot be read, or is not a tar archive or is damaged (the message names the byte)
+     */
+    public static TarIndex index(Path archive) throws IOException {
+        return indexed(archive, FileStamp.of(archive)).index;
+    }
+
+    private static Indexed indexed(Path archive, FileStamp stamp) throws IOException {
+        synchronized (REMEMBERED) {
+            Indexed known = REMEMBERED.get(archive);
+            if (known != null && known.stamp.equals(stamp)) {
+                return known;
+            }
+        }
+        TarIndex index = TarIndex.read(archive);
+        Map<String, TarIndex.Member> byName = new HashMap<>(index.members().size() * 2);
+        for (TarIndex.Member member : index.members()) {
+            byName.put(member.name(), member);
+        }
+        Indexed indexed = new Indexed(stamp, index, byName);
+        if (System.currentTimeMillis() - stamp.mtimeMillis() > RACY_MILLIS && stamp.sizeBytes() == index.sizeBytes()) {
+            remember(archive, indexed);
+        }
+        return indexed;
+    }
+
+    private static void remember(Path archive, Indexed indexed) {
+        synchronized (REMEMBERED) {
+            Indexed replaced = REMEMBERED.put(archive, indexed);
+            rememberedMembers += indexed.byName.size() - (replaced == null ? 0 : replaced.byName.size());
+            var oldest = REMEMBERED.entrySet().iterator();
+            while (rememberedMembers > MAX_REMEMBERED_MEMBERS && oldest.hasNext()) {
+                var entry = oldest.next();
+                if (entry.getKey().equals(archive)) {
+                    continue;
+                }
+                rememberedMembers -= entry.getValue().byName.size();
+                oldest.remove();
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.stoker.loader.dataset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.loader.dataset.internal.ArchiveMembers;
+import dev.stoker.loader.dataset.internal.FileStamp;
+import dev.stoker.loader.dataset.internal.TarIndex;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * WebDataset shards as a dataset: tar archives written by GNU tar in each of its formats are indexed from their headers,
+ * their members read in place as {@code <archive>/<member>} paths, grouped into samples by key and labelled by their
+ * {@code .cls}; damaged archives are refused with the byte where they fail, and a cut-short one loses only its last
+ * member, which reads as truncated.
+ */
+class TarArchivesTest {
+    @TempDir
+    Path dir;
+    /** Where the files archived are written, apart from the archives: a folder beside them would be a class. */
+    @TempDir
+    Path sources;
+
+    /** Writes {@code files} (name, then content, alternating) under {@code dir/src} and tars them, in that order. */
+    private Path tar(String archiveName, String format, String... files) throws IOException, InterruptedException {
+        Path source = sources.resolve(archiveName);
+        List<String> command = new ArrayList<>(List.of("tar", "--format=" + format, "-cf",
+                dir.resolve(archiveName).toString(), "-C", source.toString()));
+        for (int i = 0; i < files.length; i += 2) {
+            Path file = source.resolve(files[i]);
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, files[i + 1]);
+            command.add(files[i]);
+        }
+        run(command);
+        return dir.resolve(archiveName);
+    }
+
+    private static void run(List<String> command) throws IOException, InterruptedException {
+        Process tar;
+        try {
+            tar = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            Assumptions.abort("GNU tar is needed to write the archives these tests read: " + e.getMessage());
+            return;
+        }
+        String output = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(tar.exitValue()).as("%s: %s", command, output).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ustar", "gnu", "pax", "v7"})
+    void everyFormatOfGnuTarIsIndexedAndItsMembersReadInPlace(String format) throws Exception {
+        // A 130-character name: a ustar prefix, a GNU long name, a pax path; v7 cannot store it.
+        String deep = "clips/" + "d".repeat(60) + "/" + "e".repeat(50) + "/k1.mp4";
+        boolean longNames = !format.equals("v7");
+        List<String> files = new ArrayList<>(List.of("a.mp4", "first video", "a.cls", "3", "empty.mp4", ""));
+        if (longNames) {
+            files.addAll(List.of(deep, "x".repeat(5000)));
+        }
+        Path archive = tar("s-" + format + ".tar", format, files.toArray(String[]::new));
+        TarIndex index = TarIndex.read(archive);
+        List<String> names = index.members().stream().map(TarIndex.Member::name).toList();
+        assertThat(names).containsExactlyElementsOf(longNames ? List.of("a.mp4", "a.cls", "empty.mp4", deep)
+                : List.of("a.mp4", "a.cls", "empty.mp4"));
+        for (int i = 0; i < files.size(); i += 2) {
+            Path member = archive.resolve(files.get(i));
+            assertThat(new String(ArchiveMembers.readAllBytes(member), StandardCharsets.UTF_8)).as(files.get(i))
+                    .isEqualTo(files.get(i + 1));
+            assertThat(FileStamp.of(member)).isEqualTo(new FileStamp(files.get(i + 1).length(),
+                    Files.getLastModifiedTime(archive).toMillis()));
+        }
+        assertThatThrownBy(() -> ArchiveMembers.readAllBytes(archive.resolve("b.mp4")))
+                .isInstanceOf(NoSuchFileException.class).hasMessageContaining("no member b.mp4 in the tar archive");
+        assertThat(ArchiveMembers.find(dir.resolve("plain.mp4"))).as("an ordinary path").isEmpty();
+        assertThat(FileStamp.of(archive.resolve("b.mp4"))).isEqualTo(FileStamp.ABSENT);
+    }
+
+    @Test
+    void foldersAndLinksAreNoMembersDotSlashIsDroppedAndANameAddedAgainIsTheLaterMember() throws Exception {
+        Path source = sources.resolve("tree");
+        Files.createDirectories(source.resolve("sub"));
+        Files.writeString(source.resolve("sub/v.mp4"), "old");
+        Files.createSymbolicLink(source.resolve("link.mp4"), source.resolve("sub/v.mp4"));
+        Path archive = dir.resolve("t.tar");
+        run(List.of("tar", "-cf", archive.toString(), "-C", source.toString(), "."));
+        Files.writeString(source.resolve("sub/v.mp4"), "newer");
+        run(List.of("tar", "-rf", archive.toString(), "-C", source.toString(), "./sub/v.mp4"));
+        assertThat(TarIndex.read(archive).members()).singleElement()
+                .satisfies(m -> assertThat(m.name()).isEqualTo("sub/v.mp4"));
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("sub/v.mp4"))).asString().isEqualTo("newer");
+    }
+
+    @Test
+    void aDamagedHeaderOrAFileThatIsNoTarIsRefusedNamingTheByte() throws Exception {
+        Path archive = tar("d.tar", "gnu", "a.mp4", "x".repeat(700), "b.mp4", "y");
+        byte[] bytes = Files.readAllBytes(archive);
+        bytes[1536] ^= 0x20; // the second header (512 + 1024 for a.mp4's two blocks): its name
+        Files.write(archive, bytes);
+        assertThatThrownBy(() -> TarIndex.read(archive)).isInstanceOf(IOException.class)
+                .hasMessageContaining(archive + ": the tar header at byte 1536: header checksum");
+        Path text = dir.resolve("notes.tar");
+        Files.writeString(text, "this is no archive\n".repeat(40));
+        assertThatThrownBy(() -> TarIndex.read(text)).hasMessageContaining("the tar header at byte 0");
+        Path shortFile = dir.resolve("short.tar");
+        Files.writeString(shortFile, "tiny");
+        assertThatThrownBy(() -> TarIndex.read(shortFile)).hasMessageContaining("a header cut short");
+        assertThatThrownBy(() -> Dataset.open(text)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining("notes.tar");
+    }
+
+    @Test
+    void anArchiveCutShortKeepsItsWholeMembersAndItsLastReadsAsTruncated() throws Exception {
+        Path archive = tar("c.tar", "ustar", "a.mp4", "a".repeat(600), "a.cls", "0", "b.mp4", "b".repeat(3000),
+                "b.cls", "1");
+        byte[] whole = Files.readAllBytes(archive);
+        // Cut inside b.mp4's data, which ends the archive's usable part; b.cls is gone with it.
+        long bData = TarIndex.read(archive).members().get(2).offset();
+        Files.write(archive, Arrays.copyOf(whole, (int) bData + 1000));
+        assertThat(TarIndex.read(archive).members()).extracting(TarIndex.Member::name)
+                .containsExactly("a.mp4", "a.cls", "b.mp4");
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("a.mp4"))).hasSize(600);
+        assertThatThrownBy(() -> ArchiveMembers.readAllBytes(archive.resolve("b.mp4"))).isInstanceOf(EOFException.class)
+                .hasMessageContaining("the archive ends 1000 bytes into this member of 3000 bytes");
+    }
+
+    @Test
+    void aRewrittenArchiveIsIndexedAgain() throws Exception {
+        Path archive = tar("r.tar", "gnu", "a.mp4", "one");
+        FileTime past = FileTime.fromMillis(System.currentTimeMillis() - 60_000);
+        Files.setLastModifiedTime(archive, past); // old enough to be remembered
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("a.mp4"))).asString().isEqualTo("one");
+        Files.delete(archive);
+        tar("r.tar", "gnu", "a.mp4", "other", "b.mp4", "two");
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(past.toMillis() + 5_000));
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("b.mp4"))).asString().isEqualTo("two");
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("a.mp4"))).asString().isEqualTo("other");
+    }
+
+    @Test
+    void aFolderOfArchivesIsADatasetOfTheirVideosInNameAndArchiveOrderLabelledByTheirCls() throws Exception {
+        tar("train-001.tar", "gnu", "k3.mp4", "v3", "k3.cls", "2", "k3.json", "{}", "k4.webm", "v4", "k4.cls", "0");
+        tar("train-000.tar", "pax", "clips/k1.mp4", "v1", "clips/k1.cls", " 1\n", "k2.left.mp4", "v2", "k2.cls", "0",
+                "k2.txt", "a caption");
+        Files.writeString(dir.resolve("README.md"), "not a shard");
+        Dataset dataset = Dataset.open(dir);
+        assertThat(dataset.entries()).extracting(e -> dir.relativize(e.path()).toString(), VideoEntry::label)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("train-000.tar/clips/k1.mp4", 1),
+                        org.assertj.core.groups.Tuple.tuple("train-000.tar/k2.left.mp4", 0),
+                        org.assertj.core.groups.Tuple.tuple("train-001.tar/k3.mp4", 2),
+                        org.assertj.core.groups.Tuple.tuple("train-001.tar/k4.webm", 0));
+        assertThat(dataset.classNames()).containsExactly("0", "1", "2");
+        assertThat(Dataset.open(dir.resolve("train-001.tar")).size()).as("one archive alone").isEqualTo(2);
+    }
+
+    @Test
+    void classNamesAsLabelsAreNumberedInSortedOrderAndSamplesWithoutAnyLabelAreUnlabelled() throws Exception {
+        Path named = tar("named.tar", "gnu", "a.mp4", "1", "a.cls", "squash", "b.mp4", "2", "b.cls", "archery");
+        Dataset dataset = Dataset.open(named);
+        assertThat(dataset.classNames()).containsExactly("archery", "squash");
+        assertThat(dataset.entries()).extracting(VideoEntry::label).containsExactly(1, 0);
+        Path bare = tar("bare.tar", "gnu", "a.mp4", "1", "a.json", "{}", "b.mkv", "2");
+        Dataset unlabelled = Dataset.open(bare);
+        assertThat(unlabelled.classNames()).containsExactly("unlabelled");
+        assertThat(unlabelled.entries()).extracting(VideoEntry::label).containsExactly(0, 0);
+    }
+
+    @Test
+    void labelsOfMixedKindsSomeSamplesWithoutAndAnArchiveWithoutVideosAreRefused() throws Exception {
+        Path mixed = tar("mixed.tar", "gnu", "a.mp4", "1", "a.cls", "3", "b.mp4", "2", "b.cls", "archery");
+        assertThatThrownBy(() -> Dataset.open(mixed)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining(mixed.resolve("b.cls") + ": label 'archery' is a class name, but "
+                        + mixed.resolve("a.cls") + " has integer label 3 (expected: one kind in a dataset)");
+        Path partly = tar("partly.tar", "gnu", "a.mp4", "1", "a.cls", "3", "b.mp4", "2");
+        assertThatThrownBy(() -> Dataset.open(partly)).hasMessageContaining(partly.resolve("b.mp4")
+                + ": no .cls member, but " + partly.resolve("a.mp4") + " is labelled by " + partly.resolve("a.cls"));
+        Path none = tar("none.tar", "gnu", "a.json", "{}", "a.txt", "x");
+        assertThatThrownBy(() -> Dataset.open(none)).hasMessageContaining("1 tar archive(s) but no video in them");
+        Path gz = dir.resolve("x.tar.gz");
+        Files.writeString(gz, "gzip");
+        assertThatThrownBy(() -> Dataset.open(gz)).hasMessageContaining("is a compressed tar archive");
+    }
+
+    @Test
+    void classFoldersBesideArchivesAreATreeAndAManifestMayNameMembers() throws Exception {
+        Path archive = tar("s.tar", "gnu", "a.mp4", "v", "a.cls", "0");
+        Files.createDirectories(dir.resolve("archery"));
+        Files.writeString(dir.resolve("archery/v.mp4"), "video");
+        assertThat(Dataset.open(dir).entries()).singleElement()
+                .satisfies(e -> assertThat(e.path()).isEqualTo(dir.resolve("archery/v.mp4")));
+        Path manifest = dir.resolve("m.csv");
+        Files.writeString(manifest, "s.tar/a.mp4,archery\n");
+        VideoEntry entry = Dataset.open(manifest).get(0);
+        assertThat(ArchiveMembers.find(entry.path())).hasValueSatisfying(m -> {
+            assertThat(m.archive()).isEqualTo(archive);
+            assertThat(m.member().name()).isEqualTo("a.mp4");
+        });
+    }
+}
