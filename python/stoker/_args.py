@@ -90,9 +90,10 @@ def check_dataset(dataset) -> str:
     if not path.exists():
         raise FileNotFoundError(f"dataset={text!r}: no such file or folder")
     if path.is_file():
-        if path.suffix.lower() != ".csv":
-            raise ValueError(f"dataset={text!r}: a file, but not a CSV manifest (expected a folder ROOT/<class>/<video>, "
-                             f"a .csv manifest, or a shard folder made by stoker ingest)")
+        if path.suffix.lower() not in (".csv", ".tar"):
+            raise ValueError(f"dataset={text!r}: a file, but not a CSV manifest or a .tar archive (expected a folder "
+                             f"ROOT/<class>/<video>, a .csv manifest, WebDataset .tar archives, or a shard folder made "
+                             f"by stoker ingest)")
         return str(path.resolve())
     if (path / SHARD_MANIFEST).is_file():
         return str(path.resolve())
@@ -105,11 +106,15 @@ def check_dataset(dataset) -> str:
         return v.is_dir() and not v.name.startswith("@") and any(
             f.suffix.lower() in (".jpg", ".jpeg", ".png") and not f.name.startswith(".") for f in v.iterdir())
 
-    has_class = any(c.is_dir() and any(is_video(v) for v in c.iterdir()) for c in path.iterdir())
-    if not has_class:
+    children = list(path.iterdir())
+    has_class = any(c.is_dir() and any(is_video(v) for v in c.iterdir()) for c in children)
+    # WebDataset shards: .tar archives directly in the folder, read in place when there is no class folder.
+    has_archives = not any(c.is_dir() and not c.name.startswith(".") for c in children) and any(
+        c.is_file() and c.suffix.lower() == ".tar" and not c.name.startswith(".") for c in children)
+    if not has_class and not has_archives:
         raise ValueError(f"dataset={text!r}: not a dataset: no class folder with videos in it (expected "
-                         f"ROOT/<class>/<video>, a video file or a folder of its frames; a .csv manifest; or a shard "
-                         f"folder with {SHARD_MANIFEST})")
+                         f"ROOT/<class>/<video>, a video file or a folder of its frames; .tar archives of WebDataset "
+                         f"samples; a .csv manifest; or a shard folder with {SHARD_MANIFEST})")
     return str(path.resolve())
 
 

@@ -36,7 +36,8 @@ _LIGHTNING_PREFETCH = 1
 
 class VideoDataModule(LightningDataModule):
     """Train, validation and test batches from Stoker's ``VideoLoader``, one per dataset: ``train``, ``val`` and
-    ``test`` are what ``VideoLoader`` takes (a folder ``ROOT/<class>/<video>``, a CSV manifest, a shard folder,
+    ``test`` are what ``VideoLoader`` takes (a folder ``ROOT/<class>/<video>``, a CSV manifest, WebDataset ``.tar``
+    shards, a shard folder,
     ``s3://…``), and every other keyword argument goes to each loader as given (``VideoLoader(dataset, **options)``).
     ``train_options``, ``val_options`` and ``test_options`` are keyword arguments for one loader only, laid over the
     shared ones: training augmentations (``crop="random"``, ``short_side_max``, ``flip``) belong in

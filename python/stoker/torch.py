@@ -35,8 +35,8 @@ __all__ = ["VideoLoader", "Batch", "StokerError", "JvmDiedError"]
 
 
 class VideoLoader:
-    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest) or shards written by
-    ``stoker ingest`` (a folder, or ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an
+    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest, WebDataset ``.tar`` shards) or
+    shards written by ``stoker ingest`` (a folder, or ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an
     S3-compatible server; ``cache_dir``, ``cache_bytes="20G"``: keep the downloaded blocks on local disk, so that
     later epochs and runs read them from there).
 

@@ -1,4 +1,5 @@
 """What the training loop receives: the loader's own clips, byte for byte, in tensors over shared memory."""
+import io
 import subprocess
 
 import numpy as np
@@ -254,3 +255,43 @@ def test_folders_of_jpeg_frames_load_as_videos(tmp_path):
                 assert [round(t * 25, 6) for t in seconds] == shown
                 seen.append(path)
     assert sorted(p.split("/")[-1] for p in seen) == ["v1", "v2", "v3"]
+
+
+def test_webdataset_tar_shards_give_the_batches_of_the_files_they_hold(dataset, tmp_path):
+    """WebDataset shards written by Python's tarfile (<key>.mp4 beside <key>.cls, plus a caption the loader does not
+    read) are read in place: the same clips and pixels as the same files listed in a manifest in the same order."""
+    import tarfile
+
+    videos = sorted(dataset.glob("*/*"))
+    classes = sorted({v.parent.name for v in videos})
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    rows = []
+    for s, part in enumerate((videos[: len(videos) // 2], videos[len(videos) // 2:])):
+        with tarfile.open(shards / f"train-{s:06d}.tar", "w", format=tarfile.PAX_FORMAT) as tar:
+            for video in part:
+                key = f"{video.parent.name}_{video.stem}".replace(".", "_")
+                label = classes.index(video.parent.name)
+                tar.add(video.resolve(), arcname=f"{key}{video.suffix}")
+                for ext, text in (("cls", str(label)), ("txt", "a caption")):
+                    info = tarfile.TarInfo(f"{key}.{ext}")
+                    info.size = len(text)
+                    tar.addfile(info, io.BytesIO(text.encode()))
+                rows.append(f"{video.resolve()},{label}")
+    manifest = tmp_path / "files.csv"
+    manifest.write_text("\n".join(rows) + "\n")
+
+    def load(source):
+        with VideoLoader(source, frames=4, stride=2, size=48, batch_size=3, seed=5, crop="random", flip=True) as loader:
+            return [(batch.label.tolist(), batch.frame_seconds, batch.video.clone()) for batch in loader], loader.failures
+
+    from_shards, shard_failures = load(shards)
+    from_files, file_failures = load(manifest)
+    assert not shard_failures and not file_failures
+    assert len(from_shards) == len(from_files) > 0
+    for a, b in zip(from_shards, from_files):
+        assert a[0] == b[0] and a[1] == b[1]
+        assert torch.equal(a[2], b[2])
+    (tmp_path / "list.txt").write_text("x")
+    with pytest.raises(ValueError, match="not a CSV manifest or a .tar archive"):
+        VideoLoader(tmp_path / "list.txt")

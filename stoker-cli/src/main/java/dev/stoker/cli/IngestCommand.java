@@ -29,8 +29,9 @@ import picocli.CommandLine.Parameters;
         header = "Transcode a dataset into training shards (video, jpeg or raw).",
         mixinStandardHelpOptions = true,
         description = {
-                "Decodes every video of SRC (a folder ROOT/<class>/<video> or a CSV manifest) once, at the",
-                "stored size and rate, into shards in DEST that load without container parsing:",
+                "Decodes every video of SRC (a folder ROOT/<class>/<video>, a CSV manifest or WebDataset .tar",
+                "archives) once, at the stored size and rate, into shards in DEST that load without container",
+                "parsing:",
                 "  video  H.264 packets (libopenh264) with a short GOP: smallest; a clip decodes from the",
                 "         keyframe at or before its start",
                 "  jpeg   one JPEG per frame (GulpIO layout): a clip decodes only its frames",
