@@ -26,9 +26,13 @@ from peer_common import EpochSampler, PeerClipDataset, list_videos, run  # noqa:
 
 
 class ClipDataset(PeerClipDataset):
+    def open_source(self, path):
+        """What av.open reads: the file (a peer over archives gives the member's bytes instead)."""
+        return path
+
     def load_clip(self, path, rng):
         span = (self.frames - 1) * self.stride + 1  # source frames a clip covers
-        with av.open(path) as container:
+        with av.open(self.open_source(path)) as container:
             stream = container.streams.video[0]
             fps = float(stream.average_rate or stream.guessed_rate)
             tb = float(stream.time_base)

@@ -5,8 +5,9 @@ import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.PastEndPolicy;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.video.ClipExport;
+import dev.stoker.video.FailureReason;
+import dev.stoker.video.VideoException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -45,9 +46,6 @@ final class ClipCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.exists(video)) {
-            throw usageError("VIDEO: " + video + " does not exist");
-        }
         ClipSpec clip;
         Resize geometry;
         try {
@@ -57,8 +55,16 @@ final class ClipCommand extends Subcommand {
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }
-        DecodedClip decoded = ClipExport.export(video, clip, geometry, out,
-                LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
+        DecodedClip decoded;
+        try {
+            decoded = ClipExport.export(video, clip, geometry, out, LoaderOptionsMixin.frameFolderFps(spec, frameFolderFps));
+        } catch (VideoException e) {
+            if (e.reason() == FailureReason.NOT_FOUND) {
+                // Asked of the file itself rather than beforehand: a WebDataset member (x.tar/k.mp4) is no file of its own.
+                throw usageError("VIDEO: " + video + " does not exist");
+            }
+            throw e;
+        }
         PrintWriter w = out();
         w.printf(Locale.ROOT, "wrote %d frames of %dx%d to %s (first pts %.3f s, %d frames decoded)%n",
                 decoded.frameCount(), decoded.width(), decoded.height(), out, decoded.ptsSeconds().getFirst(),

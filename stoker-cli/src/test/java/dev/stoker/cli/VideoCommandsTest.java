@@ -122,6 +122,33 @@ class VideoCommandsTest {
     }
 
     @Test
+    void aTarArchiveIsADatasetWhoseMembersScanBenchAndClipAsFiles() throws Exception {
+        Path archive = dir.resolve("tiny.tar");
+        Process tar = new ProcessBuilder("tar", "-cf", archive.toString(), "-C", data.toString(), ".").inheritIO().start();
+        assertThat(tar.waitFor()).isZero();
+        CliRun scan = CliRun.stoker("scan", archive.toString());
+        assertThat(scan.exitCode()).as(scan.err()).isZero();
+        assertThat(scan.out()).contains("6 ok, 0 failed");
+        CliRun bench = CliRun.stoker("bench", archive.toString(), "--batches", "2", "--batch", "2", "--frames", "4",
+                "--size", "32", "--no-reference");
+        assertThat(bench.exitCode()).as(bench.err()).isZero();
+        assertThat(bench.out()).contains("samples/s");
+        String member;
+        try (var videos = Files.walk(data)) {
+            member = data.relativize(videos.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow()).toString();
+        }
+        CliRun clip = CliRun.stoker("clip", archive.resolve(member).toString(), "--frames", "2", "--out",
+                dir.resolve("member-clip").toString());
+        assertThat(clip.exitCode()).as(clip.err()).isZero();
+        assertThat(dir.resolve("member-clip/frame_0001.png")).exists();
+        CliRun missing = CliRun.stoker("clip", archive.resolve("no/such.mp4").toString(), "--out",
+                dir.resolve("no-clip").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("VIDEO: " + archive.resolve("no/such.mp4") + " does not exist");
+        assertThat(dir.resolve("no-clip")).doesNotExist();
+    }
+
+    @Test
     void aMissingDatasetIsAUsageErrorOnOneLine() {
         CliRun run = CliRun.stoker("bench", dir.resolve("nope").toString(), "--batches", "1");
         assertThat(run.exitCode()).isEqualTo(2);

@@ -8,7 +8,8 @@ import java.util.Optional;
  * One kind of host loader {@link Loaders#open} can open: a module that has a loader registers one, as a
  * {@link java.util.ServiceLoader} service ({@code META-INF/services/dev.stoker.loader.LoaderProvider}), so that this
  * module, which knows none of them, opens them all (stoker-video: a folder or manifest of video files; stoker-store:
- * shards, local or on object storage). A new kind of dataset (images, WebDataset tar files, audio) is a new provider.
+ * shards, local or on object storage). A new kind of dataset (images, audio) is a new provider; video files stored another way (WebDataset tar files) are a
+ * {@code Dataset} of the video loader's.
  */
 public interface LoaderProvider {
 

@@ -37,8 +37,8 @@ public final class ClipExport {
     /** {@link #export(Path, ClipSpec, Resize, Path)}, a video stored as a folder of frames playing at {@code frameFolderFps}. */
     public static DecodedClip export(Path video, ClipSpec spec, Resize resize, Path outputDirectory, double frameFolderFps)
             throws IOException {
-        Files.createDirectories(outputDirectory);
         try (Video opened = Video.open(video, frameFolderFps); ClipDecoder decoder = new ClipDecoder(); Arena arena = Arena.ofConfined()) {
+            Files.createDirectories(outputDirectory); // once the video opens: a missing one leaves no folder behind
             VideoInfo info = opened.info();
             MemorySegment pixels = arena.allocate(new ClipRequest(spec, resize, MemorySegment.NULL).requiredBytes(info));
             DecodedClip clip = decoder.decode(opened, new ClipRequest(spec, resize, pixels));
