@@ -43,7 +43,7 @@ final class RemoteLocations {
         out.println("copying the videos of " + location + " into " + folder + " (files already there are kept)...");
         out.flush();
         RemoteVideos.Result copy = RemoteVideos.copy(location, s3Endpoint, folder);
-        out.printf(Locale.ROOT, "%d videos: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
+        out.printf(Locale.ROOT, "%d files: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
                 Bytes.human(copy.bytesDownloaded()), copy.files() - copy.downloaded());
         return copy.source();
     }

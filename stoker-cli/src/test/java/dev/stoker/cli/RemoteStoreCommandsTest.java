@@ -47,7 +47,8 @@ class RemoteStoreCommandsTest {
         System.clearProperty("aws.accessKeyId");
         System.clearProperty("aws.secretAccessKey");
         System.clearProperty("aws.region");
-        for (String location : List.of("s3://" + bucket + "/videos", "s3://" + bucket + "/shards")) {
+        for (String location : List.of("s3://" + bucket + "/videos", "s3://" + bucket + "/shards",
+                "s3://" + bucket + "/wds")) {
             for (String kind : List.of("remote", "ingest")) {
                 Path copy = LoaderOptionsMixin.cacheDir().resolve(kind).resolve(RemoteLocations.hash(location));
                 if (Files.isDirectory(copy)) {
@@ -81,7 +82,7 @@ class RemoteStoreCommandsTest {
         CliRun ingest = CliRun.stoker("ingest", "s3://" + bucket + "/videos", shards, "--s3-endpoint", endpoint,
                 "--format", "video", "--size", "112", "--shard-size", "64k", "--workers", "2");
         assertThat(ingest.exitCode()).as(ingest.err() + ingest.out()).isZero();
-        assertThat(ingest.out()).contains("4 videos: 4 downloaded").contains("ingested 4 of 4 sources")
+        assertThat(ingest.out()).contains("4 files: 4 downloaded").contains("ingested 4 of 4 sources")
                 .contains("uploaded to " + shards).contains("manifest last");
 
         CliRun bench = CliRun.stoker("bench", shards, "--s3-endpoint", endpoint, "--batches", "2", "--batch", "2",
@@ -119,5 +120,23 @@ class RemoteStoreCommandsTest {
                 "--format", "video", "--size", "112", "--shard-size", "64k", "--workers", "2");
         assertThat(again.exitCode()).as(again.err()).isZero();
         assertThat(again.out()).contains("4 already there").contains("0 written").contains("uploaded to " + shards + ": 0 shards");
+    }
+
+    @Test
+    void webDatasetArchivesInS3AreCopiedWholeAndReadInPlace() throws Exception {
+        DemoDataset.create(source.resolve("demo"), DemoSpec.small(2, 2, 2.0));
+        Path archive = source.resolve("train-000000.tar");
+        Process tar = new ProcessBuilder("tar", "-cf", archive.toString(), "-C", source.resolve("demo").toString(), ".")
+                .inheritIO().start();
+        assertThat(tar.waitFor()).isZero();
+        try (S3Client client = S3Server.client(S3Server.settings(s3, s3.getUri()))) {
+            client.createBucket(b -> b.bucket(bucket));
+            client.putObject(r -> r.bucket(bucket).key("wds/train-000000.tar"), RequestBody.fromFile(archive));
+            client.putObject(r -> r.bucket(bucket).key("wds/README.md"), RequestBody.fromString("not a shard"));
+        }
+        CliRun bench = CliRun.stoker("bench", "s3://" + bucket + "/wds", "--s3-endpoint", s3.getUri().toString(),
+                "--batches", "2", "--batch", "2", "--frames", "4", "--size", "32", "--no-reference");
+        assertThat(bench.exitCode()).as(bench.err() + bench.out()).isZero();
+        assertThat(bench.out()).contains("1 files: 1 downloaded").contains("samples/s");
     }
 }

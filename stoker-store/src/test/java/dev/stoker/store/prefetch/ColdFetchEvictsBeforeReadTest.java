@@ -9,6 +9,7 @@ import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.VideoEntry;
+import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.PipelineConfig;
 import dev.stoker.pipeline.StageConfig;
@@ -168,6 +169,28 @@ class ColdFetchEvictsBeforeReadTest {
                 assertThat(failures).anySatisfy(f -> assertThat(f.cause().getMessage()).contains(file.toString()));
             }
         }
+    }
+
+    @Test
+    void aMemberOfATarArchiveIsEvictedAsItsRangeOfTheArchive(@TempDir Path dir) throws Exception {
+        Path archive = dir.resolve("shard.tar");
+        Process tar = new ProcessBuilder("tar", "-cf", archive.toString(), "-C", root.toString(), ".").inheritIO().start();
+        assertThat(tar.waitFor()).isZero();
+        Dataset members = Dataset.open(archive);
+        assertThat(members.size()).isEqualTo(dataset.size());
+        try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.WRITE)) {
+            channel.force(true); // just written: dirty pages cannot be dropped
+        }
+        Files.readAllBytes(archive);
+        PageCache.Residency whole = PageCache.residency(archive);
+        assumeThat(whole.residentFraction()).as("the archive cached after reading it").isGreaterThan(0.9);
+        new EvictBeforeRead().beforeRead(members.get(0).path());
+        PageCache.Residency after = PageCache.residency(archive);
+        long memberPages = FileStamp.of(members.get(0).path()).sizeBytes() / whole.pageBytes();
+        // The kernel drops the cached pages wholly inside the range: the member's, not the rest of the archive's.
+        assertThat(whole.residentPages() - after.residentPages()).as("pages dropped, of the member's %d", memberPages)
+                .isBetween(memberPages / 2, memberPages);
+        new EvictBeforeRead().beforeRead(archive.resolve("no/such.mp4")); // left to the read, which names it
     }
 
     @Test
