@@ -3,11 +3,14 @@ package dev.stoker.loader.dataset;
 import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.loader.dataset.internal.TarIndex;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -74,10 +77,14 @@ final class TarArchivesLoader {
                     videoMembers.add(member);
                 }
             }
-            for (TarIndex.Member member : videoMembers) {
-                TarIndex.Member label = labelsByKey.get(key(member.name()));
-                videos.add(new Video(archive.resolve(member.name()), label == null ? null : archive.resolve(label.name()),
-                        label == null ? null : labelText(archive, index, label)));
+            // One channel an archive for its labels: a shard of 10^4 samples has as many.
+            try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+                for (TarIndex.Member member : videoMembers) {
+                    TarIndex.Member label = labelsByKey.get(key(member.name()));
+                    videos.add(new Video(archive.resolve(member.name()),
+                            label == null ? null : archive.resolve(label.name()),
+                            label == null ? null : labelText(archive, index, label, channel)));
+                }
             }
         }
         if (videos.isEmpty()) {
@@ -117,7 +124,8 @@ final class TarArchivesLoader {
         return new Dataset(entries, labels.classNames());
     }
 
-    private static String labelText(Path archive, TarIndex index, TarIndex.Member member) throws IOException {
+    private static String labelText(Path archive, TarIndex index, TarIndex.Member member, FileChannel channel)
+            throws IOException {
         Path path = archive.resolve(member.name());
         if (member.sizeBytes() > MAX_LABEL_BYTES) {
             throw new InvalidDatasetException(path + ": a label of " + member.sizeBytes() + " bytes (expected: a class"
@@ -126,7 +134,13 @@ final class TarArchivesLoader {
         if (!member.within(index.sizeBytes())) {
             throw new InvalidDatasetException(path + ": the archive ends inside this label (a copy cut short?)");
         }
-        String text = new String(ArchiveMembers.readAllBytes(path), StandardCharsets.UTF_8).strip();
+        ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
+        while (bytes.hasRemaining()) {
+            if (channel.read(bytes, member.offset() + bytes.position()) < 0) {
+                throw new InvalidDatasetException(path + ": the archive ended while this label was read");
+            }
+        }
+        String text = new String(bytes.array(), StandardCharsets.UTF_8).strip();
         if (text.isEmpty()) {
             throw new InvalidDatasetException(path + ": an empty label (expected: a class index or name)");
         }
