@@ -94,12 +94,8 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
             implements ClipSpec {
         public Resampled {
             requireStart(startSeconds);
-            if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
-                throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
-            }
-            if (!(framesPerSecond > 0) || !Double.isFinite(framesPerSecond)) {
-                throw new IllegalArgumentException("framesPerSecond: " + framesPerSecond + " (expected: > 0)");
-            }
+            requirePositive("durationSeconds", durationSeconds);
+            requirePositive("framesPerSecond", framesPerSecond);
             Objects.requireNonNull(pastEnd, "pastEnd");
         }
 
@@ -122,9 +118,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
     record Linspace(double startSeconds, double durationSeconds, int frames, PastEndPolicy pastEnd) implements ClipSpec {
         public Linspace {
             requireStart(startSeconds);
-            if (!(durationSeconds > 0) || !Double.isFinite(durationSeconds)) {
-                throw new IllegalArgumentException("durationSeconds: " + durationSeconds + " (expected: > 0)");
-            }
+            requirePositive("durationSeconds", durationSeconds);
             requireFrames(frames);
             Objects.requireNonNull(pastEnd, "pastEnd");
         }
@@ -173,6 +167,13 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
     private static void requireFrames(int frames) {
         if (frames < 1) {
             throw new IllegalArgumentException("frames: " + frames + " (expected: 1+)");
+        }
+    }
+
+    /** A length of time or a rate: finite and above 0 ({@code NaN} fails too). */
+    private static void requirePositive(String name, double value) {
+        if (!(value > 0) || !Double.isFinite(value)) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
         }
     }
 
