@@ -106,13 +106,7 @@ final class BoundedQueue {
 
     /** Asks {@code takers} more takers to leave: each of the next ones gets {@link #RETIRE} instead of an element. */
     void retire(int takers) {
-        lock.lock();
-        try {
-            retireRequests += takers;
-            notEmpty.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        changeForTakers(() -> retireRequests += takers);
     }
 
     /** Withdraws up to {@code takers} retire requests not yet served; returns how many it withdrew. */
@@ -204,20 +198,22 @@ final class BoundedQueue {
 
     /** Lets takers past a marker that was taken. */
     void resume() {
-        lock.lock();
-        try {
-            paused = false;
-            notEmpty.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        changeForTakers(() -> paused = false);
     }
 
     /** Every later take returns {@link #FINISHED}: the end of stream has passed through. */
     void finish() {
+        changeForTakers(() -> finished = true);
+    }
+
+    /**
+     * Makes a change to what takes return (a retire request, the pause, the end) under the lock, and wakes every
+     * waiting taker: a resume or the end concerns all of them, a retire request as many as it asks to leave.
+     */
+    private void changeForTakers(Runnable change) {
         lock.lock();
         try {
-            finished = true;
+            change.run();
             notEmpty.signalAll();
         } finally {
             lock.unlock();
