@@ -17,26 +17,32 @@ class BatchPoolBackpressureTest {
 
     private static final BatchShape SHAPE = BatchShape.rgb(1, 2, 4, 4);
 
-    /** {@code pool.acquire()} on a thread of its own; what it got, or threw, completes {@code outcome}. */
-    private static Thread acquiring(BatchPool pool, CompletableFuture<ClipBatch> outcome) {
-        return Thread.ofPlatform().name("acquirer").start(() -> {
-            try {
-                outcome.complete(pool.acquire());
-            } catch (Throwable t) {
-                outcome.completeExceptionally(t);
-            }
-        });
+    /**
+     * {@code held}, the only batch of a pool of one, and a second {@code pool.acquire()} on thread {@code waiter},
+     * blocked until a batch comes back; what that acquire gets, or throws, completes {@code outcome}.
+     */
+    private record BlockedAcquire(ClipBatch held, Thread waiter, CompletableFuture<ClipBatch> outcome) {
+        static BlockedAcquire on(BatchPool pool) throws InterruptedException {
+            ClipBatch held = pool.acquire();
+            CompletableFuture<ClipBatch> outcome = new CompletableFuture<>();
+            Thread waiter = Thread.ofPlatform().name("acquirer").start(() -> {
+                try {
+                    outcome.complete(pool.acquire());
+                } catch (Throwable t) {
+                    outcome.completeExceptionally(t);
+                }
+            });
+            assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
+            return new BlockedAcquire(held, waiter, outcome);
+        }
     }
 
     @Test
     void acquireBlocksUntilABatchIsClosed() throws Exception {
         try (BatchPool pool = new BatchPool(SHAPE, SHAPE.batchBytes())) {
-            ClipBatch held = pool.acquire();
-            CompletableFuture<ClipBatch> got = new CompletableFuture<>();
-            Thread waiter = acquiring(pool, got);
-            assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
-            held.close();
-            ClipBatch next = got.get(60, TimeUnit.SECONDS);   // a hang guard
+            BlockedAcquire blocked = BlockedAcquire.on(pool);
+            blocked.held().close();
+            ClipBatch next = blocked.outcome().get(60, TimeUnit.SECONDS);   // a hang guard
             assertThat(pool.waits()).isEqualTo(1);
             assertThat(pool.buffersCreated()).isEqualTo(1);
             next.close();
@@ -46,15 +52,12 @@ class BatchPoolBackpressureTest {
     @Test
     void blockedAcquireIsInterruptible() throws Exception {
         try (BatchPool pool = new BatchPool(SHAPE, 0)) {
-            ClipBatch held = pool.acquire();
-            CompletableFuture<ClipBatch> got = new CompletableFuture<>();
-            Thread waiter = acquiring(pool, got);
-            assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
-            waiter.interrupt();
-            assertThatThrownBy(() -> got.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            BlockedAcquire blocked = BlockedAcquire.on(pool);
+            blocked.waiter().interrupt();
+            assertThatThrownBy(() -> blocked.outcome().get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(InterruptedException.class);
-            waiter.join();
-            held.close();
+            blocked.waiter().join();
+            blocked.held().close();
             assertThat(pool.buffersInUse()).isZero();
         }
     }
@@ -62,14 +65,11 @@ class BatchPoolBackpressureTest {
     @Test
     void closingThePoolReleasesWaiters() throws Exception {
         BatchPool pool = new BatchPool(SHAPE, 0);
-        ClipBatch held = pool.acquire();
-        CompletableFuture<ClipBatch> got = new CompletableFuture<>();
-        Thread waiter = acquiring(pool, got);
-        assertThat(ThreadStates.awaitBlockedIn(waiter, "BatchPool.acquire")).as("the second acquire waits").isTrue();
+        BlockedAcquire blocked = BlockedAcquire.on(pool);
         pool.close();
-        assertThatThrownBy(() -> got.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> blocked.outcome().get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(IllegalStateException.class);
-        held.close();
+        blocked.held().close();
     }
 
     @Test
