@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,9 +31,8 @@ final class FolderHttpServer implements AutoCloseable {
     private final ExecutorService workers = Executors.newFixedThreadPool(4);
     private final Path root;
     private final boolean ranges;
-    private volatile int unavailableEvery;
-    private volatile int truncateEvery;
-    private volatile int shortEvery;
+    /** Which request of how many each fault strikes: every {@code n}th; a fault not in it never. */
+    private final Map<Fault, Integer> faultEvery = new ConcurrentHashMap<>();
     private volatile long delayMillis;
     /** Every GET as {@code path bytes=a-b} (or {@code path whole}), in arrival order. */
     final java.util.List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
@@ -47,22 +48,26 @@ final class FolderHttpServer implements AutoCloseable {
         server.start();
     }
 
-    /** Every {@code n}th request answered 503 (0: never). */
-    FolderHttpServer unavailableEvery(int n) {
-        unavailableEvery = n;
+    /** What the server does wrong to a request it was asked to fail ({@link #failEvery}). */
+    enum Fault {
+        /** Answered 503. */
+        UNAVAILABLE,
+        /** The body cut in half after its full length was announced (the connection then closes). */
+        TRUNCATED,
+        /** A ranged answer a 206 with half the bytes asked for, its headers saying so. */
+        SHORT
+    }
+
+    /** {@code fault} on every {@code n}th request (0: never). */
+    FolderHttpServer failEvery(Fault fault, int n) {
+        faultEvery.put(fault, n);
         return this;
     }
 
-    /** Every {@code n}th request's body cut in half (0: never). */
-    FolderHttpServer truncateEvery(int n) {
-        truncateEvery = n;
-        return this;
-    }
-
-    /** Every {@code n}th ranged answer a 206 with half the bytes asked for, its headers saying so (0: never). */
-    FolderHttpServer shortEvery(int n) {
-        shortEvery = n;
-        return this;
+    /** Whether request {@code n} (counted from 1) is one that {@code fault} strikes. */
+    private boolean strikes(Fault fault, int n) {
+        int every = faultEvery.getOrDefault(fault, 0);
+        return every > 0 && n % every == 0;
     }
 
     /** Waits {@code millis} before answering each GET. */
@@ -88,7 +93,7 @@ final class FolderHttpServer implements AutoCloseable {
                 exchange.sendResponseHeaders(404, -1);
                 return;
             }
-            if (unavailableEvery > 0 && n % unavailableEvery == 0) {
+            if (strikes(Fault.UNAVAILABLE, n)) {
                 faults.incrementAndGet();
                 exchange.sendResponseHeaders(503, -1);
                 return;
@@ -119,7 +124,7 @@ final class FolderHttpServer implements AutoCloseable {
                 from = Integer.parseInt(m.group(1));
                 to = Math.min(bytes.length, Integer.parseInt(m.group(2)) + 1);
                 status = 206;
-                if (shortEvery > 0 && n % shortEvery == 0 && to - from > 1 && !(truncateEvery > 0 && n % truncateEvery == 0)) {
+                if (strikes(Fault.SHORT, n) && to - from > 1 && !strikes(Fault.TRUNCATED, n)) {
                     faults.incrementAndGet();
                     to = from + (to - from) / 2;
                 }
@@ -127,7 +132,7 @@ final class FolderHttpServer implements AutoCloseable {
             }
             exchange.sendResponseHeaders(status, to - from);
             OutputStream body = exchange.getResponseBody();
-            if (truncateEvery > 0 && n % truncateEvery == 0 && to - from > 1) {
+            if (strikes(Fault.TRUNCATED, n) && to - from > 1) {
                 faults.incrementAndGet();
                 body.write(bytes, from, (to - from) / 2);
                 body.flush();

@@ -11,6 +11,7 @@ import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.ShardDataset;
 import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.Verification;
+import dev.stoker.store.remote.FolderHttpServer.Fault;
 import dev.stoker.store.remote.internal.Retry;
 import dev.stoker.video.ClipRequest;
 import java.io.IOException;
@@ -55,7 +56,8 @@ class RemoteShardReadTest {
     void unavailableAnswersAndCutBodiesAreRetriedNeverUsed() throws IOException {
         Path local = SampleShards.folder();
         Retry fast = new Retry(8, Duration.ofMillis(1), Duration.ofMillis(20));
-        try (FolderHttpServer server = new FolderHttpServer(local, true).unavailableEvery(3).truncateEvery(7).shortEvery(5);
+        try (FolderHttpServer server = new FolderHttpServer(local, true)
+                .failEvery(Fault.UNAVAILABLE, 3).failEvery(Fault.TRUNCATED, 7).failEvery(Fault.SHORT, 5);
              ShardDataset remote = ShardDataset.open(HttpBlobStore.open(server.uri(), fast), Verification.FIRST_READ)) {
             assertSameClips(local, remote);
             assertThat(server.faults.get()).isGreaterThan(5);
@@ -71,7 +73,7 @@ class RemoteShardReadTest {
             URI uri = server.uri();
             try (ShardDataset remote = ShardDataset.open(HttpBlobStore.open(uri, fast), Verification.FIRST_READ);
                  ClipReader reader = remote.newReader(); Arena arena = Arena.ofConfined()) {
-                server.unavailableEvery(1);
+                server.failEvery(Fault.UNAVAILABLE, 1);
                 SampleInfo sample = remote.sample(0);
                 MemorySegment into = arena.allocate(clipBytes(SPECS.getFirst()));
                 assertThatThrownBy(() -> reader.read(0, new ClipRequest(SPECS.getFirst(), RESIZE, into)))
