@@ -6,9 +6,13 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
+import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.internal.SampleGroups;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.loader.dataset.VideoEntry;
+import dev.stoker.pipeline.EpochSource;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What every loader of a video dataset shares so that they deliver the same clips: the seeded epoch order over
@@ -82,6 +86,33 @@ public final class LoaderFront {
         long seed = Long.rotateLeft(cropSeed(options, epoch, videoIndex, startOrdinal(options, clipOrdinal)), 29)
                 ^ 0x5E6D_E275_C1A5_5EEDL;
         return options.clip().at(startSeconds, endSeconds, seed);
+    }
+
+    /** A loader's task for one of the sampler's draws, whose sample it loads from clip {@code firstClip} on. */
+    @FunctionalInterface
+    public interface TaskOfDraw<T> {
+        T task(SampleDraw draw, int firstClip);
+    }
+
+    /**
+     * The sampler's draws from {@code start} on as a loader's tasks, an epoch's listed when the pipeline asks for it
+     * (its epoch k is the sampler's {@code start.epoch() + k}; none from {@code endEpoch} on, -1: endless). Every task
+     * starts at clip 0 but a resumed run's first, which starts past the clips of its sample delivered before the run
+     * stopped ({@link #stateAfter}'s count), so that no clip is delivered twice.
+     */
+    public static <T> EpochSource<T> tasks(EpochSampler sampler, SamplerState start, int endEpoch, TaskOfDraw<T> task) {
+        EpochSource<SampleDraw> draws = sampler.source(start, endEpoch);
+        return epoch -> {
+            Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
+            if (epochDraws == null) {
+                return null;
+            }
+            List<T> tasks = new ArrayList<>();
+            for (SampleDraw d : epochDraws) {
+                tasks.add(task.task(d, epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0));
+            }
+            return tasks;
+        };
     }
 
     /**

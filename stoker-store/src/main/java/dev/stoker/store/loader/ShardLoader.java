@@ -15,9 +15,9 @@ import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.DecodedClip;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.internal.SampleGroups;
 import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.pipeline.EpochSource;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
@@ -226,19 +226,8 @@ public final class ShardLoader extends HostBatchLoader {
     /** The sampler's draws from {@code start} on, as tasks; the pipeline's epoch k is the sampler's start.epoch() + k. */
     private static EpochSource<SampleTask> epochs(ShardDataset dataset, EpochSampler sampler, SamplerState start,
                                                   int endEpoch) {
-        EpochSource<SampleDraw> draws = sampler.source(start, endEpoch);
-        return epoch -> {
-            Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
-            if (epochDraws == null) {
-                return null;
-            }
-            List<SampleTask> tasks = new ArrayList<>();
-            for (SampleDraw d : epochDraws) {
-                int firstClip = epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0;
-                tasks.add(new SampleTask(dataset.sample(d.sampleIndex()), d, firstClip));
-            }
-            return tasks;
-        };
+        return LoaderFront.tasks(sampler, start, endEpoch,
+                (draw, firstClip) -> new SampleTask(dataset.sample(draw.sampleIndex()), draw, firstClip));
     }
 
     private static List<ShardClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner,

@@ -2,12 +2,10 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
-import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.pipeline.EpochSource;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -17,36 +15,28 @@ import java.util.NoSuchElementException;
  * {@code start.epoch() + k}.
  */
 public final class EpochOrder implements EpochSource<VideoTask> {
-    private final Dataset dataset;
-    private final EpochSource<SampleDraw> draws;
-    private final SamplerState start;
+    private final EpochSource<VideoTask> tasks;
     private final QuarantineGate gate;
 
     /** {@code gate}: where quarantined videos are skipped, as they are handed on; null for none. */
     public EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs, QuarantineGate gate) {
-        this.dataset = dataset;
-        this.draws = sampler.source(start, epochs);
-        this.start = start;
+        this.tasks = LoaderFront.tasks(sampler, start, epochs, (draw, firstClip) -> new VideoTask(
+                dataset.get(draw.sampleIndex()), draw.sampleIndex(), draw.epoch(), draw.position(), firstClip));
         this.gate = gate;
     }
 
     @Override
-    public Iterable<VideoTask> epoch(int epoch) {
-        Iterable<? extends SampleDraw> epochDraws = draws.epoch(epoch);
-        if (epochDraws == null) {
+    public Iterable<? extends VideoTask> epoch(int epoch) {
+        Iterable<? extends VideoTask> epochTasks = tasks.epoch(epoch);
+        if (epochTasks == null) {
             return null;
-        }
-        List<VideoTask> tasks = new ArrayList<>();
-        for (SampleDraw d : epochDraws) {
-            int firstClip = epoch == 0 && d.position() == start.position() ? start.clipsDelivered() : 0;
-            tasks.add(new VideoTask(dataset.get(d.sampleIndex()), d.sampleIndex(), d.epoch(), d.position(), firstClip));
         }
         // Filtered as the source hands each one on, not when the epoch is listed: a file that failed late in
         // the previous epoch is known by then.
-        return gate == null ? tasks : () -> admitted(tasks.iterator());
+        return gate == null ? epochTasks : () -> admitted(epochTasks.iterator());
     }
 
-    private Iterator<VideoTask> admitted(Iterator<VideoTask> tasks) {
+    private Iterator<VideoTask> admitted(Iterator<? extends VideoTask> tasks) {
         return new Iterator<>() {
             private VideoTask next;
 
