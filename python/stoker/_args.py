@@ -89,14 +89,15 @@ def check_dataset(dataset) -> str:
     path = Path(text).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"dataset={text!r}: no such file or folder")
+    # Absolute but not resolved: a link named x.tar (a hub cache's) may point to a blob of another name.
     if path.is_file():
         if path.suffix.lower() not in (".csv", ".tar"):
             raise ValueError(f"dataset={text!r}: a file, but not a CSV manifest or a .tar archive (expected a folder "
                              f"ROOT/<class>/<video>, a .csv manifest, WebDataset .tar archives, or a shard folder made "
                              f"by stoker ingest)")
-        return str(path.resolve())
+        return os.path.abspath(path)
     if (path / SHARD_MANIFEST).is_file():
-        return str(path.resolve())
+        return os.path.abspath(path)
     # A video is a file, or a folder of its frames as images (mmaction2's rawframes), as the JVM's listing takes them.
     def is_video(v):
         if v.name.startswith("."):
@@ -115,7 +116,7 @@ def check_dataset(dataset) -> str:
         raise ValueError(f"dataset={text!r}: not a dataset: no class folder with videos in it (expected "
                          f"ROOT/<class>/<video>, a video file or a folder of its frames; .tar archives of WebDataset "
                          f"samples; a .csv manifest; or a shard folder with {SHARD_MANIFEST})")
-    return str(path.resolve())
+    return os.path.abspath(path)
 
 
 def check_s3_endpoint(endpoint) -> Optional[str]:

@@ -85,9 +85,9 @@ public final class Video implements KeyframeIndex, AutoCloseable {
                 if (size == 0) {
                     throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
                 }
-                if (offset + size > channel.size()) {
+                if (member.isPresent() && !member.get().intact()) {
                     throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.TRUNCATED,
-                            "the tar archive ends before this member does (a copy cut short?)");
+                            ArchiveMembers.truncated(file, member.get()).getMessage());
                 }
                 return open(path, channel.map(FileChannel.MapMode.READ_ONLY, offset, size, arena));
             }

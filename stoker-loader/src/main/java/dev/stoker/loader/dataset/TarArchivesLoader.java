@@ -36,7 +36,8 @@ final class TarArchivesLoader {
     /** A {@code .cls} member is a short text; a longer one is a mistake (a video named .cls), not a label. */
     static final int MAX_LABEL_BYTES = 1024;
 
-    private record Video(Path path, Path labelMember, String labelText) {
+    /** A video member; {@code intact} false: cut away with its archive's end, so that its fetch fails as truncated. */
+    private record Video(Path path, Path labelMember, String labelText, boolean intact) {
     }
 
     private TarArchivesLoader() {
@@ -70,9 +71,12 @@ final class TarArchivesLoader {
             Map<String, TarIndex.Member> labelsByKey = new HashMap<>();
             List<TarIndex.Member> videoMembers = new ArrayList<>();
             for (TarIndex.Member member : index.members()) {
+                if (member.name().substring(member.name().lastIndexOf('/') + 1).startsWith(".")) {
+                    continue; // hidden: macOS's ._k.mp4 resource forks, whose key would be empty
+                }
                 String extension = extension(member.name());
                 if (extension.equals("cls")) {
-                    labelsByKey.put(key(member.name()), member);
+                    labelsByKey.put(TarIndex.sampleKey(member.name()), member);
                 } else if (VIDEO_EXTENSIONS.contains(extension.substring(extension.lastIndexOf('.') + 1))) {
                     videoMembers.add(member);
                 }
@@ -80,10 +84,11 @@ final class TarArchivesLoader {
             // One channel an archive for its labels: a shard of 10^4 samples has as many.
             try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
                 for (TarIndex.Member member : videoMembers) {
-                    TarIndex.Member label = labelsByKey.get(key(member.name()));
+                    TarIndex.Member label = labelsByKey.get(TarIndex.sampleKey(member.name()));
+                    boolean labelRead = label != null && index.intact(label);
                     videos.add(new Video(archive.resolve(member.name()),
                             label == null ? null : archive.resolve(label.name()),
-                            label == null ? null : labelText(archive, index, label, channel)));
+                            labelRead ? labelText(archive, label, channel) : null, index.intact(member)));
                 }
             }
         }
@@ -95,28 +100,36 @@ final class TarArchivesLoader {
         return label(videos);
     }
 
-    /** Every video labelled by its {@code .cls}, or none labelled (class {@link #UNLABELLED}); a mix is refused. */
+    /**
+     * Every video labelled by its {@code .cls}, or none labelled (class {@link #UNLABELLED}); a mix is refused. Judged on
+     * the intact videos: the last sample of an archive cut short may have lost its label with its end, and stays in the
+     * dataset to fail as truncated (counted), never delivered, so any class stands in for its label.
+     */
     private static Dataset label(List<Video> videos) throws InvalidDatasetException {
-        Video first = videos.get(0);
+        List<Video> judged = videos.stream().filter(Video::intact).toList();
+        Video first = (judged.isEmpty() ? videos : judged).get(0);
         List<VideoEntry> entries = new ArrayList<>(videos.size());
         if (first.labelText == null) {
-            for (Video video : videos) {
+            for (Video video : judged) {
                 if (video.labelText != null) {
                     throw new InvalidDatasetException(video.path + ": labelled by " + video.labelMember + ", but "
                             + first.path + " has no .cls member (expected: every sample labelled, or none)");
                 }
+            }
+            for (Video video : videos) {
                 entries.add(new VideoEntry(video.path, 0, UNLABELLED));
             }
             return new Dataset(entries, List.of(UNLABELLED));
         }
-        for (Video video : videos) {
+        for (Video video : judged) {
             if (video.labelText == null) {
                 throw new InvalidDatasetException(video.path + ": no .cls member, but " + first.path + " is labelled by "
                         + first.labelMember + " (expected: every sample labelled, or none)");
             }
         }
-        TextLabels labels = TextLabels.of(videos.stream().map(Video::labelText).toList(),
-                i -> videos.get(i).labelMember.toString(), first.labelMember.toString(), "a dataset");
+        TextLabels labels = TextLabels.of(videos.stream().map(v -> v.labelText != null ? v.labelText : first.labelText)
+                        .toList(), i -> videos.get(i).labelMember != null ? videos.get(i).labelMember.toString()
+                        : videos.get(i).path.toString(), first.labelMember.toString(), "a dataset");
         for (int i = 0; i < videos.size(); i++) {
             int label = labels.labels()[i];
             entries.add(new VideoEntry(videos.get(i).path, label, labels.classNames().get(label)));
@@ -124,15 +137,11 @@ final class TarArchivesLoader {
         return new Dataset(entries, labels.classNames());
     }
 
-    private static String labelText(Path archive, TarIndex index, TarIndex.Member member, FileChannel channel)
-            throws IOException {
+    private static String labelText(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {
         Path path = archive.resolve(member.name());
         if (member.sizeBytes() > MAX_LABEL_BYTES) {
             throw new InvalidDatasetException(path + ": a label of " + member.sizeBytes() + " bytes (expected: a class"
                     + " index or name, at most " + MAX_LABEL_BYTES + ")");
-        }
-        if (!member.within(index.sizeBytes())) {
-            throw new InvalidDatasetException(path + ": the archive ends inside this label (a copy cut short?)");
         }
         ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
         while (bytes.hasRemaining()) {
@@ -145,13 +154,6 @@ final class TarArchivesLoader {
             throw new InvalidDatasetException(path + ": an empty label (expected: a class index or name)");
         }
         return text;
-    }
-
-    /** WebDataset's key: the name up to the first dot of its last part. */
-    static String key(String member) {
-        int slash = member.lastIndexOf('/');
-        int dot = member.indexOf('.', slash + 1);
-        return dot < 0 ? member : member.substring(0, dot);
     }
 
     /** WebDataset's extension: what follows the first dot of the last part, lowercased ({@code "left.mp4"}). */

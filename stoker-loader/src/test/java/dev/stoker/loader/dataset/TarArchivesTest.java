@@ -120,24 +120,89 @@ class TarArchivesTest {
         assertThatThrownBy(() -> TarIndex.read(text)).hasMessageContaining("the tar header at byte 0");
         Path shortFile = dir.resolve("short.tar");
         Files.writeString(shortFile, "tiny");
-        assertThatThrownBy(() -> TarIndex.read(shortFile)).hasMessageContaining("a header cut short");
+        assertThat(TarIndex.read(shortFile)).satisfies(index -> {
+            assertThat(index.members()).as("cut before its first header ends").isEmpty();
+            assertThat(index.complete()).isFalse();
+        });
+        assertThatThrownBy(() -> Dataset.open(shortFile)).hasMessageContaining("but no video in them");
         assertThatThrownBy(() -> Dataset.open(text)).isInstanceOf(InvalidDatasetException.class)
                 .hasMessageContaining("notes.tar");
     }
 
     @Test
-    void anArchiveCutShortKeepsItsWholeMembersAndItsLastReadsAsTruncated() throws Exception {
+    void aLabelledArchiveCutShortKeepsItsWholeSamplesAndItsLastReadsAsTruncated() throws Exception {
         Path archive = tar("c.tar", "ustar", "a.mp4", "a".repeat(600), "a.cls", "0", "b.mp4", "b".repeat(3000),
                 "b.cls", "1");
         byte[] whole = Files.readAllBytes(archive);
-        // Cut inside b.mp4's data, which ends the archive's usable part; b.cls is gone with it.
+        // Cut inside b.mp4's data: b.cls is gone with the end.
         long bData = TarIndex.read(archive).members().get(2).offset();
         Files.write(archive, Arrays.copyOf(whole, (int) bData + 1000));
         assertThat(TarIndex.read(archive).members()).extracting(TarIndex.Member::name)
                 .containsExactly("a.mp4", "a.cls", "b.mp4");
+        Dataset dataset = Dataset.open(archive);
+        assertThat(dataset.entries()).as("b stays, to fail as truncated (counted) when fetched")
+                .extracting(e -> e.path().getFileName().toString()).containsExactly("a.mp4", "b.mp4");
         assertThat(ArchiveMembers.readAllBytes(archive.resolve("a.mp4"))).hasSize(600);
         assertThatThrownBy(() -> ArchiveMembers.readAllBytes(archive.resolve("b.mp4"))).isInstanceOf(EOFException.class)
                 .hasMessageContaining("the archive ends 1000 bytes into this member of 3000 bytes");
+        // Cut inside b.cls: b.mp4 is whole, but its sample is not (its label is gone), so it is not delivered either.
+        long clsData = TarIndex.read(tar("c2.tar", "ustar", "a.mp4", "a", "a.cls", "0", "b.mp4", "b", "b.cls",
+                "1".repeat(600))).members().get(3).offset();
+        Path cut = dir.resolve("c2.tar");
+        Files.write(cut, Arrays.copyOf(Files.readAllBytes(cut), (int) clsData + 100));
+        assertThat(Dataset.open(cut).size()).isEqualTo(2);
+        assertThat(ArchiveMembers.readAllBytes(cut.resolve("a.mp4"))).asString().isEqualTo("a");
+        assertThatThrownBy(() -> ArchiveMembers.readAllBytes(cut.resolve("b.mp4"))).isInstanceOf(EOFException.class)
+                .hasMessageContaining("the archive is cut short in this member's sample");
+    }
+
+    @Test
+    void oddNamesLatin1NamesAndHiddenMembersAreReadAsTheirPathsSpellThem() throws Exception {
+        Path source = sources.resolve("odd");
+        Files.createDirectories(source);
+        Files.writeString(source.resolve("k.mp4"), "video");
+        Files.writeString(source.resolve("k.cls"), "4");
+        Files.writeString(source.resolve("._k.mp4"), "a macOS resource fork");
+        Path archive = dir.resolve("odd.tar");
+        run(List.of("tar", "-cf", archive.toString(), "-C", source.toString(), "--transform",
+                "s,^k.mp4$,c/./d//k.mp4,;s,^k.cls$,c/./d//k.cls,", "k.mp4", "k.cls", "._k.mp4"));
+        assertThat(ArchiveMembers.readAllBytes(archive.resolve("c/d/k.mp4"))).asString().isEqualTo("video");
+        Dataset dataset = Dataset.open(archive);
+        assertThat(dataset.entries()).as("the hidden ._k.mp4 is no video").singleElement()
+                .satisfies(e -> assertThat(e.path()).isEqualTo(archive.resolve("c/d/k.mp4")));
+        assertThat(dataset.get(0).label()).isEqualTo(4);
+        // A name that is no UTF-8 (Latin-1 é) in a pax header: read on its bytes, not refused.
+        Path latin = dir.resolve("latin.tar");
+        run(List.of("bash", "-c", "cd '" + source + "' && printf v > $'\\xe9.mp4' && tar --format=pax -cf '" + latin
+                + "' $'\\xe9.mp4'"));
+        assertThat(TarIndex.read(latin).members()).singleElement().satisfies(m -> assertThat(m.sizeBytes()).isEqualTo(1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gnu", "pax"})
+    void aSparseMemberIsRefusedByName(String format) throws Exception {
+        Path source = sources.resolve("sparse-" + format);
+        Files.createDirectories(source);
+        try (var file = new java.io.RandomAccessFile(source.resolve("holes.mp4").toFile(), "rw")) {
+            file.setLength(1 << 20); // all hole
+        }
+        Path archive = dir.resolve("sparse-" + format + ".tar");
+        run(List.of("tar", "--format=" + format, "--sparse", "-cf", archive.toString(), "-C", source.toString(),
+                "holes.mp4"));
+        assertThatThrownBy(() -> TarIndex.read(archive)).hasMessageContaining("a GNU sparse member");
+    }
+
+    @Test
+    void anArchiveWhoseTimeIsFarAheadIsRememberedAndOneJustWrittenIsNot() throws Exception {
+        Path archive = tar("t.tar", "gnu", "a.mp4", "v");
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
+        assertThat(ArchiveMembers.index(archive)).as("clock skew: no sign of a recent write")
+                .isSameAs(ArchiveMembers.index(archive));
+        // 1.9 s ahead, set just before each read: inside the 2 s window unless the machine stalls 3.9 s.
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis() + 1_900));
+        TarIndex first = ArchiveMembers.index(archive);
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis() + 1_900));
+        assertThat(ArchiveMembers.index(archive)).isNotSameAs(first);
     }
 
     @Test

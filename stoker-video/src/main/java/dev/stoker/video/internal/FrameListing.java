@@ -93,7 +93,9 @@ sealed interface FrameListing {
         FrameListing listed = list(folder);
         // A folder changed within a tick of its clock after being listed would keep its time: one changed that recently
         // is listed again next time (git's rule for racy files).
-        if (listedAtMillis - stamp.modified().toMillis() > Listings.RACY_MILLIS) {
+        // A time far from now, past or future (clock skew on a network mount, frames unpacked with their times), is no
+        // recent write: a write sets the time to now, so the stamp changes.
+        if (Math.abs(listedAtMillis - stamp.modified().toMillis()) > Listings.RACY_MILLIS) {
             Listings.put(folder, stamp, listed);
         }
         return listed;

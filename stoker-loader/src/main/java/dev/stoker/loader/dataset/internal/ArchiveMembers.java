@@ -27,8 +27,11 @@ import java.util.Optional;
  */
 public final class ArchiveMembers {
     static final long RACY_MILLIS = 2_000;
-    /** Members remembered over all archives, bounding the heap (about 100 bytes each). */
-    static final int MAX_REMEMBERED_MEMBERS = 4_000_000;
+    /**
+     * Members remembered over all archives, bounding the heap (about 135 bytes each: 270 MB at most); a dataset of more
+     * reads a forgotten archive's headers again when it needs one (about a millisecond for 1,000 members, cached).
+     */
+    static final int MAX_REMEMBERED_MEMBERS = 2_000_000;
 
     /**
      * A member found, with what identifies it now.
@@ -36,8 +39,9 @@ public final class ArchiveMembers {
      * @param archive      the archive file
      * @param member       the member
      * @param archiveStamp the archive's size and modification time when found
+     * @param intact       whether all of it is there ({@link TarIndex#intact}: not cut away with the archive's end)
      */
-    public record Member(Path archive, TarIndex.Member member, FileStamp archiveStamp) {
+    public record Member(Path archive, TarIndex.Member member, FileStamp archiveStamp, boolean intact) {
         /** A member's stamp: its size, and its archive's time (a member changes only with its archive). */
         public FileStamp stamp() {
             return new FileStamp(member.sizeBytes(), archiveStamp.mtimeMillis());
@@ -82,12 +86,13 @@ public final class ArchiveMembers {
             }
             FileStamp stamp = new FileStamp(attributes.size(), attributes.lastModifiedTime().toMillis());
             String memberName = archive.relativize(path).toString();
-            TarIndex.Member member = indexed(archive, stamp).byName.get(memberName);
+            Indexed indexed = indexed(archive, stamp);
+            TarIndex.Member member = indexed.byName.get(memberName);
             if (member == null) {
                 throw new NoSuchFileException(path.toString(), null, "no member " + memberName + " in the tar archive "
                         + archive);
             }
-            return Optional.of(new Member(archive, member, stamp));
+            return Optional.of(new Member(archive, member, stamp, indexed.index.intact(member)));
         }
         return Optional.empty();
     }
@@ -107,9 +112,8 @@ public final class ArchiveMembers {
         if (member.sizeBytes() > Integer.MAX_VALUE - 64) {
             throw new IOException(file + ": a member of " + member.sizeBytes() + " bytes (expected: under 2 GiB)");
         }
-        if (!member.within(m.archiveStamp().sizeBytes())) {
-            throw new EOFException(file + ": the archive ends " + (m.archiveStamp().sizeBytes() - member.offset())
-                    + " bytes into this member of " + member.sizeBytes() + " bytes (a copy cut short?)");
+        if (!m.intact()) {
+            throw truncated(file, m);
         }
         ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
         try (FileChannel channel = FileChannel.open(m.archive(), StandardOpenOption.READ)) {
@@ -120,6 +124,17 @@ public final class ArchiveMembers {
             }
         }
         return bytes.array();
+    }
+
+    /** Why a member that is not {@link Member#intact} cannot be read, as the exception a cut-short file gives. */
+    public static EOFException truncated(Path file, Member m) {
+        TarIndex.Member member = m.member();
+        if (!member.within(m.archiveStamp().sizeBytes())) {
+            return new EOFException(file + ": the archive ends " + (m.archiveStamp().sizeBytes() - member.offset())
+                    + " bytes into this member of " + member.sizeBytes() + " bytes (a copy cut short?)");
+        }
+        return new EOFException(file + ": the archive is cut short in this member's sample (no end-of-archive blocks"
+                + " after it), so the sample's other members, such as its .cls, may be gone");
     }
 
     /**
@@ -144,7 +159,9 @@ public final class ArchiveMembers {
             byName.put(member.name(), member);
         }
         Indexed indexed = new Indexed(stamp, index, byName);
-        if (System.currentTimeMillis() - stamp.mtimeMillis() > RACY_MILLIS && stamp.sizeBytes() == index.sizeBytes()) {
+        // A time far from now, past or future (clock skew, an archive unpacked with its times), is no recent write.
+        if (Math.abs(System.currentTimeMillis() - stamp.mtimeMillis()) > RACY_MILLIS
+                && stamp.sizeBytes() == index.sizeBytes()) {
             remember(archive, indexed);
         }
         return indexed;

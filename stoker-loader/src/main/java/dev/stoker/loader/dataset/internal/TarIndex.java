@@ -23,8 +23,9 @@ import java.util.Objects;
  * @param archive   the archive file
  * @param sizeBytes its size when read
  * @param members   its regular files in archive order
+ * @param complete  whether it ends with the end-of-archive blocks; one without them was cut short (or is being written)
  */
-public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
+public record TarIndex(Path archive, long sizeBytes, List<Member> members, boolean complete) {
     static final int BLOCK = 512;
     /** Longer names and pax headers are refused: a damaged or hostile archive, not a dataset. */
     static final int MAX_EXTENSION_BYTES = 1 << 20;
@@ -72,14 +73,13 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
         String paxPath = null;
         long paxSize = -1;
         long position = 0;
-        while (position < size) {
-            if (size - position < BLOCK) {
-                throw damaged(archive, position, "a header cut short: the archive ends " + (size - position)
-                        + " bytes into it");
-            }
+        boolean complete = false;
+        // An archive cut short (a copy interrupted) ends where its next header would be: what came before is whole.
+        while (size - position >= BLOCK) {
             buffer.clear();
             readFully(channel, buffer, position);
             if (isZero(header)) {
+                complete = true;
                 break; // the end-of-archive blocks; what may follow them is not the archive's
             }
             checkChecksum(archive, position, header);
@@ -87,14 +87,24 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
             byte type = header[156];
             long data = position + BLOCK;
             if (type == 'x' || type == 'L') {
-                String text = extension(archive, channel, position, data, dataSize, size);
+                if (data + dataSize > size) {
+                    break; // cut inside an extended header: the member it names is gone
+                }
+                byte[] text = extension(archive, channel, position, data, dataSize);
                 if (type == 'L') {
-                    longName = text;
+                    longName = cString(text, 0, text.length);
                 } else {
-                    Map<String, String> records = paxRecords(archive, position, text);
-                    paxPath = records.getOrDefault("path", paxPath);
+                    Map<String, byte[]> records = paxRecords(archive, position, text);
+                    if (records.keySet().stream().anyMatch(k -> k.startsWith("GNU.sparse."))) {
+                        throw sparse(archive, position);
+                    }
+                    // pax values are UTF-8, unless the header says its names are raw bytes (a Latin-1 name).
+                    boolean binary = "BINARY".equals(ascii(records.get("hdrcharset")));
+                    if (records.containsKey("path")) {
+                        paxPath = new String(records.get("path"), binary ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+                    }
                     if (records.containsKey("size")) {
-                        paxSize = paxNumber(archive, position, records.get("size"));
+                        paxSize = paxNumber(archive, position, ascii(records.get("size")));
                     }
                 }
                 position = data + padded(dataSize);
@@ -105,22 +115,47 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
                 position = data + padded(dataSize);
                 continue;
             }
+            if (type == 'S') {
+                throw sparse(archive, position);
+            }
             long memberSize = paxSize >= 0 ? paxSize : dataSize;
             if (type == '0' || type == 0 || type == '7') {
                 String name = paxPath != null ? paxPath : longName != null ? longName : headerName(header);
                 String normalized = normalize(archive, position, name);
-                if (!normalized.isEmpty() && !normalized.endsWith("/")) {
+                if (!normalized.isEmpty()) {
                     members.remove(normalized);
                     members.put(normalized, new Member(normalized, data, memberSize));
                 }
             }
-            // Folders, links, devices, GNU sparse files: no bytes to read in place. Their data (if any) is skipped.
+            // Folders, links, devices: no bytes to read in place. Their data (if any) is skipped.
             longName = null;
             paxPath = null;
             paxSize = -1;
             position = data + padded(memberSize);
         }
-        return new TarIndex(archive, size, new ArrayList<>(members.values()));
+        return new TarIndex(archive, size, new ArrayList<>(members.values()), complete);
+    }
+
+    /**
+     * Whether all of {@code member} is there: its bytes within the archive, and, in an archive cut short (no
+     * end-of-archive blocks), not of its last sample ({@link #sampleKey}), whose other members, such as a label written
+     * after the video, may be what was cut away.
+     */
+    public boolean intact(Member member) {
+        if (!member.within(sizeBytes)) {
+            return false;
+        }
+        return complete || members.isEmpty() || !sampleKey(member.name()).equals(sampleKey(members.getLast().name()));
+    }
+
+    /**
+     * WebDataset's sample key of a member: its name up to the first dot of its last part ({@code clips/k1.left.mp4}
+     * is of the sample {@code clips/k1}).
+     */
+    public static String sampleKey(String member) {
+        int slash = member.lastIndexOf('/');
+        int dot = member.indexOf('.', slash + 1);
+        return dot < 0 ? member : member.substring(0, dot);
     }
 
     private static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
@@ -193,26 +228,25 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
         return value;
     }
 
-    private static String extension(Path archive, FileChannel channel, long position, long data, long dataSize,
-                                    long archiveSize) throws IOException {
+    private static byte[] extension(Path archive, FileChannel channel, long position, long data, long dataSize)
+            throws IOException {
         if (dataSize > MAX_EXTENSION_BYTES) {
             throw damaged(archive, position, "an extended header of " + dataSize + " bytes (expected: at most "
                     + MAX_EXTENSION_BYTES + ")");
         }
-        if (data + dataSize > archiveSize) {
-            throw damaged(archive, position, "an extended header cut short by the archive's end");
-        }
         ByteBuffer bytes = ByteBuffer.allocate((int) dataSize);
         readFully(channel, bytes, data);
-        return cString(bytes.array(), 0, bytes.capacity());
+        return bytes.array();
     }
 
-    /** pax records: {@code "<length> <key>=<value>\n"}, the length counting the whole record. */
-    private static Map<String, String> paxRecords(Path archive, long position, String text) throws IOException {
-        Map<String, String> records = new LinkedHashMap<>();
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    /**
+     * pax records: {@code "<length> <key>=<value>\n"}, the length counting the whole record in bytes; read on the bytes,
+     * since a value may be no UTF-8 (a name under {@code hdrcharset=BINARY}).
+     */
+    private static Map<String, byte[]> paxRecords(Path archive, long position, byte[] bytes) throws IOException {
+        Map<String, byte[]> records = new LinkedHashMap<>();
         int at = 0;
-        while (at < bytes.length) {
+        while (at < bytes.length && bytes[at] != 0) {
             int space = at;
             while (space < bytes.length && bytes[space] != ' ') {
                 space++;
@@ -226,15 +260,27 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
             if (length <= space - at || at + length > bytes.length || bytes[at + length - 1] != '\n') {
                 throw damaged(archive, position, "a pax record of length " + length + " that does not fit");
             }
-            String record = new String(bytes, space + 1, at + length - space - 2, StandardCharsets.UTF_8);
-            int equals = record.indexOf('=');
-            if (equals <= 0) {
+            int equals = space + 1;
+            while (equals < at + length - 1 && bytes[equals] != '=') {
+                equals++;
+            }
+            if (equals == space + 1 || bytes[equals] != '=') {
                 throw damaged(archive, position, "a pax record without key=value");
             }
-            records.put(record.substring(0, equals), record.substring(equals + 1));
+            records.put(new String(bytes, space + 1, equals - space - 1, StandardCharsets.UTF_8),
+                    java.util.Arrays.copyOfRange(bytes, equals + 1, at + length - 1));
             at += length;
         }
         return records;
+    }
+
+    private static String ascii(byte[] value) {
+        return value == null ? null : new String(value, StandardCharsets.US_ASCII);
+    }
+
+    private static IOException sparse(Path archive, long position) {
+        return damaged(archive, position, "a GNU sparse member, which cannot be read in place (write the archive"
+                + " without --sparse)");
     }
 
     private static long paxNumber(Path archive, long position, String text) throws IOException {
@@ -268,18 +314,26 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members) {
         return new String(bytes, offset, end - offset, StandardCharsets.UTF_8);
     }
 
-    /** Without {@code ./} or {@code /} in front; a name that climbs out ({@code ..}) is refused. */
+    /**
+     * The name as a path would spell it: {@code ./a//b/./c.mp4} is {@code a/b/c.mp4} (a member is found by the path
+     * {@code <archive>/<name>}, which Java's paths normalize so); a name that climbs out ({@code ..}) is refused, and a
+     * folder's ({@code a/}) is empty.
+     */
     private static String normalize(Path archive, long position, String name) throws IOException {
-        String n = name;
-        while (n.startsWith("./") || n.startsWith("/")) {
-            n = n.startsWith("/") ? n.substring(1) : n.substring(2);
+        if (name.endsWith("/")) {
+            return "";
         }
-        for (String part : n.split("/", -1)) {
+        StringBuilder normal = new StringBuilder(name.length());
+        for (String part : name.split("/")) {
+            if (part.isEmpty() || part.equals(".")) {
+                continue;
+            }
             if (part.equals("..")) {
                 throw damaged(archive, position, "member name '" + name + "' climbs out of the archive");
             }
+            normal.append(normal.isEmpty() ? "" : "/").append(part);
         }
-        return n;
+        return normal.toString();
     }
 
     private static long padded(long bytes) {
