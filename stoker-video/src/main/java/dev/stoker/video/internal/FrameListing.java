@@ -1,5 +1,6 @@
 package dev.stoker.video.internal;
 
+import dev.stoker.loader.dataset.internal.FileStamp;
 import dev.stoker.video.FailureReason;
 import dev.stoker.video.VideoException;
 import java.io.IOException;
@@ -92,10 +93,8 @@ sealed interface FrameListing {
         long listedAtMillis = System.currentTimeMillis();
         FrameListing listed = list(folder);
         // A folder changed within a tick of its clock after being listed would keep its time: one changed that recently
-        // is listed again next time (git's rule for racy files).
-        // A time far from now, past or future (clock skew on a network mount, frames unpacked with their times), is no
-        // recent write: a write sets the time to now, so the stamp changes.
-        if (Math.abs(listedAtMillis - stamp.modified().toMillis()) > Listings.RACY_MILLIS) {
+        // is listed again next time.
+        if (FileStamp.settled(stamp.modified().toMillis(), listedAtMillis)) {
             Listings.put(folder, stamp, listed);
         }
         return listed;
@@ -111,7 +110,6 @@ sealed interface FrameListing {
         static final int MAX_FOLDERS = 100_000;
         static final int MAX_NAMES = 1_000_000;
         /** How long after its last change a folder's listing is not kept: coarse file-system clocks tick in seconds. */
-        static final long RACY_MILLIS = 2_000;
         private static final Map<Path, Remembered> BY_FOLDER = new LinkedHashMap<>(64, 0.75f, true);
         private static long names;
 

@@ -22,11 +22,9 @@ import java.util.Optional;
  * on members unchanged, and only what reads bytes or stamps a file asks here.
  *
  * <p>An archive's index (its headers) is read once and remembered while its size and modification time stand; one
- * changed is read again. An archive changed in the last {@link #RACY_MILLIS} is read every time, since a second write
- * within the clock's grain would leave the same stamp.
+ * changed is read again, and one changed in the last seconds is read every time ({@link FileStamp#settled}).
  */
 public final class ArchiveMembers {
-    static final long RACY_MILLIS = 2_000;
     /**
      * Members remembered over all archives, bounding the heap (about 135 bytes each: 270 MB at most); a dataset of more
      * reads a forgotten archive's headers again when it needs one (about a millisecond for 1,000 members, cached).
@@ -159,9 +157,7 @@ public final class ArchiveMembers {
             byName.put(member.name(), member);
         }
         Indexed indexed = new Indexed(stamp, index, byName);
-        // A time far from now, past or future (clock skew, an archive unpacked with its times), is no recent write.
-        if (Math.abs(System.currentTimeMillis() - stamp.mtimeMillis()) > RACY_MILLIS
-                && stamp.sizeBytes() == index.sizeBytes()) {
+        if (FileStamp.settled(stamp.mtimeMillis(), System.currentTimeMillis()) && stamp.sizeBytes() == index.sizeBytes()) {
             remember(archive, indexed);
         }
         return indexed;

@@ -17,6 +17,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 public record FileStamp(long sizeBytes, long mtimeMillis) {
     /** The stamp of a file that is missing or unreadable. */
     public static final FileStamp ABSENT = new FileStamp(-1, -1);
+    /** How close to now a change is too recent to remember what was read by the stamp ({@link #settled}). */
+    public static final long RACY_MILLIS = 2_000;
 
     /**
      * The stamp of {@code file} now, or {@link #ABSENT} (a missing or unreadable file fails where it is read). A folder
@@ -56,6 +58,16 @@ public record FileStamp(long sizeBytes, long mtimeMillis) {
         } catch (IOException e) {
             return ABSENT;
         }
+    }
+
+    /**
+     * Whether what was read of a file last changed at {@code mtimeMillis} (a folder's listing, an archive's index) may
+     * be remembered by its stamp, read at {@code nowMillis}: not if it changed within {@link #RACY_MILLIS} of then, since a second change within the
+     * clock's grain would leave the same stamp (git's rule for racy files). A time far ahead of now (clock skew on a
+     * network mount, files unpacked with their times) is no sign of a recent write: a write sets the time to now.
+     */
+    public static boolean settled(long mtimeMillis, long nowMillis) {
+        return Math.abs(nowMillis - mtimeMillis) > RACY_MILLIS;
     }
 
     /** Whether the file was there when stamped. */
