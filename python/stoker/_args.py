@@ -87,6 +87,8 @@ def check_dataset(dataset) -> str:
     if "://" in text:
         return text  # object storage or HTTP: the JVM reads it
     path = Path(text).expanduser()
+    if not path.exists() and re.search(r"\{[^{}]*\}", path.name):
+        return os.path.abspath(path)  # WebDataset's train-{000..009}.tar: the JVM expands it and names what is missing
     if not path.exists():
         raise FileNotFoundError(f"dataset={text!r}: no such file or folder")
     # Absolute but not resolved: a link named x.tar (a hub cache's) may point to a blob of another name.

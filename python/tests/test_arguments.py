@@ -151,3 +151,22 @@ def test_the_stoker_command_is_found_or_the_error_says_how_to_set_it(tmp_path, m
         stoker_command()
     monkeypatch.delenv("STOKER_HOME")
     assert os.access(stoker_command(), os.X_OK)   # the wheel's bundle, or the checkout this package sits in
+
+
+def test_webdataset_archives_a_link_to_one_and_a_shard_pattern_are_datasets(tmp_path):
+    """A .tar archive is a dataset, and so is a link named x.tar (a hub cache's, to a blob of another name: passed as
+    the link, not what it points to), a folder of them, and WebDataset's pattern, which the JVM expands."""
+    from stoker._args import check_dataset
+
+    blob = tmp_path / "blobs" / "aa11"
+    blob.parent.mkdir()
+    blob.write_bytes(b"\0" * 1024)
+    link = tmp_path / "snapshot" / "train-000.tar"
+    link.parent.mkdir()
+    link.symlink_to(blob)
+    assert check_dataset(link) == str(link)
+    assert check_dataset(link.parent) == str(link.parent)
+    pattern = tmp_path / "snapshot" / "train-{000..009}.tar"
+    assert check_dataset(pattern) == str(pattern)
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        check_dataset(tmp_path / "missing.tar")

@@ -48,7 +48,7 @@ class RemoteStoreCommandsTest {
         System.clearProperty("aws.secretAccessKey");
         System.clearProperty("aws.region");
         for (String location : List.of("s3://" + bucket + "/videos", "s3://" + bucket + "/shards",
-                "s3://" + bucket + "/wds")) {
+                "s3://" + bucket + "/wds", "s3://" + bucket + "/wds/train-{000000..000000}.tar")) {
             for (String kind : List.of("remote", "ingest")) {
                 Path copy = LoaderOptionsMixin.cacheDir().resolve(kind).resolve(RemoteLocations.hash(location));
                 if (Files.isDirectory(copy)) {
@@ -131,12 +131,19 @@ class RemoteStoreCommandsTest {
         assertThat(tar.waitFor()).isZero();
         try (S3Client client = S3Server.client(S3Server.settings(s3, s3.getUri()))) {
             client.createBucket(b -> b.bucket(bucket));
-            client.putObject(r -> r.bucket(bucket).key("wds/train-000000.tar"), RequestBody.fromFile(archive));
+            for (String key : List.of("wds/train-000000.tar", "wds/train-000001.tar")) {
+                client.putObject(r -> r.bucket(bucket).key(key), RequestBody.fromFile(archive));
+            }
             client.putObject(r -> r.bucket(bucket).key("wds/README.md"), RequestBody.fromString("not a shard"));
         }
         CliRun bench = CliRun.stoker("bench", "s3://" + bucket + "/wds", "--s3-endpoint", s3.getUri().toString(),
                 "--batches", "2", "--batch", "2", "--frames", "4", "--size", "32", "--no-reference");
         assertThat(bench.exitCode()).as(bench.err() + bench.out()).isZero();
-        assertThat(bench.out()).contains("1 files: 1 downloaded").contains("samples/s");
+        assertThat(bench.out()).contains("2 files: 2 downloaded").contains("samples/s");
+        // WebDataset's URL pattern names the archives to take: one here.
+        CliRun named = CliRun.stoker("bench", "s3://" + bucket + "/wds/train-{000000..000000}.tar", "--s3-endpoint",
+                s3.getUri().toString(), "--batches", "2", "--batch", "2", "--frames", "4", "--size", "32", "--no-reference");
+        assertThat(named.exitCode()).as(named.err() + named.out()).isZero();
+        assertThat(named.out()).contains("1 files: 1 downloaded").contains("samples/s");
     }
 }

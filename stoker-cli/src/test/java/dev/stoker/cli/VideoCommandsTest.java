@@ -133,6 +133,10 @@ class VideoCommandsTest {
                 "--size", "32", "--no-reference");
         assertThat(bench.exitCode()).as(bench.err()).isZero();
         assertThat(bench.out()).contains("samples/s");
+        Files.copy(archive, dir.resolve("tiny2.tar"));
+        CliRun pattern = CliRun.stoker("scan", dir.resolve("tiny{,2}.tar").toString());
+        assertThat(pattern.exitCode()).as(pattern.err()).isZero();
+        assertThat(pattern.out()).as("a WebDataset pattern naming both archives").contains("12 ok, 0 failed");
         String member;
         try (var videos = Files.walk(data)) {
             member = data.relativize(videos.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow()).toString();

@@ -1,6 +1,7 @@
 package dev.stoker.store;
 
 import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.store.format.internal.ShardFormat;
 import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.internal.ShardException;
@@ -84,6 +85,9 @@ public final class ShardDataset implements AutoCloseable {
      * one when its manifest object exists (one HEAD).
      */
     public static boolean isShardDataset(String location, URI s3Endpoint) throws IOException {
+        if (BracePattern.isPattern(location)) {
+            return false; // train-{0..9}.tar names WebDataset archives, not a folder of ingested shards
+        }
         if (!BlobStore.isRemote(location)) {
             return isShardDataset(Path.of(location));
         }

@@ -1,5 +1,6 @@
 package dev.stoker.loader.dataset;
 
+import dev.stoker.loader.dataset.internal.BracePattern;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -43,6 +44,9 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
             return fromDirectory(source);
         }
         if (!Files.exists(source)) {
+            if (BracePattern.isPattern(source.toString())) {
+                return fromTarArchives(source); // train-{000000..000146}.tar: WebDataset's way of naming shards
+            }
             throw new NoSuchFileException(source.toString(), null, "dataset source does not exist");
         }
         String name = source.getFileName().toString().toLowerCase(Locale.ROOT);
@@ -86,7 +90,8 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
     }
 
     /**
-     * Reads WebDataset shards: {@code source} is a {@code .tar} archive, or a folder of them (taken in name order). A
+     * Reads WebDataset shards: {@code source} is a {@code .tar} archive, a folder of them (taken in name order), or a
+     * brace pattern naming them as WebDataset does ({@code shards/train-{000000..000146}.tar}, in its order). A
      * member with a video extension ({@code <key>.mp4}, {@code .mkv}, {@code .webm}, …) is a video, read in place and
      * named {@code <archive>/<member>}; its sample's {@code <key>.cls} member is its label (an integer, or a class name
      * numbered in sorted order, as in a manifest). With no {@code .cls} in any sample, every video is labelled 0 (class
@@ -94,7 +99,12 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
      */
     public static Dataset fromTarArchives(Path source) throws IOException {
         Objects.requireNonNull(source, "source");
-        List<Path> archives = Files.isDirectory(source) ? TarArchivesLoader.archivesIn(source) : List.of(source);
+        List<Path> archives;
+        if (!Files.exists(source) && BracePattern.isPattern(source.toString())) {
+            archives = TarArchivesLoader.archivesNamed(source);
+        } else {
+            archives = Files.isDirectory(source) ? TarArchivesLoader.archivesIn(source) : List.of(source);
+        }
         if (archives.isEmpty()) {
             throw new InvalidDatasetException("dataset source " + source + " holds no .tar archive");
         }

@@ -1,6 +1,7 @@
 package dev.stoker.loader.dataset;
 
 import dev.stoker.loader.dataset.internal.ArchiveMembers;
+import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.loader.dataset.internal.TarIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -54,6 +55,30 @@ final class TarArchivesLoader {
             }
         }
         archives.sort(Comparator.comparing(p -> p.getFileName().toString()));
+        return archives;
+    }
+
+    /** The archives a brace pattern names ({@link BracePattern}), in its order; every one must be there. */
+    static List<Path> archivesNamed(Path pattern) throws IOException {
+        List<String> names;
+        try {
+            names = BracePattern.expand(pattern.toString());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDatasetException("dataset source: " + e.getMessage());
+        }
+        List<Path> archives = new ArrayList<>(names.size());
+        for (String name : names) {
+            Path archive = Path.of(name);
+            if (!ArchiveMembers.isArchiveName(archive.getFileName().toString())) {
+                throw new InvalidDatasetException("dataset source " + pattern + " names " + archive
+                        + " (expected: .tar archives only)");
+            }
+            if (!Files.isRegularFile(archive)) {
+                throw new NoSuchFileException(archive.toString(), null, "one of the " + names.size()
+                        + " archives " + pattern + " names is not there");
+            }
+            archives.add(archive);
+        }
         return archives;
     }
 

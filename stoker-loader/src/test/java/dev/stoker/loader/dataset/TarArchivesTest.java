@@ -236,6 +236,24 @@ class TarArchivesTest {
     }
 
     @Test
+    void aBracePatternNamesArchivesInItsOrderAndEachMustBeThere() throws Exception {
+        tar("train-001.tar", "gnu", "b.mp4", "v", "b.cls", "1");
+        tar("train-000.tar", "gnu", "a.mp4", "v", "a.cls", "0");
+        tar("extra-000.tar", "gnu", "c.mp4", "v", "c.cls", "2");
+        assertThat(Dataset.open(dir.resolve("train-{000..001}.tar")).entries())
+                .extracting(e -> e.path().getFileName().toString()).containsExactly("a.mp4", "b.mp4");
+        Dataset dataset = Dataset.open(dir.resolve("{extra,train}-000.tar"));
+        assertThat(dataset.entries()).as("in the pattern's order, not the names'")
+                .extracting(e -> e.path().getFileName().toString()).containsExactly("c.mp4", "a.mp4");
+        assertThat(dataset.classNames()).containsExactly("0", "1", "2");
+        assertThatThrownBy(() -> Dataset.open(dir.resolve("train-{000..002}.tar"))).isInstanceOf(NoSuchFileException.class)
+                .hasMessageContaining(dir.resolve("train-002.tar") + ": one of the 3 archives").hasMessageContaining("is not there");
+        Files.writeString(dir.resolve("m-0.csv"), "x");
+        assertThatThrownBy(() -> Dataset.open(dir.resolve("m-{0..1}.csv"))).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining("(expected: .tar archives only)");
+    }
+
+    @Test
     void classNamesAsLabelsAreNumberedInSortedOrderAndSamplesWithoutAnyLabelAreUnlabelled() throws Exception {
         Path named = tar("named.tar", "gnu", "a.mp4", "1", "a.cls", "squash", "b.mp4", "2", "b.cls", "archery");
         Dataset dataset = Dataset.open(named);

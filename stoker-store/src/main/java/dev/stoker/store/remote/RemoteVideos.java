@@ -1,5 +1,6 @@
 package dev.stoker.store.remote;
 
+import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.pipeline.internal.PrivateFiles;
 import dev.stoker.store.remote.internal.ByteRange;
 import java.io.IOException;
@@ -38,6 +39,9 @@ public final class RemoteVideos {
 
     /** Copies the videos at {@code location} into {@code folder}; the result's source is what to open as the dataset. */
     public static Result copy(String location, URI s3Endpoint, Path folder) throws IOException {
+        if (BracePattern.isPattern(location)) {
+            return copyNamed(location, s3Endpoint, folder);
+        }
         try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
             return copy(store, folder);
         }
@@ -73,6 +77,37 @@ public final class RemoteVideos {
             bytes += Math.max(0, got);
         }
         return new Result(folder, keys.size(), downloaded, bytes);
+    }
+
+    /**
+     * The archives a brace pattern names ({@code https://host/shards/train-{000000..000009}.tar}, WebDataset's way),
+     * each copied beside the others under its own name: the folder is then a local folder of WebDataset shards.
+     */
+    private static Result copyNamed(String pattern, URI s3Endpoint, Path folder) throws IOException {
+        List<String> urls;
+        try {
+            urls = BracePattern.expand(pattern);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        PrivateFiles.createFolders(folder);
+        java.util.Set<String> names = new java.util.HashSet<>();
+        int downloaded = 0;
+        long bytes = 0;
+        for (String url : urls) {
+            int slash = url.lastIndexOf('/');
+            String name = url.substring(slash + 1);
+            if (!name.toLowerCase(java.util.Locale.ROOT).endsWith(".tar") || !names.add(name)) {
+                throw new IOException(pattern + " names " + url + " (expected: .tar archives of distinct names)");
+            }
+            // The folder with its slash: an https:// base resolves a name against it, not beside it.
+            try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
+                long got = fetch(store, name, folder.resolve(name));
+                downloaded += got >= 0 ? 1 : 0;
+                bytes += Math.max(0, got);
+            }
+        }
+        return new Result(folder, urls.size(), downloaded, bytes);
     }
 
     private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {

@@ -1,0 +1,48 @@
+package dev.stoker.store.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.loader.dataset.Dataset;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * WebDataset's shard URLs, {@code https://host/shards/train-{000..001}.tar}: each archive the pattern names is copied
+ * into the folder under its own name, once (a second copy finds them there), and the folder is then a dataset of
+ * WebDataset shards; an archive the server does not have fails the copy, naming it.
+ */
+class RemoteArchivePatternTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theArchivesAPatternNamesAreCopiedOnceAndReadAsShards() throws Exception {
+        Path served = Files.createDirectories(dir.resolve("served/shards"));
+        for (int s = 0; s < 2; s++) {
+            Path source = Files.createDirectories(dir.resolve("src" + s));
+            Files.writeString(source.resolve("k" + s + ".mp4"), "video " + s);
+            Files.writeString(source.resolve("k" + s + ".cls"), Integer.toString(s));
+            Process tar = new ProcessBuilder("tar", "-cf", served.resolve("train-00" + s + ".tar").toString(), "-C",
+                    source.toString(), "k" + s + ".mp4", "k" + s + ".cls").inheritIO().start();
+            assertThat(tar.waitFor()).isZero();
+        }
+        try (FolderHttpServer server = new FolderHttpServer(dir.resolve("served"), true)) {
+            String pattern = server.uri() + "shards/train-{000..001}.tar";
+            Path copy = dir.resolve("copy");
+            RemoteVideos.Result first = RemoteVideos.copy(pattern, null, copy);
+            assertThat(first.files()).isEqualTo(2);
+            assertThat(first.downloaded()).isEqualTo(2);
+            assertThat(RemoteVideos.copy(pattern, null, copy).downloaded()).as("already there").isZero();
+            Dataset dataset = Dataset.open(first.source());
+            assertThat(dataset.entries()).extracting(e -> copy.relativize(e.path()).toString())
+                    .containsExactly("train-000.tar/k0.mp4", "train-001.tar/k1.mp4");
+            assertThat(dataset.classNames()).containsExactly("0", "1");
+            assertThatThrownBy(() -> RemoteVideos.copy(server.uri() + "shards/train-{000..002}.tar", null,
+                    dir.resolve("copy2"))).isInstanceOf(IOException.class).hasMessageContaining("train-002.tar");
+        }
+    }
+}
