@@ -87,7 +87,7 @@ def check_dataset(dataset) -> str:
     if "://" in text:
         return text  # object storage or HTTP: the JVM reads it
     path = Path(text).expanduser()
-    if not path.exists() and re.search(r"\{[^{}]*\}", path.name):
+    if not path.exists() and re.search(r"\{[^{}]*\}", str(path)):
         return os.path.abspath(path)  # WebDataset's train-{000..009}.tar: the JVM expands it and names what is missing
     if not path.exists():
         raise FileNotFoundError(f"dataset={text!r}: no such file or folder")

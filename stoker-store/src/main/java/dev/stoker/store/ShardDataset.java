@@ -8,6 +8,7 @@ import dev.stoker.store.internal.ShardException;
 import dev.stoker.store.prefetch.internal.PageCache;
 import dev.stoker.store.remote.BlobStore;
 import dev.stoker.store.remote.BlockCache;
+import dev.stoker.store.remote.RemoteVideos;
 import dev.stoker.store.shard.Manifest;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.store.shard.internal.ShardLayout;
@@ -85,7 +86,8 @@ public final class ShardDataset implements AutoCloseable {
      * one when its manifest object exists (one HEAD).
      */
     public static boolean isShardDataset(String location, URI s3Endpoint) throws IOException {
-        if (BracePattern.isPattern(location)) {
+        if (BlobStore.isRemote(location) ? RemoteVideos.isArchivePattern(location)
+                : !Files.exists(Path.of(location)) && BracePattern.isPattern(location)) {
             return false; // train-{0..9}.tar names WebDataset archives, not a folder of ingested shards
         }
         if (!BlobStore.isRemote(location)) {

@@ -110,7 +110,8 @@ final class TarArchivesLoader {
             try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
                 for (TarIndex.Member member : videoMembers) {
                     TarIndex.Member label = labelsByKey.get(TarIndex.sampleKey(member.name()));
-                    boolean labelRead = label != null && index.intact(label);
+                    // A label whose bytes are all there is read, even in a cut sample: its class is the dataset's.
+                    boolean labelRead = label != null && label.within(index.sizeBytes());
                     videos.add(new Video(archive.resolve(member.name()),
                             label == null ? null : archive.resolve(label.name()),
                             labelRead ? labelText(archive, label, channel) : null, index.intact(member)));
@@ -128,7 +129,8 @@ final class TarArchivesLoader {
     /**
      * Every video labelled by its {@code .cls}, or none labelled (class {@link #UNLABELLED}); a mix is refused. Judged on
      * the intact videos: the last sample of an archive cut short may have lost its label with its end, and stays in the
-     * dataset to fail as truncated (counted), never delivered, so any class stands in for its label.
+     * dataset to fail as truncated (counted), never delivered: its label is read when all of it is there (its class is
+     * one of the dataset's), else the first video's stands in.
      */
     private static Dataset label(List<Video> videos) throws InvalidDatasetException {
         List<Video> judged = videos.stream().filter(Video::intact).toList();

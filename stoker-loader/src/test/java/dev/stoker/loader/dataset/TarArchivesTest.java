@@ -195,14 +195,14 @@ class TarArchivesTest {
     @Test
     void anArchiveIsRememberedByItsStampUnlessItJustChanged() throws Exception {
         Path archive = tar("t.tar", "gnu", "a.mp4", "v");
+        // A time ahead of this clock stands for "just now" whatever the machine's load between these lines.
         Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
-        assertThat(ArchiveMembers.index(archive)).as("a time far ahead (clock skew): no sign of a recent write")
-                .isSameAs(ArchiveMembers.index(archive));
+        assertThat(ArchiveMembers.index(archive)).as("just written, as far as this clock can tell")
+                .isNotSameAs(ArchiveMembers.index(archive));
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        assertThat(ArchiveMembers.index(archive)).as("settled").isSameAs(ArchiveMembers.index(archive));
         long now = System.currentTimeMillis();
-        assertThat(FileStamp.settled(now - 60_000, now)).isTrue();
-        assertThat(FileStamp.settled(now + 60_000, now)).isTrue();
         assertThat(FileStamp.settled(now - 1_000, now)).as("changed a second ago").isFalse();
-        assertThat(FileStamp.settled(now + 1_000, now)).as("a clock a second ahead").isFalse();
     }
 
     @Test
@@ -242,9 +242,9 @@ class TarArchivesTest {
         tar("extra-000.tar", "gnu", "c.mp4", "v", "c.cls", "2");
         assertThat(Dataset.open(dir.resolve("train-{000..001}.tar")).entries())
                 .extracting(e -> e.path().getFileName().toString()).containsExactly("a.mp4", "b.mp4");
-        Dataset dataset = Dataset.open(dir.resolve("{extra,train}-000.tar"));
+        Dataset dataset = Dataset.open(dir.resolve("{train,extra}-000.tar"));
         assertThat(dataset.entries()).as("in the pattern's order, not the names'")
-                .extracting(e -> e.path().getFileName().toString()).containsExactly("c.mp4", "a.mp4");
+                .extracting(e -> e.path().getFileName().toString()).containsExactly("a.mp4", "c.mp4");
         assertThat(dataset.classNames()).containsExactly("0", "1", "2");
         assertThatThrownBy(() -> Dataset.open(dir.resolve("train-{000..002}.tar"))).isInstanceOf(NoSuchFileException.class)
                 .hasMessageContaining(dir.resolve("train-002.tar") + ": one of the 3 archives").hasMessageContaining("is not there");

@@ -39,7 +39,7 @@ public final class RemoteVideos {
 
     /** Copies the videos at {@code location} into {@code folder}; the result's source is what to open as the dataset. */
     public static Result copy(String location, URI s3Endpoint, Path folder) throws IOException {
-        if (BracePattern.isPattern(location)) {
+        if (isArchivePattern(location)) {
             return copyNamed(location, s3Endpoint, folder);
         }
         try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
@@ -80,10 +80,26 @@ public final class RemoteVideos {
     }
 
     /**
-     * The archives a brace pattern names ({@code https://host/shards/train-{000000..000009}.tar}, WebDataset's way),
-     * each copied beside the others under its own name: the folder is then a local folder of WebDataset shards.
+     * Whether {@code location} is WebDataset's way of naming archives, {@code https://host/shards/train-{0..9}.tar} (a
+     * query after it allowed): a brace pattern whose path ends in {@code .tar}, rather than a prefix that holds braces.
+     */
+    public static boolean isArchivePattern(String location) {
+        int query = location.indexOf('?');
+        String path = query < 0 ? location : location.substring(0, query);
+        return BracePattern.isPattern(path) && path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar");
+    }
+
+    /**
+     * The archives a brace pattern names, each copied into {@code folder} at its URL's path (so that a pattern over
+     * folders, {@code {a,b}/data.tar}, keeps them apart): the result's source is the same pattern over the copies, which
+     * {@code Dataset.open} reads in the pattern's order.
      */
     private static Result copyNamed(String pattern, URI s3Endpoint, Path folder) throws IOException {
+        int pathStart = pattern.indexOf('/', pattern.indexOf("://") + 3);
+        if (pathStart < 0 || BracePattern.isPattern(pattern.substring(0, pathStart))) {
+            throw new IOException(pattern + ": braces in the host (expected: in the path, as in"
+                    + " https://host/shards/train-{000..009}.tar)");
+        }
         List<String> urls;
         try {
             urls = BracePattern.expand(pattern);
@@ -91,23 +107,36 @@ public final class RemoteVideos {
             throw new IOException(e.getMessage(), e);
         }
         PrivateFiles.createFolders(folder);
-        java.util.Set<String> names = new java.util.HashSet<>();
+        java.util.Set<Path> copies = new java.util.HashSet<>();
         int downloaded = 0;
         long bytes = 0;
         for (String url : urls) {
-            int slash = url.lastIndexOf('/');
-            String name = url.substring(slash + 1);
-            if (!name.toLowerCase(java.util.Locale.ROOT).endsWith(".tar") || !names.add(name)) {
-                throw new IOException(pattern + " names " + url + " (expected: .tar archives of distinct names)");
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (java.net.URISyntaxException e) {
+                throw new IOException(pattern + " names " + url + ", which is no URL: " + e.getReason(), e);
             }
-            // The folder with its slash: an https:// base resolves a name against it, not beside it.
+            String path = uri.getPath();
+            Path copy = path == null ? null : folder.resolve(path.replaceFirst("^/+", "")).normalize();
+            if (copy == null || !copy.startsWith(folder) || !path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar")
+                    || !copies.add(copy)) {
+                throw new IOException(pattern + " names " + url + " (expected: .tar archives, each at a path of its own)");
+            }
+            // The name (and its query) against its folder, with the slash: an https:// base resolves a name against
+            // it, not beside it.
+            int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
+            int slash = url.lastIndexOf('/', end - 1);
             try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
-                long got = fetch(store, name, folder.resolve(name));
+                long got = fetch(store, url.substring(slash + 1), copy);
                 downloaded += got >= 0 ? 1 : 0;
                 bytes += Math.max(0, got);
             }
         }
-        return new Result(folder, urls.size(), downloaded, bytes);
+        int query = pattern.indexOf('?');
+        String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
+        String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+        return new Result(Path.of(folder + local), urls.size(), downloaded, bytes);
     }
 
     private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.store.ShardDataset;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * WebDataset's shard URLs, {@code https://host/shards/train-{000..001}.tar}: each archive the pattern names is copied
- * into the folder under its own name, once (a second copy finds them there), and the folder is then a dataset of
- * WebDataset shards; an archive the server does not have fails the copy, naming it.
+ * into the folder at its URL's path, once (a second copy finds them there), and the same pattern over the copies is a
+ * dataset of WebDataset shards in the pattern's order; an archive the server does not have fails the copy, naming it.
  */
 class RemoteArchivePatternTest {
     @TempDir
@@ -39,10 +40,24 @@ class RemoteArchivePatternTest {
             assertThat(RemoteVideos.copy(pattern, null, copy).downloaded()).as("already there").isZero();
             Dataset dataset = Dataset.open(first.source());
             assertThat(dataset.entries()).extracting(e -> copy.relativize(e.path()).toString())
-                    .containsExactly("train-000.tar/k0.mp4", "train-001.tar/k1.mp4");
+                    .containsExactly("shards/train-000.tar/k0.mp4", "shards/train-001.tar/k1.mp4");
             assertThat(dataset.classNames()).containsExactly("0", "1");
+            // In the pattern's order, and with a query after it (as a Hugging Face URL has).
+            RemoteVideos.Result reversed = RemoteVideos.copy(server.uri() + "shards/train-{001,000}.tar?download=true",
+                    null, dir.resolve("copy3"));
+            assertThat(Dataset.open(reversed.source()).entries()).extracting(e -> e.path().getFileName().toString())
+                    .containsExactly("k1.mp4", "k0.mp4");
             assertThatThrownBy(() -> RemoteVideos.copy(server.uri() + "shards/train-{000..002}.tar", null,
                     dir.resolve("copy2"))).isInstanceOf(IOException.class).hasMessageContaining("train-002.tar");
         }
+    }
+
+    @Test
+    void bracesInAFolderThatIsThereOrInAPrefixOfVideosAreNoPattern() throws IOException {
+        Path shards = Files.createDirectories(dir.resolve("runs/lr{0.1}/shards"));
+        Files.writeString(shards.resolve(ShardDataset.MANIFEST), "{}");
+        assertThat(ShardDataset.isShardDataset(shards.toString(), null)).isTrue();
+        assertThat(RemoteVideos.isArchivePattern("s3://bucket/exp{1}/videos")).isFalse();
+        assertThat(RemoteVideos.isArchivePattern("https://host/s/train-{0..1}.tar?download=true")).isTrue();
     }
 }

@@ -151,13 +151,14 @@ public final class ArchiveMembers {
                 return known;
             }
         }
+        long readAt = System.currentTimeMillis(); // before the read: a write during it must not look settled
         TarIndex index = TarIndex.read(archive);
         Map<String, TarIndex.Member> byName = new HashMap<>(index.members().size() * 2);
         for (TarIndex.Member member : index.members()) {
             byName.put(member.name(), member);
         }
         Indexed indexed = new Indexed(stamp, index, byName);
-        if (FileStamp.settled(stamp.mtimeMillis(), System.currentTimeMillis()) && stamp.sizeBytes() == index.sizeBytes()) {
+        if (FileStamp.settled(stamp.mtimeMillis(), readAt) && stamp.sizeBytes() == index.sizeBytes()) {
             remember(archive, indexed);
         }
         return indexed;

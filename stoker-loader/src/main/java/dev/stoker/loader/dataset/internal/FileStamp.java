@@ -62,12 +62,13 @@ public record FileStamp(long sizeBytes, long mtimeMillis) {
 
     /**
      * Whether what was read of a file last changed at {@code mtimeMillis} (a folder's listing, an archive's index) may
-     * be remembered by its stamp, read at {@code nowMillis}: not if it changed within {@link #RACY_MILLIS} of then, since a second change within the
-     * clock's grain would leave the same stamp (git's rule for racy files). A time far ahead of now (clock skew on a
-     * network mount, files unpacked with their times) is no sign of a recent write: a write sets the time to now.
+     * be remembered by its stamp, read at {@code nowMillis}: not if it changed within {@link #RACY_MILLIS} before
+     * then, or at any time after, since a second change within the clock's grain would leave the same stamp (git's rule
+     * for racy files). A time ahead of this machine's clock (a file server's clock running ahead) may be a write made
+     * just now by that clock, so it too is read every time: slower under clock skew, never stale.
      */
     public static boolean settled(long mtimeMillis, long nowMillis) {
-        return Math.abs(nowMillis - mtimeMillis) > RACY_MILLIS;
+        return nowMillis - mtimeMillis > RACY_MILLIS;
     }
 
     /** Whether the file was there when stamped. */
