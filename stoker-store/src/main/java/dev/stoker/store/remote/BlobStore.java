@@ -24,6 +24,14 @@ public sealed interface BlobStore extends AutoCloseable permits LocalBlobStore, 
     /** The object's size; {@link java.nio.file.NoSuchFileException} naming it when absent. */
     long size(String key) throws IOException;
 
+    /**
+     * What one HEAD tells of an object: its size and its version ({@link Head}); {@link java.nio.file.NoSuchFileException}
+     * naming it when absent.
+     */
+    default Head head(String key) throws IOException {
+        return new Head(size(key), null);
+    }
+
     /** Bytes {@code range} of the object; fewer bytes than asked (past its end, a cut body) is an error. */
     byte[] read(String key, ByteRange range) throws IOException;
 
@@ -49,6 +57,13 @@ public sealed interface BlobStore extends AutoCloseable permits LocalBlobStore, 
 
     @Override
     void close();
+
+    /**
+     * An object's size and version: S3's ETag, HTTP's ETag or else its Last-Modified; null where the store gives none.
+     * A copy of the same size but another version is a copy of what the object was.
+     */
+    record Head(long sizeBytes, String version) {
+    }
 
     /** What a store did: requests sent (retries included), retries, bytes received. */
     record Stats(long requests, long retries, long bytesRead) {

@@ -65,12 +65,19 @@ final class HttpBlobStore implements BlobStore {
 
     @Override
     public long size(String key) throws IOException {
+        return head(key).sizeBytes();
+    }
+
+    @Override
+    public Head head(String key) throws IOException {
         URI uri = base.resolve(key);
         return retry.call(uri + ": HEAD", () -> {
             HttpResponse<Void> response = send(uri, HttpRequest.newBuilder(uri).method("HEAD", HttpRequest.BodyPublishers.noBody()),
                     HttpResponse.BodyHandlers.discarding());
-            return response.headers().firstValueAsLong("Content-Length")
+            long size = response.headers().firstValueAsLong("Content-Length")
                     .orElseThrow(() -> new IOException(uri + ": no Content-Length in the answer to HEAD"));
+            return new Head(size, response.headers().firstValue("ETag")
+                    .or(() -> response.headers().firstValue("Last-Modified")).orElse(null));
         });
     }
 

@@ -71,10 +71,15 @@ public final class RemoteVideos {
         }
         int downloaded = 0;
         long bytes = 0;
-        for (String key : keys) {
-            long got = fetch(store, key, folder.resolve(key));
-            downloaded += got >= 0 ? 1 : 0;
-            bytes += Math.max(0, got);
+        CopiedVersions versions = CopiedVersions.of(folder);
+        try {
+            for (String key : keys) {
+                long got = fetch(store, key, folder.resolve(key), versions);
+                downloaded += got >= 0 ? 1 : 0;
+                bytes += Math.max(0, got);
+            }
+        } finally {
+            versions.save();
         }
         return new Result(folder, keys.size(), downloaded, bytes);
     }
@@ -110,32 +115,38 @@ public final class RemoteVideos {
         java.util.Set<Path> copies = new java.util.HashSet<>();
         int downloaded = 0;
         long bytes = 0;
-        for (String url : urls) {
-            URI uri;
-            try {
-                uri = new URI(url);
-            } catch (java.net.URISyntaxException e) {
-                throw new IOException(pattern + " names " + url + ", which is no URL: " + e.getReason(), e);
+        CopiedVersions versions = CopiedVersions.of(folder);
+        try {
+            for (String url : urls) {
+                URI uri;
+                try {
+                    uri = new URI(url);
+                } catch (java.net.URISyntaxException e) {
+                    throw new IOException(pattern + " names " + url + ", which is no URL: " + e.getReason(), e);
+                }
+                String path = uri.getPath();
+                Path copy = path == null ? null : folder.resolve(path.replaceFirst("^/+", "")).normalize();
+                if (copy == null || !copy.startsWith(folder)
+                        || !path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar") || !copies.add(copy)) {
+                    throw new IOException(pattern + " names " + url
+                            + " (expected: .tar archives, each at a path of its own)");
+                }
+                // The name (and its query) against its folder, with the slash: an https:// base resolves a name against
+                // it, not beside it.
+                int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
+                int slash = url.lastIndexOf('/', end - 1);
+                try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
+                    long got = fetch(store, url.substring(slash + 1), copy, versions);
+                    downloaded += got >= 0 ? 1 : 0;
+                    bytes += Math.max(0, got);
+                }
             }
-            String path = uri.getPath();
-            Path copy = path == null ? null : folder.resolve(path.replaceFirst("^/+", "")).normalize();
-            if (copy == null || !copy.startsWith(folder) || !path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar")
-                    || !copies.add(copy)) {
-                throw new IOException(pattern + " names " + url + " (expected: .tar archives, each at a path of its own)");
-            }
-            // The name (and its query) against its folder, with the slash: an https:// base resolves a name against
-            // it, not beside it.
-            int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
-            int slash = url.lastIndexOf('/', end - 1);
-            try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
-                long got = fetch(store, url.substring(slash + 1), copy);
-                downloaded += got >= 0 ? 1 : 0;
-                bytes += Math.max(0, got);
-            }
+        } finally {
+            versions.save();
         }
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
-        String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+        String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), StandardCharsets.UTF_8);
         return new Result(Path.of(folder + local), urls.size(), downloaded, bytes);
     }
 
@@ -144,28 +155,35 @@ public final class RemoteVideos {
         int files = 0;
         int downloaded = 0;
         long bytes = 0;
-        for (String line : store.manifest().lines().toList()) {
-            String row = line.strip();
-            if (row.isEmpty() || row.startsWith("#")) {
-                continue;
+        CopiedVersions versions = CopiedVersions.of(folder);
+        try {
+            for (String line : store.manifest().lines().toList()) {
+                String row = line.strip();
+                if (row.isEmpty() || row.startsWith("#")) {
+                    continue;
+                }
+                String[] fields = row.split(",", 2);
+                String url = fields[0].strip();
+                if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
+                    continue; // a header row
+                }
+                URI uri = store.resolve(url);
+                Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort())
+                        .resolve(uri.getPath().replaceFirst("^/+", ""))
+                        .normalize();
+                if (!copy.startsWith(folder)) {
+                    throw new IOException(store.location() + ": URL " + url
+                            + " leaves the copy folder (expected: a plain path)");
+                }
+                long got = fetch(store, uri.toString(), copy, versions);
+                files++;
+                downloaded += got >= 0 ? 1 : 0;
+                bytes += Math.max(0, got);
+                local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
+                        .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
             }
-            String[] fields = row.split(",", 2);
-            String url = fields[0].strip();
-            if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
-                continue; // a header row
-            }
-            URI uri = store.resolve(url);
-            Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort()).resolve(uri.getPath().replaceFirst("^/+", ""))
-                    .normalize();
-            if (!copy.startsWith(folder)) {
-                throw new IOException(store.location() + ": URL " + url + " leaves the copy folder (expected: a plain path)");
-            }
-            long got = fetch(store, uri.toString(), copy);
-            files++;
-            downloaded += got >= 0 ? 1 : 0;
-            bytes += Math.max(0, got);
-            local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
-                    .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
+        } finally {
+            versions.save();
         }
         if (files == 0) {
             throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end])");
@@ -178,10 +196,14 @@ public final class RemoteVideos {
         return new Result(manifest, files, downloaded, bytes);
     }
 
-    /** Downloads {@code key} into {@code target} unless a copy of its size is there: the bytes sent, or -1 if kept. */
-    private static long fetch(BlobStore store, String key, Path target) throws IOException {
-        long size = store.size(key);
-        if (Files.isRegularFile(target) && Files.size(target) == size) {
+    /**
+     * Copies {@code key} to {@code target} unless the copy there is the object now (its size, and its version where
+     * {@code versions} and the store know it): the bytes downloaded, or -1 for a copy kept.
+     */
+    private static long fetch(BlobStore store, String key, Path target, CopiedVersions versions) throws IOException {
+        BlobStore.Head head = store.head(key);
+        long size = head.sizeBytes();
+        if (versions.current(target, head)) {
             return -1;
         }
         PrivateFiles.createFolders(target.getParent());
@@ -197,6 +219,7 @@ public final class RemoteVideos {
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(part, target, StandardCopyOption.REPLACE_EXISTING);
         }
+        versions.copied(target, head);
         return size;
     }
 }

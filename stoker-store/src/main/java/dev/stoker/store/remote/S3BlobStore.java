@@ -142,8 +142,16 @@ public final class S3BlobStore implements BlobStore {
 
     @Override
     public long size(String key) throws IOException {
+        return head(key).sizeBytes();
+    }
+
+    @Override
+    public Head head(String key) throws IOException {
         String name = name(key);
-        return retry.call(name + ": HEAD", () -> request(name, () -> s3.headObject(r -> r.bucket(bucket).key(prefix + key)).contentLength()));
+        return retry.call(name + ": HEAD", () -> request(name, () -> {
+            var head = s3.headObject(r -> r.bucket(bucket).key(prefix + key));
+            return new Head(head.contentLength(), head.eTag());
+        }));
     }
 
     @Override

@@ -110,6 +110,9 @@ final class FolderHttpServer implements AutoCloseable {
                     }
                 }
             }
+            // As nginx makes its ETag: from the file's size and time, which a rewrite of the same size still changes.
+            exchange.getResponseHeaders().set("ETag", "\"" + Long.toHexString(Files.getLastModifiedTime(file).toMillis())
+                    + "-" + Long.toHexString(bytes.length) + "\"");
             if (exchange.getRequestMethod().equals("HEAD")) {
                 exchange.getResponseHeaders().set("Content-Length", Long.toString(bytes.length));
                 exchange.sendResponseHeaders(200, -1);

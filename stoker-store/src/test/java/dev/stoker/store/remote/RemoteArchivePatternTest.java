@@ -38,6 +38,16 @@ class RemoteArchivePatternTest {
             assertThat(first.files()).isEqualTo(2);
             assertThat(first.downloaded()).isEqualTo(2);
             assertThat(RemoteVideos.copy(pattern, null, copy).downloaded()).as("already there").isZero();
+            // A label changed inside an archive: the tar's padding keeps its size, its ETag tells.
+            Path changed = served.resolve("train-001.tar");
+            byte[] archive = Files.readAllBytes(changed);
+            String text = new String(archive, java.nio.charset.StandardCharsets.ISO_8859_1);
+            archive[text.indexOf("video 1")] = 'V';
+            Files.write(changed, archive);
+            Files.setLastModifiedTime(changed, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+            RemoteVideos.Result again = RemoteVideos.copy(pattern, null, copy);
+            assertThat(again.downloaded()).as("the changed archive, of the same size, copied again").isEqualTo(1);
+            assertThat(Files.readAllBytes(copy.resolve("shards/train-001.tar"))).isEqualTo(archive);
             Dataset dataset = Dataset.open(first.source());
             assertThat(dataset.entries()).extracting(e -> copy.relativize(e.path()).toString())
                     .containsExactly("shards/train-000.tar/k0.mp4", "shards/train-001.tar/k1.mp4");

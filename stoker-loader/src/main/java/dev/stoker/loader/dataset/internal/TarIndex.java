@@ -101,7 +101,8 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members, boole
                     // pax values are UTF-8, unless the header says its names are raw bytes (a Latin-1 name).
                     boolean binary = "BINARY".equals(ascii(records.get("hdrcharset")));
                     if (records.containsKey("path")) {
-                        paxPath = new String(records.get("path"), binary ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+                        paxPath = new String(records.get("path"),
+                                binary ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
                     }
                     if (records.containsKey("size")) {
                         paxSize = paxNumber(archive, position, ascii(records.get("size")));
