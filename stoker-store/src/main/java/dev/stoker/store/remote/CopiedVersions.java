@@ -66,7 +66,9 @@ final class CopiedVersions {
     void copied(Path copy, BlobStore.Head head) throws IOException {
         String key = key(copy);
         if (head.version() == null || head.version().matches("(?s).*[\t\n].*") || key.indexOf('\n') >= 0) {
-            versions.remove(key);
+            if (versions.remove(key) == null) {
+                return; // nothing known, nothing to know
+            }
         } else if (head.version().equals(versions.put(key, head.version()))) {
             return;
         }
