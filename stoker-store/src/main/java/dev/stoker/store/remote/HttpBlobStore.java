@@ -76,7 +76,8 @@ final class HttpBlobStore implements BlobStore {
                     HttpResponse.BodyHandlers.discarding());
             long size = response.headers().firstValueAsLong("Content-Length")
                     .orElseThrow(() -> new IOException(uri + ": no Content-Length in the answer to HEAD"));
-            return new Head(size, response.headers().firstValue("ETag")
+            // A weak ETag (W/"…": Apache's for a file changed in the last second) names the same bytes once strong.
+            return new Head(size, response.headers().firstValue("ETag").map(tag -> tag.replaceFirst("^W/", ""))
                     .or(() -> response.headers().firstValue("Last-Modified")).orElse(null));
         });
     }

@@ -23,7 +23,7 @@ import java.util.List;
  * {@code https://…} CSV manifest {@code url,label[,start,end]} (URLs absolute or relative to the manifest) becomes a
  * local manifest of the copies. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
  * into a {@code .part} file renamed when complete, so a copy under its own name is always whole; a copy already there
- * with the object's size is kept, so an interrupted copy resumes file by file.
+ * with the object's size and version ({@link CopiedVersions}) is kept, so an interrupted copy resumes file by file.
  */
 public final class RemoteVideos {
     static final long BLOCK_BYTES = 8L << 20;
@@ -71,15 +71,17 @@ public final class RemoteVideos {
         }
         int downloaded = 0;
         long bytes = 0;
-        CopiedVersions versions = CopiedVersions.of(folder);
-        try {
+        try (CopiedVersions versions = CopiedVersions.of(folder)) {
             for (String key : keys) {
-                long got = fetch(store, key, folder.resolve(key), versions);
+                Path copy = folder.resolve(key).normalize();
+                if (!copy.startsWith(folder) || copy.equals(folder)) {
+                    throw new IOException(store.location() + ": key " + key + " leaves the copy folder (expected: a plain"
+                            + " <class>/<video> name)");
+                }
+                long got = fetch(store, key, copy, versions);
                 downloaded += got >= 0 ? 1 : 0;
                 bytes += Math.max(0, got);
             }
-        } finally {
-            versions.save();
         }
         return new Result(folder, keys.size(), downloaded, bytes);
     }
@@ -115,8 +117,7 @@ public final class RemoteVideos {
         java.util.Set<Path> copies = new java.util.HashSet<>();
         int downloaded = 0;
         long bytes = 0;
-        CopiedVersions versions = CopiedVersions.of(folder);
-        try {
+        try (CopiedVersions versions = CopiedVersions.of(folder)) {
             for (String url : urls) {
                 URI uri;
                 try {
@@ -141,8 +142,6 @@ public final class RemoteVideos {
                     bytes += Math.max(0, got);
                 }
             }
-        } finally {
-            versions.save();
         }
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
@@ -155,8 +154,7 @@ public final class RemoteVideos {
         int files = 0;
         int downloaded = 0;
         long bytes = 0;
-        CopiedVersions versions = CopiedVersions.of(folder);
-        try {
+        try (CopiedVersions versions = CopiedVersions.of(folder)) {
             for (String line : store.manifest().lines().toList()) {
                 String row = line.strip();
                 if (row.isEmpty() || row.startsWith("#")) {
@@ -182,8 +180,6 @@ public final class RemoteVideos {
                 local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
                         .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
             }
-        } finally {
-            versions.save();
         }
         if (files == 0) {
             throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end])");
