@@ -35,10 +35,11 @@ __all__ = ["VideoLoader", "Batch", "StokerError", "JvmDiedError"]
 
 
 class VideoLoader:
-    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest, WebDataset ``.tar`` shards) or
-    shards written by ``stoker ingest`` (a folder, or ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an
-    S3-compatible server; ``cache_dir``, ``cache_bytes="20G"``: keep the downloaded blocks on local disk, so that
-    later epochs and runs read them from there).
+    """Batches of clips from a video dataset (``ROOT/<class>/<video>``, a CSV manifest, WebDataset ``.tar`` shards or
+    their pattern ``train-{000000..000099}.tar``) or shards written by ``stoker ingest`` (a folder, or
+    ``s3://bucket/prefix`` / ``https://…``, read in place; ``s3_endpoint`` for an S3-compatible server; ``cache_dir``,
+    ``cache_bytes="20G"``: keep the downloaded blocks on local disk, so that later epochs and runs read them from
+    there).
 
     Iterating yields the batches of one epoch; ``set_epoch(e)`` places the loader at the start of epoch ``e``
     (without it, each iteration continues with the next epoch). Host batches are views of shared memory, valid

@@ -25,7 +25,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Optional;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacketSideData;
 import org.bytedeco.ffmpeg.avformat.AVStream;
@@ -77,17 +76,17 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         String path = file.toString();
         try {
             // A member of a tar archive (WebDataset shards) is mapped in place, as its file would be.
-            Optional<ArchiveMembers.Member> member = ArchiveMembers.find(file);
-            Path mapped = member.map(ArchiveMembers.Member::archive).orElse(file);
+            ArchiveMembers.Member member = ArchiveMembers.find(file).orElse(null);
+            if (member != null && !member.intact()) {
+                throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.TRUNCATED,
+                        ArchiveMembers.truncated(file, member).getMessage());
+            }
+            Path mapped = member != null ? member.archive() : file;
             try (FileChannel channel = FileChannel.open(mapped, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
-                long offset = member.map(m -> m.member().offset()).orElse(0L);
-                long size = member.map(m -> m.member().sizeBytes()).orElse(channel.size());
+                long offset = member != null ? member.member().offset() : 0;
+                long size = member != null ? member.member().sizeBytes() : channel.size();
                 if (size == 0) {
                     throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.EMPTY_FILE, "file has 0 bytes");
-                }
-                if (member.isPresent() && !member.get().intact()) {
-                    throw new VideoException(path, VideoException.Operation.OPEN, FailureReason.TRUNCATED,
-                            ArchiveMembers.truncated(file, member.get()).getMessage());
                 }
                 return open(path, channel.map(FileChannel.MapMode.READ_ONLY, offset, size, arena));
             }

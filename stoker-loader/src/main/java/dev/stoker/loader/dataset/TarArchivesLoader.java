@@ -4,7 +4,6 @@ import dev.stoker.loader.dataset.internal.ArchiveMembers;
 import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.loader.dataset.internal.TarIndex;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -18,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -155,8 +155,8 @@ final class TarArchivesLoader {
             }
         }
         TextLabels labels = TextLabels.of(videos.stream().map(v -> v.labelText != null ? v.labelText : first.labelText)
-                        .toList(), i -> videos.get(i).labelMember != null ? videos.get(i).labelMember.toString()
-                        : videos.get(i).path.toString(), first.labelMember.toString(), "a dataset");
+                        .toList(), i -> String.valueOf(Objects.requireNonNullElse(videos.get(i).labelMember,
+                        videos.get(i).path)), first.labelMember.toString(), "a dataset");
         for (int i = 0; i < videos.size(); i++) {
             int label = labels.labels()[i];
             entries.add(new VideoEntry(videos.get(i).path, label, labels.classNames().get(label)));
@@ -170,13 +170,7 @@ final class TarArchivesLoader {
             throw new InvalidDatasetException(path + ": a label of " + member.sizeBytes() + " bytes (expected: a class"
                     + " index or name, at most " + MAX_LABEL_BYTES + ")");
         }
-        ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
-        while (bytes.hasRemaining()) {
-            if (channel.read(bytes, member.offset() + bytes.position()) < 0) {
-                throw new InvalidDatasetException(path + ": the archive ended while this label was read");
-            }
-        }
-        String text = new String(bytes.array(), StandardCharsets.UTF_8).strip();
+        String text = new String(ArchiveMembers.read(channel, member), StandardCharsets.UTF_8).strip();
         if (text.isEmpty()) {
             throw new InvalidDatasetException(path + ": an empty label (expected: a class index or name)");
         }

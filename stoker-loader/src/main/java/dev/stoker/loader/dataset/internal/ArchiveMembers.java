@@ -113,14 +113,18 @@ public final class ArchiveMembers {
         if (!m.intact()) {
             throw truncated(file, m);
         }
-        ByteBuffer bytes = ByteBuffer.allocate((int) member.sizeBytes());
         try (FileChannel channel = FileChannel.open(m.archive(), StandardOpenOption.READ)) {
-            while (bytes.hasRemaining()) {
-                if (channel.read(bytes, member.offset() + bytes.position()) < 0) {
-                    throw new EOFException(file + ": the archive ended while this member was read");
-                }
-            }
+            return read(channel, member);
+        } catch (EOFException e) {
+            // Cut since it was indexed: named as a member whose archive ended early.
+            throw new EOFException(file + ": the archive ended while this member was read (" + e.getMessage() + ")");
         }
+    }
+
+    /** The bytes of {@code member}, read through {@code channel}, its archive's (open once for many small members). */
+    public static byte[] read(FileChannel channel, TarIndex.Member member) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(member.sizeBytes()));
+        TarIndex.readFully(channel, bytes, member.offset());
         return bytes.array();
     }
 

@@ -159,7 +159,8 @@ public record TarIndex(Path archive, long sizeBytes, List<Member> members, boole
         return dot < 0 ? member : member.substring(0, dot);
     }
 
-    private static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
+    /** Fills {@code buffer} from {@code position} on; the archive ending first is an {@link EOFException}. */
+    static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
         while (buffer.hasRemaining()) {
             int read = channel.read(buffer, position + buffer.position());
             if (read < 0) {

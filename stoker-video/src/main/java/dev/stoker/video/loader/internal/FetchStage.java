@@ -18,8 +18,9 @@ import java.util.function.Function;
 
 /**
  * Reads a video into memory: the one stage that waits on storage. Runs the fetch hook, if any, before each file it
- * reads. A video file is read whole, and so is a member of a tar archive (WebDataset shards), in place; a video stored as a folder of images ({@link FrameFolder}) is listed, its clips
- * drawn, and only the frames they show read (every frame is a keyframe, so nothing else is decoded).
+ * reads. A video file is read whole, and so is a member of a tar archive (WebDataset shards), in place; a video
+ * stored as a folder of images ({@link FrameFolder}) is listed, its clips drawn, and only the frames they show read
+ * (every frame is a keyframe, so nothing else is decoded).
  */
 public final class FetchStage implements Function<VideoTask, FetchedVideo> {
     private final LoaderOptions options;
