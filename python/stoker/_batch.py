@@ -7,27 +7,33 @@ import torch
 class Batch:
     """``video`` (uint8, ``[N,T,H,W,C]`` or ``[N,C,T,H,W]``), ``label`` (int64 ``[N]``) and per-clip metadata.
 
+    ``texts`` holds each clip's text from the dataset (a caption: a ``.txt`` beside the video or in its WebDataset
+    sample, or a manifest's text field), exactly as stored; ``None`` for a clip whose sample has none.
+
     On the host, ``video`` is a view of a shared-memory slot: valid until the loader hands out the batch
     ``hold + 1`` after it (``hold=0``: until the next one). :meth:`detach` returns a copy to keep.
     ``batch["video"]`` works as ``batch.video`` does, for code written against dict batches.
     """
 
-    __slots__ = ("id", "epoch", "video", "label", "paths", "start_seconds", "frame_seconds", "state", "_live", "_source")
+    __slots__ = ("id", "epoch", "video", "label", "paths", "texts", "start_seconds", "frame_seconds", "state", "_live",
+                 "_source")
 
     def __init__(self, batch_id: int, epoch: int, video: torch.Tensor, label: torch.Tensor, paths: List[str],
-                 start_seconds: List[float], frame_seconds: List[List[float]], state: dict):
+                 start_seconds: List[float], frame_seconds: List[List[float]], state: dict,
+                 texts: Optional[List[Optional[str]]] = None):
         self.id = batch_id
         self.epoch = epoch
         self.video = video
         self.label = label
         self.paths = paths
+        self.texts = texts if texts is not None else [None] * len(paths)
         self.start_seconds = start_seconds
         self.frame_seconds = frame_seconds
         self.state = state
         self._live = True
         self._source = None   # the JVM session that wrote it (the loader gives a slot back only to that one)
 
-    _KEYS = ("video", "label", "paths", "start_seconds", "frame_seconds")
+    _KEYS = ("video", "label", "paths", "texts", "start_seconds", "frame_seconds")
 
     def __getitem__(self, key: str):
         if key not in Batch._KEYS:
@@ -48,14 +54,15 @@ class Batch:
     def detach(self) -> "Batch":
         """A copy that owns its memory: keep it as long as you like."""
         copy = Batch(self.id, self.epoch, self.video.clone(), self.label.clone(), list(self.paths),
-                     list(self.start_seconds), [list(t) for t in self.frame_seconds], dict(self.state))
+                     list(self.start_seconds), [list(t) for t in self.frame_seconds], dict(self.state),
+                     list(self.texts))
         copy._live = True
         return copy
 
     def to(self, device, non_blocking: bool = False) -> "Batch":
         moved = Batch(self.id, self.epoch, self.video.to(device, non_blocking=non_blocking),
                       self.label.to(device, non_blocking=non_blocking), self.paths, self.start_seconds,
-                      self.frame_seconds, self.state)
+                      self.frame_seconds, self.state, self.texts)
         return moved
 
     def __repr__(self) -> str:

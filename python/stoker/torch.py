@@ -324,7 +324,8 @@ class VideoLoader:
         else:
             video = self._slots.tensor(m["id"], m["slot"], m["offset"], m["nbytes"], m["shape"])
             label = torch.tensor(m["labels"], dtype=torch.int64)
-        batch = Batch(m["id"], m["epoch"], video, label, m["paths"], m["start_seconds"], m["frame_seconds"], m["state"])
+        batch = Batch(m["id"], m["epoch"], video, label, m["paths"], m["start_seconds"], m["frame_seconds"], m["state"],
+                      m["texts"])
         batch._source = self._process
         self._restarts.delivered()
         self._position = m["state"]

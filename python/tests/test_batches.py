@@ -258,8 +258,9 @@ def test_folders_of_jpeg_frames_load_as_videos(tmp_path):
 
 
 def test_webdataset_tar_shards_give_the_batches_of_the_files_they_hold(dataset, tmp_path):
-    """WebDataset shards written by Python's tarfile (<key>.mp4 beside <key>.cls, plus a caption the loader does not
-    read) are read in place: the same clips and pixels as the same files listed in a manifest in the same order."""
+    """WebDataset shards written by Python's tarfile (<key>.mp4 beside <key>.cls and, for all but one sample, a <key>.txt
+    caption) are read in place: the same clips, pixels and captions (batch.texts) as the same files listed in a manifest
+    in the same order, whose fifth field is the caption."""
     import tarfile
 
     videos = sorted(dataset.glob("*/*"))
@@ -269,29 +270,40 @@ def test_webdataset_tar_shards_give_the_batches_of_the_files_they_hold(dataset, 
     rows = []
     for s, part in enumerate((videos[: len(videos) // 2], videos[len(videos) // 2:])):
         with tarfile.open(shards / f"train-{s:06d}.tar", "w", format=tarfile.PAX_FORMAT) as tar:
-            for video in part:
+            for i, video in enumerate(part):
                 key = f"{video.parent.name}_{video.stem}".replace(".", "_")
                 label = classes.index(video.parent.name)
                 tar.add(video.resolve(), arcname=f"{key}{video.suffix}")
-                for ext, text in (("cls", str(label)), ("txt", "a caption")):
+                caption = None if (s, i) == (0, 1) else f"{key}: a person, \u00e9t\u00e9 \u6f22\n"
+                members = [("cls", str(label))] + ([("txt", caption)] if caption is not None else [])
+                for ext, text in members:
+                    data = text.encode()
                     info = tarfile.TarInfo(f"{key}.{ext}")
-                    info.size = len(text)
-                    tar.addfile(info, io.BytesIO(text.encode()))
-                rows.append(f"{video.resolve()},{label}")
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+                quoted = "" if caption is None else ',,,"' + caption.rstrip("\n").replace('"', '""') + '"'
+                rows.append(f"{video.resolve()},{label}{quoted}")
     manifest = tmp_path / "files.csv"
-    manifest.write_text("\n".join(rows) + "\n")
+    manifest.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
     def load(source):
         with VideoLoader(source, frames=4, stride=2, size=48, batch_size=3, seed=5, crop="random", flip=True) as loader:
-            return [(batch.label.tolist(), batch.frame_seconds, batch.video.clone()) for batch in loader], loader.failures
+            return [(batch.label.tolist(), batch.frame_seconds, batch.video.clone(), batch.detach().texts, batch["texts"])
+                    for batch in loader], loader.failures
 
     from_shards, shard_failures = load(shards)
     from_files, file_failures = load(manifest)
     assert not shard_failures and not file_failures
     assert len(from_shards) == len(from_files) > 0
+    texts = [t for b in from_shards for t in b[3]]
+    assert None in texts and sum(t is not None for t in texts) == len(videos) - 1
+    assert all(t is None or t.endswith(": a person, \u00e9t\u00e9 \u6f22\n") for t in texts)
     for a, b in zip(from_shards, from_files):
         assert a[0] == b[0] and a[1] == b[1]
         assert torch.equal(a[2], b[2])
+        assert a[3] == a[4]
+        # The manifest's caption has no newline (a CSV line cannot hold one): all else is the same.
+        assert [t and t.rstrip("\n") for t in a[3]] == b[3]
     (tmp_path / "list.txt").write_text("x")
     with pytest.raises(ValueError, match="not a CSV manifest or a .tar archive"):
         VideoLoader(tmp_path / "list.txt")

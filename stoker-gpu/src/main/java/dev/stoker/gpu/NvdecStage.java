@@ -63,7 +63,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
                 DecodedClip c = made.get(i);
                 double[] times = c.ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
                 ClipInfo info = new ClipInfo(task.entry().path(), task.entry().label(), times, c.decodedFrames(),
-                        c.leadFrames());
+                        c.leadFrames(), task.entry().text());
                 out.add(new DeviceClip(task, task.firstClip() + i, task.firstClip() + made.size(), info, buffers.get(i),
                         decoded.path()));
                 clips.increment();

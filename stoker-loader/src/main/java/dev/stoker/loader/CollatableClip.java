@@ -4,6 +4,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A decoded clip waiting to be collated, whatever holds its pixels (a pooled one-clip buffer, a mapped shard):
@@ -14,6 +15,9 @@ public interface CollatableClip extends AutoCloseable {
     Path sourcePath();
 
     int label();
+
+    /** Its sample's text in the dataset (what the batch's {@link ClipInfo#text()} carries); empty when none. */
+    Optional<String> text();
 
     DecodedClip decoded();
 

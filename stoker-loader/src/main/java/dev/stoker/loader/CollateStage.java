@@ -37,7 +37,7 @@ public final class CollateStage<C extends CollatableClip> implements Function<Li
                 C clip = clips.get(i);
                 double[] times = clip.decoded().ptsSeconds().stream().mapToDouble(Double::doubleValue).toArray();
                 clip.writeTo(batch, i, new ClipInfo(clip.sourcePath(), clip.label(), times, clip.decoded().decodedFrames(),
-                        clip.leadFrames()));
+                        clip.leadFrames(), clip.text()));
             }
             if (!clips.isEmpty()) {
                 collated.accept(batch, clips.getLast());

@@ -52,7 +52,7 @@ final class ManifestMerge {
             }
             for (Manifest.SampleRow r : part.samples()) {
                 rows.add(new Manifest.SampleRow(r.shard() + offset, r.record(), r.sourceIndex(), r.label(), r.frames(),
-                        r.fps(), r.durationSeconds(), r.width(), r.height(), r.payloadBytes(), r.source()));
+                        r.fps(), r.durationSeconds(), r.width(), r.height(), r.payloadBytes(), r.source(), r.text()));
             }
             failed.addAll(part.failed());
             payload += part.payloadBytes();

@@ -21,6 +21,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An ingested dataset: the folder {@code stoker ingest} wrote, opened for reading. Shards are
@@ -72,7 +73,7 @@ public final class ShardDataset implements AutoCloseable {
             Manifest.SampleRow row = manifest.samples().get(i);
             samples[i] = new SampleInfo(i, row.label(), manifest.classNames().get(row.label()), row.frames(), row.fps(),
                     row.durationSeconds(), row.width(), row.height(), Path.of(row.source()), row.sourceIndex(),
-                    manifest.shards().get(row.shard()).file(), row.record());
+                    manifest.shards().get(row.shard()).file(), row.record(), Optional.ofNullable(row.text()));
         }
     }
 

@@ -8,18 +8,24 @@ import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.Resize;
+import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.Failure;
+import dev.stoker.store.ingest.Ingest;
+import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.loader.ShardLoader;
 import dev.stoker.video.loader.VideoLoader;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -74,6 +80,34 @@ class ShardLoaderTest {
             assertThat(shard.label()).isEqualTo(source.label());
             assertThat(shard.frameTimestampsSeconds()).isEqualTo(source.frameTimestampsSeconds());
         }
+    }
+
+    @Test
+    void anIngestKeepsEachSamplesTextAndTheShardLoaderDeliversIt() throws IOException {
+        Dataset demo = DemoSource.dataset();
+        List<VideoEntry> captioned = new ArrayList<>();
+        for (int i = 0; i < demo.size(); i++) {
+            VideoEntry e = demo.get(i);
+            captioned.add(new VideoEntry(e.path(), e.label(), e.className(), e.startSeconds(), e.endSeconds(),
+                    i == 1 ? Optional.empty() : Optional.of("video " + i + ", \u6f22\n")));
+        }
+        Ingest.run(new Dataset(captioned, demo.classNames()), dest, DemoSource.options(IngestOptions.VIDEO), 2,
+                IngestListener.NONE);
+        String manifest = Files.readString(dest.resolve(ShardDataset.MANIFEST));
+        assertThat(manifest).as("a sample without text writes none").contains("\"text\" : \"video 0, \u6f22\\n\"");
+        assertThat(manifest.split("\"text\"", -1)).hasSize(demo.size());
+        Map<Path, Optional<String>> texts = new HashMap<>();
+        captioned.forEach(e -> texts.put(e.path().toAbsolutePath().normalize(), e.text()));
+        List<ClipInfo> delivered = new ArrayList<>();
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options())) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    delivered.addAll(batch.clips());
+                }
+            }
+        }
+        assertThat(delivered).hasSize(demo.size())
+                .allSatisfy(c -> assertThat(c.text()).as(c.path().toString()).isEqualTo(texts.get(c.path())));
     }
 
     @ParameterizedTest(name = "flip and jitter: {0}")

@@ -3,6 +3,7 @@ package dev.stoker.loader.batch;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What one clip in a batch came from: the file, its label, the presentation time of each frame it holds
@@ -11,16 +12,24 @@ import java.util.Objects;
  * @param leadFrames the decode lead of the clip's first frame in the video it was cut from, by that video's index:
  *                   frames between the keyframe a decode must start at and the frame (what
  *                   {@code --max-lead-frames} bounds); -1 when not known
+ * @param text the text its sample carries in the dataset (a caption), as the dataset holds it; empty when none
  */
-public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded, int leadFrames) {
+public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded, int leadFrames,
+                       Optional<String> text) {
 
-    /** A clip whose decode lead is not known. */
+    /** A clip without text. */
+    public ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded, int leadFrames) {
+        this(path, label, frameTimestampsSeconds, framesDecoded, leadFrames, Optional.empty());
+    }
+
+    /** A clip without text whose decode lead is not known. */
     public ClipInfo(Path path, int label, double[] frameTimestampsSeconds, int framesDecoded) {
-        this(path, label, frameTimestampsSeconds, framesDecoded, -1);
+        this(path, label, frameTimestampsSeconds, framesDecoded, -1, Optional.empty());
     }
 
     public ClipInfo {
         Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(text, "text");
         if (label < 0) {
             throw new IllegalArgumentException("label: " + label + " (expected: 0+)");
         }
@@ -42,17 +51,18 @@ public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, in
     public boolean equals(Object other) {
         return other instanceof ClipInfo that && path.equals(that.path) && label == that.label
                 && framesDecoded == that.framesDecoded && leadFrames == that.leadFrames
-                && Arrays.equals(frameTimestampsSeconds, that.frameTimestampsSeconds);
+                && Arrays.equals(frameTimestampsSeconds, that.frameTimestampsSeconds) && text.equals(that.text);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(path, label, framesDecoded, leadFrames, Arrays.hashCode(frameTimestampsSeconds));
+        return Objects.hash(path, label, framesDecoded, leadFrames, Arrays.hashCode(frameTimestampsSeconds), text);
     }
 
     @Override
     public String toString() {
         return "ClipInfo[path=" + path + ", label=" + label + ", frameTimestampsSeconds="
-                + Arrays.toString(frameTimestampsSeconds) + ", framesDecoded=" + framesDecoded + ", leadFrames=" + leadFrames + "]";
+                + Arrays.toString(frameTimestampsSeconds) + ", framesDecoded=" + framesDecoded + ", leadFrames=" + leadFrames
+                + text.map(t -> ", text=" + t.length() + " chars").orElse("") + "]";
     }
 }

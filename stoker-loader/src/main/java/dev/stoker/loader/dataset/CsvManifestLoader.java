@@ -8,12 +8,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
-/** Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in. */
+/**
+ * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a fifth
+ * field, the sample's text (a caption; quote it when it holds a comma): {@code path,label,start,end,text}, the range may
+ * be empty ({@code a.mp4,3,,,a dog runs}). Under a header {@code path,label,text}, three fields are path, label and text
+ * (without that header a third field is an error, not a text: it is more likely a range missing its end).
+ */
 final class CsvManifestLoader {
 
-    private record Row(int line, Path path, String label, OptionalDouble start, OptionalDouble end) {
+    private record Row(int line, Path path, String label, OptionalDouble start, OptionalDouble end,
+                       Optional<String> text) {
     }
 
     private CsvManifestLoader() {
@@ -24,6 +31,7 @@ final class CsvManifestLoader {
         Path base = manifest.toAbsolutePath().getParent();
         List<Row> rows = new ArrayList<>(lines.size());
         boolean firstDataLine = true;
+        boolean textThird = false;
         for (int i = 0; i < lines.size(); i++) {
             String text = i == 0 ? stripByteOrderMark(lines.get(i)) : lines.get(i);
             if (text.isBlank() || text.stripLeading().startsWith("#")) {
@@ -32,13 +40,14 @@ final class CsvManifestLoader {
             List<String> fields = split(text, manifest, i + 1);
             if (firstDataLine && isHeader(fields)) {
                 firstDataLine = false;
+                textThird = fields.size() == 3 && fields.get(2).equalsIgnoreCase("text");
                 continue;
             }
             firstDataLine = false;
-            rows.add(parse(fields, base, manifest, i + 1));
+            rows.add(parse(fields, textThird, base, manifest, i + 1));
         }
         if (rows.isEmpty()) {
-            throw new InvalidDatasetException(manifest + " lists no videos (expected: lines path,label[,start,end])");
+            throw new InvalidDatasetException(manifest + " lists no videos (expected: lines path,label[,start,end,text])");
         }
         return label(rows, manifest);
     }
@@ -48,10 +57,15 @@ final class CsvManifestLoader {
                 || (fields.size() > 1 && fields.get(1).equalsIgnoreCase("label"));
     }
 
-    private static Row parse(List<String> fields, Path base, Path manifest, int line) throws InvalidDatasetException {
-        if (fields.size() != 2 && fields.size() != 4) {
-            throw error(manifest, line, fields.size() + " fields (expected: path,label or path,label,start,end)");
+    private static Row parse(List<String> fields, boolean textThird, Path base, Path manifest, int line)
+            throws InvalidDatasetException {
+        int size = fields.size();
+        if (textThird ? size != 3 : size != 2 && size != 4 && size != 5) {
+            throw error(manifest, line, size + " fields (expected: " + (textThird ? "path,label,text, as the header says"
+                    : "path,label or path,label,start,end[,text]") + "; quote a text that holds a comma)");
         }
+        boolean ranged = size >= 4;
+        Optional<String> text = textThird || size == 5 ? Optional.of(fields.getLast()) : Optional.empty();
         String pathText = fields.get(0);
         if (pathText.isEmpty()) {
             throw error(manifest, line, "path is empty (expected: a file path)");
@@ -69,14 +83,14 @@ final class CsvManifestLoader {
         }
         OptionalDouble start = OptionalDouble.empty();
         OptionalDouble end = OptionalDouble.empty();
-        if (fields.size() == 4) {
+        if (ranged) {
             start = seconds(fields.get(2), "start", manifest, line);
             end = seconds(fields.get(3), "end", manifest, line);
             if (end.isPresent() && !(end.getAsDouble() > start.orElse(0))) {
                 throw error(manifest, line, "end " + fields.get(3) + " (expected: > start " + start.orElse(0) + ")");
             }
         }
-        return new Row(line, path, label, start, end);
+        return new Row(line, path, label, start, end, text);
     }
 
     private static OptionalDouble seconds(String text, String name, Path manifest, int line)
@@ -104,7 +118,7 @@ final class CsvManifestLoader {
         for (int i = 0; i < rows.size(); i++) {
             Row row = rows.get(i);
             int label = labels.labels()[i];
-            entries.add(new VideoEntry(row.path, label, labels.classNames().get(label), row.start, row.end));
+            entries.add(new VideoEntry(row.path, label, labels.classNames().get(label), row.start, row.end, row.text));
         }
         return new Dataset(entries, labels.classNames());
     }

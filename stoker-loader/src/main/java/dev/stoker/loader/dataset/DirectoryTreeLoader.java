@@ -7,12 +7,19 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
 
 /**
  * Reads {@code ROOT/<class>/<video>} trees, the layout Kinetics, UCF101 and HMDB51 ship in. A video is a file, or a
  * folder of its frames as images ({@code ROOT/<class>/<video>/img_00001.jpg}: mmaction2's rawframes); a folder with no
- * image in it is not a video.
+ * image in it is not a video. A {@code .txt} file named as a video is less its extension ({@code clip.txt} beside
+ * {@code clip.mp4}, or beside the folder {@code clip/}) is that video's text ({@link SampleText}), not a video.
  */
 final class DirectoryTreeLoader {
 
@@ -38,8 +45,16 @@ final class DirectoryTreeLoader {
             Path classDir = classDirs.get(label);
             String className = classDir.getFileName().toString();
             classNames.add(className);
-            for (Path video : sortedChildren(classDir, null)) {
-                entries.add(new VideoEntry(video, label, className));
+            List<Path> children = sortedChildren(classDir, null);
+            Map<String, Path> texts = textsOf(children);
+            Set<Path> textFiles = new HashSet<>(texts.values());
+            for (Path video : children) {
+                if (textFiles.contains(video)) {
+                    continue;
+                }
+                Path text = texts.isEmpty() ? null : texts.get(stem(video));
+                entries.add(new VideoEntry(video, label, className, OptionalDouble.empty(), OptionalDouble.empty(),
+                        text == null ? Optional.empty() : Optional.of(SampleText.read(text))));
             }
         }
         if (entries.isEmpty()) {
@@ -78,6 +93,38 @@ final class DirectoryTreeLoader {
         }
         children.sort(Comparator.comparing(p -> p.getFileName().toString()));
         return children;
+    }
+
+    /**
+     * The {@code .txt} files among a class folder's {@code children} that pair with another child (a video), by that
+     * video's {@link #stem}. A {@code .txt} that pairs with nothing stays a video, as any other file does, and fails
+     * as one (counted).
+     */
+    private static Map<String, Path> textsOf(List<Path> children) {
+        Map<String, Path> candidates = new HashMap<>();
+        for (Path child : children) {
+            String name = child.getFileName().toString();
+            if (SampleText.isTextName(name) && Files.isRegularFile(child)) {
+                candidates.put(name.substring(0, name.length() - SampleText.EXTENSION.length() - 1), child);
+            }
+        }
+        Map<String, Path> texts = new HashMap<>();
+        if (!candidates.isEmpty()) {
+            for (Path child : children) {
+                Path text = candidates.get(stem(child));
+                if (text != null && !text.equals(child)) {
+                    texts.put(stem(child), text);
+                }
+            }
+        }
+        return texts;
+    }
+
+    /** A video's name less its extension ({@code clip} for {@code clip.mp4}); a folder of frames' whole name. */
+    private static String stem(Path video) {
+        String name = video.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return dot > 0 && !Files.isDirectory(video) ? name.substring(0, dot) : name;
     }
 
     /** Whether {@code folder} holds a frame image: it is a video stored as its frames. Stops at the first. */

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 
 /**
@@ -25,8 +27,9 @@ import java.util.Set;
  * first dot of its file name ({@code clips/abc.mp4} and {@code clips/abc.cls} are the sample {@code clips/abc}). Each
  * video member ({@link #VIDEO_EXTENSIONS}) is a video of the dataset, read in place as
  * {@code <archive>/<member>}; its sample's {@code .cls} member, if any, is its label (text: an integer, or a class name,
- * as a manifest's labels are: {@link TextLabels}). Archives are taken in name order and members in archive order, so
- * that the order is the same everywhere. Other members ({@code .json}, {@code .txt}) are not read.
+ * as a manifest's labels are: {@link TextLabels}), and its {@code .txt} member, if any, its text (a caption, as
+ * video2dataset writes it: {@link SampleText}). Archives are taken in name order and members in archive order, so
+ * that the order is the same everywhere. Other members ({@code .json}) are not read.
  */
 final class TarArchivesLoader {
     /** The extensions (after the last dot, any case) of members that are videos. */
@@ -38,7 +41,7 @@ final class TarArchivesLoader {
     static final int MAX_LABEL_BYTES = 1024;
 
     /** A video member; {@code intact} false: cut away with its archive's end, so that its fetch fails as truncated. */
-    private record Video(Path path, Path labelMember, String labelText, boolean intact) {
+    private record Video(Path path, Path labelMember, String labelText, Optional<String> text, boolean intact) {
     }
 
     private TarArchivesLoader() {
@@ -94,6 +97,7 @@ final class TarArchivesLoader {
                 throw new InvalidDatasetException(e.getMessage());
             }
             Map<String, TarIndex.Member> labelsByKey = new HashMap<>();
+            Map<String, TarIndex.Member> textsByKey = new HashMap<>();
             List<TarIndex.Member> videoMembers = new ArrayList<>();
             for (TarIndex.Member member : index.members()) {
                 if (member.name().substring(member.name().lastIndexOf('/') + 1).startsWith(".")) {
@@ -102,19 +106,27 @@ final class TarArchivesLoader {
                 String extension = extension(member.name());
                 if (extension.equals("cls")) {
                     labelsByKey.put(TarIndex.sampleKey(member.name()), member);
+                } else if (extension.equals(SampleText.EXTENSION)) {
+                    textsByKey.put(TarIndex.sampleKey(member.name()), member);
                 } else if (VIDEO_EXTENSIONS.contains(extension.substring(extension.lastIndexOf('.') + 1))) {
                     videoMembers.add(member);
                 }
             }
-            // One channel an archive for its labels: a shard of 10^4 samples has as many.
+            // One channel an archive for its labels and texts: a shard of 10^4 samples has as many.
             try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
                 for (TarIndex.Member member : videoMembers) {
-                    TarIndex.Member label = labelsByKey.get(TarIndex.sampleKey(member.name()));
+                    String key = TarIndex.sampleKey(member.name());
+                    TarIndex.Member label = labelsByKey.get(key);
+                    TarIndex.Member text = textsByKey.get(key);
                     // A label whose bytes are all there is read, even in a cut sample: its class is the dataset's.
                     boolean labelRead = label != null && label.within(index.sizeBytes());
+                    boolean intact = index.intact(member);
                     videos.add(new Video(archive.resolve(member.name()),
                             label == null ? null : archive.resolve(label.name()),
-                            labelRead ? labelText(archive, label, channel) : null, index.intact(member)));
+                            labelRead ? labelText(archive, label, channel) : null,
+                            // A cut sample is never delivered: its text, perhaps cut too, is not read.
+                            text != null && intact ? Optional.of(text(archive, text, channel)) : Optional.empty(),
+                            intact));
                 }
             }
         }
@@ -144,7 +156,7 @@ final class TarArchivesLoader {
                 }
             }
             for (Video video : videos) {
-                entries.add(new VideoEntry(video.path, 0, UNLABELLED));
+                entries.add(entry(video, 0, UNLABELLED));
             }
             return new Dataset(entries, List.of(UNLABELLED));
         }
@@ -159,9 +171,21 @@ final class TarArchivesLoader {
                         videos.get(i).path)), first.labelMember.toString(), "a dataset");
         for (int i = 0; i < videos.size(); i++) {
             int label = labels.labels()[i];
-            entries.add(new VideoEntry(videos.get(i).path, label, labels.classNames().get(label)));
+            entries.add(entry(videos.get(i), label, labels.classNames().get(label)));
         }
         return new Dataset(entries, labels.classNames());
+    }
+
+    private static VideoEntry entry(Video video, int label, String className) {
+        return new VideoEntry(video.path, label, className, OptionalDouble.empty(), OptionalDouble.empty(), video.text);
+    }
+
+    private static String text(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {
+        Path path = archive.resolve(member.name());
+        if (member.sizeBytes() > SampleText.MAX_BYTES) {
+            throw SampleText.tooLong(path, member.sizeBytes());
+        }
+        return SampleText.decode(ArchiveMembers.read(channel, member), path);
     }
 
     private static String labelText(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {

@@ -2,6 +2,7 @@ package dev.stoker.loader.dataset;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -13,15 +14,18 @@ import java.util.OptionalDouble;
  * @param className the class name the label stands for
  * @param startSeconds where the usable range starts; empty means the start of the video
  * @param endSeconds where the usable range ends; empty means the end of the video
+ * @param text the sample's text (a caption, as video-text datasets pair with each clip), exactly as the dataset holds
+ *             it; empty when the dataset gives the sample none
  */
 public record VideoEntry(Path path, int label, String className, OptionalDouble startSeconds,
-                         OptionalDouble endSeconds) {
+                         OptionalDouble endSeconds, Optional<String> text) {
 
     public VideoEntry {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(className, "className");
         Objects.requireNonNull(startSeconds, "startSeconds");
         Objects.requireNonNull(endSeconds, "endSeconds");
+        Objects.requireNonNull(text, "text");
         if (label < 0) {
             throw new IllegalArgumentException("label: " + label + " (expected: 0+)");
         }
@@ -37,8 +41,13 @@ public record VideoEntry(Path path, int label, String className, OptionalDouble 
         }
     }
 
-    /** A whole-video entry. */
+    /** An entry without text. */
+    public VideoEntry(Path path, int label, String className, OptionalDouble startSeconds, OptionalDouble endSeconds) {
+        this(path, label, className, startSeconds, endSeconds, Optional.empty());
+    }
+
+    /** A whole-video entry without text. */
     public VideoEntry(Path path, int label, String className) {
-        this(path, label, className, OptionalDouble.empty(), OptionalDouble.empty());
+        this(path, label, className, OptionalDouble.empty(), OptionalDouble.empty(), Optional.empty());
     }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,7 +106,12 @@ class DatasetLoadingTest {
 
     @Test
     void csvErrorsNameTheLine() throws IOException {
-        assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end)");
+        assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end[,text];");
+        assertCsvError("a.mp4,1,2.5\n", "line 1: 3 fields (expected: path,label or path,label,start,end[,text]; quote a"
+                + " text that holds a comma)");
+        assertCsvError("path,label,text\na.mp4,1,a cat,sleeping\n", "line 2: 4 fields (expected: path,label,text, as"
+                + " the header says");
+        assertCsvError("a.mp4,1,,,a,b\n", "line 1: 6 fields");
         assertCsvError("a.mp4,1\nb.mp4,archery\n", "line 2: label 'archery' is a class name, but line 1 has integer");
         assertCsvError("a.mp4,1,x,2\n", "line 1: start 'x' (expected: seconds");
         assertCsvError("a.mp4,1,5,2\n", "line 1: end 2 (expected: > start 5.0)");
@@ -113,6 +119,47 @@ class DatasetLoadingTest {
         assertCsvError("a.mp4,\n", "line 1: label is empty");
         assertCsvError("\"a.mp4,1\n", "line 1: unterminated quote");
         assertCsvError("path,label\n", "lists no videos");
+    }
+
+    @Test
+    void aCsvsFifthFieldOrAThirdUnderATextHeaderIsTheSamplesTextKeptAsWritten() throws IOException {
+        Path ranged = Files.writeString(dir.resolve("captions.csv"), """
+                a.mp4,0,,,a dog catches a frisbee
+                a.mp4,0,2,4,"the dog, now running: ""fast"" "
+                b.mp4,1,0,3,
+                c.mp4,1
+                """);
+        Dataset dataset = Dataset.open(ranged);
+        assertThat(dataset.entries()).extracting(VideoEntry::text).containsExactly(
+                Optional.of("a dog catches a frisbee"), Optional.of("the dog, now running: \"fast\""), Optional.of(""),
+                Optional.empty());
+        assertThat(dataset.get(1).startSeconds()).isEqualTo(OptionalDouble.of(2));
+        Path headed = Files.writeString(dir.resolve("headed.csv"), "path,label,text\na.mp4,0,\u00e9t\u00e9 \u6f22\n");
+        assertThat(Dataset.open(headed).get(0).text()).hasValue("\u00e9t\u00e9 \u6f22");
+        assertThat(Dataset.open(headed).get(0).startSeconds()).isEmpty();
+    }
+
+    @Test
+    void aTxtBesideAVideoInATreeIsItsTextAndNoVideoWhileAnUnpairedTxtStaysAVideo() throws IOException {
+        touch("archery/a.mp4");
+        Files.writeString(dir.resolve("archery/a.txt"), "a man draws a bow\n");
+        touch("archery/b.mkv");
+        touch("archery/frames/img_00001.jpg");
+        Files.write(dir.resolve("archery/frames.txt"), "\u00e9lan".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        touch("archery/notes.txt");
+
+        Dataset dataset = Dataset.open(dir);
+
+        assertThat(dataset.entries()).extracting(e -> dir.relativize(e.path()).toString())
+                .containsExactly("archery/a.mp4", "archery/b.mkv", "archery/frames", "archery/notes.txt");
+        assertThat(dataset.entries()).extracting(VideoEntry::text).containsExactly(Optional.of("a man draws a bow\n"),
+                Optional.empty(), Optional.of("\u00e9lan"), Optional.empty());
+        Files.write(dir.resolve("archery/b.txt"), new byte[] {(byte) 0xC3, (byte) 0x28});
+        assertThatThrownBy(() -> Dataset.open(dir)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining(dir.resolve("archery/b.txt") + ": a text that is not UTF-8");
+        Files.write(dir.resolve("archery/b.txt"), new byte[SampleText.MAX_BYTES + 1]);
+        assertThatThrownBy(() -> Dataset.open(dir)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining(dir.resolve("archery/b.txt") + ": a text of 1048577 bytes (expected: a caption");
     }
 
     private void assertCsvError(String content, String message) throws IOException {

@@ -16,6 +16,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -295,5 +296,24 @@ class TarArchivesTest {
             assertThat(m.archive()).isEqualTo(archive);
             assertThat(m.member().name()).isEqualTo("a.mp4");
         });
+    }
+
+    @Test
+    void aSamplesTxtMemberIsItsTextReadAsStoredAndACutSamplesIsNotRead() throws Exception {
+        Path archive = tar("t.tar", "gnu", "a.mp4", "1", "a.txt", "a cat on a mat\n", "a.cls", "0", "b.mp4", "2",
+                "b.cls", "0", "c.mp4", "3", "c.cls", "0", "c.txt", "c".repeat(2000));
+        assertThat(Dataset.open(archive).entries()).extracting(VideoEntry::text).containsExactly(
+                Optional.of("a cat on a mat\n"), Optional.empty(), Optional.of("c".repeat(2000)));
+        // Cut inside c.txt: the sample is cut, never delivered, and its text is not read (nor refused).
+        long textData = TarIndex.read(archive).members().get(7).offset();
+        Files.write(archive, Arrays.copyOf(Files.readAllBytes(archive), (int) textData + 100));
+        assertThat(Dataset.open(archive).entries()).extracting(VideoEntry::text)
+                .containsExactly(Optional.of("a cat on a mat\n"), Optional.empty(), Optional.empty());
+        Path latin1 = tar("l.tar", "gnu", "a.mp4", "1", "a.txt", "x");
+        byte[] bytes = Files.readAllBytes(latin1);
+        bytes[(int) TarIndex.read(latin1).members().get(1).offset()] = (byte) 0xE9;
+        Files.write(latin1, bytes);
+        assertThatThrownBy(() -> Dataset.open(latin1)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessageContaining(latin1.resolve("a.txt") + ": a text that is not UTF-8");
     }
 }

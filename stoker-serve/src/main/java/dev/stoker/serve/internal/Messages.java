@@ -69,9 +69,15 @@ public final class Messages {
         ArrayNode paths = m.putArray("paths");
         ArrayNode starts = m.putArray("start_seconds");
         ArrayNode frames = m.putArray("frame_seconds");
+        ArrayNode texts = m.putArray("texts");
         for (ClipInfo clip : clips) {
             labels.add(clip.label());
             paths.add(clip.path().toString());
+            if (clip.text().isPresent()) {
+                texts.add(clip.text().get());
+            } else {
+                texts.addNull();
+            }
             double[] times = clip.frameTimestampsSeconds();
             starts.add(times.length > 0 ? times[0] : Double.NaN);
             ArrayNode t = frames.addArray();

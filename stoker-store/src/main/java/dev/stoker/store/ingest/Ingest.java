@@ -141,7 +141,7 @@ public final class Ingest {
         List<ShardFile.Summary> all = new ArrayList<>(kept);
         all.addAll(written);
         all.sort(Comparator.comparingInt(ShardFile.Summary::firstSource));
-        Manifest manifest = manifest(dest, options, dataset.classNames(), to - from, all);
+        Manifest manifest = manifest(dest, options, dataset, to - from, all);
         writeReport(dest, manifest);
         manifest.write(dest.resolve(ShardDataset.MANIFEST));
         return new Result(dest, to - from, manifest.sampleCount(), manifest.failedCount(), written.size(), kept.size(),
@@ -344,7 +344,7 @@ public final class Ingest {
                 failed, shard.fileBytes(), payload, shard.indexCrc32c());
     }
 
-    private static Manifest manifest(Path dest, IngestOptions options, List<String> classNames, int sourceCount,
+    private static Manifest manifest(Path dest, IngestOptions options, Dataset dataset, int sourceCount,
                                      List<ShardFile.Summary> shards) throws IOException {
         List<Manifest.SampleRow> rows = new ArrayList<>();
         List<Manifest.FailedSource> failed = new ArrayList<>();
@@ -360,14 +360,14 @@ public final class Ingest {
                     } else {
                         rows.add(new Manifest.SampleRow(s, r, e.sourceIndex(), e.label(), e.frameCount(),
                                 e.framesPerSecond(), e.durationSeconds(), e.width(), e.height(), e.payloadBytes(),
-                                e.sourcePath()));
+                                e.sourcePath(), dataset.entries().get(e.sourceIndex()).text().orElse(null)));
                         payload += e.payloadBytes();
                     }
                 }
             }
         }
-        return new Manifest(ShardLayout.FORMAT_VERSION, options.format(), options, classNames, sourceCount, rows.size(),
-                failed.size(), payload, shards, rows, failed);
+        return new Manifest(ShardLayout.FORMAT_VERSION, options.format(), options, dataset.classNames(), sourceCount,
+                rows.size(), failed.size(), payload, shards, rows, failed);
     }
 
     private static void writeReport(Path dest, Manifest manifest) throws IOException {

@@ -3,6 +3,7 @@ package dev.stoker.store.internal;
 import dev.stoker.store.ShardDataset;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One sample of an ingested {@link ShardDataset}: what a sampler needs to plan clips without touching
@@ -21,12 +22,14 @@ import java.util.Objects;
  * @param sourceIndex      its index in the source dataset's sorted order
  * @param shard            the shard file name holding it
  * @param record           its record number inside that shard
+ * @param text             its text in the source dataset (a caption); empty when none
  */
 public record SampleInfo(int index, int label, String className, int frameCount, double framesPerSecond,
                          double durationSeconds, int width, int height, Path sourcePath, int sourceIndex,
-                         String shard, int record) {
+                         String shard, int record, Optional<String> text) {
     public SampleInfo {
         Objects.requireNonNull(className, "className");
+        Objects.requireNonNull(text, "text");
         Objects.requireNonNull(sourcePath, "sourcePath");
         Objects.requireNonNull(shard, "shard");
     }

@@ -5,6 +5,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * One clip read from a shard, waiting to be collated (its pixels in a pooled buffer or still in the mapped shard);
@@ -22,6 +23,11 @@ record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels
     @Override
     public int label() {
         return task.sample().label();
+    }
+
+    @Override
+    public Optional<String> text() {
+        return task.sample().text();
     }
 
     @Override

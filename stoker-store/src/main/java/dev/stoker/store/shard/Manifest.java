@@ -1,5 +1,6 @@
 package dev.stoker.store.shard;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,9 +28,14 @@ public record Manifest(int formatVersion, String format, IngestOptions options, 
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** A stored sample: shard (index into {@code shards}) and record, and what it is. */
+    /**
+     * A stored sample: shard (index into {@code shards}) and record, and what it is. {@code text}: the sample's text in
+     * the source dataset (a caption), null when it has none (and then not written, so that manifests of datasets
+     * without texts are as before).
+     */
     public record SampleRow(int shard, int record, int sourceIndex, int label, int frames, double fps,
-                            double durationSeconds, int width, int height, long payloadBytes, String source) {
+                            double durationSeconds, int width, int height, long payloadBytes, String source,
+                            @JsonInclude(JsonInclude.Include.NON_NULL) String text) {
     }
 
     /** A source that could not be ingested. */

@@ -218,7 +218,7 @@ class ShardReaderFuzzTest {
         int lie = (int) value;
         rows.set(r, new Manifest.SampleRow(field == 0 ? lie : row.shard(), field == 1 ? lie : row.record(),
                 row.sourceIndex(), field == 2 ? lie : row.label(), field == 3 ? lie : row.frames(), row.fps(),
-                row.durationSeconds(), row.width(), row.height(), row.payloadBytes(), row.source()));
+                row.durationSeconds(), row.width(), row.height(), row.payloadBytes(), row.source(), row.text()));
         Manifest lying = new Manifest(manifest.formatVersion(), manifest.format(), manifest.options(),
                 manifest.classNames(), manifest.sourceCount(), manifest.sampleCount(), manifest.failedCount(),
                 manifest.payloadBytes(), manifest.shards(), rows, manifest.failed());

@@ -7,6 +7,7 @@ import dev.stoker.loader.Opening;
 import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
+import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.VideoEntry;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,7 +62,14 @@ class TarArchiveLoaderTest {
             Files.copy(e.path(), flat.resolve(name));
             Files.writeString(flat.resolve(key + ".cls"), Integer.toString(e.label()));
             perShard.get(i * 2 / demo.size()).addAll(List.of(name, key + ".cls"));
-            rows.append("flat/").append(name).append(',').append(e.label()).append('\n');
+            rows.append("flat/").append(name).append(',').append(e.label());
+            if (i % 3 != 1) {   // a caption for most samples; a sample without one has no text
+                String caption = "clip " + i + ", \u00e9t\u00e9 \u6f22 \"quoted\"";
+                Files.writeString(flat.resolve(key + ".txt"), caption);
+                perShard.get(i * 2 / demo.size()).add(key + ".txt");
+                rows.append(",,,\"").append(caption.replace("\"", "\"\"")).append('"');
+            }
+            rows.append('\n');
         }
         for (int s = 0; s < 2; s++) {
             List<String> command = new ArrayList<>(List.of("tar", "-cf", shards.resolve("train-00" + s + ".tar").toString(),
@@ -92,7 +101,8 @@ class TarArchiveLoaderTest {
         try (VideoLoader loader = VideoLoader.open(dataset, options)) {
             for (ClipBatch batch : loader) {
                 try (batch) {
-                    seen.add(BatchText.of(batch) + " " + Arrays.toString(batch.labels()));
+                    seen.add(BatchText.of(batch) + " " + Arrays.toString(batch.labels()) + " "
+                            + batch.clips().stream().map(ClipInfo::text).toList());
                 }
             }
             failures.addAll(loader.pipeline().failures());
@@ -112,6 +122,10 @@ class TarArchiveLoaderTest {
         List<String> fromFiles = batches(files, options(), failures);
         assertThat(failures).isEmpty();
         assertThat(fromArchives).hasSize(6).isEqualTo(fromFiles);
+        assertThat(archives.entries()).extracting(VideoEntry::text).as("captions, and none for every third sample")
+                .containsExactlyElementsOf(files.entries().stream().map(VideoEntry::text).toList())
+                .contains(Optional.empty(), Optional.of("clip 0, \u00e9t\u00e9 \u6f22 \"quoted\""));
+        assertThat(String.join("\n", fromArchives)).contains("Optional[clip 2, ").contains("Optional.empty");
         assertThat(archives.entries()).allSatisfy(e -> assertThat(e.path().getParent().getFileName().toString())
                 .matches("train-00[01]\\.tar"));
         Path member = archives.get(0).path();
@@ -126,7 +140,8 @@ class TarArchiveLoaderTest {
         Dataset archives = Dataset.open(shards);
         List<Failure> failures = new ArrayList<>();
         List<String> inProcess = batches(archives, options(), failures);
-        for (VideoStage stage : List.of(VideoStage.FETCH, VideoStage.DEMUX)) {
+        // Every split: tasks, videos and collated batches carry each sample's text across the process boundary.
+        for (VideoStage stage : List.of(VideoStage.FETCH, VideoStage.DEMUX, VideoStage.COLLATE)) {
             assertThat(batches(archives, options().toBuilder().splitAfter(stage).build(), failures))
                     .as("fetch in a child JVM, up to %s", stage).isEqualTo(inProcess);
         }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * {@link CollatedBatch}: geometry, where the batch ends in the epoch, each clip's {@link ClipInfo} (path,
@@ -45,6 +46,8 @@ public final class CollatedBatchCodec extends CursorCodec<CollatedBatch> {
             out.putInt(c.framesDecoded());
             out.putInt(c.leadFrames());
             out.putDoubles(c.frameTimestampsSeconds());
+            out.putInt(c.text().isPresent() ? 1 : 0);
+            out.putString(c.text().orElse(""));
         }
         out.putSegment(collated.batch().data());
     }
@@ -66,7 +69,11 @@ public final class CollatedBatchCodec extends CursorCodec<CollatedBatch> {
             int label = in.getInt();
             int framesDecoded = in.getInt();
             int leadFrames = in.getInt();
-            clips.add(new ClipInfo(path, label, in.getDoubles(), framesDecoded, leadFrames));
+            double[] times = in.getDoubles();
+            boolean hasText = in.getInt() != 0;
+            String text = in.getString();
+            clips.add(new ClipInfo(path, label, times, framesDecoded, leadFrames,
+                    hasText ? Optional.of(text) : Optional.empty()));
         }
         MemorySegment pixels = in.getSegment();
         ClipBatch batch = LoaderCodecs.acquire(pool);

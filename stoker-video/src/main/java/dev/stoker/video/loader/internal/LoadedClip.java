@@ -6,6 +6,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.clip.DecodedClip;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * One decoded, converted clip waiting to be collated: its pixels sit in a pooled one-clip buffer
@@ -21,6 +22,11 @@ public record LoadedClip(VideoTask task, int clip, int clipsOfVideo, double star
     @Override
     public int label() {
         return task.entry().label();
+    }
+
+    @Override
+    public Optional<String> text() {
+        return task.entry().text();
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.stoker.pipeline.subprocess.ItemCodecs;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -24,13 +25,16 @@ public final class LoaderCodecs {
     private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     // index, epoch, position, firstClip, label, then start and end (NaN = absent)
     private static final long FIXED_BYTES = 5 * 4 + 2 * 8;
+    /** The length that stands for a sample without text (an empty text is length 0). */
+    private static final int NO_TEXT = -1;
 
-    /** {@link VideoTask}: its entry (path, label, class name, range) and its place in the epoch. */
+    /** {@link VideoTask}: its entry (path, label, class name, range, text) and its place in the epoch. */
     public static final class VideoTaskCodec implements ItemCodec<VideoTask> {
         @Override
         public long encodedBytes(VideoTask task) {
-            return FIXED_BYTES + 4 + ItemCodecs.PATH.encodedBytes(task.entry().path())
-                    + ItemCodecs.STRING.encodedBytes(task.entry().className());
+            VideoEntry e = task.entry();
+            return FIXED_BYTES + 4 + ItemCodecs.PATH.encodedBytes(e.path()) + 4 + ItemCodecs.STRING.encodedBytes(e.className())
+                    + 4 + e.text().map(ItemCodecs.STRING::encodedBytes).orElse(0L);
         }
 
         @Override
@@ -43,23 +47,41 @@ public final class LoaderCodecs {
             target.set(INT, 16, e.label());
             target.set(DOUBLE, 20, e.startSeconds().orElse(Double.NaN));
             target.set(DOUBLE, 28, e.endSeconds().orElse(Double.NaN));
-            long pathBytes = ItemCodecs.PATH.encodedBytes(e.path());
-            target.set(INT, FIXED_BYTES, (int) pathBytes);
-            ItemCodecs.PATH.encode(e.path(), target.asSlice(FIXED_BYTES + 4, pathBytes));
-            ItemCodecs.STRING.encode(e.className(), target.asSlice(FIXED_BYTES + 4 + pathBytes));
+            long at = putSized(ItemCodecs.PATH, e.path(), target, FIXED_BYTES);
+            at = putSized(ItemCodecs.STRING, e.className(), target, at);
+            if (e.text().isPresent()) {
+                putSized(ItemCodecs.STRING, e.text().get(), target, at);
+            } else {
+                target.set(INT, at, NO_TEXT);
+            }
         }
 
         @Override
         public VideoTask decode(MemorySegment source) {
             int pathBytes = source.get(INT, FIXED_BYTES);
-            Path path = ItemCodecs.PATH.decode(source.asSlice(FIXED_BYTES + 4, pathBytes));
-            String className = ItemCodecs.STRING.decode(source.asSlice(FIXED_BYTES + 4 + pathBytes));
+            long at = FIXED_BYTES + 4;
+            Path path = ItemCodecs.PATH.decode(source.asSlice(at, pathBytes));
+            at += pathBytes;
+            int classBytes = source.get(INT, at);
+            String className = ItemCodecs.STRING.decode(source.asSlice(at + 4, classBytes));
+            at += 4 + classBytes;
+            int textBytes = source.get(INT, at);
+            Optional<String> text = textBytes == NO_TEXT ? Optional.empty()
+                    : Optional.of(ItemCodecs.STRING.decode(source.asSlice(at + 4, textBytes)));
             double start = source.get(DOUBLE, 20);
             double end = source.get(DOUBLE, 28);
             VideoEntry entry = new VideoEntry(path, source.get(INT, 16), className,
                     Double.isNaN(start) ? OptionalDouble.empty() : OptionalDouble.of(start),
-                    Double.isNaN(end) ? OptionalDouble.empty() : OptionalDouble.of(end));
+                    Double.isNaN(end) ? OptionalDouble.empty() : OptionalDouble.of(end), text);
             return new VideoTask(entry, source.get(INT, 0), source.get(INT, 4), source.get(INT, 8), source.get(INT, 12));
+        }
+
+        /** Writes {@code item}'s length, then the item, at {@code at}; returns where the next one goes. */
+        private static <T> long putSized(ItemCodec<T> codec, T item, MemorySegment target, long at) {
+            long bytes = codec.encodedBytes(item);
+            target.set(INT, at, (int) bytes);
+            codec.encode(item, target.asSlice(at + 4, bytes));
+            return at + 4 + bytes;
         }
     }
 

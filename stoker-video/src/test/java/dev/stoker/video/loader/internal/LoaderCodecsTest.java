@@ -18,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,11 @@ class LoaderCodecsTest {
                 OptionalDouble.empty()), 0, 0, 0, 0);
         assertThat(roundTrip(new LoaderCodecs.VideoTaskCodec(), ranged)).isEqualTo(ranged);
         assertThat(roundTrip(new LoaderCodecs.VideoTaskCodec(), whole)).isEqualTo(whole);
+        for (String text : List.of("", "a dog, running \u6f22\n")) {
+            VideoTask captioned = new VideoTask(new VideoEntry(Path.of("a.webm"), 0, "x", OptionalDouble.of(2),
+                    OptionalDouble.empty(), Optional.of(text)), 5, 1, 2, 0);
+            assertThat(roundTrip(new LoaderCodecs.VideoTaskCodec(), captioned)).as("text '%s'", text).isEqualTo(captioned);
+        }
         FetchedVideo fetched = roundTrip(new LoaderCodecs.FetchedVideoCodec(), new FetchedVideo(ranged, new byte[] {9, 8, 7}));
         assertThat(fetched.task()).isEqualTo(ranged);
         assertThat(fetched.bytes()).containsExactly(9, 8, 7);
@@ -102,7 +108,8 @@ class LoaderCodecsTest {
                 for (int i = 0; i < 3; i++) {   // a short last batch: 3 of 4 slots
                     fillRandom(clip, i);
                     BatchCollator.put(batch, i, clip, new ClipInfo(Path.of("/v/clip " + i + ".mp4"), i + 5,
-                            new double[] {0.1 * i, 0.1 * i + 0.04, 0.1 * i + 0.08}, 10 + i, i == 1 ? -1 : 2 * i));
+                            new double[] {0.1 * i, 0.1 * i + 0.04, 0.1 * i + 0.08}, 10 + i, i == 1 ? -1 : 2 * i,
+                            i == 0 ? Optional.empty() : Optional.of("caption " + "\u00e9".repeat(i - 1))));
                 }
                 CollatedBatch sent = new CollatedBatch(batch, 1, 57, 0, 2);
                 ItemCodec<CollatedBatch> child = ItemCodecs.named(CollatedBatchCodec.class.getName());

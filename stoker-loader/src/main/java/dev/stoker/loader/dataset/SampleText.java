@@ -1,0 +1,56 @@
+package dev.stoker.loader.dataset;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * A sample's text (a caption) as a dataset stores it beside the video: a {@code .txt} file or member, UTF-8, delivered
+ * exactly as written (a trailing newline included, as WebDataset's own decoder gives it).
+ */
+final class SampleText {
+    /** The extension of a text beside its video: {@code clip.txt} for {@code clip.mp4}, as video2dataset writes. */
+    static final String EXTENSION = "txt";
+    /** A caption is short; a text this long is a mistake (a video named .txt), not a caption, and would fill the heap. */
+    static final int MAX_BYTES = 1 << 20;
+
+    private SampleText() {
+    }
+
+    /** Whether a file or member name is a text's: it ends in {@code .txt}, any case. */
+    static boolean isTextName(String name) {
+        return name.toLowerCase(Locale.ROOT).endsWith("." + EXTENSION);
+    }
+
+    /** Reads a text file (the one a folder tree pairs with a video). */
+    static String read(Path file) throws IOException {
+        long size = Files.size(file);
+        if (size > MAX_BYTES) {
+            throw tooLong(file, size);
+        }
+        return decode(Files.readAllBytes(file), file);
+    }
+
+    /** {@code bytes} as text, refusing what is not UTF-8 (rather than delivering replacement characters). */
+    static String decode(byte[] bytes, Object where) throws InvalidDatasetException {
+        if (bytes.length > MAX_BYTES) {
+            throw tooLong(where, bytes.length);
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new InvalidDatasetException(where + ": a text that is not UTF-8 (" + e.getMessage() + ")");
+        }
+    }
+
+    static InvalidDatasetException tooLong(Object where, long bytes) {
+        return new InvalidDatasetException(where + ": a text of " + bytes + " bytes (expected: a caption, at most "
+                + MAX_BYTES + " bytes)");
+    }
+}
