@@ -35,10 +35,12 @@ final class InspectCommand extends ShardFolderCommand {
             Manifest m = shards.manifest();
             IngestOptions o = m.options();
             long frames = 0;
+            long texts = 0;
             long[] perClass = new long[m.classNames().size()];
             for (SampleInfo s : shards.samples()) {
                 frames += s.frameCount();
                 perClass[s.label()]++;
+                texts += s.text().isPresent() ? 1 : 0;
             }
             long fileBytes = m.shards().stream().mapToLong(ShardFile.Summary::fileBytes).sum();
             out.printf(Locale.ROOT, "%s%n", dest);
@@ -54,6 +56,10 @@ final class InspectCommand extends ShardFolderCommand {
                 out.printf(Locale.ROOT, " %s %d%s", m.classNames().get(c), perClass[c], c + 1 < perClass.length ? "," : "");
             }
             out.println();
+            if (texts > 0) {
+                out.printf(Locale.ROOT, "texts        %d of %d samples carry one (a caption, delivered with its clips)%n",
+                        texts, m.sampleCount());
+            }
             out.printf(Locale.ROOT, "frames       %d (%.1f per sample)%n", frames, m.sampleCount() == 0 ? 0.0 : (double) frames / m.sampleCount());
             if (!shards.samples().isEmpty()) {
                 SampleInfo first = shards.sample(0);

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +69,25 @@ class StoreCommandsTest {
         assertThat(damaged.exitCode()).isEqualTo(1);
         assertThat(damaged.out()).contains("damaged: " + shard.getFileName() + " record 0").contains("checksum")
                 .contains("1 damaged");
+    }
+
+    @Test
+    void anIngestOfACaptionedManifestKeepsTheTextsAndInspectCountsThem() throws IOException {
+        StringBuilder rows = new StringBuilder("path,label,text\n");
+        try (var videos = Files.walk(source)) {
+            List<Path> files = videos.filter(Files::isRegularFile).sorted().toList();
+            for (int i = 0; i < files.size(); i++) {
+                rows.append(files.get(i)).append(',').append(files.get(i).getParent().getFileName()).append(',')
+                        .append(i == 0 ? "" : "\"clip " + i + ", captioned\"").append('\n');
+            }
+        }
+        Path manifest = Files.writeString(dest.resolve("captions.csv"), rows);
+        Path shards = dest.resolve("shards");
+        CliRun ingest = CliRun.stoker("ingest", manifest.toString(), shards.toString(), "--size", "64");
+        assertThat(ingest.exitCode()).as(ingest.err()).isZero();
+        assertThat(Files.readString(shards.resolve("stoker-shards.json"))).contains("\"text\" : \"clip 3, captioned\"");
+        CliRun inspect = CliRun.stoker("inspect", shards.toString());
+        assertThat(inspect.out()).contains("texts        3 of 4 samples carry one");
     }
 
     @Test

@@ -14,7 +14,7 @@ import java.util.OptionalDouble;
 /**
  * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a fifth
  * field, the sample's text (a caption; quote it when it holds a comma): {@code path,label,start,end,text}, the range may
- * be empty ({@code a.mp4,3,,,a dog runs}). Under a header {@code path,label,text}, three fields are path, label and text
+ * be empty ({@code a.mp4,3,,,a dog runs}); an empty text is none. Under a header {@code path,label,text}, three fields are path, label and text
  * (without that header a third field is an error, not a text: it is more likely a range missing its end).
  */
 final class CsvManifestLoader {
@@ -65,7 +65,9 @@ final class CsvManifestLoader {
                     : "path,label or path,label,start,end[,text]") + "; quote a text that holds a comma)");
         }
         boolean ranged = size >= 4;
-        Optional<String> text = textThird || size == 5 ? Optional.of(fields.getLast()) : Optional.empty();
+        // An empty field is no text: a manifest has no other way to say a sample has none.
+        Optional<String> text = textThird || size == 5 ? Optional.of(fields.getLast()).filter(t -> !t.isEmpty())
+                : Optional.empty();
         String pathText = fields.get(0);
         if (pathText.isEmpty()) {
             throw error(manifest, line, "path is empty (expected: a file path)");

@@ -122,7 +122,7 @@ class DatasetLoadingTest {
     }
 
     @Test
-    void aCsvsFifthFieldOrAThirdUnderATextHeaderIsTheSamplesTextKeptAsWritten() throws IOException {
+    void aCsvsFifthFieldOrAThirdUnderATextHeaderIsTheSamplesTextAndAnEmptyOneIsNone() throws IOException {
         Path ranged = Files.writeString(dir.resolve("captions.csv"), """
                 a.mp4,0,,,a dog catches a frisbee
                 a.mp4,0,2,4,"the dog, now running: ""fast"" "
@@ -131,7 +131,7 @@ class DatasetLoadingTest {
                 """);
         Dataset dataset = Dataset.open(ranged);
         assertThat(dataset.entries()).extracting(VideoEntry::text).containsExactly(
-                Optional.of("a dog catches a frisbee"), Optional.of("the dog, now running: \"fast\""), Optional.of(""),
+                Optional.of("a dog catches a frisbee"), Optional.of("the dog, now running: \"fast\""), Optional.empty(),
                 Optional.empty());
         assertThat(dataset.get(1).startSeconds()).isEqualTo(OptionalDouble.of(2));
         Path headed = Files.writeString(dir.resolve("headed.csv"), "path,label,text\na.mp4,0,\u00e9t\u00e9 \u6f22\n");
