@@ -163,7 +163,9 @@ public final class RemoteVideos {
                 String[] fields = row.split(",", 2);
                 String url = fields[0].strip();
                 if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
-                    continue; // a header row
+                    // A header row, kept: path,label,text says what a third field is.
+                    local.append("path").append(fields.length > 1 ? "," + fields[1] : "").append('\n');
+                    continue;
                 }
                 URI uri = store.resolve(url);
                 Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort())
@@ -182,7 +184,7 @@ public final class RemoteVideos {
             }
         }
         if (files == 0) {
-            throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end])");
+            throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end[,text]])");
         }
         Path manifest = folder.resolve(MANIFEST);
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
