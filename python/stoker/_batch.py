@@ -8,7 +8,7 @@ class Batch:
     """``video`` (uint8, ``[N,T,H,W,C]`` or ``[N,C,T,H,W]``), ``label`` (int64 ``[N]``) and per-clip metadata.
 
     ``texts`` holds each clip's text from the dataset (a caption: a ``.txt`` beside the video or in its WebDataset
-    sample, or a manifest's text field), exactly as stored; ``None`` for a clip whose sample has none.
+    sample, or a manifest's text field), as stored; ``None`` for a clip whose sample has none (or an empty one).
 
     On the host, ``video`` is a view of a shared-memory slot: valid until the loader hands out the batch
     ``hold + 1`` after it (``hold=0``: until the next one). :meth:`detach` returns a copy to keep.

@@ -14,8 +14,9 @@ import java.util.OptionalDouble;
 /**
  * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a fifth
  * field, the sample's text (a caption; quote it when it holds a comma): {@code path,label,start,end,text}, the range may
- * be empty ({@code a.mp4,3,,,a dog runs}); an empty text is none. Under a header {@code path,label,text}, three fields are path, label and text
- * (without that header a third field is an error, not a text: it is more likely a range missing its end).
+ * be empty ({@code a.mp4,3,,,a dog runs}); an empty text is none. Under a header {@code path,label,text} (or
+ * {@code caption}), three fields are path, label and text; without that header a third field is an error, not a text
+ * (it is more likely a range missing its end).
  */
 final class CsvManifestLoader {
 
@@ -40,7 +41,8 @@ final class CsvManifestLoader {
             List<String> fields = split(text, manifest, i + 1);
             if (firstDataLine && isHeader(fields)) {
                 firstDataLine = false;
-                textThird = fields.size() == 3 && fields.get(2).equalsIgnoreCase("text");
+                textThird = fields.size() == 3
+                        && (fields.get(2).equalsIgnoreCase("text") || fields.get(2).equalsIgnoreCase("caption"));
                 continue;
             }
             firstDataLine = false;

@@ -81,9 +81,10 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
     /**
      * Reads the Kinetics layout {@code ROOT/<class>/<video>}: every non-hidden subdirectory is a class,
      * labelled by its index among the sorted class names; every non-hidden regular file in it is a video, and so is
-     * every folder in it that holds images ({@link #isFrameImage}: a video stored as its frames), sorted by name. Files
-     * directly under ROOT (such as a README) are ignored, and so are folders named {@code .*} or {@code @*} (a NAS's
-     * thumbnails, {@code @eaDir}).
+     * every folder in it that holds images ({@link #isFrameImage}: a video stored as its frames), sorted by name, but
+     * for a {@code .txt} file named as a video less its extension ({@code clip.txt} beside {@code clip.mp4}), which is
+     * that video's text ({@link VideoEntry#text()}). Files directly under ROOT (such as a README) are ignored, and so
+     * are folders named {@code .*} or {@code @*} (a NAS's thumbnails, {@code @eaDir}).
      */
     public static Dataset fromDirectory(Path root) throws IOException {
         return DirectoryTreeLoader.load(root);
@@ -94,8 +95,9 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
      * brace pattern naming them as WebDataset does ({@code shards/train-{000000..000146}.tar}, in its order). A
      * member with a video extension ({@code <key>.mp4}, {@code .mkv}, {@code .webm}, …) is a video, read in place and
      * named {@code <archive>/<member>}; its sample's {@code <key>.cls} member is its label (an integer, or a class name
-     * numbered in sorted order, as in a manifest). With no {@code .cls} in any sample, every video is labelled 0 (class
-     * {@code "unlabelled"}); some labelled and some not is refused.
+     * numbered in sorted order, as in a manifest), and its {@code <key>.txt} member, if any, its text. With no
+     * {@code .cls} in any sample, every video is labelled 0 (class {@code "unlabelled"}); some labelled and some not is
+     * refused.
      */
     public static Dataset fromTarArchives(Path source) throws IOException {
         Objects.requireNonNull(source, "source");
@@ -112,11 +114,11 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
     }
 
     /**
-     * Reads a manifest with lines {@code path,label[,start,end]}. Paths are relative to the manifest's
-     * folder unless absolute. Labels are either all integers (class names become {@code "0"},
-     * {@code "1"}, …) or all class names (labelled by index among the sorted names). An optional
-     * header line (first field {@code path} or second field {@code label}), blank lines and lines
-     * starting with {@code #} are skipped; fields may be double-quoted.
+     * Reads a manifest with lines {@code path,label[,start,end[,text]]}, or {@code path,label,text} under that header
+     * (the text: {@link VideoEntry#text()}). Paths are relative to the manifest's folder unless absolute. Labels are
+     * either all integers (class names become {@code "0"}, {@code "1"}, …) or all class names (labelled by index among
+     * the sorted names). An optional header line (first field {@code path} or second field {@code label}), blank lines
+     * and lines starting with {@code #} are skipped; fields may be double-quoted.
      */
     public static Dataset fromCsv(Path manifest) throws IOException {
         return CsvManifestLoader.load(manifest);

@@ -54,7 +54,7 @@ final class DirectoryTreeLoader {
                 }
                 Path text = texts.isEmpty() ? null : texts.get(stem(video));
                 entries.add(new VideoEntry(video, label, className, OptionalDouble.empty(), OptionalDouble.empty(),
-                        text == null ? Optional.empty() : Optional.of(SampleText.read(text))));
+                        text == null ? Optional.empty() : SampleText.read(text)));
             }
         }
         if (entries.isEmpty()) {
@@ -98,7 +98,8 @@ final class DirectoryTreeLoader {
     /**
      * The {@code .txt} files among a class folder's {@code children} that pair with another child (a video), by that
      * video's {@link #stem}. A {@code .txt} that pairs with nothing stays a video, as any other file does, and fails
-     * as one (counted).
+     * as one (counted); so do two that would pair with one another ({@code a.txt} beside {@code a.TXT}): a text is
+     * never a video's pair.
      */
     private static Map<String, Path> textsOf(List<Path> children) {
         Map<String, Path> candidates = new HashMap<>();
@@ -111,8 +112,8 @@ final class DirectoryTreeLoader {
         Map<String, Path> texts = new HashMap<>();
         if (!candidates.isEmpty()) {
             for (Path child : children) {
-                Path text = candidates.get(stem(child));
-                if (text != null && !text.equals(child)) {
+                Path text = SampleText.isTextName(child.getFileName().toString()) ? null : candidates.get(stem(child));
+                if (text != null) {
                     texts.put(stem(child), text);
                 }
             }

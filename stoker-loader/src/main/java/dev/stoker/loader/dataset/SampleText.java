@@ -8,10 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * A sample's text (a caption) as a dataset stores it beside the video: a {@code .txt} file or member, UTF-8, delivered
- * exactly as written (a trailing newline included, as WebDataset's own decoder gives it).
+ * as written (a trailing newline included, as WebDataset's own decoder gives it). An empty one is no text, as an empty
+ * manifest field is: a sample has a text with something in it, or none.
  */
 final class SampleText {
     /** The extension of a text beside its video: {@code clip.txt} for {@code clip.mp4}, as video2dataset writes. */
@@ -28,7 +30,7 @@ final class SampleText {
     }
 
     /** Reads a text file (the one a folder tree pairs with a video). */
-    static String read(Path file) throws IOException {
+    static Optional<String> read(Path file) throws IOException {
         long size = Files.size(file);
         if (size > MAX_BYTES) {
             throw tooLong(file, size);
@@ -36,14 +38,17 @@ final class SampleText {
         return decode(Files.readAllBytes(file), file);
     }
 
-    /** {@code bytes} as text, refusing what is not UTF-8 (rather than delivering replacement characters). */
-    static String decode(byte[] bytes, Object where) throws InvalidDatasetException {
+    /** {@code bytes} as text (none if empty), refusing what is not UTF-8 rather than delivering replacement characters. */
+    static Optional<String> decode(byte[] bytes, Object where) throws InvalidDatasetException {
         if (bytes.length > MAX_BYTES) {
             throw tooLong(where, bytes.length);
         }
+        if (bytes.length == 0) {
+            return Optional.empty();
+        }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
         } catch (CharacterCodingException e) {
             throw new InvalidDatasetException(where + ": a text that is not UTF-8 (" + e.getMessage() + ")");
         }

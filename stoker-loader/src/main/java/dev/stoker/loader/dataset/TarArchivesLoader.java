@@ -112,7 +112,9 @@ final class TarArchivesLoader {
                     videoMembers.add(member);
                 }
             }
-            // One channel an archive for its labels and texts: a shard of 10^4 samples has as many.
+            // One channel an archive for its labels and texts: a shard of 10^4 samples has as many. A text two videos
+            // of a sample share (k.left.mp4, k.right.mp4) is read and held once.
+            Map<String, Optional<String>> textsRead = new HashMap<>();
             try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
                 for (TarIndex.Member member : videoMembers) {
                     String key = TarIndex.sampleKey(member.name());
@@ -125,7 +127,8 @@ final class TarArchivesLoader {
                             label == null ? null : archive.resolve(label.name()),
                             labelRead ? labelText(archive, label, channel) : null,
                             // A cut sample is never delivered: its text, perhaps cut too, is not read.
-                            text != null && intact ? Optional.of(text(archive, text, channel)) : Optional.empty(),
+                            text != null && intact && text.within(index.sizeBytes())
+                                    ? readOnce(textsRead, key, () -> text(archive, text, channel)) : Optional.empty(),
                             intact));
                 }
             }
@@ -180,7 +183,23 @@ final class TarArchivesLoader {
         return new VideoEntry(video.path, label, className, OptionalDouble.empty(), OptionalDouble.empty(), video.text);
     }
 
-    private static String text(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {
+    /** What {@code read} gives, read once a key. */
+    private static Optional<String> readOnce(Map<String, Optional<String>> read, String key, TextRead text)
+            throws IOException {
+        Optional<String> known = read.get(key);
+        if (known == null) {
+            known = text.read();
+            read.put(key, known);
+        }
+        return known;
+    }
+
+    @FunctionalInterface
+    private interface TextRead {
+        Optional<String> read() throws IOException;
+    }
+
+    private static Optional<String> text(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {
         Path path = archive.resolve(member.name());
         if (member.sizeBytes() > SampleText.MAX_BYTES) {
             throw SampleText.tooLong(path, member.sizeBytes());

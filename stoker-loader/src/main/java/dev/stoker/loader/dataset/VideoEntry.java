@@ -14,8 +14,9 @@ import java.util.OptionalDouble;
  * @param className the class name the label stands for
  * @param startSeconds where the usable range starts; empty means the start of the video
  * @param endSeconds where the usable range ends; empty means the end of the video
- * @param text the sample's text (a caption, as video-text datasets pair with each clip), exactly as the dataset holds
- *             it; empty when the dataset gives the sample none
+ * @param text the sample's text (a caption, as video-text datasets pair with each clip), as the dataset holds it (a
+ *             manifest's field stripped of the blanks around it); empty when the dataset gives the sample none or an
+ *             empty one
  */
 public record VideoEntry(Path path, int label, String className, OptionalDouble startSeconds,
                          OptionalDouble endSeconds, Optional<String> text) {

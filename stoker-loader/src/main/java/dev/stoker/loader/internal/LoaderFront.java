@@ -8,6 +8,7 @@ import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.loader.dataset.internal.SampleDraw;
 import dev.stoker.loader.dataset.internal.SampleGroups;
+import dev.stoker.loader.dataset.internal.SplitMix;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.EpochSource;
@@ -21,6 +22,8 @@ import java.util.List;
  * a GPU or read from a shard is the clip the CPU loader would have decoded for that video in that epoch.
  */
 public final class LoaderFront {
+    /** Sets the framing seeds apart from the sampler's draws of the same seed ({@code EpochSampler}'s streams). */
+    private static final long CROP_STREAM = 0x63726f70L;   // "crop"
 
     private LoaderFront() {
     }
@@ -55,7 +58,10 @@ public final class LoaderFront {
      * loader frames it from the file.
      */
     public static long cropSeed(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal) {
-        return options.sampling().seed() * 0x9E3779B97F4A7C15L + epoch * 1_000_003L + videoIndex * 31L + clipOrdinal;
+        // Mixed step by step, so that no two (epoch, video, clip) share a seed (a sum such as video * 31 + clip gave the
+        // 31st clip of a video the next video's first framing), and apart from the sampler's streams by its own.
+        return SplitMix.mix(SplitMix.mix(SplitMix.mix(SplitMix.mix(options.sampling().seed(), CROP_STREAM), epoch),
+                videoIndex), clipOrdinal);
     }
 
     /**

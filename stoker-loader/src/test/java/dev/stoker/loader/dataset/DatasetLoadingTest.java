@@ -137,6 +137,8 @@ class DatasetLoadingTest {
         Path headed = Files.writeString(dir.resolve("headed.csv"), "path,label,text\na.mp4,0,\u00e9t\u00e9 \u6f22\n");
         assertThat(Dataset.open(headed).get(0).text()).hasValue("\u00e9t\u00e9 \u6f22");
         assertThat(Dataset.open(headed).get(0).startSeconds()).isEmpty();
+        Path caption = Files.writeString(dir.resolve("caption.csv"), "Path,Label,Caption\na.mp4,0,a dog\n");
+        assertThat(Dataset.open(caption).get(0).text()).hasValue("a dog");
     }
 
     @Test
@@ -147,13 +149,19 @@ class DatasetLoadingTest {
         touch("archery/frames/img_00001.jpg");
         Files.write(dir.resolve("archery/frames.txt"), "\u00e9lan".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         touch("archery/notes.txt");
+        touch("archery/twice.txt");
+        touch("archery/twice.TXT");
+        touch("bowling/c.webm");
+        Files.writeString(dir.resolve("bowling/c.txt"), "");
 
         Dataset dataset = Dataset.open(dir);
 
-        assertThat(dataset.entries()).extracting(e -> dir.relativize(e.path()).toString())
-                .containsExactly("archery/a.mp4", "archery/b.mkv", "archery/frames", "archery/notes.txt");
+        assertThat(dataset.entries()).as("a text pairs with a video, never with another text")
+                .extracting(e -> dir.relativize(e.path()).toString()).containsExactly("archery/a.mp4", "archery/b.mkv",
+                        "archery/frames", "archery/notes.txt", "archery/twice.TXT", "archery/twice.txt", "bowling/c.webm");
         assertThat(dataset.entries()).extracting(VideoEntry::text).containsExactly(Optional.of("a man draws a bow\n"),
-                Optional.empty(), Optional.of("\u00e9lan"), Optional.empty());
+                Optional.empty(), Optional.of("\u00e9lan"), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
         Files.write(dir.resolve("archery/b.txt"), new byte[] {(byte) 0xC3, (byte) 0x28});
         assertThatThrownBy(() -> Dataset.open(dir)).isInstanceOf(InvalidDatasetException.class)
                 .hasMessageContaining(dir.resolve("archery/b.txt") + ": a text that is not UTF-8");

@@ -309,6 +309,11 @@ class TarArchivesTest {
         Files.write(archive, Arrays.copyOf(Files.readAllBytes(archive), (int) textData + 100));
         assertThat(Dataset.open(archive).entries()).extracting(VideoEntry::text)
                 .containsExactly(Optional.of("a cat on a mat\n"), Optional.empty(), Optional.empty());
+        Path shared = tar("s.tar", "gnu", "k.left.mp4", "1", "k.right.mp4", "2", "k.txt", "both views", "e.mp4", "3",
+                "e.txt", "");
+        assertThat(Dataset.open(shared).entries()).as("a sample's text is each of its videos'; an empty one is none")
+                .extracting(VideoEntry::text).containsExactly(Optional.of("both views"), Optional.of("both views"),
+                        Optional.empty());
         Path latin1 = tar("l.tar", "gnu", "a.mp4", "1", "a.txt", "x");
         byte[] bytes = Files.readAllBytes(latin1);
         bytes[(int) TarIndex.read(latin1).members().get(1).offset()] = (byte) 0xE9;

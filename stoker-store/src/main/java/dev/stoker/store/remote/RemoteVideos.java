@@ -19,9 +19,8 @@ import java.util.List;
 /**
  * Video files in object storage or behind HTTP, copied into a local folder that {@code Dataset.open} reads:
  * {@code s3://bucket/prefix} holding {@code <class>/<video>} (the Kinetics layout), or {@code .tar} archives of
- * WebDataset samples, becomes that folder; an
- * {@code https://…} CSV manifest {@code url,label[,start,end]} (URLs absolute or relative to the manifest) becomes a
- * local manifest of the copies. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
+ * WebDataset samples, becomes that folder; an {@code https://…} CSV manifest {@code url,label[,start,end[,text]]}
+ * (URLs absolute or relative to the manifest) becomes a local manifest of the copies, its header and fields kept. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
  * into a {@code .part} file renamed when complete, so a copy under its own name is always whole; a copy already there
  * with the object's size and version ({@link CopiedVersions}) is kept, so an interrupted copy resumes file by file.
  */
@@ -184,7 +183,8 @@ public final class RemoteVideos {
             }
         }
         if (files == 0) {
-            throw new IOException(store.location() + ": no videos (expected: a CSV manifest url,label[,start,end[,text]])");
+            throw new IOException(store.location()
+                    + ": no videos (expected: a CSV manifest url,label[,start,end[,text]])");
         }
         Path manifest = folder.resolve(MANIFEST);
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,

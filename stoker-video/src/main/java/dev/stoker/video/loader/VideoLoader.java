@@ -266,11 +266,12 @@ public final class VideoLoader extends HostBatchLoader {
         if (split == VideoStage.DECODE || split == VideoStage.CONVERT) {
             clips = clips.isolate(childJvm(new LoadedClipCodec(parts.clipBuffers(), gate::clipArrived), 0));
         }
-        long clipBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3;
+        long clipWireBytes = (long) options.clip().frames() * options.size().height() * options.size().width() * 3
+                + ITEM_METADATA_BYTES + longestTextBytes(dataset);
         PipelineBuilder<List<LoadedClip>> batched = clips.batch(VideoStage.BATCH.stageName(), options.batch().size(), options.batch().dropLast());
         if (split == VideoStage.BATCH) {
             batched = batched.isolate(childJvm(ItemCodecs.list(new LoadedClipCodec(parts.clipBuffers())),
-                    options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)));
+                    options.batch().size() * clipWireBytes));
         }
         if (split == VideoStage.COLLATE) {
             // Only finished batches cross; this process copies each into a batch of its own pool and notes
@@ -278,7 +279,7 @@ public final class VideoLoader extends HostBatchLoader {
             return batched.map(VideoStage.COLLATE.stageName(), CollateFactory.class, options.toJson(),
                             s -> s.failureBudget(budget))
                     .isolate(childJvm(new CollatedBatchCodec(parts.batches()),
-                            options.batch().size() * (clipBytes + ITEM_METADATA_BYTES)))
+                            options.batch().size() * clipWireBytes))
                     .map(VideoStage.DELIVER, collated -> {
                         decode.countDelivered(collated.batch());
                         return collated.handOver(resume);
@@ -294,8 +295,16 @@ public final class VideoLoader extends HostBatchLoader {
         return batched.map(VideoStage.COLLATE.stageName(), collate, s -> s.failureBudget(budget));
     }
 
-    /** Bytes of a clip's metadata on the wire, at most (its path, frame times, decoder account), for ring sizing. */
+    /**
+     * Bytes of a clip's metadata on the wire, at most, but for its text (its path, frame times, decoder account), for
+     * ring sizing.
+     */
     private static final long ITEM_METADATA_BYTES = 16 << 10;
+
+    /** The most bytes a sample's text takes on the wire (UTF-8: at most 3 bytes a UTF-16 unit): a caption rides along. */
+    private static long longestTextBytes(Dataset dataset) {
+        return 3L * dataset.entries().stream().mapToInt(e -> e.text().map(String::length).orElse(0)).max().orElse(0);
+    }
 
     /**
      * The child JVM that runs the stages up to {@link LoaderOptions.Placement#splitAfter()}: the source's tasks go in,

@@ -10,6 +10,7 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.loader.dataset.SamplerState;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.subprocess.internal.SharedMemoryFile;
 import dev.stoker.video.demo.MixedVideos;
 import java.io.IOException;
@@ -222,6 +223,32 @@ class SplitAfterAnyStageTest {
 
     private static void dropUnclosed(Iterator<ClipBatch> it) {
         assertThat(it.next().clipCount()).isEqualTo(3);
+    }
+
+    @Test
+    void aBatchOfCaptionsLargerThanTheDefaultRingCrossesTheChildWhole() {
+        // 40 clips with a caption of a million characters each: 40 MB of text in one batch, more than the default
+        // 32 MiB ring, which the loader sizes for the dataset's longest text.
+        List<VideoEntry> captioned = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            VideoEntry e = dataset.get(0);
+            captioned.add(new VideoEntry(e.path(), e.label(), e.className(), e.startSeconds(), e.endSeconds(),
+                    Optional.of((char) ('a' + i % 26) + "x".repeat(999_999))));
+        }
+        Dataset longTexts = new Dataset(captioned, dataset.classNames());
+        LoaderOptions options = LoaderOptions.builder().order(3, false, 1).clip(1, 1)
+                .size(16, 16, dev.stoker.loader.clip.Resize.Mode.SHORT_SIDE_CENTER_CROP, 0)
+                .batch(40, false, BatchLayout.NTHWC).splitAfter(VideoStage.COLLATE).build();
+        List<Optional<String>> texts = new ArrayList<>();
+        try (VideoLoader loader = VideoLoader.open(longTexts, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    batch.clips().forEach(c -> texts.add(c.text()));
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        assertThat(texts).isEqualTo(captioned.stream().map(VideoEntry::text).toList());
     }
 
     @Test

@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * {@link CollatedBatch}: geometry, where the batch ends in the epoch, each clip's {@link ClipInfo} (path,
- * label, frame times, frames decoded), then the pixels of the filled clips as they lie in the batch. The
+ * label, frame times, frames decoded, decode lead, text), then the pixels of the filled clips as they lie in the batch. The
  * receiving side ({@link #CollatedBatchCodec(BatchPool)}) copies them into a batch of its own pool (one
  * copy, no allocation for the pixels), which the consumer closes as any other: back to that pool, leaks
  * reported as any other.
