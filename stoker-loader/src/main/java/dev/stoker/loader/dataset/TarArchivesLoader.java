@@ -119,17 +119,22 @@ final class TarArchivesLoader {
                 for (TarIndex.Member member : videoMembers) {
                     String key = TarIndex.sampleKey(member.name());
                     TarIndex.Member label = labelsByKey.get(key);
-                    TarIndex.Member text = textsByKey.get(key);
+                    TarIndex.Member textMember = textsByKey.get(key);
                     // A label whose bytes are all there is read, even in a cut sample: its class is the dataset's.
                     boolean labelRead = label != null && label.within(index.sizeBytes());
                     boolean intact = index.intact(member);
+                    Optional<String> text = Optional.empty();
+                    // A cut sample is never delivered: its text, perhaps cut too, is not read.
+                    if (textMember != null && intact && textMember.within(index.sizeBytes())) {
+                        text = textsRead.get(key);
+                        if (text == null) {
+                            text = text(archive, textMember, channel);
+                            textsRead.put(key, text);
+                        }
+                    }
                     videos.add(new Video(archive.resolve(member.name()),
                             label == null ? null : archive.resolve(label.name()),
-                            labelRead ? labelText(archive, label, channel) : null,
-                            // A cut sample is never delivered: its text, perhaps cut too, is not read.
-                            text != null && intact && text.within(index.sizeBytes())
-                                    ? readOnce(textsRead, key, () -> text(archive, text, channel)) : Optional.empty(),
-                            intact));
+                            labelRead ? labelText(archive, label, channel) : null, text, intact));
                 }
             }
         }
@@ -181,22 +186,6 @@ final class TarArchivesLoader {
 
     private static VideoEntry entry(Video video, int label, String className) {
         return new VideoEntry(video.path, label, className, OptionalDouble.empty(), OptionalDouble.empty(), video.text);
-    }
-
-    /** What {@code read} gives, read once a key. */
-    private static Optional<String> readOnce(Map<String, Optional<String>> read, String key, TextRead text)
-            throws IOException {
-        Optional<String> known = read.get(key);
-        if (known == null) {
-            known = text.read();
-            read.put(key, known);
-        }
-        return known;
-    }
-
-    @FunctionalInterface
-    private interface TextRead {
-        Optional<String> read() throws IOException;
     }
 
     private static Optional<String> text(Path archive, TarIndex.Member member, FileChannel channel) throws IOException {
