@@ -57,10 +57,10 @@ def parse_size(size: Union[int, Tuple[int, int], str]) -> Tuple[int, int]:
         except ValueError:
             raise ValueError(f"size={size!r}: expected S, (W, H) or 'WxH'") from None
     elif isinstance(size, (tuple, list)):
-        values = tuple(size)
+        values = tuple(size)   # (W, H) only: a 1-tuple is a mistake, not a square
     else:
-        values = (size,)
-    if len(values) == 1:
+        values = (size, size)
+    if len(values) == 1 and isinstance(size, str):
         values = (values[0], values[0])
     if len(values) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
         raise ValueError(f"size={size!r}: expected a positive S, (W, H) or 'WxH'")

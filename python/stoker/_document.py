@@ -85,6 +85,9 @@ def check(node: dict, value: Any, path: str) -> Any:
         raise _problem(path, value, "one of " + ", ".join(list(schema["enum"]) + list(schema.get("x-aliases", {}))))
     if is_number:
         low, high = schema.get("minimum"), schema.get("maximum")
+        above = schema.get("exclusiveMinimum")
+        if above is not None and value <= above:
+            raise _problem(path, value, f"above {above}" + (f", at most {high}" if high is not None else ""))
         if (low is not None and value < low) or (high is not None and value > high):
             raise _problem(path, value, f"{low}..{high}" if low is not None and high is not None
                            else f"{low}+" if low is not None else f"at most {high}")

@@ -36,7 +36,8 @@ public enum LoaderOption {
             "The end of the clip window, in seconds from the video's first frame (exclusive; above its start)."),
     FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, (int) LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS,
             "Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps:"
-                    + " what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000."),
+                    + " what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000.",
+            Bound.ABOVE_ZERO),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),
     HEIGHT("size.height", "height", 1, null, "Output height in pixels."),
     RESIZE("size.mode", "resize", null, null,
@@ -54,7 +55,8 @@ public enum LoaderOption {
             "Mirror half the clips left to right (seeded; a clip's frames alike), a training augmentation."),
     AREA_MIN("size.areaMin", "area_min", null, 1,
             "With a random resized crop: the smallest share of the picture a clip's cut covers, above 0 (up to all of"
-                    + " it; its aspect is drawn from 3/4 to 4/3)."),
+                    + " it; its aspect is drawn from 3/4 to 4/3).",
+            Bound.ABOVE_ZERO),
     SPATIAL_CROPS("size.spatialCrops", "spatial_crops", 1, LoaderOptions.Size.MAX_SPATIAL_CROPS,
             "With a centre crop: deliver each clip this many times, cropped at places spread evenly along the picture's"
                     + " long side (3: test-time 3-crop views), the clip decoded once; 1: once, centred."),
@@ -102,18 +104,34 @@ public enum LoaderOption {
     private final String path;
     private final String keyword;
     private final Long minimum;
+    private final boolean aboveZero;
     private final Long maximum;
     private final String description;
     private final List<String> values;
     private final Map<String, String> aliases;
 
+    /** A lower bound that is not a whole number a value may take: a fraction's, which only has to be above 0. */
+    private enum Bound {
+        ABOVE_ZERO
+    }
+
     LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description) {
         this(path, keyword, minimum, maximum, description, List.of(), Map.of());
     }
 
+    LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description, Bound bound) {
+        this(path, keyword, minimum, maximum, description, List.of(), Map.of(), bound == Bound.ABOVE_ZERO);
+    }
+
     LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description,
                  List<String> values, Map<String, String> aliases) {
+        this(path, keyword, minimum, maximum, description, values, aliases, false);
+    }
+
+    private LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description,
+                         List<String> values, Map<String, String> aliases, boolean aboveZero) {
         this.path = path;
+        this.aboveZero = aboveZero;
         this.keyword = keyword;
         this.minimum = minimum == null ? null : minimum.longValue();
         this.maximum = maximum == null ? null : maximum.longValue();
@@ -135,6 +153,11 @@ public enum LoaderOption {
     /** The smallest value a number may have, if it has a bound. */
     public Optional<Long> minimum() {
         return Optional.ofNullable(minimum);
+    }
+
+    /** Whether a number must be above 0 (JSON Schema's {@code exclusiveMinimum}: 0), a fraction's lower bound. */
+    public boolean aboveZero() {
+        return aboveZero;
     }
 
     /** The largest value a number may have, if it has a bound. */

@@ -166,6 +166,9 @@ public final class OptionsSchema {
             option.allowedValues().forEach(values::add);
         }
         option.minimum().ifPresent(m -> node.put("minimum", m));
+        if (option.aboveZero()) {
+            node.put("exclusiveMinimum", 0);
+        }
         option.maximum().ifPresent(m -> node.put("maximum", m));
         if (!option.aliases().isEmpty()) {
             ObjectNode aliases = node.putObject("x-aliases");

@@ -1,7 +1,6 @@
 package dev.stoker.loader.dataset;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -28,7 +27,7 @@ final class CsvManifestLoader {
     }
 
     static Dataset load(Path manifest) throws IOException {
-        List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
+        List<String> lines = Utf8.decode(Files.readAllBytes(manifest), manifest, "a manifest").lines().toList();
         Path base = manifest.toAbsolutePath().getParent();
         List<Row> rows = new ArrayList<>(lines.size());
         boolean firstDataLine = true;
@@ -64,7 +63,8 @@ final class CsvManifestLoader {
         int size = fields.size();
         if (textThird ? size != 3 : size != 2 && size != 4 && size != 5) {
             throw error(manifest, line, size + " fields (expected: " + (textThird ? "path,label,text, as the header says"
-                    : "path,label or path,label,start,end[,text]") + "; quote a text that holds a comma)");
+                    : "path,label or path,label,start,end[,text], or path,label,text under that header line")
+                    + "; quote a text that holds a comma)");
         }
         boolean ranged = size >= 4;
         // An empty field is no text: a manifest has no other way to say a sample has none.

@@ -1,10 +1,6 @@
 package dev.stoker.loader.dataset;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -46,12 +42,7 @@ final class SampleText {
         if (bytes.length == 0) {
             return Optional.empty();
         }
-        try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
-        } catch (CharacterCodingException e) {
-            throw new InvalidDatasetException(where + ": a text that is not UTF-8 (" + e.getMessage() + ")");
-        }
+        return Optional.of(Utf8.decode(bytes, where, "a text"));
     }
 
     static InvalidDatasetException tooLong(Object where, long bytes) {

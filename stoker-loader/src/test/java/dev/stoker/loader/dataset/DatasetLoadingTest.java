@@ -106,9 +106,13 @@ class DatasetLoadingTest {
 
     @Test
     void csvErrorsNameTheLine() throws IOException {
-        assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end[,text];");
-        assertCsvError("a.mp4,1,2.5\n", "line 1: 3 fields (expected: path,label or path,label,start,end[,text]; quote a"
-                + " text that holds a comma)");
+        assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end[,text], or");
+        assertCsvError("a.mp4,1,2.5\n", "line 1: 3 fields (expected: path,label or path,label,start,end[,text], or"
+                + " path,label,text under that header line; quote a text that holds a comma)");
+        Path latin1 = dir.resolve("latin1.csv");
+        Files.write(latin1, "a.mp4,1\nb.mp4,1,,,caf\u00e9\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> Dataset.open(latin1)).isInstanceOf(InvalidDatasetException.class)
+                .hasMessage(latin1 + ": a manifest that is not UTF-8 (byte 0xE9 at line 2, byte 21 of the file)");
         assertCsvError("path,label,text\na.mp4,1,a cat,sleeping\n", "line 2: 4 fields (expected: path,label,text, as"
                 + " the header says");
         assertCsvError("a.mp4,1,,,a,b\n", "line 1: 6 fields");
