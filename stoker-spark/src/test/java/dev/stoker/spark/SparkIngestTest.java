@@ -82,7 +82,9 @@ class SparkIngestTest {
                 Files.writeString(broken.resolve("notes.mp4"), "not a video\n".repeat(20)));
         List<Path> videos = Stream.concat(good.stream(), damaged.stream()).toList();
         csv = dir.resolve("videos.csv");
-        Files.writeString(csv, videos.stream().map(v -> v + "," + (v.toString().contains("damaged") ? "damaged" : "good"))
+        // A caption for every other video (the fifth field): each partition's manifest keeps its samples' texts.
+        Files.writeString(csv, videos.stream().map(v -> v + "," + (v.toString().contains("damaged") ? "damaged" : "good")
+                        + (videos.indexOf(v) % 2 == 0 ? ",,,\"caption of " + v.getFileName() + ", \u6f22\"" : ""))
                 .collect(Collectors.joining("\n", "", "\n")));
         local = dir.resolve("in-process");
         Ingest.run(Dataset.open(csv), local, OPTIONS, 2, IngestListener.NONE, FailureBudget.UNLIMITED);
@@ -208,12 +210,13 @@ class SparkIngestTest {
                     .map(f -> org.assertj.core.groups.Tuple.tuple(f.sourceIndex(), f.source(), f.reason())).toList());
             assertThat(actual.failedCount()).isEqualTo(expected.failedCount()).isPositive(); // damaged files: listed, not fatal
             assertThat(got.size()).isEqualTo(want.size()).isEqualTo(actual.sourceCount() - actual.failedCount());
+            assertThat(want.samples()).as("captions").anySatisfy(w -> assertThat(w.text()).isPresent());
             for (int i = 0; i < want.size(); i++) {
                 SampleInfo w = want.sample(i);
                 SampleInfo g = got.sample(i);
-                assertThat(List.of(g.sourceIndex(), g.label(), g.frameCount(), g.width(), g.height()))
+                assertThat(List.of(g.sourceIndex(), g.label(), g.frameCount(), g.width(), g.height(), g.text()))
                         .as(w.sourcePath().toString())
-                        .isEqualTo(List.of(w.sourceIndex(), w.label(), w.frameCount(), w.width(), w.height()));
+                        .isEqualTo(List.of(w.sourceIndex(), w.label(), w.frameCount(), w.width(), w.height(), w.text()));
                 for (ClipSpec spec : SPECS) {
                     long bytes = (long) spec.frameCount() * RESIZE.width() * RESIZE.height() * 3;
                     MemorySegment x = arena.allocate(bytes);
