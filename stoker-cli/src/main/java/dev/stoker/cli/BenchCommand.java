@@ -67,15 +67,18 @@ import picocli.CommandLine.ParameterException;
                 "  stoker bench DATA --concurrency decode=3 --concurrency fetch=8",
                 "  stoker bench DATA --trace bench.trace.json    open it in ui.perfetto.dev",
                 "  stoker bench --batches 5000                   watch memory stay flat",
-                "  stoker bench --dashboard                      live dashboard on http://localhost:8077/",
-                "  stoker bench --publish 7077                   then: stoker monitor localhost:7077",
-                "  stoker bench --report bench.html              charts of the run in one HTML file",
-                "  stoker bench DATA --split-after collate       decode in a child JVM: an FFmpeg crash restarts only it",
-                "  stoker bench --autotune --save-config c.json  tune while it runs; keep what it found",
-                "  stoker bench shards/demo --cold --consumer-ms 50   cold page cache; a training step of 50 ms",
-                "  stoker bench formats DATA                     original files vs video, jpeg, raw shards, warm and cold",
-                "  stoker bench --compare-sampling               default clips vs decode budgets, SPDL's workload, 2 and 4 a video",
-                "  stoker bench --device cuda:0 --decode nvdec   decode on the GPU's NVDEC engines (experimental)",
+                "  stoker bench --dashboard                      dashboard on localhost:8077",
+                "  stoker bench --publish 7077                   then: stoker monitor :7077",
+                "  stoker bench --report bench.html              charts in one HTML file",
+                "  stoker bench DATA --split-after collate       decode in a child JVM: an",
+                "                                                FFmpeg crash restarts only it",
+                "  stoker bench --autotune --save-config c.json  tune as it runs, keep it",
+                "  stoker bench shards/demo --cold --consumer-ms 50",
+                "                                                cold page cache, a 50 ms step",
+                "  stoker bench formats DATA                     files vs each shard format",
+                "  stoker bench --compare-sampling               default vs decode budgets,",
+                "                                                SPDL's workload, 2 and 4 a video",
+                "  stoker bench --device cuda:0 --decode nvdec   NVDEC decode (experimental)",
         })
 final class BenchCommand extends Subcommand {
     @Mixin
@@ -257,8 +260,8 @@ final class BenchCommand extends Subcommand {
         }
         dev.stoker.video.loader.Quarantine q = loader.quarantine();
         String from = q.file() == null ? "this run only; --quarantine FILE keeps them"
-                : q.fromFile() + " read from " + q.file();
-        out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos skipped before fetch%n", q.entries().size(), from,
-                loader.quarantineSkips());
+                : q.fromFile() + " read from " + q.file() + ", left out of the dataset";
+        out.printf(Locale.ROOT, "quarantine: %d files (%s), %d videos that failed in this run skipped before fetch%n",
+                q.entries().size(), from, loader.quarantineSkips());
     }
 }

@@ -45,8 +45,9 @@ import picocli.CommandLine.Parameters;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker bench formats                          the demo dataset, 20 videos, 128 px at 15 fps",
-                "  stoker bench formats ~/kinetics/train --sample 50 --batches 100 --json formats.json",
+                "  stoker bench formats                          demo: 20 videos, 128px, 15 fps",
+                "  stoker bench formats ~/kinetics/train --sample 50 --batches 100 \\",
+                "      --json formats.json",
                 "  stoker bench formats DATA --size 160 --fps 10 --frames 8 --stride 1 --crop 128",
         })
 final class BenchFormatsCommand extends Subcommand {

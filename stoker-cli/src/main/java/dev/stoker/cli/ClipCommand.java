@@ -15,9 +15,9 @@ import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code stoker clip VIDEO}: writes one clip as PNG frames, exactly as the loader would feed it. */
+/** {@code stoker clip VIDEO}: writes one clip as PNG frames, decoded as the loader decodes it. */
 @Command(name = "clip",
-        header = "Write one clip as PNG frames plus clip.json, exactly as the loader feeds it.",
+        header = "Write one clip as PNG frames plus clip.json, decoded as the loader decodes it.",
         mixinStandardHelpOptions = true,
         description = {
                 "Decodes one clip of a video the way the loader does and writes it as",
@@ -28,8 +28,8 @@ import picocli.CommandLine.Parameters;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker clip video.mp4 --start 2.0 --frames 16 --stride 2 --size 112x112 --out clip/",
-                "  stoker clip video.mp4 --start 0 --frames 8 --fps 4 --out clip/   8 frames at 4 fps",
+                "  stoker clip video.mp4 --start 2 --frames 16 --stride 2 --size 112 --out clip/",
+                "  stoker clip video.mp4 --frames 8 --fps 4 --out clip/   8 frames at 4 fps",
                 "  stoker clip video.mp4 --frames 16 --resize original --out clip/  full size",
         })
 final class ClipCommand extends Subcommand {
@@ -76,15 +76,9 @@ final class ClipCommand extends Subcommand {
         if (resize.equals("original")) {
             return Resize.original();
         }
-        String[] wh = size.toLowerCase(Locale.ROOT).split("x");
-        int width;
-        int height;
-        try {
-            width = Integer.parseInt(wh[0]);
-            height = Integer.parseInt(wh.length > 1 ? wh[1] : wh[0]);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--size: " + size + " (expected: WxH, e.g. 112x112)");
-        }
+        SizeArgument wh = SizeArgument.parse(size);
+        int width = wh.width();
+        int height = wh.height();
         return switch (resize) {
             case "center-crop" -> Resize.centerCrop(Math.max(width, height), width, height);
             case "stretch" -> Resize.stretch(width, height);

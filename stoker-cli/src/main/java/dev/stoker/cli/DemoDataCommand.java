@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker demo-data data/demo                  the full dataset (about a minute on 2 cores)",
+                "  stoker demo-data data/demo                  the full dataset: about 1 min",
                 "  stoker demo-data /tmp/tiny --classes 2 --clips 3 --seconds 2",
                 "  stoker bench data/demo                      then load it",
         })

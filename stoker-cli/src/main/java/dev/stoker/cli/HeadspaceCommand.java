@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
         footerHeading = "%nExamples:%n",
         footer = {
                 "  stoker headspace                                the demo dataset, a 50 ms step",
-                "  stoker headspace DATA --model r3d --width 0.25  R3D-18 (DJL) as the step, as 'stoker train' trains it",
+                "  stoker headspace DATA --model r3d --width 0.25  R3D-18 (DJL) as the step",
                 "  stoker headspace DATA --step-ms 120 --batch 16 --json headspace.json",
                 "  stoker headspace DATA --step-class my.Step --step-classpath step.jar",
                 "  stoker headspace DATA --concurrency decode=3    do more decoders help?",

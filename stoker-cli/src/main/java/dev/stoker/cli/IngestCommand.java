@@ -32,8 +32,8 @@ import picocli.CommandLine.Parameters;
                 "Decodes every video of SRC (a folder ROOT/<class>/<video>, a CSV manifest or WebDataset .tar",
                 "archives) once, at the stored size and rate, into shards in DEST that load without container",
                 "parsing:",
-                "  video  H.264 packets (libopenh264) with a short GOP: smallest; a clip decodes from the",
-                "         keyframe at or before its start",
+                "  video  H.264 packets (libopenh264) with a short GOP: smallest; a clip decodes",
+                "         from the keyframe at or before its start",
                 "  jpeg   one JPEG per frame (GulpIO layout): a clip decodes only its frames",
                 "  raw    uint8 RGB frames: largest; a clip at the stored size is a memory copy",
                 "Every record carries a CRC32C. Rerunning after an interruption keeps finished shards and",
@@ -135,18 +135,10 @@ final class IngestCommand extends Subcommand {
                     .withShardSize(IngestOptions.parseBytes(shardSize)).withJpegQuality(jpegQuality)
                     .withFramesPerSecond(fps).withFrameFolderFps(frameFolderFps);
             if (size != null) {
-                String[] parts = size.toLowerCase(Locale.ROOT).split("x");
-                if (parts.length == 1) {
-                    o = o.withShortSide(Integer.parseInt(parts[0]));
-                } else if (parts.length == 2) {
-                    o = o.withSize(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
-                } else {
-                    throw new IllegalArgumentException("--size: " + size + " (expected: S or WxH, e.g. 112 or 160x120)");
-                }
+                SizeArgument s = SizeArgument.parse(size);
+                o = s.single() ? o.withShortSide(s.width()) : o.withSize(s.width(), s.height());
             }
             return o;
-        } catch (NumberFormatException e) {
-            throw usageError("--size: " + size + " (expected: S or WxH, e.g. 112 or 160x120)");
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }

@@ -45,9 +45,10 @@ final class InspectCommand extends ShardFolderCommand {
             long fileBytes = m.shards().stream().mapToLong(ShardFile.Summary::fileBytes).sum();
             out.printf(Locale.ROOT, "%s%n", dest);
             out.printf(Locale.ROOT, "format       %s (shard format version %d)%n", m.format(), m.formatVersion());
-            out.printf(Locale.ROOT, "options      size %s, fps %s, gop %d, shard size %s%s%n",
+            out.printf(Locale.ROOT, "options      size %s, fps %s,%s shard size %s%s%n",
                     o.width() > 0 ? o.width() + "x" + o.height() : o.shortSide() > 0 ? "short side " + o.shortSide() : "source",
-                    o.framesPerSecond() > 0 ? String.valueOf(o.framesPerSecond()) : "source", o.gopFrames(),
+                    o.framesPerSecond() > 0 ? String.valueOf(o.framesPerSecond()) : "source",
+                    o.format().equals(IngestOptions.VIDEO) ? " gop " + o.gopFrames() + "," : "",  // jpeg, raw: no GOP
                     Bytes.human(o.shardSizeBytes()), (o.format().equals(IngestOptions.JPEG) ? ", jpeg quality " + o.jpegQuality() : "")
                             + (o.frameFolderFps() > 0 ? ", folders of frames at " + o.frameFolderFps() + " fps" : ""));
             out.printf(Locale.ROOT, "samples      %d of %d sources (%d failed)%n", m.sampleCount(), m.sourceCount(), m.failedCount());

@@ -24,7 +24,6 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import picocli.CommandLine.Model.CommandSpec;
@@ -378,17 +377,10 @@ final class LoaderOptionsMixin {
 
     private static int[] parseSize(CommandSpec spec, String text) {
         try {
-            String[] parts = text.toLowerCase(Locale.ROOT).split("x");
-            if (parts.length == 1) {
-                int s = Integer.parseInt(parts[0]);
-                return new int[] {s, s};
-            }
-            if (parts.length == 2) {
-                return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the message below
+            SizeArgument size = SizeArgument.parse(text);
+            return new int[] {size.width(), size.height()};
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        throw new ParameterException(spec.commandLine(), "--size: " + text + " (expected: S or WxH, e.g. 112 or 160x120)");
     }
 }

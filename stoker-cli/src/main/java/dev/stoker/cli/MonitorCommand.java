@@ -34,7 +34,7 @@ import picocli.CommandLine.Parameters;
         footer = {
                 "  stoker bench --publish 7077 &           a job that publishes its stats",
                 "  stoker monitor localhost:7077           its live table, here",
-                "  stoker monitor --web localhost:7077     the dashboard on http://localhost:8077/",
+                "  stoker monitor --web localhost:7077     the dashboard on localhost:8077",
                 "  stoker monitor --web 9000 host:7077     ... on port 9000",
                 "  stoker monitor --count 1 :7077          one snapshot, then exit",
         })

@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker options --frames 8 --batch 16 > loader.json   then: stoker bench DATA --config loader.json",
+                "  stoker options --frames 8 --batch 16 > loader.json",
+                "  stoker bench DATA --config loader.json              then run with it",
                 "  stoker options --options '{\"decode\": {\"threads\": 2}}'",
                 "  stoker options --schema > docs/options.schema.json",
         })

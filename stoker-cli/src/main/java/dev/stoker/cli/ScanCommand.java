@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
         footerHeading = "%nExamples:%n",
         footer = {
                 "  stoker scan ~/kinetics/train --quarantine bad.jsonl",
-                "  stoker bench ~/kinetics/train --quarantine bad.jsonl   then train without the broken files",
+                "  stoker bench ~/kinetics/train --quarantine bad.jsonl   broken files left out",
                 "  stoker scan train.csv --workers 4 --json scan.json",
         })
 final class ScanCommand extends Subcommand {

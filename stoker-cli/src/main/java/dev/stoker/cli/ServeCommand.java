@@ -36,8 +36,8 @@ import picocli.CommandLine.Option;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  python3 -c 'from stoker.torch import VideoLoader; print(len(VideoLoader(\"DATA\")))'",
-                "  stoker serve DATA --batch 8 --rank 0 --world-size 2 < requests.jsonl   (what the bridge runs)",
+                "  python3 -c 'import stoker.torch as s; print(len(s.VideoLoader(\"DATA\")))'",
+                "  stoker serve DATA --batch 8 --world-size 2 < requests.jsonl   as the bridge",
         })
 final class ServeCommand extends Subcommand {
     @Mixin

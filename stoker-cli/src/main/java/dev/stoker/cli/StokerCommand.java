@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
                 "2:usage error: an unknown option, a bad value"},
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker bench                  load the demo dataset (made once), live stage stats, samples/s",
+                "  stoker bench                  demo dataset (made once): live stats, samples/s",
                 "  stoker bench DATA --json r.json --report r.html",
                 "  stoker demo                   a synthetic pipeline's live stats for 10 s",
                 "  stoker demo --seconds 30 --trace demo.trace.json",

@@ -37,12 +37,14 @@ import picocli.CommandLine.Option;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker train                                    the demo dataset, R3D at width 0.125, 100 steps",
+                "  stoker train                       demo dataset, R3D width 0.125, 100 steps",
                 "  stoker train DATA --width 0.25 --steps 500 --lr 0.0005 --json train.json",
-                "  stoker train DATA --trace train.trace.json      train/wait slices beside the loader's tasks",
-                "  stoker train DATA --report train.html           loss and step time over the steps",
-                "  stoker train shards/demo --concurrency decode=2 from shards written by stoker ingest",
-                "  stoker train DATA --width 1 --device cuda:0     full R3D-18 on a GPU (needs a CUDA libtorch)",
+                "  stoker train DATA --trace t.json   train/wait slices beside the loader's",
+                "  stoker train DATA --report t.html  loss and step time over the steps",
+                "  stoker train shards/demo --concurrency decode=2",
+                "                                     from shards written by stoker ingest",
+                "  stoker train DATA --width 1 --device cuda:0",
+                "                                     full R3D-18 on a GPU (a CUDA libtorch)",
         })
 final class TrainCommand extends Subcommand {
     @Mixin

@@ -54,11 +54,12 @@ import picocli.CommandLine.Option;
         },
         footerHeading = "%nExamples:%n",
         footer = {
-                "  stoker tune --out tune/                        the demo dataset, the default config and space",
-                "  stoker tune --out tune/ --start-all 8 --compare-default   from a bad start; start, default, best side by side",
+                "  stoker tune --out tune/                        the demo dataset, defaults",
+                "  stoker tune --out tune/ --start-all 8 --compare-default",
+                "                                                 a bad start; vs default",
                 "  stoker tune DATA --out tune/ --trials 30 --total-minutes 60",
                 "  stoker tune DATA --out tune/ --config mine.json --space space.json",
-                "  stoker tune DATA --out tune/ --headspace 120   the ceiling of a 120 ms step in the report",
+                "  stoker tune DATA --out tune/ --headspace 120   a 120 ms step's ceiling too",
                 "  stoker bench DATA --config tune/best.json      use what it found",
         })
 final class TuneCommand extends Subcommand {

@@ -22,7 +22,7 @@ import picocli.CommandLine.ExitCode;
         footerHeading = "%nExamples:%n",
         footer = {
                 "  stoker verify shards/demo",
-                "  stoker ingest data/demo shards/demo   rewrites damaged shards after deleting them",
+                "  stoker ingest data/demo shards/demo   rewrites damaged shards, once deleted",
         })
 final class VerifyCommand extends ShardFolderCommand {
     @Override

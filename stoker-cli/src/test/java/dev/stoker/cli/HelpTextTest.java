@@ -58,6 +58,28 @@ class HelpTextTest {
         assertThat(fpsText("ingest")).isEqualTo("Resample to this frame rate (default: keep every source frame and its timestamp).");
     }
 
+    @Test
+    void everyExampleAndListLineOfEveryHelpFitsEightyColumns() {
+        // picocli wraps a longer example or list line at column 0, splitting its command or URL (a paragraph of
+        // prose is joined and wrapped between words: HelpParagraphs).
+        List<String> tooLong = new ArrayList<>();
+        for (CommandSpec command : commands(StokerCommand.commandLine())) {
+            List<String> lines = new ArrayList<>(List.of(command.usageMessage().description()).stream()
+                    .filter(line -> line.startsWith(" ")).toList());
+            lines.addAll(List.of(command.usageMessage().footer()));
+            for (String line : lines) {
+                String shown = String.format(line.replace("%n", "")).stripTrailing();
+                if (shown.length() > USAGE_WIDTH) {
+                    tooLong.add(command.qualifiedName(" ") + ": " + shown.length() + ": " + shown);
+                }
+            }
+        }
+        assertThat(tooLong).as("lines over %d columns", USAGE_WIDTH).isEmpty();
+    }
+
+    /** picocli's default usage width, which a terminal of any size shows unbroken. */
+    private static final int USAGE_WIDTH = 80;
+
     private static String fpsText(String command) {
         return String.join(" ", StokerCommand.commandLine().getSubcommands().get(command).getCommandSpec()
                 .findOption("--fps").description());

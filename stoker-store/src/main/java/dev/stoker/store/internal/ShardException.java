@@ -80,6 +80,11 @@ public final class ShardException extends RuntimeException implements Failure.Re
         return reason;
     }
 
+    /** What is wrong, without the shard and record the message starts with: {@code "checksum: payload of ..."}. */
+    public String problem() {
+        return reason.code() + ": " + detail;
+    }
+
     @Override
     public String failureReason() {
         return "shard-" + reason.code();

@@ -81,8 +81,8 @@ public final class ShardVerifier {
                         records++;
                         checkRecord(shard, r, damages);
                     }
-                } catch (dev.stoker.store.internal.ShardException e) {
-                    damages.add(new Damage(listed.file(), e.record(), "", e.getMessage()));
+                } catch (ShardException e) {
+                    damages.add(new Damage(listed.file(), e.record(), "", e.problem()));
                 }
             }
         }
@@ -94,7 +94,7 @@ public final class ShardVerifier {
         try {
             entry = shard.entry(record);
         } catch (ShardException e) {
-            damages.add(new Damage(shard.name(), record, "", e.getMessage()));
+            damages.add(new Damage(shard.name(), record, "", e.problem()));
             return;
         }
         if (entry.failed()) {
@@ -104,7 +104,7 @@ public final class ShardVerifier {
             MemorySegment payload = shard.payload(record, entry);
             shard.checkPayload(record, entry, payload);
         } catch (ShardException e) {
-            damages.add(new Damage(shard.name(), record, entry.sourcePath(), e.getMessage()));
+            damages.add(new Damage(shard.name(), record, entry.sourcePath(), e.problem()));
             return;
         }
         // The payload's checksum held, so every packet's holds too unless the index lies about them.
@@ -113,7 +113,7 @@ public final class ShardVerifier {
             try {
                 shard.checkPacket(record, entry, payload, p);
             } catch (ShardException e) {
-                damages.add(new Damage(shard.name(), record, entry.sourcePath(), e.getMessage()));
+                damages.add(new Damage(shard.name(), record, entry.sourcePath(), e.problem()));
                 return;
             }
         }
