@@ -102,7 +102,7 @@ SCHEMA = {'$schema': 'https://json-schema.org/draft/2020-12/schema',
                                                                           "manifest's seconds count in; 0.001 to "
                                                                           '1000.',
                                                            'x-python': 'frame_folder_fps',
-                                                           'exclusiveMinimum': 0,
+                                                           'minimum': 0.001,
                                                            'maximum': 1000,
                                                            'default': 30.0}}},
                 'size': {'description': 'How decoded frames become the output size.',

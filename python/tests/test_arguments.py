@@ -50,7 +50,7 @@ def started(monkeypatch):
     ({"clip_window": "0.5:0"}, ValueError, "clip_window='0.5:0': expected 'FROM:TO'"),
     ({"workload": "spdl"}, ValueError, "workload='spdl'"),
     ({"size": (64,)}, ValueError, "size=(64,): expected a positive S, (W, H) or 'WxH'"),
-    ({"frame_folder_fps": 0}, ValueError, "frame_folder_fps=0: clip.frameFolderFps: 0 (expected: above 0, at most 1000)"),
+    ({"frame_folder_fps": 0}, ValueError, "frame_folder_fps=0: clip.frameFolderFps: 0 (expected: 0.001..1000)"),
     ({"area_min": -0.5}, ValueError, "area_min=-0.5: size.areaMin: -0.5 (expected: above 0, at most 1)"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names, started):

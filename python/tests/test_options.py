@@ -59,7 +59,8 @@ def test_the_package_is_typed():
 def test_the_jvm_refuses_what_python_refuses_with_the_same_words(stoker):
     # The same documents through both checks: the JVM's message (a usage error of stoker options) is Python's.
     for document in ({"clip": {"frames": 0}}, {"batch": {"layout": "NHWC"}}, {"decode": {"threadz": 2}},
-                     {"config": {"stages": {"decode": {"concurrency": "3"}}}}, {"failureBudget": "lots"}):
+                     {"config": {"stages": {"decode": {"concurrency": "3"}}}}, {"failureBudget": "lots"},
+                     {"size": {"areaMin": -0.5}}, {"clip": {"frameFolderFps": 0}}):
         with pytest.raises(_document.OptionsError) as python:
             _document.check_document(document)
         run = subprocess.run([stoker, "options", "--options", json.dumps(document)], capture_output=True, text=True,

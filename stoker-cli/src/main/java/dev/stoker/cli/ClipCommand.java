@@ -38,7 +38,7 @@ final class ClipCommand extends Subcommand {
     @Option(names = "--frames", defaultValue = "16") int frames;
     @Option(names = "--stride", defaultValue = "1") int stride;
     @Option(names = "--fps") Double fps;
-    @Option(names = "--size", defaultValue = "112x112", paramLabel = "WxH") String size;
+    @Option(names = "--size", defaultValue = "112x112", paramLabel = "S|WxH") String size;
     @Option(names = "--resize", defaultValue = "center-crop", paramLabel = "MODE") String resize;
     @Option(names = "--past-end", defaultValue = "SHIFT") PastEndPolicy pastEnd;
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;

@@ -54,7 +54,7 @@ final class InspectCommand extends ShardFolderCommand {
             out.printf(Locale.ROOT, "samples      %d of %d sources (%d failed)%n", m.sampleCount(), m.sourceCount(), m.failedCount());
             out.printf(Locale.ROOT, "classes      %d:", perClass.length);
             for (int c = 0; c < perClass.length; c++) {
-                out.printf(Locale.ROOT, " %s %d%s", m.classNames().get(c), perClass[c], c + 1 < perClass.length ? "," : "");
+                out.printf(Locale.ROOT, " %s (%d)%s", m.classNames().get(c), perClass[c], c + 1 < perClass.length ? "," : "");
             }
             out.println();
             if (texts > 0) {

@@ -34,7 +34,7 @@ class StoreCommandsTest {
         CliRun inspect = CliRun.stoker("inspect", dest.toString());
         assertThat(inspect.exitCode()).as(inspect.err()).isZero();
         assertThat(inspect.out()).contains("format       jpeg").contains("samples      4 of 4 sources")
-                .contains("abseiling 2").contains("archery 2").contains("frames       240").contains("short side 112")
+                .contains("abseiling (2)").contains("archery (2)").contains("frames       240").contains("short side 112")
                 .contains("per frame");
 
         CliRun verify = CliRun.stoker("verify", dest.toString());

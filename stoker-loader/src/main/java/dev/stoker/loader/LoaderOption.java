@@ -37,7 +37,7 @@ public enum LoaderOption {
     FRAME_FOLDER_FPS("clip.frameFolderFps", "frame_folder_fps", null, (int) LoaderOptions.Clip.MAX_FRAME_FOLDER_FPS,
             "Frames a second of videos stored as folders of images (JPEG or PNG, one a frame), which carry no timestamps:"
                     + " what their clip starts, windows and a manifest's seconds count in; 0.001 to 1000.",
-            Bound.ABOVE_ZERO),
+            new Bound(LoaderOptions.Clip.MIN_FRAME_FOLDER_FPS, false)),
     WIDTH("size.width", "width", 1, null, "Output width in pixels."),
     HEIGHT("size.height", "height", 1, null, "Output height in pixels."),
     RESIZE("size.mode", "resize", null, null,
@@ -56,7 +56,7 @@ public enum LoaderOption {
     AREA_MIN("size.areaMin", "area_min", null, 1,
             "With a random resized crop: the smallest share of the picture a clip's cut covers, above 0 (up to all of"
                     + " it; its aspect is drawn from 3/4 to 4/3).",
-            Bound.ABOVE_ZERO),
+            new Bound(0, true)),
     SPATIAL_CROPS("size.spatialCrops", "spatial_crops", 1, LoaderOptions.Size.MAX_SPATIAL_CROPS,
             "With a centre crop: deliver each clip this many times, cropped at places spread evenly along the picture's"
                     + " long side (3: test-time 3-crop views), the clip decoded once; 1: once, centred."),
@@ -104,15 +104,17 @@ public enum LoaderOption {
     private final String path;
     private final String keyword;
     private final Long minimum;
-    private final boolean aboveZero;
+    private final Bound fractionalMinimum;
     private final Long maximum;
     private final String description;
     private final List<String> values;
     private final Map<String, String> aliases;
 
-    /** A lower bound that is not a whole number a value may take: a fraction's, which only has to be above 0. */
-    private enum Bound {
-        ABOVE_ZERO
+    /**
+     * A lower bound a whole number cannot state: a fraction ({@code 0.001}), or a value a number must be above
+     * ({@code exclusive}: JSON Schema's {@code exclusiveMinimum}).
+     */
+    public record Bound(double value, boolean exclusive) {
     }
 
     LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description) {
@@ -120,18 +122,18 @@ public enum LoaderOption {
     }
 
     LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description, Bound bound) {
-        this(path, keyword, minimum, maximum, description, List.of(), Map.of(), bound == Bound.ABOVE_ZERO);
+        this(path, keyword, minimum, maximum, description, List.of(), Map.of(), bound);
     }
 
     LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description,
                  List<String> values, Map<String, String> aliases) {
-        this(path, keyword, minimum, maximum, description, values, aliases, false);
+        this(path, keyword, minimum, maximum, description, values, aliases, null);
     }
 
     private LoaderOption(String path, String keyword, Integer minimum, Integer maximum, String description,
-                         List<String> values, Map<String, String> aliases, boolean aboveZero) {
+                         List<String> values, Map<String, String> aliases, Bound fractionalMinimum) {
         this.path = path;
-        this.aboveZero = aboveZero;
+        this.fractionalMinimum = fractionalMinimum;
         this.keyword = keyword;
         this.minimum = minimum == null ? null : minimum.longValue();
         this.maximum = maximum == null ? null : maximum.longValue();
@@ -155,9 +157,9 @@ public enum LoaderOption {
         return Optional.ofNullable(minimum);
     }
 
-    /** Whether a number must be above 0 (JSON Schema's {@code exclusiveMinimum}: 0), a fraction's lower bound. */
-    public boolean aboveZero() {
-        return aboveZero;
+    /** The lower bound of a number that a whole {@link #minimum()} cannot state, if it has one. */
+    public Optional<Bound> fractionalMinimum() {
+        return Optional.ofNullable(fractionalMinimum);
     }
 
     /** The largest value a number may have, if it has a bound. */

@@ -166,9 +166,14 @@ public final class OptionsSchema {
             option.allowedValues().forEach(values::add);
         }
         option.minimum().ifPresent(m -> node.put("minimum", m));
-        if (option.aboveZero()) {
-            node.put("exclusiveMinimum", 0);
-        }
+        option.fractionalMinimum().ifPresent(b -> {
+            String key = b.exclusive() ? "exclusiveMinimum" : "minimum";
+            if (b.value() == Math.rint(b.value())) {
+                node.put(key, (long) b.value());   // "above 0", as people write it, not "above 0.0"
+            } else {
+                node.put(key, b.value());
+            }
+        });
         option.maximum().ifPresent(m -> node.put("maximum", m));
         if (!option.aliases().isEmpty()) {
             ObjectNode aliases = node.putObject("x-aliases");

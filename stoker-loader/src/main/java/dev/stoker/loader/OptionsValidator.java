@@ -109,6 +109,10 @@ final class OptionsValidator {
         double v = value.asDouble();
         JsonNode min = schema.get("minimum");
         JsonNode max = schema.get("maximum");
+        JsonNode above = schema.get("exclusiveMinimum");
+        if (above != null && !(v > above.asDouble())) {
+            throw problem(path, value, "above " + above.asText() + (max != null ? ", at most " + max.asText() : ""));
+        }
         if ((min != null && v < min.asDouble()) || (max != null && v > max.asDouble())) {
             String expected = min != null && max != null ? min.asText() + ".." + max.asText()
                     : min != null ? min.asText() + "+" : "at most " + max.asText();

@@ -74,8 +74,8 @@ public record HeadspaceResult(
         if (headspace >= 1.05 && waitingShare < SHARING_WAIT_SHARE && stepSlowed) {
             // Nothing waits for data: what training loses is the step's own time, taken by loading beside it.
             s.append(String.format(Locale.ROOT, "the loader keeps up, but training runs %.2fx slower than on cached"
-                    + " data: loading that took less of the CPU (or ran elsewhere) would make it up to that faster",
-                    headspace));
+                    + " data: loading that took less of the CPU and memory bandwidth (or ran elsewhere) would make it"
+                    + " up to %.2fx faster", headspace, headspace));
         } else if (headspace >= 1.05) {
             s.append(String.format(Locale.ROOT, "a loader fast enough would make training %.2fx faster", headspace));
         } else {

@@ -29,8 +29,8 @@ class HeadspaceResultTest {
         String summary = result(40.0, 60.0, 58.0, 0.03).summary();
 
         assertThat(summary).contains("3% of the time waiting for data; the loader keeps up, but training runs 1.50x"
-                        + " slower than on cached data: loading that took less of the CPU (or ran elsewhere) would make"
-                        + " it up to that faster")
+                        + " slower than on cached data: loading that took less of the CPU and memory bandwidth (or ran"
+                        + " elsewhere) would make it up to 1.50x faster")
                 .doesNotContain("a loader fast enough")
                 .contains("The step itself ran 1.45x slower while the loader ran (58.0 ms vs 40.0 ms)");
         assertThat(result(40.0, 60.0, 58.0, 0.20).summary()).as("waiting for data too: faster loading helps")

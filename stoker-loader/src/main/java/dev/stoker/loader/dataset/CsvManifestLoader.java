@@ -1,6 +1,8 @@
 package dev.stoker.loader.dataset;
 
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -27,7 +29,13 @@ final class CsvManifestLoader {
     }
 
     static Dataset load(Path manifest) throws IOException {
-        List<String> lines = Utf8.decode(Files.readAllBytes(manifest), manifest, "a manifest").lines().toList();
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);   // a line at a time: manifests grow large
+        } catch (CharacterCodingException e) {
+            InvalidDatasetException named = Utf8.firstError(manifest, "a manifest");
+            throw named != null ? named : e;
+        }
         Path base = manifest.toAbsolutePath().getParent();
         List<Row> rows = new ArrayList<>(lines.size());
         boolean firstDataLine = true;
@@ -63,7 +71,7 @@ final class CsvManifestLoader {
         int size = fields.size();
         if (textThird ? size != 3 : size != 2 && size != 4 && size != 5) {
             throw error(manifest, line, size + " fields (expected: " + (textThird ? "path,label,text, as the header says"
-                    : "path,label or path,label,start,end[,text], or path,label,text under that header line")
+                    : "path,label or path,label,start,end[,text], or path,label,text under a header line path,label,text")
                     + "; quote a text that holds a comma)");
         }
         boolean ranged = size >= 4;

@@ -42,7 +42,10 @@ final class SampleText {
         if (bytes.length == 0) {
             return Optional.empty();
         }
-        return Optional.of(Utf8.decode(bytes, where, "a text"));
+        String text = Utf8.decode(bytes, where, "a text");
+        // A byte order mark is how some editors mark UTF-8, not part of the caption.
+        text = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return text.isEmpty() ? Optional.empty() : Optional.of(text);
     }
 
     static InvalidDatasetException tooLong(Object where, long bytes) {

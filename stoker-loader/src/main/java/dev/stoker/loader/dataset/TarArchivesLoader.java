@@ -5,7 +5,6 @@ import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.loader.dataset.internal.TarIndex;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -202,7 +201,7 @@ final class TarArchivesLoader {
             throw new InvalidDatasetException(path + ": a label of " + member.sizeBytes() + " bytes (expected: a class"
                     + " index or name, at most " + MAX_LABEL_BYTES + ")");
         }
-        String text = new String(ArchiveMembers.read(channel, member), StandardCharsets.UTF_8).strip();
+        String text = Utf8.decode(ArchiveMembers.read(channel, member), path, "a label").strip();
         if (text.isEmpty()) {
             throw new InvalidDatasetException(path + ": an empty label (expected: a class index or name)");
         }

@@ -108,11 +108,16 @@ class DatasetLoadingTest {
     void csvErrorsNameTheLine() throws IOException {
         assertCsvError("a.mp4,1\nb.mp4\n", "line 2: 1 fields (expected: path,label or path,label,start,end[,text], or");
         assertCsvError("a.mp4,1,2.5\n", "line 1: 3 fields (expected: path,label or path,label,start,end[,text], or"
-                + " path,label,text under that header line; quote a text that holds a comma)");
+                + " path,label,text under a header line path,label,text; quote a text that holds a comma)");
         Path latin1 = dir.resolve("latin1.csv");
         Files.write(latin1, "a.mp4,1\nb.mp4,1,,,caf\u00e9\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
         assertThatThrownBy(() -> Dataset.open(latin1)).isInstanceOf(InvalidDatasetException.class)
-                .hasMessage(latin1 + ": a manifest that is not UTF-8 (byte 0xE9 at line 2, byte 21 of the file)");
+                .hasMessage(latin1 + ": a manifest that is not UTF-8 (byte 0xE9 at line 2, offset 21)");
+        Path crOnly = dir.resolve("cr.csv");
+        Files.write(crOnly, "a.mp4,1\rb.mp4,1\r\nc.mp4,1,,,\u00e9t\u00e9\r\nd.mp4,1,,,caf\u00e9".getBytes(
+                java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> Dataset.open(crOnly)).as("lines as the loader counts them: \\r, \\r\\n, \\n")
+                .hasMessage(crOnly + ": a manifest that is not UTF-8 (byte 0xE9 at line 3, offset 27)");
         assertCsvError("path,label,text\na.mp4,1,a cat,sleeping\n", "line 2: 4 fields (expected: path,label,text, as"
                 + " the header says");
         assertCsvError("a.mp4,1,,,a,b\n", "line 1: 6 fields");

@@ -319,6 +319,6 @@ class TarArchivesTest {
         bytes[(int) TarIndex.read(latin1).members().get(1).offset()] = (byte) 0xE9;
         Files.write(latin1, bytes);
         assertThatThrownBy(() -> Dataset.open(latin1)).isInstanceOf(InvalidDatasetException.class)
-                .hasMessage(latin1.resolve("a.txt") + ": a text that is not UTF-8 (byte 0xE9 at line 1, byte 0 of the file)");
+                .hasMessage(latin1.resolve("a.txt") + ": a text that is not UTF-8 (byte 0xE9 at line 1, offset 0)");
     }
 }
