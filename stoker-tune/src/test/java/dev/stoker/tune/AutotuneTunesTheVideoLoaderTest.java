@@ -35,7 +35,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class AutotuneTunesTheVideoLoaderTest {
+    /** At least this many epochs are compared; more while the tuner has not yet changed anything. */
     private static final int EPOCHS = 30;
+    /** How many epochs the tuner gets at most to make its first change (a quiet, fast machine runs 30 in 2 s). */
+    private static final int MAX_EPOCHS = 600;
     private static final int MAX_CONCURRENCY = 3;
     private static final int MAX_QUEUE = 16;
     static Dataset dataset;
@@ -48,20 +51,13 @@ class AutotuneTunesTheVideoLoaderTest {
 
     /** The bad start: one decoder behind four demuxers. */
     private static LoaderOptions options() {
-        return LoaderOptions.builder().clip(8, 2).order(3, true, EPOCHS).batch(2, false, BatchLayout.NTHWC)
+        return LoaderOptions.builder().clip(8, 2).order(3, true, -1).batch(2, false, BatchLayout.NTHWC)
                 .config(new PipelineConfig(null, null, null, Map.of(
                         "decode", StageConfig.EMPTY.withConcurrency(1), "demux", StageConfig.EMPTY.withConcurrency(4)))).build();
     }
 
     @Test
     void tunesTheRunningLoaderWithinItsBudgetAndDeliversExactlyTheSameClips() throws Exception {
-        List<String> expected;
-        try (VideoLoader alone = VideoLoader.open(dataset, options())) {
-            expected = DeliveredClips.of(alone);
-            assertThat(alone.pipeline().failures()).isEmpty();
-        }
-        assertThat(expected).hasSize(dataset.entries().size() * EPOCHS);
-
         TraceRecorder trace = TraceRecorder.create();
         List<String> got;
         List<AutotuneChange> changes;
@@ -76,7 +72,10 @@ class AutotuneTunesTheVideoLoaderTest {
             // Room for a little more than the start holds: enough to grow, not enough for everything at its maximum.
             budget = budget.withRam(budget.withRam(1, loader.itemBytesByStage()).ramBytes(start) * 3 / 2, loader.itemBytesByStage());
             try (Autotune tuning = Autotune.online(loader.pipeline(), budget)) {
-                got = DeliveredClips.of(loader);
+                // Endless epochs, taken until the tuner has acted: how many that takes is the machine's speed, not
+                // the test's (a fixed 30 epochs ran out before the first window on a quiet machine).
+                int perEpoch = dataset.entries().size();
+                got = DeliveredClips.whileCount(loader, n -> n < perEpoch * MAX_EPOCHS && (n < perEpoch * EPOCHS || tuning.changes().isEmpty()));
                 tuning.close();
                 changes = tuning.changes();
             }
@@ -89,7 +88,13 @@ class AutotuneTunesTheVideoLoaderTest {
         System.out.println("start " + start.stages() + " sink " + start.sinkCapacity());
         System.out.println("end   " + end.stages() + " sink " + end.sinkCapacity());
 
-        assertThat(got).as("the clips, in order, of the loader left alone").isEqualTo(expected);
+        List<String> expected;
+        try (VideoLoader alone = VideoLoader.open(dataset, options())) {
+            expected = DeliveredClips.whileCount(alone, n -> n < got.size());
+            assertThat(alone.pipeline().failures()).isEmpty();
+        }
+        assertThat(got).as("the clips, in order, of the loader left alone").hasSizeGreaterThanOrEqualTo(
+                dataset.entries().size() * EPOCHS).isEqualTo(expected);
         assertThat(changes).as("changes the tuner made to decode 1 / demux 4").isNotEmpty();
 
         // Every change the pipeline saw came from the tuner, with the tuner's reason, in the same order; replaying
@@ -123,4 +128,5 @@ class AutotuneTunesTheVideoLoaderTest {
         assertThat(drawn).extracting(TraceRecorder.Slice::detail).isEqualTo(recorded.stream().map(Reconfiguration::reason).toList());
         assertThat(drawn).extracting(TraceRecorder.Slice::threadName).containsOnly("stoker-autotune");
     }
+
 }

@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a fifth
- * field, the sample's text (a caption; quote it when it holds a comma): {@code path,label,start,end,text}, the range may
- * be empty ({@code a.mp4,3,,,a dog runs}); an empty text is none. Under a header {@code path,label,text} (or
+ * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a
+ * fifth field, the sample's text (a caption; quote it when it holds a comma): {@code path,label,start,end,text}, the
+ * range may be empty ({@code a.mp4,3,,,a dog runs}); an empty text is none. Under a header {@code path,label,text} (or
  * {@code caption}), three fields are path, label and text; without that header a third field is an error, not a text
  * (it is more likely a range missing its end).
  */
@@ -56,7 +56,8 @@ final class CsvManifestLoader {
             rows.add(parse(fields, textThird, base, manifest, i + 1));
         }
         if (rows.isEmpty()) {
-            throw new InvalidDatasetException(manifest + " lists no videos (expected: lines path,label[,start,end,text])");
+            throw new InvalidDatasetException(manifest
+                    + " lists no videos (expected: lines path,label[,start,end[,text]])");
         }
         return label(rows, manifest);
     }
@@ -70,8 +71,10 @@ final class CsvManifestLoader {
             throws InvalidDatasetException {
         int size = fields.size();
         if (textThird ? size != 3 : size != 2 && size != 4 && size != 5) {
-            throw error(manifest, line, size + " fields (expected: " + (textThird ? "path,label,text, as the header says"
-                    : "path,label or path,label,start,end[,text], or path,label,text under a header line path,label,text")
+            throw error(manifest, line, size + " fields (expected: " + (textThird
+                    ? "path,label,text, as the header says"
+                    : "path,label or path,label,start,end[,text], or path,label,text under a header line"
+                            + " path,label,text")
                     + "; quote a text that holds a comma)");
         }
         boolean ranged = size >= 4;

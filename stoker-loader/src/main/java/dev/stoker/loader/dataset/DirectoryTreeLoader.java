@@ -46,13 +46,13 @@ final class DirectoryTreeLoader {
             String className = classDir.getFileName().toString();
             classNames.add(className);
             List<Path> children = sortedChildren(classDir, null);
-            Map<String, Path> texts = textsOf(children);
-            Set<Path> textFiles = new HashSet<>(texts.values());
+            Map<Path, Path> textOf = textsOf(children);
+            Set<Path> textFiles = new HashSet<>(textOf.values());
             for (Path video : children) {
                 if (textFiles.contains(video)) {
                     continue;
                 }
-                Path text = texts.isEmpty() ? null : texts.get(stem(video));
+                Path text = textOf.get(video);
                 entries.add(new VideoEntry(video, label, className, OptionalDouble.empty(), OptionalDouble.empty(),
                         text == null ? Optional.empty() : SampleText.read(text)));
             }
@@ -96,29 +96,30 @@ final class DirectoryTreeLoader {
     }
 
     /**
-     * The {@code .txt} files among a class folder's {@code children} that pair with another child (a video), by that
-     * video's {@link #stem}. A {@code .txt} that pairs with nothing stays a video, as any other file does, and fails
-     * as one (counted); so do two that would pair with one another ({@code a.txt} beside {@code a.TXT}): a text is
-     * never a video's pair.
+     * Each video among a class folder's {@code children} that has a {@code .txt} beside it, by its {@link #stem}, and
+     * that text file. A {@code .txt} that pairs with nothing stays a video, as any other file does, and fails as one
+     * (counted); so do two that would pair with one another ({@code a.txt} beside {@code a.TXT}): a text is never a
+     * video's pair.
      */
-    private static Map<String, Path> textsOf(List<Path> children) {
-        Map<String, Path> candidates = new HashMap<>();
+    private static Map<Path, Path> textsOf(List<Path> children) {
+        Map<String, Path> byStem = new HashMap<>();
         for (Path child : children) {
             String name = child.getFileName().toString();
             if (SampleText.isTextName(name) && Files.isRegularFile(child)) {
-                candidates.put(name.substring(0, name.length() - SampleText.EXTENSION.length() - 1), child);
+                byStem.put(name.substring(0, name.length() - SampleText.EXTENSION.length() - 1), child);
             }
         }
-        Map<String, Path> texts = new HashMap<>();
-        if (!candidates.isEmpty()) {
-            for (Path child : children) {
-                Path text = SampleText.isTextName(child.getFileName().toString()) ? null : candidates.get(stem(child));
-                if (text != null) {
-                    texts.put(stem(child), text);
-                }
+        Map<Path, Path> textOf = new HashMap<>();
+        if (byStem.isEmpty()) {
+            return textOf;   // the common tree: no text, and no stat a video to find one
+        }
+        for (Path child : children) {
+            Path text = SampleText.isTextName(child.getFileName().toString()) ? null : byStem.get(stem(child));
+            if (text != null) {
+                textOf.put(child, text);
             }
         }
-        return texts;
+        return textOf;
     }
 
     /** A video's name less its extension ({@code clip} for {@code clip.mp4}); a folder of frames' whole name. */

@@ -4,7 +4,9 @@ import dev.stoker.loader.batch.ClipBatch;
 import dev.stoker.loader.batch.ClipInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * What a loader delivers, as text two runs can be compared by (each clip's file and first frame time, in order),
@@ -16,9 +18,14 @@ public final class DeliveredClips {
 
     /** Takes every batch of {@code batches} (closing each): {@code clip.mp4@1.25} per clip. */
     public static List<String> of(Iterable<ClipBatch> batches) {
+        return whileCount(batches, n -> true);
+    }
+
+    /** As {@link #of}, batch by batch while {@code more} holds for the clips taken so far (an endless loader's). */
+    public static List<String> whileCount(Iterable<ClipBatch> batches, IntPredicate more) {
         List<String> seen = new ArrayList<>();
-        for (ClipBatch batch : batches) {
-            try (batch) {
+        for (Iterator<ClipBatch> it = batches.iterator(); more.test(seen.size()) && it.hasNext(); ) {
+            try (ClipBatch batch = it.next()) {
                 for (ClipInfo c : batch.clips()) {
                     seen.add(c.path().getFileName() + "@" + c.frameTimestampsSeconds()[0]);
                 }
