@@ -107,7 +107,7 @@ final class BenchFormatsCommand extends Subcommand {
         List<Row> rows = new FormatsBench(out, batches, budget).measure(sampled, fileOptions, work, ingest,
                 workers != null ? workers : cores, budget(dev.stoker.pipeline.FailureBudget.UNLIMITED), shardOptions);
         double memcpy = FormatsReport.memcpyBytesPerSecond();
-        RawReadBench.Result rawRead = RawReadBench.measure(work.resolve(IngestOptions.RAW), shardOptions);
+        RawReadBench.Result rawRead = RawReadBench.measure(work.resolve(IngestOptions.Format.RAW.toString()), shardOptions);
         double rawLoaderBytesPerSecond = rows.getLast().warm().samplesPerSecond() * rawRead.clipBytes();
 
         out.println();

@@ -131,7 +131,7 @@ final class IngestCommand extends Subcommand {
 
     private IngestOptions options() {
         try {
-            IngestOptions o = IngestOptions.defaults().withFormat(format).withGop(gop)
+            IngestOptions o = IngestOptions.defaults().withFormat(IngestOptions.Format.of(format)).withGop(gop)
                     .withShardSize(IngestOptions.parseBytes(shardSize)).withJpegQuality(jpegQuality)
                     .withFramesPerSecond(fps).withFrameFolderFps(frameFolderFps);
             if (size != null) {

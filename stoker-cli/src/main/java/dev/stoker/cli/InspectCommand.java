@@ -48,8 +48,8 @@ final class InspectCommand extends ShardFolderCommand {
             out.printf(Locale.ROOT, "options      size %s, fps %s,%s shard size %s%s%n",
                     o.width() > 0 ? o.width() + "x" + o.height() : o.shortSide() > 0 ? "short side " + o.shortSide() : "source",
                     o.framesPerSecond() > 0 ? String.valueOf(o.framesPerSecond()) : "source",
-                    o.format().equals(IngestOptions.VIDEO) ? " gop " + o.gopFrames() + "," : "",  // jpeg, raw: no GOP
-                    Bytes.human(o.shardSizeBytes()), (o.format().equals(IngestOptions.JPEG) ? ", jpeg quality " + o.jpegQuality() : "")
+                    o.format() == IngestOptions.Format.VIDEO ? " gop " + o.gopFrames() + "," : "",  // jpeg, raw: no GOP
+                    Bytes.human(o.shardSizeBytes()), (o.format() == IngestOptions.Format.JPEG ? ", jpeg quality " + o.jpegQuality() : "")
                             + (o.frameFolderFps() > 0 ? ", folders of frames at " + o.frameFolderFps() + " fps" : ""));
             out.printf(Locale.ROOT, "samples      %d of %d sources (%d failed)%n", m.sampleCount(), m.sourceCount(), m.failedCount());
             out.printf(Locale.ROOT, "classes      %d:", perClass.length);

@@ -55,7 +55,7 @@ class ShardsOnTheGpuTest {
     static void ingest() throws IOException {
         Path videos = DemoDataset.create(dir.resolve("videos"), DemoSpec.small(2, 3, 2.0));
         Path dest = dir.resolve("shards");
-        Ingest.run(Dataset.open(videos), dest, IngestOptions.defaults().withFormat(IngestOptions.VIDEO).withShortSide(96)
+        Ingest.run(Dataset.open(videos), dest, IngestOptions.defaults().withFormat(IngestOptions.Format.VIDEO).withShortSide(96)
                 .withShardSize(64L << 10), 2, IngestListener.NONE);
         shards = dest.toString();
     }

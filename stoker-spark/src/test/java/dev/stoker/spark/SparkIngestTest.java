@@ -53,7 +53,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * conditional {@code _DONE} object and the result, read back by ranged GETs, is the same.
  */
 class SparkIngestTest {
-    private static final IngestOptions OPTIONS = IngestOptions.defaults().withFormat(IngestOptions.VIDEO).withShortSide(96)
+    private static final IngestOptions OPTIONS = IngestOptions.defaults().withFormat(IngestOptions.Format.VIDEO).withShortSide(96)
             .withShardSize(256L << 10);
     private static final List<ClipSpec> SPECS = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.6, 4, 3));
     private static final Resize RESIZE = Resize.centerCrop(96, 64, 64);

@@ -1,5 +1,6 @@
 package dev.stoker.store;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.stoker.loader.LoaderOptions;
 import java.util.Locale;
@@ -9,8 +10,7 @@ import java.util.Objects;
  * What an ingest writes: the format and the stored geometry and timing. Recorded in every shard and in
  * the manifest; a rerun with other options does not reuse shards written with these.
  *
- * @param format          {@code video} (H.264 packets), {@code jpeg} (one JPEG per frame) or {@code raw}
- *                        (uint8 RGB frames)
+ * @param format          how frames are stored: H.264 packets, one JPEG a frame, or uint8 RGB frames
  * @param width           stored width; with {@code height}, frames are scaled to exactly width x height;
  *                        0 with {@code shortSide} or for the source size
  * @param height          stored height; see {@code width}
@@ -24,20 +24,39 @@ import java.util.Objects;
  *                        loaders' default ({@link LoaderOptions.Clip#DEFAULT_FRAME_FOLDER_FPS}), and then not written,
  *                        so that shards ingested before it existed match
  */
-public record IngestOptions(String format, int width, int height, int shortSide, double framesPerSecond,
+public record IngestOptions(IngestOptions.Format format, int width, int height, int shortSide, double framesPerSecond,
                             int gopFrames, long shardSizeBytes, int jpegQuality,
                             @JsonInclude(JsonInclude.Include.NON_DEFAULT) double frameFolderFps) {
 
-    /** Format names. */
-    public static final String VIDEO = "video";
-    public static final String JPEG = "jpeg";
-    public static final String RAW = "raw";
+    /** How a shard stores a sample's frames; {@code --format} and the manifest name it in lower case. */
+    public enum Format {
+        /** H.264 packets at a fixed GOP: the smallest, decoded like the source. */
+        VIDEO,
+        /** One JPEG a frame: any frame decodes alone. */
+        JPEG,
+        /** Uint8 RGB frames: copied, not decoded; the largest. */
+        RAW;
+
+        /** The format named {@code name} ({@code video}, {@code jpeg} or {@code raw}). */
+        public static Format of(String name) {
+            for (Format f : values()) {
+                if (f.toString().equals(name)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("format: " + name + " (expected: video, jpeg or raw)");
+        }
+
+        /** {@code video}. */
+        @JsonValue
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     public IngestOptions {
         Objects.requireNonNull(format, "format");
-        if (!format.equals(VIDEO) && !format.equals(JPEG) && !format.equals(RAW)) {
-            throw new IllegalArgumentException("format: " + format + " (expected: video, jpeg or raw)");
-        }
         if (width < 0 || height < 0 || (width == 0) != (height == 0)) {
             throw new IllegalArgumentException("size: " + width + "x" + height + " (expected: both 1+, or both 0)");
         }
@@ -67,7 +86,7 @@ public record IngestOptions(String format, int width, int height, int shortSide,
     }
 
     /** Options for sources whose folders of frames play at the loaders' default rate. */
-    public IngestOptions(String format, int width, int height, int shortSide, double framesPerSecond, int gopFrames,
+    public IngestOptions(Format format, int width, int height, int shortSide, double framesPerSecond, int gopFrames,
                          long shardSizeBytes, int jpegQuality) {
         this(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality, 0);
     }
@@ -84,10 +103,10 @@ public record IngestOptions(String format, int width, int height, int shortSide,
 
     /** Video format, source size and rate, GOP 16, 256 MiB shards, JPEG quality 3. */
     public static IngestOptions defaults() {
-        return new IngestOptions(VIDEO, 0, 0, 0, 0, 16, 256L << 20, 3);
+        return new IngestOptions(Format.VIDEO, 0, 0, 0, 0, 16, 256L << 20, 3);
     }
 
-    public IngestOptions withFormat(String format) {
+    public IngestOptions withFormat(Format format) {
         return new IngestOptions(format, width, height, shortSide, framesPerSecond, gopFrames, shardSizeBytes, jpegQuality,
                 frameFolderFps);
     }

@@ -34,14 +34,14 @@ public final class DemoSource {
     }
 
     /** Ingests the demo dataset into {@code dest}: short side 112, small shards so there are several. */
-    public static Ingest.Result ingest(Path dest, String format) throws IOException {
+    public static Ingest.Result ingest(Path dest, IngestOptions.Format format) throws IOException {
         return Ingest.run(dataset(), dest, options(format), 2, IngestListener.NONE);
     }
 
-    static IngestOptions options(String format) {
+    static IngestOptions options(IngestOptions.Format format) {
         long shardBytes = switch (format) {
-            case IngestOptions.RAW -> 4L << 20;
-            case IngestOptions.JPEG -> 200L << 10;
+            case RAW -> 4L << 20;
+            case JPEG -> 200L << 10;
             default -> 16L << 10;
         };
         return IngestOptions.defaults().withFormat(format).withShortSide(112).withShardSize(shardBytes);

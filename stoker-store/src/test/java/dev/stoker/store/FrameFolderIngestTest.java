@@ -28,7 +28,7 @@ class FrameFolderIngestTest {
         FrameFolders.write(root.resolve("a/v1"), "img_", 20, FrameFolders.Kind.JPEG);
         FrameFolders.write(root.resolve("b/v2"), "img_", 15, FrameFolders.Kind.PNG);
         Dataset dataset = Dataset.open(root);
-        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.JPEG).withFrameFolderFps(25);
+        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.Format.JPEG).withFrameFolderFps(25);
         Ingest.run(dataset, dir.resolve("shards"), options, 2, IngestListener.NONE);
         try (ShardDataset shards = ShardDataset.open(dir.resolve("shards"))) {
             assertThat(shards.size()).isEqualTo(2);
@@ -49,7 +49,7 @@ class FrameFolderIngestTest {
             java.nio.file.Files.write(folder.resolve(String.format("img_%05d.jpg", i)), new byte[] {1, 2, 3});
         }
         Path manifest = java.nio.file.Files.writeString(dir.resolve("cuts.csv"), folder + ",0,0.4,0.8\n");
-        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.JPEG).withFrameFolderFps(25);
+        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.Format.JPEG).withFrameFolderFps(25);
         Ingest.Result result = Ingest.run(Dataset.open(manifest), dir.resolve("cut"), options, 1, IngestListener.NONE);
         assertThat(result.failed()).isZero();
         try (ShardDataset shards = ShardDataset.open(dir.resolve("cut"))) {
@@ -59,7 +59,7 @@ class FrameFolderIngestTest {
 
     @Test
     void optionsWithoutAFrameRateAreWrittenAsBeforeItExisted() throws IOException {
-        String header = new Manifest.Header(1, IngestOptions.JPEG, IngestOptions.defaults().withFormat(IngestOptions.JPEG))
+        String header = new Manifest.Header(1, IngestOptions.Format.JPEG, IngestOptions.defaults().withFormat(IngestOptions.Format.JPEG))
                 .toJson();
         // The options as written before the rate existed, key for key: such shards match.
         assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(header).get("options").fieldNames())
@@ -68,8 +68,8 @@ class FrameFolderIngestTest {
         assertThat(IngestOptions.defaults().withFrameFolderFps(30)).as("30 given is 30 not given")
                 .isEqualTo(IngestOptions.defaults());
         assertThat(IngestOptions.defaults().folderFramesPerSecond()).isEqualTo(30);
-        String given = new Manifest.Header(1, IngestOptions.JPEG, IngestOptions.defaults().withFrameFolderFps(25)).toJson();
+        String given = new Manifest.Header(1, IngestOptions.Format.JPEG, IngestOptions.defaults().withFrameFolderFps(25)).toJson();
         assertThat(given).contains("\"frameFolderFps\":25.0");
-        assertThat(Manifest.Header.parse(header).options()).isEqualTo(IngestOptions.defaults().withFormat(IngestOptions.JPEG));
+        assertThat(Manifest.Header.parse(header).options()).isEqualTo(IngestOptions.defaults().withFormat(IngestOptions.Format.JPEG));
     }
 }

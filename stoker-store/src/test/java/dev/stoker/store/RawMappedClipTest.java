@@ -43,7 +43,7 @@ class RawMappedClipTest {
 
     @Test
     void locatedClipsCopyTheDecodersPixels() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW); // 149x112 frames
+        DemoSource.ingest(dest, IngestOptions.Format.RAW); // 149x112 frames
         // Every kind of clip, selected among the stored frames as a video of them selects (one past the end, shifted).
         List<ClipSpec> specs = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.77, 4, 1),
                 ClipSpec.resampled(0.3, 1.0, 7.5), ClipSpec.linspace(0.1, 1.2, 5),
@@ -92,7 +92,7 @@ class RawMappedClipTest {
 
     @Test
     void formatsWithoutRgbFramesAreNotLocated(@TempDir Path jpeg) throws IOException {
-        DemoSource.ingest(jpeg, IngestOptions.JPEG);
+        DemoSource.ingest(jpeg, IngestOptions.Format.JPEG);
         try (ShardDataset shards = ShardDataset.open(jpeg); ClipReader reader = shards.newReader()) {
             assertThat(reader.locate(0, List.of(ClipSpec.frames(0, 4, 1)), List.of(Resize.centerCrop(112, 112, 112))))
                     .isNull();
@@ -101,7 +101,7 @@ class RawMappedClipTest {
 
     @Test
     void loaderBatchesFromTheMappingEqualBatchesThroughClipBuffers() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         LoaderOptions options = LoaderOptions.builder().clip(6, 2)
                 .size(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112) // stored short side: a cut, no scaling
                 .clipStarts(LoaderOptions.ClipStarts.RANDOM, 2, 1.0).order(11, true, 2).build();

@@ -34,7 +34,7 @@ class RawUnscaledCropTest {
 
     @Test
     void unscaledCropsCopyRowsWithTheConvertersPixels() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW); // 149x112 frames
+        DemoSource.ingest(dest, IngestOptions.Format.RAW); // 149x112 frames
         List<ClipSpec> specs = List.of(ClipSpec.frames(0, 8, 2), ClipSpec.frames(0.77, 4, 1), ClipSpec.resampled(0.3, 1.0, 8));
         // Flipped ones too (each seed draws its own mirror; the assertion below keeps a mirrored one among them), and a
         // jittered short side, which needs scaling and so decodes.

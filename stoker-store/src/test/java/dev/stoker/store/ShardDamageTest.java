@@ -30,7 +30,7 @@ class ShardDamageTest {
 
     @Test
     void intactShardsVerifyClean() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.JPEG);
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG);
         ShardVerifier.Report report = ShardVerifier.verify(dest);
         assertThat(report.damages()).isEmpty();
         assertThat(report.records()).isEqualTo(4);
@@ -38,7 +38,7 @@ class ShardDamageTest {
 
     @Test
     void flippedPayloadByteFailsItsChecksumAndOnlyThatSample() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         SampleInfo victim = sample(1);
         flip(dest.resolve(victim.shard()), payloadOffsetOf(victim) + 100); // a byte inside frame 0 of sample 1
 
@@ -69,7 +69,7 @@ class ShardDamageTest {
 
     @Test
     void damagedIndexEntryAndTruncatedShardAreNamed() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        DemoSource.ingest(dest, IngestOptions.Format.VIDEO);
         Path first = dest.resolve(sample(0).shard());
         Path last = dest.resolve(sample(-1).shard());
         // the first index entry starts right after the records: find it from the footer
@@ -104,7 +104,7 @@ class ShardDamageTest {
 
     @Test
     void shardFromAnotherVersionIsRefusedByName() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         Path shard = dest.resolve(sample(0).shard());
         try (RandomAccessFile file = new RandomAccessFile(shard.toFile(), "rw")) {
             file.seek(8);

@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Every format reads back the clips that decoding the source directly gives: the same frame indices and
@@ -39,15 +39,15 @@ class ShardFormatRoundTripTest {
             ClipSpec.frames(1.95, 4, 2).withPastEnd(PastEndPolicy.REPEAT_LAST));
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {IngestOptions.RAW, IngestOptions.JPEG, IngestOptions.VIDEO})
-    void clipsFromShardsMatchClipsDecodedFromTheSource(String format) throws IOException {
+    @EnumSource(IngestOptions.Format.class)
+    void clipsFromShardsMatchClipsDecodedFromTheSource(IngestOptions.Format format) throws IOException {
         Ingest.Result result = DemoSource.ingest(dest, format);
         Dataset source = DemoSource.dataset();
         assertThat(result.failed()).isZero();
         assertThat(result.shardsWritten()).isGreaterThan(1);
         double tolerance = switch (format) {
-            case IngestOptions.RAW -> 0;
-            case IngestOptions.JPEG -> 8.0;
+            case RAW -> 0;
+            case JPEG -> 8.0;
             default -> 10.0;
         };
         try (ShardDataset shards = ShardDataset.open(dest); ClipReader reader = shards.newReader();
@@ -58,7 +58,7 @@ class ShardFormatRoundTripTest {
                 SampleInfo info = shards.sample(i);
                 assertThat(info.label()).isEqualTo(source.get(i).label());
                 // 340x256 with short side 112: 148.75 wide, rounded (raw) or rounded to even (4:2:0 formats)
-                assertThat(info.width()).isEqualTo(format.equals(IngestOptions.RAW) ? 149 : 148);
+                assertThat(info.width()).isEqualTo(format.equals(IngestOptions.Format.RAW) ? 149 : 148);
                 assertThat(info.height()).isEqualTo(112);
                 try (Video video = Video.open(source.get(i).path())) {
                     assertThat(info.frameCount()).isEqualTo(video.frameCount());

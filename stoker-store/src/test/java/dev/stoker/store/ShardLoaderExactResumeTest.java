@@ -39,7 +39,7 @@ class ShardLoaderExactResumeTest {
 
     @BeforeAll
     static void ingest() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.JPEG); // 4 samples in 3 shards
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG); // 4 samples in 3 shards
     }
 
     /** Random crops and clip starts, shuffled within windows of 2 shards, 2 epochs of 2 batches. */
@@ -125,7 +125,7 @@ class ShardLoaderExactResumeTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 6 (state: 5)");
         }
         // the same samples in one shard: another grouping, another order
-        Ingest.run(DemoSource.dataset(), other, DemoSource.options(IngestOptions.JPEG).withShardSize(64L << 20), 2,
+        Ingest.run(DemoSource.dataset(), other, DemoSource.options(IngestOptions.Format.JPEG).withShardSize(64L << 20), 2,
                 IngestListener.NONE);
         try (ShardDataset shards = ShardDataset.open(other)) {
             assertThatThrownBy(() -> ShardLoader.open(shards, options(), Opening.defaults().resumingFrom(state)))

@@ -50,7 +50,7 @@ class ShardLoaderTest {
     void shardBatchesMatchVideoLoaderBatches(LoaderOptions.ClipStarts starts) throws IOException {
         // The epoch orders differ (shards are the sampler's groups, files are VideoLoader's), the clips do not:
         // each sample gets the clip its source video gets in the same epoch (random segments: the same frames drawn).
-        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        DemoSource.ingest(dest, IngestOptions.Format.VIDEO);
         LoaderOptions options = options().toBuilder().clipStarts(starts, 1, 1.0).build();
         Map<Path, ClipInfo> fromSource = new HashMap<>();
         List<long[]> shapes = new ArrayList<>();
@@ -91,7 +91,7 @@ class ShardLoaderTest {
             captioned.add(new VideoEntry(e.path(), e.label(), e.className(), e.startSeconds(), e.endSeconds(),
                     i == 1 ? Optional.empty() : Optional.of("video " + i + ", \u6f22\n")));
         }
-        Ingest.run(new Dataset(captioned, demo.classNames()), dest, DemoSource.options(IngestOptions.VIDEO), 2,
+        Ingest.run(new Dataset(captioned, demo.classNames()), dest, DemoSource.options(IngestOptions.Format.VIDEO), 2,
                 IngestListener.NONE);
         String manifest = Files.readString(dest.resolve(ShardDataset.MANIFEST));
         assertThat(manifest).as("a sample without text writes none").contains("\"text\" : \"video 0, \u6f22\\n\"");
@@ -118,7 +118,7 @@ class ShardLoaderTest {
         // the same picture the video loader converts from YUV: the same window differs by colour rounding and
         // chroma siting only (a mean of 2.5-4.7 levels a pixel here), another window by far more (17-42 with the
         // shard loader's clip ordinal off by one).
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         // Augmented, the seed also draws each clip's short side (112 to 140: then both loaders scale) and its mirror:
         // a clip mirrored by one loader only would differ by far more than the colour rounding.
         LoaderOptionsBuilder options = LoaderOptions.builder().clip(8, 2).size(96, 80, Resize.Mode.SHORT_SIDE_RANDOM_CROP, 112)
@@ -147,8 +147,8 @@ class ShardLoaderTest {
     }
 
     @ParameterizedTest(name = "{0} shards")
-    @ValueSource(strings = {IngestOptions.RAW, IngestOptions.VIDEO})
-    void aShardClipsSpatialCropsAreTheVideoLoadersCrops(String format) throws IOException {
+    @EnumSource(value = IngestOptions.Format.class, names = {"RAW", "VIDEO"})
+    void aShardClipsSpatialCropsAreTheVideoLoadersCrops(IngestOptions.Format format) throws IOException {
         // Three crops a clip, each cut where the video loader cuts it: raw shards copy each crop's window out of the
         // stored frames (their short side is the crop's), video shards decode the clip once for all three. As above,
         // the same window differs by colour rounding only, and the crops are 26 columns apart.
@@ -198,7 +198,7 @@ class ShardLoaderTest {
     void underADecodeBudgetAShardGetsTheClipsItsSourceVideoGets() throws IOException {
         // The demo's videos have one keyframe (GOP 250), the shards one every 16 frames: starts drawn from the shards'
         // own keyframes under a budget of 8 would differ from the videos'; the records list their sources' instead.
-        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        DemoSource.ingest(dest, IngestOptions.Format.VIDEO);
         LoaderOptions budget = options().toBuilder().order(7, true, 3).maxLeadFrames(8).build();
         Map<Path, List<Double>> fromSource = starts(VideoLoader.open(DemoSource.dataset(), budget));
         Map<Path, List<Double>> fromShards;
@@ -232,7 +232,7 @@ class ShardLoaderTest {
 
     @Test
     void damagedRecordIsSkippedAsAFailureNamingShardAndRecord() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.JPEG);
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG);
         SampleInfo victim;
         try (ShardDataset shards = ShardDataset.open(dest)) {
             victim = shards.sample(2);

@@ -68,7 +68,7 @@ class ShardReadAheadTest {
 
     @Test
     void bytesHeldAheadNeverExceedTheBudget() throws Exception {
-        DemoSource.ingest(dest, IngestOptions.RAW); // ~50 KB frames: a clip span is ~0.75 MB
+        DemoSource.ingest(dest, IngestOptions.Format.RAW); // ~50 KB frames: a clip span is ~0.75 MB
         long budget = 1L << 20;
         PrefetchStats[] stats = new PrefetchStats[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
@@ -84,7 +84,7 @@ class ShardReadAheadTest {
 
     @Test
     void aConsumerSlowerThanTheLoaderFindsItsBatchesReady() throws Exception {
-        DemoSource.ingest(dest, IngestOptions.JPEG);
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG);
         PrefetchStats[] stats = new PrefetchStats[1];
         double[] readiness = new double[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
@@ -98,7 +98,7 @@ class ShardReadAheadTest {
 
     @Test
     void coldReadsGiveTheSameBatchesWithAndWithoutReadingAhead() throws Exception {
-        DemoSource.ingest(dest, IngestOptions.VIDEO);
+        DemoSource.ingest(dest, IngestOptions.Format.VIDEO);
         PrefetchStats[] stats = new PrefetchStats[1];
         try (ShardDataset shards = ShardDataset.open(dest)) {
             List<String> warm = load(shards, options(2), ReadAhead.off(), false, 4, stats, new double[1]);

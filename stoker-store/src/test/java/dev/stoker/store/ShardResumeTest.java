@@ -30,9 +30,9 @@ class ShardResumeTest {
 
     @Test
     void resumedIngestEqualsAnUninterruptedOne() throws IOException {
-        Ingest.Result first = DemoSource.ingest(whole, IngestOptions.VIDEO);
+        Ingest.Result first = DemoSource.ingest(whole, IngestOptions.Format.VIDEO);
         assertThat(first.shardsWritten()).isGreaterThanOrEqualTo(3);
-        DemoSource.ingest(interrupted, IngestOptions.VIDEO);
+        DemoSource.ingest(interrupted, IngestOptions.Format.VIDEO);
         List<Path> shards = shards(interrupted);
         Path lost = shards.get(1);
         Files.delete(lost);
@@ -40,7 +40,7 @@ class ShardResumeTest {
         Files.write(interrupted.resolve(ShardLayout.tempName(lost.getFileName().toString())), new byte[] {1, 2, 3});
 
         List<String> discarded = new CopyOnWriteArrayList<>();
-        Ingest.Result resumed = Ingest.run(DemoSource.dataset(), interrupted, DemoSource.options(IngestOptions.VIDEO), 2,
+        Ingest.Result resumed = Ingest.run(DemoSource.dataset(), interrupted, DemoSource.options(IngestOptions.Format.VIDEO), 2,
                 new IngestListener() {
                     @Override
                     public void discarded(String shard, String reason) {
@@ -55,11 +55,11 @@ class ShardResumeTest {
 
     @Test
     void shardsWrittenWithOtherOptionsAreRedone() throws IOException {
-        DemoSource.ingest(interrupted, IngestOptions.VIDEO);
+        DemoSource.ingest(interrupted, IngestOptions.Format.VIDEO);
         Files.delete(interrupted.resolve(ShardDataset.MANIFEST));
         List<String> discarded = new CopyOnWriteArrayList<>();
         Ingest.Result redone = Ingest.run(DemoSource.dataset(), interrupted,
-                DemoSource.options(IngestOptions.VIDEO).withGop(8), 2, new IngestListener() {
+                DemoSource.options(IngestOptions.Format.VIDEO).withGop(8), 2, new IngestListener() {
                     @Override
                     public void discarded(String shard, String reason) {
                         discarded.add(reason);

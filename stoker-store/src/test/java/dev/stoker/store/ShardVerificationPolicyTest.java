@@ -31,7 +31,7 @@ class ShardVerificationPolicyTest {
 
     @Test
     void damageAfterAPassedCheckIsCaughtOnlyWhereThePolicySays() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         try (ShardDataset first = ShardDataset.open(dest);
              ShardDataset every = ShardDataset.open(dest, Verification.EVERY_READ);
              ClipReader firstReader = first.newReader(); ClipReader everyReader = every.newReader();
@@ -58,7 +58,7 @@ class ShardVerificationPolicyTest {
 
     @Test
     void aPacketThatFailedFailsEveryReadUnderFirstRead() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.RAW);
+        DemoSource.ingest(dest, IngestOptions.Format.RAW);
         try (ShardDataset shards = ShardDataset.open(dest)) {
             flipByteOfFrame(shards, 2, 1);
         }

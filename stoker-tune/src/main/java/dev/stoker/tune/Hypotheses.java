@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.StageOption;
 import dev.stoker.loader.VideoStage;
@@ -276,7 +277,7 @@ final class Hypotheses {
             for (Integer v : values) {
                 out.add(k, v, String.format(Locale.ROOT, "coordinate sweep of %s, %s (it moved throughput by up to "
                         + "%.0f%% per step so far)", k.name(), s > 0 ? "the most sensitive knob left" : "no rule has more to try",
-                        s * 100), 0, "sweep");
+                        s * 100), 0, TrialPhase.SWEEP);
             }
             if (!moves.isEmpty()) {
                 return moves;
@@ -338,10 +339,10 @@ final class Hypotheses {
     /** Builds moves from the incumbent's point, skipping no-ops and tried points. */
     private record Proposer(Map<String, Integer> from, Set<Map<String, Integer>> tried, List<Move> into) {
         void add(Knob k, int value, String why, double priority) {
-            add(k, value, why, priority, "hypothesis");
+            add(k, value, why, priority, TrialPhase.HYPOTHESIS);
         }
 
-        void add(Knob k, int value, String why, double priority, String phase) {
+        void add(Knob k, int value, String why, double priority, TrialPhase phase) {
             int now = from.get(k.name());
             int v = k.clamp(value);
             if (v == now) {
@@ -371,7 +372,7 @@ final class Hypotheses {
                 return;
             }
             into.add(new Move(point, k.name(), v - now, k.label() + " " + k.format(now) + "→" + k.format(v) + ", "
-                    + k2.label() + " " + k2.format(now2) + "→" + k2.format(v2), why, "hypothesis", priority));
+                    + k2.label() + " " + k2.format(now2) + "→" + k2.format(v2), why, TrialPhase.HYPOTHESIS, priority));
         }
     }
 }

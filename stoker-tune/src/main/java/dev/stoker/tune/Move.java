@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialPhase;
 import java.util.Map;
 
 /**
@@ -10,8 +11,8 @@ import java.util.Map;
  * @param delta      new value minus old of that knob
  * @param change     e.g. {@code decode.concurrency 3→4}
  * @param hypothesis why this should help
- * @param phase      {@code hypothesis}, {@code second-look} or {@code sweep}
+ * @param phase      a hypothesis, a second look or a sweep step
  * @param priority   higher first
  */
-record Move(Map<String, Integer> point, String knob, int delta, String change, String hypothesis, String phase,
+record Move(Map<String, Integer> point, String knob, int delta, String change, String hypothesis, TrialPhase phase,
             double priority) { }

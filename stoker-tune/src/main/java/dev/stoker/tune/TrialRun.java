@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialStatus;
 import dev.stoker.tune.internal.TrialMetrics;
 import dev.stoker.tune.internal.TrialRunner;
 import dev.stoker.tune.internal.TrialSpec;
@@ -8,13 +9,13 @@ import java.util.concurrent.TimeoutException;
 /**
  * How a trial's run ended, before the search decides what it means.
  *
- * @param status   {@code ok}, {@code failed} or {@code timeout}
+ * @param status   how it ended
  * @param message  why it failed (null when ok)
  * @param metrics  what it measured (null unless ok)
  * @param started  seconds since the search started
  * @param duration seconds it took
  */
-record TrialRun(String status, String message, TrialMetrics metrics, double started, double duration) {
+record TrialRun(TrialStatus status, String message, TrialMetrics metrics, double started, double duration) {
 
     double samplesPerSecond() {
         return metrics != null ? metrics.samplesPerSecond() : 0;
@@ -26,7 +27,7 @@ record TrialRun(String status, String message, TrialMetrics metrics, double star
      */
     static TrialRun execute(TrialRunner runner, TrialSpec spec, double started) {
         long t0 = System.nanoTime();
-        String status = "ok";
+        TrialStatus status = TrialStatus.OK;
         String message = null;
         TrialMetrics metrics = null;
         try {
@@ -34,11 +35,11 @@ record TrialRun(String status, String message, TrialMetrics metrics, double star
                 try {
                     metrics = runner.run(spec);
                     if (metrics == null || !(metrics.samplesPerSecond() > 0)) {
-                        status = "failed";
+                        status = TrialStatus.FAILED;
                         message = "no samples delivered";
                         metrics = null;
                     } else {
-                        status = "ok";
+                        status = TrialStatus.OK;
                         message = null;
                         break;
                     }
@@ -51,13 +52,13 @@ record TrialRun(String status, String message, TrialMetrics metrics, double star
                 }
             }
         } catch (TimeoutException e) {
-            status = "timeout";
+            status = TrialStatus.TIMEOUT;
             message = e.getMessage() != null ? e.getMessage() : "ran past " + spec.timeoutMillis() / 1000 + " s";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("tuning interrupted", e);
         } catch (Exception e) {
-            status = "failed";
+            status = TrialStatus.FAILED;
             message = e.getMessage() != null ? e.getMessage() : e.toString();
         }
         return new TrialRun(status, message, metrics, started, (System.nanoTime() - t0) / 1e9);

@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.Experiment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ final class TrialScores {
 
     /** The start config's runs: the first, and its repeats. */
     List<Experiment> baseline() {
-        return history.stream().filter(e -> e.phase().equals("start") || e.phase().equals("repeat")).toList();
+        return history.stream().filter(e -> e.phase().measuresStart()).toList();
     }
 
     /**
@@ -36,7 +37,7 @@ final class TrialScores {
     double noise() {
         Map<Map<String, Integer>, List<Double>> runs = new LinkedHashMap<>();
         for (Experiment e : history) {
-            if (e.ok() && e.samplesPerSecond() > 0 && !e.phase().equals("second-look")) {
+            if (e.ok() && e.samplesPerSecond() > 0 && e.phase() != TrialPhase.SECOND_LOOK) {
                 runs.computeIfAbsent(e.point(), k -> new ArrayList<>()).add(Math.log(e.samplesPerSecond()));
             }
         }

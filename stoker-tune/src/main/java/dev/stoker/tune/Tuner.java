@@ -148,11 +148,6 @@ public final class Tuner {
                     int cores, Consumer<Experiment> onTrial) {
     }
 
-    /** Trials that try a new config (not the start, its repeats, references or confirmations), or one again. */
-    static boolean isCandidate(String phase) {
-        return phase.equals("hypothesis") || phase.equals("sweep") || phase.equals("second-look");
-    }
-
     /** {@code value} as JSON (a side-by-side comparison, say). */
     public static String toJson(Object value) {
         return TunerJournal.toJson(value);

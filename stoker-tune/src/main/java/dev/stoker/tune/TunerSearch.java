@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TuneReport;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.tune.internal.Experiment;
@@ -50,7 +51,7 @@ final class TunerSearch {
                 lastKept = e;
                 sinceKept = 0;
                 sinceReference = 0;
-            } else if (Tuner.isCandidate(e.phase())) {
+            } else if (e.phase().isCandidate()) {
                 sinceKept++;
                 sinceReference++;
             } else {
@@ -93,7 +94,7 @@ final class TunerSearch {
                 && elapsedSeconds() < settings.totalTime().toSeconds()) {
             LoaderOptions options = optionsFor(start.point());
             TrialRun r = execute(options);
-            record(start.trial(), "repeat", "none", "the start config again: the spread of its runs is the noise",
+            record(start.trial(), TrialPhase.REPEAT, "none", "the start config again: the spread of its runs is the noise",
                     options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));
         }
         settleIncumbent();
@@ -133,7 +134,7 @@ final class TunerSearch {
     private void runStart() {
         LoaderOptions start = settings.startOptions();
         TrialRun r = execute(start);
-        Experiment first = record(-1, "start", null, "the start config, as given", start, space.pointOf(start), r, true, 0,
+        Experiment first = record(-1, TrialPhase.START, null, "the start config, as given", start, space.pointOf(start), r, true, 0,
                 r.samplesPerSecond());
         if (first.ok() && first.metrics().effectiveConfig() != null) {
             LoaderOptions ran = start.toBuilder().config(first.metrics().effectiveConfig()).build();
@@ -177,7 +178,7 @@ final class TunerSearch {
         Map<Map<String, Integer>, Experiment> once = new LinkedHashMap<>();
         for (Map.Entry<Map<String, Integer>, List<Experiment>> r : runs.entrySet()) {
             Experiment e = r.getValue().getFirst();
-            if (r.getValue().size() == 1 && Tuner.isCandidate(e.phase()) && e.ok() && !e.kept()) {
+            if (r.getValue().size() == 1 && e.phase().isCandidate() && e.ok() && !e.kept()) {
                 closed.remove(r.getKey());
                 once.put(r.getKey(), e);
             }
@@ -188,7 +189,7 @@ final class TunerSearch {
             if (first != null && m.priority() >= Hypotheses.STRONG) {
                 moves.add(new Move(m.point(), m.knob(), m.delta(), m.change(), String.format(Locale.ROOT,
                         "a second look: trial %d ran this once, at %s/s, not kept; the stats still say: %s",
-                        first.trial(), TuneReport.rate(first.samplesPerSecond()), m.hypothesis()), "second-look", m.priority()));
+                        first.trial(), TuneReport.rate(first.samplesPerSecond()), m.hypothesis()), TrialPhase.SECOND_LOOK, m.priority()));
             }
         }
         return moves;
@@ -229,7 +230,7 @@ final class TunerSearch {
         TrialRun r2 = execute(options);
         double mean = r2.metrics() == null ? 0 : (sps + r2.samplesPerSecond()) / 2;
         boolean keep = r2.metrics() != null && mean > again * (1 + needGain);
-        Experiment second = record(first.parent(), "confirm", move.change(), String.format(Locale.ROOT,
+        Experiment second = record(first.parent(), TrialPhase.CONFIRM, move.change(), String.format(Locale.ROOT,
                 "trial %d again, after the best config's run: kept when the mean of the two beats the best config's recent"
                         + " mean by more than %.0f%%", first.trial(), needGain * 100), options, move.point(), r2, keep,
                 again * needGain, keep ? mean : again);
@@ -252,7 +253,7 @@ final class TunerSearch {
     private void reference(String why) {
         LoaderOptions options = optionsFor(incumbent.point());
         TrialRun r = execute(options);
-        record(incumbent.trial(), "reference", "none", why, options, incumbent.point(), r, false, 0,
+        record(incumbent.trial(), TrialPhase.REFERENCE, "none", why, options, incumbent.point(), r, false, 0,
                 scores.recentScoreWith(incumbent.point(), r));
         sinceReference = 0;
     }
@@ -267,14 +268,14 @@ final class TunerSearch {
     }
 
     /** Appends a trial to the history and the journal, and tells the listener. */
-    private Experiment record(int parent, String phase, String change, String hypothesis, LoaderOptions options,
+    private Experiment record(int parent, TrialPhase phase, String change, String hypothesis, LoaderOptions options,
                               Map<String, Integer> point, TrialRun r, boolean kept, double threshold, double bestSoFar) {
         Experiment e = new Experiment(history.size(), parent, phase, change, hypothesis, new TreeMap<>(point),
                 r.status(), r.message(), r.metrics(), kept && r.metrics() != null, round(bestSoFar), round(threshold),
                 round(r.started()), round(r.duration()), TunerJournal.tree(options));
         history.add(e);
         tried.add(e.point());
-        if (phase.equals("start")) {
+        if (phase == TrialPhase.START) {
             lastKept = e;
             sinceKept = 0;
         }

@@ -1,5 +1,7 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialStatus;
+import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,19 +26,19 @@ class TrialScoresTest {
     void theNoiseIsPooledOverEveryConfigThatRanTwiceButNotOverSecondLooks() {
         List<Experiment> history = new ArrayList<>();
         TrialScores scores = new TrialScores(history);
-        history.add(trial("start", A, 100));
-        history.add(trial("hypothesis", B, 150));
+        history.add(trial(TrialPhase.START, A, 100));
+        history.add(trial(TrialPhase.HYPOTHESIS, B, 150));
         assertThat(scores.noise()).as("no config ran twice").isNaN();
         assertThat(scores.noiseOrZero()).isZero();
-        history.add(trial("repeat", A, 110));
-        history.add(trial("second-look", B, 50));   // looked again because the first looked low: a selected pair
+        history.add(trial(TrialPhase.REPEAT, A, 110));
+        history.add(trial(TrialPhase.SECOND_LOOK, B, 50));   // looked again because the first looked low: a selected pair
         double a = Math.log(110) - Math.log(100);
         assertThat(scores.noise()).isCloseTo(Math.abs(a) / Math.sqrt(2), Offset.offset(1e-12));
-        history.add(trial("reference", B, 165));
+        history.add(trial(TrialPhase.REFERENCE, B, 165));
         double b = Math.log(165) - Math.log(150);
         // Two configs, one degree of freedom each: the pooled variance is the mean of the two pair variances.
         assertThat(scores.noise()).isCloseTo(Math.sqrt((a * a / 2 + b * b / 2) / 2), Offset.offset(1e-12));
-        history.add(failed("reference", B));
+        history.add(failed(TrialPhase.REFERENCE, B));
         assertThat(scores.noise()).as("a failed run says nothing of the noise").isCloseTo(Math.sqrt((a * a / 2 + b * b / 2) / 2),
                 Offset.offset(1e-12));
     }
@@ -46,9 +48,9 @@ class TrialScoresTest {
         List<Experiment> history = new ArrayList<>();
         TrialScores scores = new TrialScores(history);
         for (double sps : new double[] {100, 100, 200, 200, 200}) {
-            history.add(trial("reference", A, sps));
+            history.add(trial(TrialPhase.REFERENCE, A, sps));
         }
-        history.add(failed("reference", A));
+        history.add(failed(TrialPhase.REFERENCE, A));
         assertThat(scores.recentScore(A)).as("the newest three ok runs").isEqualTo(200);
         assertThat(scores.recentCount(A)).isEqualTo(TrialScores.RECENT_RUNS);
         assertThat(scores.meanOf(A)).isEqualTo(160);
@@ -74,14 +76,14 @@ class TrialScoresTest {
             }
             return metrics(250);
         }, spec, 0);
-        assertThat(flaky.status()).isEqualTo("ok");
+        assertThat(flaky.status()).isEqualTo(TrialStatus.OK);
         assertThat(flaky.samplesPerSecond()).isEqualTo(250);
         assertThat(calls).hasValue(2);
 
         TrialRun broken = TrialRun.execute(t -> {
             throw new IllegalStateException("cannot open /data/x.mp4: no such file");
         }, spec, 0);
-        assertThat(broken.status()).isEqualTo("failed");
+        assertThat(broken.status()).isEqualTo(TrialStatus.FAILED);
         assertThat(broken.message()).contains("/data/x.mp4");
         assertThat(broken.metrics()).isNull();
 
@@ -90,7 +92,7 @@ class TrialScoresTest {
             calls.incrementAndGet();
             throw new TimeoutException("ran past 1 s and was killed");
         }, spec, 0);
-        assertThat(hung.status()).isEqualTo("timeout");
+        assertThat(hung.status()).isEqualTo(TrialStatus.TIMEOUT);
         assertThat(calls).as("a hung trial is not run again").hasValue(1);
 
         assertThat(TrialRun.execute(t -> metrics(0), spec, 0).message()).isEqualTo("no samples delivered");
@@ -108,11 +110,11 @@ class TrialScoresTest {
         return new TrialMetrics(sps, "a", "saturated", "bottleneck: a", 0.5, 0.1, List.of(), 0.2, null, null);
     }
 
-    private static Experiment trial(String phase, Map<String, Integer> point, double sps) {
-        return new Experiment(0, -1, phase, null, "test", point, "ok", null, metrics(sps), false, 0, 0, 0, 0, null);
+    private static Experiment trial(TrialPhase phase, Map<String, Integer> point, double sps) {
+        return new Experiment(0, -1, phase, null, "test", point, TrialStatus.OK, null, metrics(sps), false, 0, 0, 0, 0, null);
     }
 
-    private static Experiment failed(String phase, Map<String, Integer> point) {
-        return new Experiment(0, -1, phase, null, "test", point, "failed", "boom", null, false, 0, 0, 0, 0, null);
+    private static Experiment failed(TrialPhase phase, Map<String, Integer> point) {
+        return new Experiment(0, -1, phase, null, "test", point, TrialStatus.FAILED, "boom", null, false, 0, 0, 0, 0, null);
     }
 }

@@ -1,5 +1,6 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -54,7 +55,7 @@ class TunerAgainstUnluckyRunsTest {
                 .startFrom(start(1, 8)).maxTrials(20).patience(6).cores(2).run();
         assertThat(r.best().samplesPerSecond()).isEqualTo(800);
         assertThat(r.experiments()).anySatisfy(e -> {
-            assertThat(e.phase()).isEqualTo("second-look");
+            assertThat(e.phase()).isEqualTo(TrialPhase.SECOND_LOOK);
             assertThat(e.point()).containsEntry(READ, 2).containsEntry(WORK, 8);
             assertThat(e.kept()).isTrue();
         });

@@ -1,5 +1,7 @@
 package dev.stoker.tune;
 
+import dev.stoker.tune.internal.TrialStatus;
+import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOption;
@@ -63,9 +65,9 @@ class TunerJournalTest {
         for (Experiment e : all) {
             assertThat(e.parent()).isLessThan(e.trial());
             assertThat(e.hypothesis()).isNotBlank();
-            if (Tuner.isCandidate(e.phase()) || e.phase().equals("start")) {
+            if (e.phase().isCandidate() || e.phase() == TrialPhase.START) {
                 // A candidate runs again only as a second look (once: a stalled run must not close a direction).
-                boolean again = e.phase().equals("second-look");
+                boolean again = e.phase() == TrialPhase.SECOND_LOOK;
                 assertThat(again ? secondLooks.add(e.point()) && points.contains(e.point()) : points.add(e.point()))
                         .as("point tried twice: %s", e.point()).isTrue();
             }
@@ -77,7 +79,7 @@ class TunerJournalTest {
         assertThat(second.bestOptions().config().stage("a").concurrency()).isEqualTo(5);
         assertThat(all.getLast().options().path("config").path("stages").path("a").has("concurrency"))
                 .as("each trial records the document it ran").isTrue();
-        assertThat(all).anySatisfy(e -> assertThat(e.status()).isEqualTo("failed"));
+        assertThat(all).anySatisfy(e -> assertThat(e.status()).isEqualTo(TrialStatus.FAILED));
         assertThat(all).filteredOn(e -> !e.ok()).allSatisfy(e -> assertThat(e.kept()).isFalse());
 
         SideBySide compared = new SideBySide(List.of(new SideBySide.Entry("start", List.of(100.0, 110.0)),

@@ -42,7 +42,7 @@ import java.util.stream.Stream;
  */
 public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
     /** The shard formats compared with the original files, in the table's order. */
-    public static final List<String> FORMATS = List.of(IngestOptions.VIDEO, IngestOptions.JPEG, IngestOptions.RAW);
+    public static final List<IngestOptions.Format> FORMATS = List.of(IngestOptions.Format.values());
 
     /** {@code n} entries of {@code all}, evenly spaced over its sorted order (so every class is likely in). */
     public static Dataset sample(Dataset all, int n) {
@@ -65,14 +65,14 @@ public record FormatsBench(PrintWriter out, long batches, long prefetchBytes) {
                              FailureBudget ingestBudget, LoaderOptions shardOptions) throws IOException {
         List<Row> rows = new ArrayList<>();
         rows.add(measureFiles(videos, fileOptions));
-        for (String format : FORMATS) {
-            Path dest = work.resolve(format);
+        for (IngestOptions.Format format : FORMATS) {
+            Path dest = work.resolve(format.toString());
             if (!ShardDataset.isShardDataset(dest)) {
                 out.printf(Locale.ROOT, "ingesting %d videos as %s shards...%n", videos.size(), format);
                 out.flush();
             }
             Ingest.run(videos, dest, ingest.withFormat(format), workers, IngestListener.NONE, ingestBudget);
-            rows.add(measureShards(format, dest, shardOptions));
+            rows.add(measureShards(format.toString(), dest, shardOptions));
         }
         return rows;
     }

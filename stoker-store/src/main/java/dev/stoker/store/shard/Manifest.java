@@ -20,7 +20,7 @@ import java.util.List;
  * order, every stored sample (where it lies, its label, frames, rate, size and source) and every source
  * that failed. Holds no timestamps, so equal ingests write equal bytes.
  */
-public record Manifest(int formatVersion, String format, IngestOptions options, List<String> classNames,
+public record Manifest(int formatVersion, IngestOptions.Format format, IngestOptions options, List<String> classNames,
                        int sourceCount, int sampleCount, int failedCount, long payloadBytes,
                        List<ShardFile.Summary> shards, List<SampleRow> samples, List<FailedSource> failed) {
 
@@ -43,7 +43,7 @@ public record Manifest(int formatVersion, String format, IngestOptions options, 
     }
 
     /** What every shard's header holds. */
-    public record Header(int formatVersion, String format, IngestOptions options) {
+    public record Header(int formatVersion, IngestOptions.Format format, IngestOptions options) {
         public String toJson() {
             try {
                 return new ObjectMapper().writeValueAsString(this);

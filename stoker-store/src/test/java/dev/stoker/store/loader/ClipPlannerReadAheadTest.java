@@ -27,7 +27,7 @@ class ClipPlannerReadAheadTest {
 
     @BeforeAll
     static void ingest() throws IOException {
-        DemoSource.ingest(dest, IngestOptions.JPEG);
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG);
     }
 
     @Test

@@ -31,7 +31,7 @@ final class SampleShards {
         dir.toFile().deleteOnExit();
         Path videos = DemoFolders.of(DemoSpec.small(3, 8, 2.0));
         Path dest = dir.resolve("shards");
-        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.VIDEO).withShortSide(96)
+        IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.Format.VIDEO).withShortSide(96)
                 .withShardSize(64L << 10);
         Ingest.run(Dataset.open(videos), dest, options, 2, IngestListener.NONE);
         return dest;

@@ -66,7 +66,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * few thousand cases run in well under a minute.
  */
 class ShardReaderFuzzTest {
-    private static final List<String> FORMATS = List.of(IngestOptions.VIDEO, IngestOptions.JPEG, IngestOptions.RAW);
+    private static final List<String> FORMATS = List.of("video", "jpeg", "raw");
     private static final long CASE_DEADLINE_SECONDS = 30;
     /** The ingested datasets, per format: file name to bytes, manifest included. */
     private static final Map<String, Map<String, byte[]>> PRISTINE = new LinkedHashMap<>();
@@ -79,8 +79,8 @@ class ShardReaderFuzzTest {
         Path videos = DemoDataset.create(scratch.resolve("videos"), new DemoSpec(2, 2, 1.0, 96, 64, 12, 7L));
         for (String format : FORMATS) {
             Path dest = scratch.resolve("pristine-" + format);
-            IngestOptions options = IngestOptions.defaults().withFormat(format).withShortSide(32)
-                    .withShardSize(format.equals(IngestOptions.RAW) ? 40L << 10 : 4L << 10);
+            IngestOptions options = IngestOptions.defaults().withFormat(IngestOptions.Format.of(format)).withShortSide(32)
+                    .withShardSize(format.equals("raw") ? 40L << 10 : 4L << 10);
             Ingest.run(Dataset.open(videos), dest, options, 1, IngestListener.NONE);
             Map<String, byte[]> files = new LinkedHashMap<>();
             try (Stream<Path> list = Files.list(dest)) {

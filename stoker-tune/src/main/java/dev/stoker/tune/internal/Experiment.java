@@ -12,15 +12,11 @@ import java.util.Map;
  *
  * @param trial       trial number, from 0
  * @param parent      the trial whose config this one changed (-1 for the first)
- * @param phase       {@code start} (the start config), {@code repeat} (the start config again, for noise),
- *                    {@code hypothesis} (a change read from the stats), {@code sweep} (coordinate sweep),
- *                    {@code second-look} (a hypothesis run once and not kept, run again because the stats still
- *                    point to it), {@code reference} (the best config again: its score now, and the noise) or
- *                    {@code confirm} (a candidate again, side by side with a reference run)
+ * @param phase       why it ran: the start config, a repeat of it, a hypothesis, a sweep step, ...
  * @param change      the change from the parent, e.g. {@code decode.concurrency 3→4}
  * @param hypothesis  why, in words
  * @param point       the value of every knob
- * @param status      {@code ok}, {@code failed} or {@code timeout}
+ * @param status      how its run ended
  * @param message     why it failed (null when ok)
  * @param metrics     what it measured (null unless ok)
  * @param kept        whether it became the new best (improved on it by more than the noise)
@@ -35,11 +31,11 @@ import java.util.Map;
 public record Experiment(
         int trial,
         int parent,
-        String phase,
+        TrialPhase phase,
         String change,
         String hypothesis,
         Map<String, Integer> point,
-        String status,
+        TrialStatus status,
         String message,
         TrialMetrics metrics,
         boolean kept,
@@ -50,7 +46,7 @@ public record Experiment(
         JsonNode options) {
 
     public boolean ok() {
-        return "ok".equals(status);
+        return status == TrialStatus.OK;
     }
 
     /** Throughput, 0 when the trial failed. */

@@ -47,7 +47,7 @@ public final class TuneReport {
             t.put("sps", e.samplesPerSecond());
             t.put("best", e.bestSoFar());
             t.put("kept", e.kept());
-            t.put("status", e.status());
+            t.put("status", e.status().toString());
             t.put("change", e.change() == null ? "" : e.change());
         }
         ArrayNode lines = data.putArray("ceilings");

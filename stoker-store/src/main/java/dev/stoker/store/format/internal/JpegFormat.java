@@ -4,7 +4,7 @@ import dev.stoker.store.IngestOptions;
 import java.util.Map;
 
 /** Every frame as a JPEG (FFmpeg's mjpeg, 4:2:0, full range), concatenated per sample: the GulpIO layout. */
-public record JpegFormat(String name) implements ShardFormat {
+public record JpegFormat(IngestOptions.Format name) implements ShardFormat {
     @Override
     public EncodedSample encode(DecodedSample sample, IngestOptions options) {
         try (PacketEncoder encoder = PacketEncoder.open("mjpeg", PacketEncoder.Chroma.YUVJ420P, sample, 1, 0,

@@ -3,7 +3,7 @@ package dev.stoker.store.format.internal;
 import dev.stoker.store.IngestOptions;
 
 /** Decoded frames as they are: uint8 RGB24, one packet per frame. Largest; fastest to read. */
-public record RawFormat(String name) implements ShardFormat {
+public record RawFormat(IngestOptions.Format name) implements ShardFormat {
     @Override
     public EncodedSample encode(DecodedSample sample, IngestOptions options) {
         PacketSink sink = new PacketSink((int) Math.min(Integer.MAX_VALUE - 64,

@@ -8,8 +8,8 @@ import dev.stoker.store.IngestOptions;
  * the same frame-exact clip semantics). One class per format, made by {@link #named} with the name it goes by.
  */
 public interface ShardFormat {
-    /** The name {@code --format} takes: "video", "jpeg", "raw". */
-    String name();
+    /** The format this stores. */
+    IngestOptions.Format name();
 
     /** Encodes every frame of {@code sample}; one instance per thread. */
     EncodedSample encode(DecodedSample sample, IngestOptions options);
@@ -27,13 +27,12 @@ public interface ShardFormat {
         return false;
     }
 
-    /** The format {@code name} names. */
-    static ShardFormat named(String name) {
-        return switch (name) {
-            case IngestOptions.VIDEO -> new VideoFormat(name);
-            case IngestOptions.JPEG -> new JpegFormat(name);
-            case IngestOptions.RAW -> new RawFormat(name);
-            default -> throw new IllegalArgumentException("format: " + name + " (expected: video, jpeg or raw)");
+    /** How {@code format} is written and read. */
+    static ShardFormat named(IngestOptions.Format format) {
+        return switch (format) {
+            case VIDEO -> new VideoFormat(format);
+            case JPEG -> new JpegFormat(format);
+            case RAW -> new RawFormat(format);
         };
     }
 }

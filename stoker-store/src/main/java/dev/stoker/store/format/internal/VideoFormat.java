@@ -8,7 +8,7 @@ import java.util.Map;
  * short GOP, so a clip decodes from a keyframe at most {@code gop - 1} frames before its start. Stored
  * as raw packets plus SPS/PPS extradata: reading needs no container.
  */
-public record VideoFormat(String name) implements ShardFormat {
+public record VideoFormat(IngestOptions.Format name) implements ShardFormat {
     /** Bits per pixel per frame: about 0.25 keeps small, busy frames close to the source. */
     private static final double BITS_PER_PIXEL = 0.25;
 
