@@ -1,5 +1,6 @@
 """The session's arguments (dataset, shared memory, storage): checked here, before a JVM starts, and turned into
 ``stoker serve`` flags with the options document (``_document``)."""
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -51,11 +52,10 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
 def parse_size(size: Union[int, Tuple[int, int], str]) -> Tuple[int, int]:
     """``112``, ``(160, 120)`` (width, height) or ``"160x120"``."""
     if isinstance(size, str):
-        parts = size.lower().split("x")
-        try:
-            values = tuple(int(p) for p in parts)
-        except ValueError:
-            raise ValueError(f"size={size!r}: expected S, (W, H) or 'WxH'") from None
+        # Digits only, as the CLI's --size takes them: int() alone would also take "+5", " 5" and "1_000".
+        if not re.fullmatch(r"[0-9]+(?:[xX][0-9]+)?", size):
+            raise ValueError(f"size={size!r}: expected S, (W, H) or 'WxH'")
+        values = tuple(int(p) for p in size.lower().split("x"))
     elif isinstance(size, (tuple, list)):
         values = tuple(size)   # (W, H) only: a 1-tuple is a mistake, not a square
     else:
@@ -74,7 +74,7 @@ def parse_clip_window(window: Union[str, Tuple[float, float]]) -> Tuple[float, f
     try:
         if len(parts) == 2:
             low, high = (float(p) for p in parts)
-            if 0 <= low < high:
+            if 0 <= low < high < math.inf:
                 return low, high
     except (TypeError, ValueError):
         pass

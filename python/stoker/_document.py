@@ -70,10 +70,10 @@ def check(node: dict, value: Any, path: str) -> Any:
     kind = schema.get("type")
     is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
     ok = {"integer": is_number and (isinstance(value, int) or (math.isfinite(value) and value == int(value))),
-          "number": is_number, "boolean": isinstance(value, bool), "string": isinstance(value, str),
+          "number": is_number and math.isfinite(value), "boolean": isinstance(value, bool), "string": isinstance(value, str),
           "object": isinstance(value, Mapping)}.get(kind, True)
     if not ok:
-        raise _problem(path, value, {"integer": "an integer", "number": "a number", "boolean": "true or false",
+        raise _problem(path, value, {"integer": "an integer", "number": "a finite number", "boolean": "true or false",
                                      "string": "a string"}.get(kind, "an object"))
     if "enum" in schema:
         for v in schema["enum"]:

@@ -52,6 +52,12 @@ def started(monkeypatch):
     ({"size": (64,)}, ValueError, "size=(64,): expected a positive S, (W, H) or 'WxH'"),
     ({"frame_folder_fps": 0}, ValueError, "frame_folder_fps=0: clip.frameFolderFps: 0 (expected: 0.001..1000)"),
     ({"area_min": -0.5}, ValueError, "area_min=-0.5: size.areaMin: -0.5 (expected: above 0, at most 1)"),
+    # int() would read these as 5 and 1000; the CLI's --size refuses them too.
+    ({"size": "+5"}, ValueError, "size='+5': expected S, (W, H) or 'WxH'"),
+    ({"size": "1_000"}, ValueError, "size='1_000': expected S, (W, H) or 'WxH'"),
+    # NaN passes every comparison with a bound, and no JSON carries it to the JVM.
+    ({"area_min": float("nan")}, ValueError, "area_min=nan: size.areaMin: NaN (expected: a finite number)"),
+    ({"clip_window": (0, float("inf"))}, ValueError, "clip_window=(0, inf): expected 'FROM:TO'"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names, started):
     with pytest.raises(error) as raised:
