@@ -19,6 +19,7 @@ import java.util.TreeMap;
  * <p>The file is a journal, {@code <version>\t<path>} a line, the last line of a path winning: each copy's line is
  * appended as soon as the copy is in place, so that a copy killed midway (no {@code finally} runs on SIGKILL) leaves
  * no copy unrecorded to be taken later for a newer object of its size. Closing rewrites it with one line a path.
+ * Files are copied several at once: the methods are synchronized.
  */
 final class CopiedVersions implements AutoCloseable {
     static final String FILE = ".stoker-versions";
@@ -54,7 +55,7 @@ final class CopiedVersions implements AutoCloseable {
      * Whether {@code copy} is the object {@code head} describes: its size, and its version where both are known. A
      * copy judged current whose version was unknown has it recorded.
      */
-    boolean current(Path copy, BlobStore.Head head) throws IOException {
+    synchronized boolean current(Path copy, BlobStore.Head head) throws IOException {
         if (!Files.isRegularFile(copy) || Files.size(copy) != head.sizeBytes()) {
             return false;
         }
@@ -67,7 +68,7 @@ final class CopiedVersions implements AutoCloseable {
     }
 
     /** {@code copy} now holds the object {@code head} describes: recorded at once, in the journal. */
-    void copied(Path copy, BlobStore.Head head) throws IOException {
+    synchronized void copied(Path copy, BlobStore.Head head) throws IOException {
         String key = key(copy);
         String version = head.version();
         if (version == null || !onOneLine(version) || version.indexOf('\t') >= 0 || version.equals(FORGOTTEN)
@@ -84,7 +85,7 @@ final class CopiedVersions implements AutoCloseable {
 
     /** Rewrites the journal with one line a path, whole or not at all (a temporary file of its own: Spark's tasks). */
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
         if (!appended) {
             return;
         }

@@ -4,6 +4,7 @@ import dev.stoker.loader.dataset.internal.BracePattern;
 import dev.stoker.pipeline.internal.PrivateFiles;
 import dev.stoker.store.remote.internal.ByteRange;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.channels.Channels;
@@ -14,7 +15,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Video files in object storage or behind HTTP, copied into a local folder that {@code Dataset.open} reads:
@@ -23,9 +34,15 @@ import java.util.List;
  * (URLs absolute or relative to the manifest) becomes a local manifest of the copies, its header and fields kept. Each file is downloaded in ranged GETs of {@link #BLOCK_BYTES} (each retried alone)
  * into a {@code .part} file renamed when complete, so a copy under its own name is always whole; a copy already there
  * with the object's size and version ({@link CopiedVersions}) is kept, so an interrupted copy resumes file by file.
+ * {@link #FILES_IN_FLIGHT} files are copied at once.
  */
 public final class RemoteVideos {
     static final long BLOCK_BYTES = 8L << 20;
+    /**
+     * Files copied at once. Each request waits a round trip before its first byte, so one file at a time leaves the
+     * link idle between them: a Kinetics-sized tree is 240k files of a few MiB. At most this many blocks are in memory.
+     */
+    static final int FILES_IN_FLIGHT = 8;
     /** The local manifest an HTTP source becomes. */
     public static final String MANIFEST = "videos.csv";
 
@@ -68,21 +85,16 @@ public final class RemoteVideos {
             throw new IOException(store.location() + ": no videos (expected: objects named <class>/<video> under it,"
                     + " or .tar archives of WebDataset samples)");
         }
-        int downloaded = 0;
-        long bytes = 0;
-        try (CopiedVersions versions = CopiedVersions.of(folder)) {
-            for (String key : keys) {
-                Path copy = folder.resolve(key).normalize();
-                if (!copy.startsWith(folder) || copy.equals(folder)) {
-                    throw new IOException(store.location() + ": key " + key + " leaves the copy folder (expected: a plain"
-                            + " <class>/<video> name)");
-                }
-                long got = fetch(store, key, copy, versions);
-                downloaded += got >= 0 ? 1 : 0;
-                bytes += Math.max(0, got);
+        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        for (String key : keys) {
+            Path copy = folder.resolve(key).normalize();
+            if (!copy.startsWith(folder) || copy.equals(folder)) {
+                throw new IOException(store.location() + ": key " + key + " leaves the copy folder (expected: a plain"
+                        + " <class>/<video> name)");
             }
+            fetches.put(copy, versions -> fetch(store, key, copy, versions));
         }
-        return new Result(folder, keys.size(), downloaded, bytes);
+        return fetchAll(folder, folder, keys.size(), fetches.values());
     }
 
     /**
@@ -113,85 +125,139 @@ public final class RemoteVideos {
             throw new IOException(e.getMessage(), e);
         }
         PrivateFiles.createFolders(folder);
-        java.util.Set<Path> copies = new java.util.HashSet<>();
-        int downloaded = 0;
-        long bytes = 0;
-        try (CopiedVersions versions = CopiedVersions.of(folder)) {
-            for (String url : urls) {
-                URI uri;
-                try {
-                    uri = new URI(url);
-                } catch (java.net.URISyntaxException e) {
-                    throw new IOException(pattern + " names " + url + ", which is no URL: " + e.getReason(), e);
-                }
-                String path = uri.getPath();
-                Path copy = path == null ? null : folder.resolve(path.replaceFirst("^/+", "")).normalize();
-                if (copy == null || !copy.startsWith(folder)
-                        || !path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar") || !copies.add(copy)) {
-                    throw new IOException(pattern + " names " + url
-                            + " (expected: .tar archives, each at a path of its own)");
-                }
-                // The name (and its query) against its folder, with the slash: an https:// base resolves a name against
-                // it, not beside it.
-                int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
-                int slash = url.lastIndexOf('/', end - 1);
-                try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
-                    long got = fetch(store, url.substring(slash + 1), copy, versions);
-                    downloaded += got >= 0 ? 1 : 0;
-                    bytes += Math.max(0, got);
-                }
+        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        for (String url : urls) {
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (java.net.URISyntaxException e) {
+                throw new IOException(pattern + " names " + url + ", which is no URL: " + e.getReason(), e);
             }
+            String path = uri.getPath();
+            Path copy = path == null ? null : folder.resolve(path.replaceFirst("^/+", "")).normalize();
+            if (copy == null || !copy.startsWith(folder)
+                    || !path.toLowerCase(java.util.Locale.ROOT).endsWith(".tar") || fetches.containsKey(copy)) {
+                throw new IOException(pattern + " names " + url
+                        + " (expected: .tar archives, each at a path of its own)");
+            }
+            // The name (and its query) against its folder, with the slash: an https:// base resolves a name against
+            // it, not beside it.
+            int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
+            int slash = url.lastIndexOf('/', end - 1);
+            fetches.put(copy, versions -> {
+                try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
+                    return fetch(store, url.substring(slash + 1), copy, versions);
+                }
+            });
         }
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
         String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), StandardCharsets.UTF_8);
-        return new Result(Path.of(folder + local), urls.size(), downloaded, bytes);
+        return fetchAll(folder, Path.of(folder + local), urls.size(), fetches.values());
     }
 
     private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {
         StringBuilder local = new StringBuilder();
         int files = 0;
-        int downloaded = 0;
-        long bytes = 0;
-        try (CopiedVersions versions = CopiedVersions.of(folder)) {
-            for (String line : store.manifest().lines().toList()) {
-                String row = line.strip();
-                if (row.isEmpty() || row.startsWith("#")) {
-                    continue;
-                }
-                String[] fields = row.split(",", 2);
-                String url = fields[0].strip();
-                if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
-                    // A header row, kept: path,label,text says what a third field is.
-                    local.append("path").append(fields.length > 1 ? "," + fields[1] : "").append('\n');
-                    continue;
-                }
-                URI uri = store.resolve(url);
-                Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort())
-                        .resolve(uri.getPath().replaceFirst("^/+", ""))
-                        .normalize();
-                if (!copy.startsWith(folder)) {
-                    throw new IOException(store.location() + ": URL " + url
-                            + " leaves the copy folder (expected: a plain path)");
-                }
-                long got = fetch(store, uri.toString(), copy, versions);
-                files++;
-                downloaded += got >= 0 ? 1 : 0;
-                bytes += Math.max(0, got);
-                local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
-                        .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
+        // A URL on two rows (two ranges of one video) is copied once.
+        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        for (String line : store.manifest().lines().toList()) {
+            String row = line.strip();
+            if (row.isEmpty() || row.startsWith("#")) {
+                continue;
             }
+            String[] fields = row.split(",", 2);
+            String url = fields[0].strip();
+            if (url.equalsIgnoreCase("url") || url.equalsIgnoreCase("path")) {
+                // A header row, kept: path,label,text says what a third field is.
+                local.append("path").append(fields.length > 1 ? "," + fields[1] : "").append('\n');
+                continue;
+            }
+            URI uri = store.resolve(url);
+            Path copy = folder.resolve(uri.getHost() + "_" + uri.getPort())
+                    .resolve(uri.getPath().replaceFirst("^/+", ""))
+                    .normalize();
+            if (!copy.startsWith(folder)) {
+                throw new IOException(store.location() + ": URL " + url
+                        + " leaves the copy folder (expected: a plain path)");
+            }
+            fetches.putIfAbsent(copy, versions -> fetch(store, uri.toString(), copy, versions));
+            files++;
+            local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
+                    .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
         }
         if (files == 0) {
             throw new IOException(store.location()
                     + ": no videos (expected: a CSV manifest url,label[,start,end[,text]])");
         }
         Path manifest = folder.resolve(MANIFEST);
+        // The copies first: a manifest there names files that are.
+        Result copied = fetchAll(folder, manifest, files, fetches.values());
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING))) {
             out.write(local.toString().getBytes(StandardCharsets.UTF_8));
         }
-        return new Result(manifest, files, downloaded, bytes);
+        return new Result(manifest, files, copied.downloaded(), copied.bytesDownloaded());
+    }
+
+    /** One file's copy: the bytes downloaded, or -1 for a copy kept. */
+    @FunctionalInterface
+    private interface Fetch {
+        long run(CopiedVersions versions) throws IOException;
+    }
+
+    /**
+     * Runs {@code fetches}, {@link #FILES_IN_FLIGHT} at once. The first failure stops the files not yet started and,
+     * once those in flight have ended, is thrown (the others' added to it): the copy fails as a copy of one file at a
+     * time did, naming the file, and what was copied stays for the next try.
+     */
+    private static Result fetchAll(Path folder, Path source, int files, Collection<Fetch> fetches) throws IOException {
+        AtomicInteger downloaded = new AtomicInteger();
+        AtomicLong bytes = new AtomicLong();
+        AtomicBoolean failed = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(FILES_IN_FLIGHT, fetches.size())),
+                Thread.ofPlatform().name("stoker-copy-", 0).daemon().factory());
+        try (CopiedVersions versions = CopiedVersions.of(folder)) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Fetch fetch : fetches) {
+                running.add(pool.submit(() -> {
+                    if (failed.get()) {
+                        return null;
+                    }
+                    try {
+                        long got = fetch.run(versions);
+                        downloaded.addAndGet(got >= 0 ? 1 : 0);
+                        bytes.addAndGet(Math.max(0, got));
+                    } catch (IOException | RuntimeException e) {
+                        failed.set(true);
+                        throw e;
+                    }
+                    return null;
+                }));
+            }
+            IOException first = null;
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    IOException cause = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    if (first == null) {
+                        first = cause;
+                    } else {
+                        first.addSuppressed(cause);
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("copy interrupted");
+        } finally {
+            pool.shutdownNow();
+        }
+        return new Result(source, files, downloaded.get(), bytes.get());
     }
 
     /**

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * whole body with 200 as {@code jwebserver} does; and injects faults on request: every {@code n}th request a 503,
  * a body cut in half after announcing its full length (the connection then closes), or a short body announced as
  * short (a well-formed answer with fewer bytes than the range asked for). Logs every GET in arrival order, and can
- * answer slowly.
+ * answer slowly, or hold each GET until several are in flight (to see a client's concurrency without timing it).
  */
 final class FolderHttpServer implements AutoCloseable {
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");
@@ -34,6 +34,9 @@ final class FolderHttpServer implements AutoCloseable {
     /** Which request of how many each fault strikes: every {@code n}th; a fault not in it never. */
     private final Map<Fault, Integer> faultEvery = new ConcurrentHashMap<>();
     private volatile long delayMillis;
+    private volatile int holdUntil;
+    private int inFlight;
+    private int mostInFlight;
     /** Every GET as {@code path bytes=a-b} (or {@code path whole}), in arrival order. */
     final java.util.List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     private final AtomicInteger requests = new AtomicInteger();
@@ -76,6 +79,34 @@ final class FolderHttpServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Holds the first ranged GETs (a manifest is read whole) until {@code n} are in flight at once (or 10 s have passed, so that a client one request at a
+     * time is slow, not stuck): a client that asks for several at once is then seen to, by {@link #mostInFlight()}. At
+     * most 4: the server's threads.
+     */
+    FolderHttpServer holdUntilInFlight(int n) {
+        holdUntil = n;
+        return this;
+    }
+
+    /** The most GETs that were being answered at once. */
+    synchronized int mostInFlight() {
+        return mostInFlight;
+    }
+
+    private synchronized void enter() throws InterruptedException {
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        notifyAll();
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (mostInFlight < holdUntil && System.nanoTime() < until) {
+            wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+        }
+    }
+
+    private synchronized void leave() {
+        inFlight--;
+    }
+
     /** GETs answered (or being answered) so far. */
     int gets() {
         return log.size();
@@ -102,6 +133,15 @@ final class FolderHttpServer implements AutoCloseable {
             if (exchange.getRequestMethod().equals("GET")) {
                 String asked = exchange.getRequestHeaders().getFirst("Range");
                 log.add(exchange.getRequestURI().getPath().substring(1) + " " + (asked == null ? "whole" : asked));
+                if (asked != null) {
+                    try {
+                        enter();
+                    } catch (InterruptedException e) {
+                        return;
+                    } finally {
+                        leave();
+                    }
+                }
                 if (delayMillis > 0) {
                     try {
                         Thread.sleep(delayMillis);

@@ -1,0 +1,80 @@
+package dev.stoker.store.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.loader.dataset.Dataset;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Remote videos are copied several files at once (one at a time, each request's round trip left the link idle), each
+ * file once; a file that cannot be copied fails the copy naming it, and what was copied stays for the next try.
+ */
+class RemoteCopyTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void filesAreCopiedSeveralAtOnceAndEachOnce() throws Exception {
+        List<String> rows = served(12);
+        rows.add("videos/v03.mp4,c1,0,1"); // a second range of a video: copied once
+        Files.writeString(dir.resolve("served/train.csv"), String.join("\n", rows) + "\n");
+        try (FolderHttpServer server = new FolderHttpServer(dir.resolve("served"), true).holdUntilInFlight(4)) {
+            RemoteVideos.Result copy = RemoteVideos.copy(server.uri() + "train.csv", null, dir.resolve("copy"));
+            assertThat(server.mostInFlight()).as("GETs in flight at once").isEqualTo(4);
+            assertThat(copy.files()).isEqualTo(13);
+            assertThat(copy.downloaded()).isEqualTo(12);
+            assertThat(videoGets(server)).hasSize(12).doesNotHaveDuplicates();
+            Dataset dataset = Dataset.open(copy.source());
+            assertThat(dataset.size()).isEqualTo(13);
+            for (int i = 0; i < 13; i++) {
+                Path video = dataset.get(i).path();
+                assertThat(Files.readString(video)).isEqualTo("video " + video.getFileName());
+            }
+        }
+    }
+
+    @Test
+    void aFileThatCannotBeCopiedFailsTheCopyNamingItAndWhatWasCopiedStays() throws Exception {
+        List<String> rows = served(10);
+        rows.add(5, "videos/missing.mp4,c0");
+        Files.writeString(dir.resolve("served/train.csv"), String.join("\n", rows) + "\n");
+        try (FolderHttpServer server = new FolderHttpServer(dir.resolve("served"), true)) {
+            assertThatThrownBy(() -> RemoteVideos.copy(server.uri() + "train.csv", null, dir.resolve("copy")))
+                    .isInstanceOf(IOException.class).hasMessageContaining("missing.mp4");
+            assertThat(dir.resolve("copy").resolve(RemoteVideos.MANIFEST)).as("no manifest of files not there")
+                    .doesNotExist();
+            int before = videoGets(server).size();
+            Files.writeString(dir.resolve("served/videos/missing.mp4"), "video missing.mp4");
+            RemoteVideos.Result again = RemoteVideos.copy(server.uri() + "train.csv", null, dir.resolve("copy"));
+            assertThat(again.files()).isEqualTo(11);
+            assertThat(before + again.downloaded()).as("each file fetched once over both tries").isEqualTo(11);
+            assertThat(videoGets(server)).hasSize(11).doesNotHaveDuplicates();
+            assertThat(Dataset.open(again.source()).size()).isEqualTo(11);
+        }
+    }
+
+    private static List<String> videoGets(FolderHttpServer server) {
+        synchronized (server.log) {
+            return server.log.stream().filter(get -> get.startsWith("videos/")).toList();
+        }
+    }
+
+    /** {@code n} small files under {@code served/videos}; the manifest rows naming them, two classes. */
+    private List<String> served(int n) throws IOException {
+        Path videos = Files.createDirectories(dir.resolve("served/videos"));
+        List<String> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String name = String.format("v%02d.mp4", i);
+            Files.writeString(videos.resolve(name), "video " + name);
+            rows.add("videos/" + name + ",c" + i % 2);
+        }
+        return rows;
+    }
+}
