@@ -1,13 +1,14 @@
 """The session's arguments (dataset, shared memory, storage): checked here, before a JVM starts, and turned into
 ``stoker serve`` flags with the options document (``_document``)."""
 import math
+import operator
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
-from ._document import to_json
+from ._document import _plain, to_json
 from ._options import SCHEMA
 
 SHARD_MANIFEST = "stoker-shards.json"
@@ -42,6 +43,11 @@ class ServeArgs:
 
 
 def positive_int(name: str, value, minimum: int = 1) -> int:
+    if not isinstance(value, bool) and not isinstance(value, int) and getattr(value, "ndim", 0) == 0:
+        try:
+            value = operator.index(value)   # a numpy or torch integer scalar
+        except TypeError:
+            pass
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name}={value!r}: expected an integer")
     if value < minimum:
@@ -57,9 +63,9 @@ def parse_size(size: Union[int, Tuple[int, int], str]) -> Tuple[int, int]:
             raise ValueError(f"size={size!r}: expected S, (W, H) or 'WxH'")
         values = tuple(int(p) for p in size.lower().split("x"))
     elif isinstance(size, (tuple, list)):
-        values = tuple(size)   # (W, H) only: a 1-tuple is a mistake, not a square
+        values = tuple(_plain(v) for v in size)   # (W, H) only: a 1-tuple is a mistake, not a square
     else:
-        values = (size, size)
+        values = (_plain(size), _plain(size))
     if len(values) == 1 and isinstance(size, str):
         values = (values[0], values[0])
     if len(values) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):

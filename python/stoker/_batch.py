@@ -1,4 +1,5 @@
 """One batch as the training loop sees it."""
+from collections.abc import Mapping
 from typing import List, Optional
 
 import torch
@@ -12,7 +13,8 @@ class Batch:
 
     On the host, ``video`` is a view of a shared-memory slot: valid until the loader hands out the batch
     ``hold + 1`` after it (``hold=0``: until the next one). :meth:`detach` returns a copy to keep.
-    ``batch["video"]`` works as ``batch.video`` does, for code written against dict batches.
+    ``batch["video"]`` works as ``batch.video`` does, for code written against dict batches: a batch is a
+    ``Mapping`` of those keys (so Lightning finds its batch size), though ``len(batch)`` is its count of clips.
     """
 
     __slots__ = ("id", "epoch", "video", "label", "paths", "texts", "start_seconds", "frame_seconds", "state", "_live",
@@ -43,6 +45,21 @@ class Batch:
     def keys(self):
         return Batch._KEYS
 
+    def __iter__(self):
+        return iter(Batch._KEYS)
+
+    def __contains__(self, key) -> bool:
+        return key in Batch._KEYS
+
+    def values(self):
+        return [getattr(self, k) for k in Batch._KEYS]
+
+    def items(self):
+        return [(k, getattr(self, k)) for k in Batch._KEYS]
+
+    def get(self, key, default=None):
+        return getattr(self, key) if key in Batch._KEYS else default
+
     def __len__(self) -> int:
         return int(self.label.shape[0])
 
@@ -60,12 +77,22 @@ class Batch:
         return copy
 
     def to(self, device, non_blocking: bool = False) -> "Batch":
-        moved = Batch(self.id, self.epoch, self.video.to(device, non_blocking=non_blocking),
-                      self.label.to(device, non_blocking=non_blocking), self.paths, self.start_seconds,
-                      self.frame_seconds, self.state, self.texts)
-        return moved
+        """The batch on ``device``; given a dtype (``batch.to(torch.float32)``), the video in it and the labels kept
+        int64. Itself when nothing moves (then still the loader's view, valid as long as this batch is)."""
+        if isinstance(device, torch.dtype):
+            video, label = self.video.to(device, non_blocking=non_blocking), self.label
+        else:
+            video = self.video.to(device, non_blocking=non_blocking)
+            label = self.label.to(device, non_blocking=non_blocking)
+        if video is self.video and label is self.label:
+            return self
+        return Batch(self.id, self.epoch, video, label, self.paths, self.start_seconds, self.frame_seconds, self.state,
+                     self.texts)
 
     def __repr__(self) -> str:
         where: Optional[str] = str(self.video.device)
         return (f"Batch(id={self.id}, epoch={self.epoch}, video={tuple(self.video.shape)} {self.video.dtype} on {where}, "
                 f"labels={self.label.tolist()})")
+
+
+Mapping.register(Batch)

@@ -6,6 +6,8 @@ default: a keyword not given is not in the document, and the JVM's defaults stan
 import difflib
 import json
 import math
+import numbers
+import operator
 import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -50,7 +52,33 @@ KEYWORDS, STAGE_KEYWORDS = _keywords()
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value)
+    return json.dumps(value, default=repr)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy or torch scalar as the Python value it holds (``np.int64(4)``, ``np.float32(0.5)``, ``torch.tensor(4)``):
+    JSON writes only Python's. Anything else as it is."""
+    if isinstance(value, (bool, int, float, str)) or value is None or getattr(value, "ndim", 0) != 0:
+        return value
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and "bool" in str(dtype):
+        return bool(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    if isinstance(value, numbers.Real) or (dtype is not None and "float" in str(dtype)):
+        return float(value)
+    return value
+    if type(value).__name__ in ("bool_", "bool") or getattr(value, "dtype", None) in (getattr(torch_bool, "bool", 0),):
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
 
 
 def _problem(path: str, value: Any, expected: str) -> OptionsError:
@@ -60,6 +88,7 @@ def _problem(path: str, value: Any, expected: str) -> OptionsError:
 def check(node: dict, value: Any, path: str) -> Any:
     """``value`` checked against ``node`` (a schema) at ``path``; returns it, or the value an alias stands for."""
     schema = _resolve(node)
+    value = _plain(value)
     if "oneOf" in schema:
         for alternative in schema["oneOf"]:
             try:
@@ -192,4 +221,4 @@ def describe() -> str:
 
 
 def to_json(doc: Mapping) -> str:
-    return json.dumps(doc, separators=(",", ":"), sort_keys=True)
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True, allow_nan=False)

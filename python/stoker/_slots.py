@@ -91,6 +91,13 @@ class SlotMap:
                                f"(cudaError {int(status)})")
         self.pinned = True
 
+    def unlink(self) -> None:
+        """Removes the file's name (its JVM died and could not); the mapping lives on while a tensor refers to it."""
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
     def close(self) -> None:
         if self.pinned:
             try:

@@ -106,6 +106,10 @@ class VideoLoader:
         self._resume: Optional[dict] = None       # a state to start the next JVM from
         self._wanted_epoch: Optional[int] = None
         self._failures: List[dict] = []
+        # Batches yielded in the epoch being taken (None: not known, after a state saved without it); with world_size
+        # > 1 an epoch that lost samples to failures is padded up to len(loader) with copies of its last batch.
+        self._epoch_batches: Optional[int] = 0
+        self._padded = 0
         self._clock = ConsumerClock()
         self._closed = False
         self._finalizer = weakref.finalize(self, VideoLoader._stop, [None])
@@ -158,24 +162,24 @@ class VideoLoader:
             self._death_after_end = JvmDiedError(f"the run had ended (every batch was served) when {death}", death.pid,
                                                  death.status)
             raise self._death_after_end from death
-        try:
-            self._restarts.died(death)
-        except JvmDiedError:
-            self._abandon_process()
-            raise
         if self._process is not None and self._process.epoch_open is not None:
             self._interrupted_epoch = self._process.epoch_open
         if self._position is not None:
             p = self._position
             # After an epoch's end the stream stands at the next epoch's start (a drop_last tail is not served).
+            # Kept when no restart is left too: state_dict() and a later iteration go on from the last batch taken.
             self._resume = (dict(p, epoch=self._next_epoch_start, position=0, clipsDelivered=0)
                             if self._next_epoch_start is not None else dict(p))
-        self._abandon_process()   # the caller's loop starts the next one
+        try:
+            self._restarts.died(death)
+        finally:
+            self._abandon_process(dead=True)   # with a restart left, the caller's loop starts the next one
 
-    def _abandon_process(self) -> None:
+    def _abandon_process(self, dead: bool = False) -> None:
         """Lets go of a dead JVM. Its batches the consumer holds stay readable (their mapping lives while a tensor
         refers to it, and nobody writes it any more) but are never given back, to it or to the next JVM; device
-        batches (CUDA IPC) died with it."""
+        batches (CUDA IPC) died with it. A JVM that died could not remove its shared-memory file: it goes here (the
+        mapping outlives the name)."""
         if self._device_slots is not None:
             for batch in self._held:
                 batch._live = False
@@ -184,6 +188,8 @@ class VideoLoader:
             self._process.close()
             self._process = None
         if self._slots is not None:
+            if dead:
+                self._slots.unlink()
             self._slots.close()
             self._slots = None
         if self._device_slots is not None:
@@ -250,6 +256,8 @@ class VideoLoader:
             return
         if self._hello is None and self._resume is None and wanted == 0:
             return   # never started: the first JVM starts at epoch 0
+        if self._process is None and self._resume is not None and self._resume.get("epoch") == wanted:
+            return   # a state loaded (or kept from a JVM that died) in that epoch: the epoch goes on from it
         self._start()
         if self._next_epoch_start == wanted:
             return
@@ -259,9 +267,29 @@ class VideoLoader:
     def __iter__(self):
         self._place()
         self._start()
-        if self._feeder is not None:
-            return iter(self._feeder)
-        return self._host_batches()
+        if self._next_epoch_start is not None:
+            self._epoch_batches = 0
+        batches = iter(self._feeder) if self._feeder is not None else self._host_batches()
+        return self._even(batches) if int(self._hello.get("world_size", 1)) > 1 else batches
+
+    def _even(self, batches):
+        """Every rank steps as often: an epoch whose rank lost samples to failures ends with copies of its last batch
+        up to ``len(loader)`` (as DistributedSampler pads with repeated samples); else the ranks' collectives would
+        pair one rank's next epoch with another's last steps and hang or fail."""
+        last = None
+        for batch in batches:
+            last = batch
+            if self._epoch_batches is not None:
+                self._epoch_batches += 1
+            yield batch
+        if last is None or self._epoch_batches is None:
+            return   # nothing taken in this iteration (the run had ended), or a count not known after a resume
+        missing = int(self._hello["batches_per_epoch"]) - self._epoch_batches
+        for _ in range(max(0, missing)):
+            self._padded += 1
+            self._epoch_batches += 1
+            yield last.detach()
+        self._epoch_batches = 0
 
     def _host_batches(self):
         while True:
@@ -350,13 +378,17 @@ class VideoLoader:
     def state_dict(self) -> dict:
         """Where this loader stands: the state after the last batch taken (exact, mid-epoch too)."""
         self._start()
-        return {"stoker_state": dict(self._position)}
+        state = {"stoker_state": dict(self._position)}
+        if self._epoch_batches is not None and int(self._hello.get("world_size", 1)) > 1:
+            state["epoch_batches"] = self._epoch_batches
+        return state
 
     def load_state_dict(self, state: dict) -> None:
         """Continues from a ``state_dict()``: the next batch is the one after the batch the state was taken at."""
         if not isinstance(state, dict) or "stoker_state" not in state:
             raise ValueError("load_state_dict: expected a dict from VideoLoader.state_dict() (with 'stoker_state')")
         self._go_on_from(dict(state["stoker_state"]))
+        self._epoch_batches = state.get("epoch_batches")
         self._wanted_epoch = None
 
     def _go_on_from(self, state: dict) -> None:
@@ -373,7 +405,8 @@ class VideoLoader:
         reply = self._request("stats")
         stats = dict(reply.get("stats", {}))
         stats["process"] = reply.get("process", {})   # the JVM's memory: heap, RSS, off-heap by kind
-        stats.update(self._clock.figures(), restarts=self._restarts.total, restart_causes=list(self._restarts.causes))
+        stats.update(self._clock.figures(), restarts=self._restarts.total, restart_causes=list(self._restarts.causes),
+                     padded_batches=self._padded)
         self._failures = reply.get("failures", self._failures)
         return stats
 

@@ -146,6 +146,7 @@ public final class ServeSession {
         long batches = options.batch().dropLast() ? clips / batch : (clips + batch - 1) / batch;
         ObjectNode m = ControlChannel.message("hello").put("protocol", PROTOCOL).put("pid", ProcessHandle.current().pid())
                 .put("batches_per_epoch", batches).put("clips_per_epoch", clips)
+                .put("world_size", options.sampling().worldSize())
                 .put("layout", options.batch().layout().name());
         if (onDevice != null) {
             // Batches stay on the GPU: slots are device buffers, shared by CUDA IPC as each is first used.
