@@ -112,6 +112,10 @@ def check(node: dict, value: Any, path: str) -> Any:
             if alias.lower() == value.lower():
                 return meant
         raise _problem(path, value, "one of " + ", ".join(list(schema["enum"]) + list(schema.get("x-aliases", {}))))
+    if is_number and schema.get("format") in ("int32", "int64"):
+        bits = 32 if schema["format"] == "int32" else 64
+        if not -2 ** (bits - 1) <= value < 2 ** (bits - 1):   # what the JVM's record holds
+            raise _problem(path, value, f"an integer of {bits} bits")
     if is_number:
         low, high = schema.get("minimum"), schema.get("maximum")
         above = schema.get("exclusiveMinimum")

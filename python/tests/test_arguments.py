@@ -58,6 +58,8 @@ def started(monkeypatch):
     # NaN passes every comparison with a bound, and no JSON carries it to the JVM.
     ({"area_min": float("nan")}, ValueError, "area_min=nan: size.areaMin: NaN (expected: a finite number)"),
     ({"clip_window": (0, float("inf"))}, ValueError, "clip_window=(0, inf): expected 'FROM:TO'"),
+    ({"frames": 10 ** 12}, ValueError, "frames=1000000000000: clip.frames: 1000000000000 (expected: an integer of 32 bits)"),
+    ({"seed": 2 ** 64}, ValueError, "seed=18446744073709551616: sampling.seed: 18446744073709551616 (expected: an integer of 64"),
 ])
 def test_a_bad_argument_is_named_before_any_jvm_starts(dataset, kwargs, error, names, started):
     with pytest.raises(error) as raised:

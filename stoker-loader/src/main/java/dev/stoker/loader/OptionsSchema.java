@@ -190,6 +190,8 @@ public final class OptionsSchema {
         ObjectNode node = NODES.objectNode();
         if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
             node.put("type", "integer");
+            // What the record holds: a larger number is refused naming the option, not by the JSON reader.
+            node.put("format", type == int.class || type == Integer.class ? "int32" : "int64");
         } else if (type == double.class || type == Double.class) {
             node.put("type", "number");
         } else if (type == boolean.class || type == Boolean.class) {
