@@ -6,6 +6,7 @@ Ctrl-C, to the JVM gone), recorded in docs/benchmarks.md. What a test waits on, 
 child printed, the process gone (polled, with a hang guard far above any real time)."""
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -78,6 +79,45 @@ def test_when_python_dies_the_jvm_exits_and_removes_the_file(dataset):
     pid, file = run.stdout.split()
     assert gone(int(pid)), f"the JVM outlived Python by {HANG_GUARD_SECONDS} s"
     assert not os.path.exists(file)
+
+
+def test_when_python_dies_while_the_dataset_opens_the_jvm_exits():
+    # A server that takes connections and never answers: the JVM is still copying the dataset (a remote manifest)
+    # when Python dies, long before its hello; it must see the closed pipe then, not be left running orphaned.
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/train.csv"
+    script = textwrap.dedent(f"""
+        import os, signal, threading, time
+        from stoker.torch import VideoLoader
+        loader = VideoLoader({url!r}, batch_size=2, frames=4)
+        threading.Thread(target=lambda: len(loader), daemon=True).start()
+
+        def children():
+            found = []
+            for stat in os.listdir("/proc"):
+                try:
+                    fields = open(f"/proc/{{stat}}/stat").read().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if stat.isdigit() and int(fields[1]) == os.getpid():
+                    found.append(int(stat))
+            return found
+
+        while not children():
+            time.sleep(0.05)
+        time.sleep(1)   # the JVM starts and asks the server for the manifest
+        print(children()[0], flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    try:
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=stoker_env(),
+                             timeout=120)
+        assert run.returncode == -signal.SIGKILL, run.stderr
+        assert gone(int(run.stdout.split()[0])), f"the JVM outlived Python by {HANG_GUARD_SECONDS} s"
+    finally:
+        server.close()
 
 
 def test_a_stale_file_of_a_dead_run_is_removed_at_the_next_start(dataset, tmp_path):

@@ -139,6 +139,27 @@ class FrameFolderTest {
     }
 
     @Test
+    void aJpegFrameCutShortIsAnErrorNamingItNotTheLastFramesPixels() throws IOException {
+        // FFmpeg's JPEG decoder conceals a cut: the frame came out as the previous one's picture, or green.
+        Path folder = FrameFolders.write(dir.resolve("cut"), "img_", 6, FrameFolders.Kind.JPEG);
+        Path third = folder.resolve("img_00003.jpg");
+        byte[] whole = Files.readAllBytes(third);
+        BitSet all = new BitSet();
+        all.set(0, 6);
+        assertThat(FrameFolder.list(folder).read(all).indices()).as("whole frames pass").hasSize(6);
+        for (int cut : new int[] {whole.length - 2, whole.length / 2, 300}) {
+            Files.write(third, java.util.Arrays.copyOf(whole, cut));
+            assertThatThrownBy(() -> FrameFolder.list(folder).read(all)).as("cut at %d of %d", cut, whole.length)
+                    .isInstanceOf(VideoException.class).hasMessageContaining("img_00003.jpg is cut short")
+                    .satisfies(e -> assertThat(((VideoException) e).reason()).isEqualTo(FailureReason.CORRUPT));
+        }
+        // Bytes after the end-of-image marker (some cameras append them) are no cut.
+        byte[] trailing = java.util.Arrays.copyOf(whole, whole.length + 100);
+        Files.write(third, trailing);
+        assertThat(FrameFolder.list(folder).read(all).indices()).hasSize(6);
+    }
+
+    @Test
     void aProbeListsTheFolderAndDecodesItsFirstFrameAtTheRateGiven() throws IOException {
         Path folder = FrameFolders.write(dir.resolve("v"), "img_", 50, FrameFolders.Kind.JPEG);
         long bytes = 0;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
 
 /**
  * Reads {@code path,label[,start,end]} manifests, the form most training repositories keep splits in, and with a
@@ -62,9 +63,19 @@ final class CsvManifestLoader {
         return label(rows, manifest);
     }
 
+    /** Column names a manifest's first line may give its path, and its label: {@code video,class} is a header too. */
+    private static final Set<String> PATH_COLUMNS = Set.of("path", "video", "video_path", "videopath", "filename",
+            "file_name", "file", "url", "clip", "clip_path");
+    private static final Set<String> LABEL_COLUMNS = Set.of("label", "class", "class_name", "classname", "label_name",
+            "category", "action");
+
+    /**
+     * Whether the first line names its columns. A header read as a sample would fail as a missing file, and worse, its
+     * label word would be a class of its own, shifting every label sorted after it.
+     */
     private static boolean isHeader(List<String> fields) {
-        return fields.get(0).equalsIgnoreCase("path")
-                || (fields.size() > 1 && fields.get(1).equalsIgnoreCase("label"));
+        return PATH_COLUMNS.contains(fields.get(0).toLowerCase(Locale.ROOT))
+                || (fields.size() > 1 && LABEL_COLUMNS.contains(fields.get(1).toLowerCase(Locale.ROOT)));
     }
 
     private static Row parse(List<String> fields, boolean textThird, Path base, Path manifest, int line)

@@ -96,6 +96,17 @@ class DatasetLoadingTest {
     }
 
     @Test
+    void aHeaderNamingItsColumnsOtherwiseIsAHeaderNotAClass() throws IOException {
+        // Read as a sample, video,class made a class "class" between cat and dog: dog's label shifted to 2.
+        for (String header : List.of("video,class", "filename,class", "Path,Label", "file,category", "url,action")) {
+            Path csv = Files.writeString(dir.resolve("headed.csv"), header + "\na.mp4,cat\nb.mov,dog\n");
+            Dataset dataset = Dataset.open(csv);
+            assertThat(dataset.classNames()).as(header).containsExactly("cat", "dog");
+            assertThat(dataset.entries()).as(header).extracting(VideoEntry::label).containsExactly(0, 1);
+        }
+    }
+
+    @Test
     void csvWithIntegerLabelsKeepsThem() throws IOException {
         Path csv = Files.writeString(dir.resolve("val.csv"), "a.mp4,3\nb.mp4,0\n");
         Dataset dataset = Dataset.fromCsv(csv);

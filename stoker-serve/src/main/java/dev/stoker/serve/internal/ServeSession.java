@@ -83,7 +83,13 @@ public final class ServeSession {
     private int run() {
         StatsPublisher publisher = null;
         try {
+            // Reading from the start: a consumer that dies while the dataset opens (a large listing, a remote copy, a
+            // damaged shard) closes the pipe, and the session must see it then, not only once it says hello.
+            Thread.ofPlatform().daemon().name("stoker-serve-requests").start(this::readRequests);
             start();
+            if (stopping) {
+                return 0;   // the consumer left while the dataset opened
+            }
             if (settings.publish() >= 0) {
                 // Loopback only: the stats name the dataset's files, and nothing outside this machine asked for them.
                 publisher = StatsPublisher.start(loader().pipeline(),
@@ -91,7 +97,6 @@ public final class ServeSession {
                         Duration.ofSeconds(1));
             }
             channel.send(hello(publisher));
-            Thread.ofPlatform().daemon().name("stoker-serve-requests").start(this::readRequests);
             serveEpochs();
             channel.send(ControlChannel.message("end"));
             consumerDone.await();

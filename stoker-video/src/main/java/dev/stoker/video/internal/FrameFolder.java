@@ -160,6 +160,11 @@ public final class FrameFolder {
                 throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.CORRUPT,
                         "frame " + file.getFileName() + " is not a readable " + frames.kind() + " image");
             }
+            if (!frames.kind().complete(frame)) {
+                throw new VideoException(path, VideoException.Operation.DECODE, FailureReason.CORRUPT,
+                        "frame " + file.getFileName() + " is cut short (" + frame.length + " bytes, no end-of-image"
+                                + " marker)");
+            }
             if (i == 0) {
                 width = size[0];
                 height = size[1];

@@ -75,6 +75,46 @@ enum FrameImage {
         return null;
     }
 
+    /**
+     * Whether the image is whole. A JPEG cut short decodes without an error (FFmpeg conceals the missing rows with
+     * the previous frame's, or green), so its end-of-image marker is looked for: walking the segments by their
+     * lengths and each scan's entropy-coded data (where an 0xFF byte is followed by 0x00 or a restart marker) until
+     * the EOI. A PNG cut short fails in the decoder.
+     */
+    boolean complete(byte[] image) {
+        return this == PNG || jpegComplete(image);
+    }
+
+    private static boolean jpegComplete(byte[] jpeg) {
+        int at = 2;
+        while (at + 2 <= jpeg.length) {
+            if ((jpeg[at] & 0xFF) != 0xFF) {
+                at++;
+                continue;
+            }
+            int marker = jpeg[at + 1] & 0xFF;
+            if (marker == 0xD9) {
+                return true;
+            }
+            if (marker == 0xFF || marker == 0x00 || marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) {
+                at += marker == 0xFF ? 1 : 2;
+                continue;
+            }
+            if (at + 4 > jpeg.length) {
+                return false;
+            }
+            at += 2 + u16(jpeg, at + 2);
+            if (marker == 0xDA) {
+                // Entropy-coded data up to the next marker: 0xFF is stuffed as FF 00, and RSTn markers sit inside.
+                while (at + 1 < jpeg.length && !((jpeg[at] & 0xFF) == 0xFF && (jpeg[at + 1] & 0xFF) != 0x00
+                        && ((jpeg[at + 1] & 0xFF) < 0xD0 || (jpeg[at + 1] & 0xFF) > 0xD7))) {
+                    at++;
+                }
+            }
+        }
+        return false;
+    }
+
     private static int u16(byte[] b, int at) {
         return (b[at] & 0xFF) << 8 | (b[at + 1] & 0xFF);
     }

@@ -1,5 +1,8 @@
 package dev.stoker.video.loader;
 
+import java.time.Duration;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.FetchHook;
@@ -121,6 +124,22 @@ class QuarantineTest {
         }
         assertThat(run.failures).hasSize(broken.size() + 1);
         assertThat(Files.readAllLines(file)).hasSize(broken.size());
+    }
+
+    @Test
+    void aDatasetWhoseEveryFileFailedEndsInAnErrorNotInEndlessEmptyEpochs() throws IOException {
+        // Five failures stay under the budget's minimum of 20 items: without the check the endless run spun at
+        // full CPU through empty epochs, delivering nothing.
+        LoaderOptions endless = options(dir.resolve("all-broken.jsonl"), null).toBuilder()
+                .order(11, true, -1).build();
+        try (VideoLoader loader = VideoLoader.open(Dataset.open(manifest("all-broken", broken)), endless)) {
+            assertTimeoutPreemptively(Duration.ofSeconds(300), () -> assertThatThrownBy(() -> {
+                for (ClipBatch batch : loader) {
+                    batch.close();
+                }
+            }).hasStackTraceContaining("every video this epoch visits (5) is quarantined"), "a hang, not an error");
+            assertThat(loader.quarantine().entries()).hasSize(broken.size());
+        }
     }
 
     @Test

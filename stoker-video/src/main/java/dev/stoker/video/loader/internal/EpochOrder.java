@@ -39,14 +39,24 @@ public final class EpochOrder implements EpochSource<VideoTask> {
     private Iterator<VideoTask> admitted(Iterator<? extends VideoTask> tasks) {
         return new Iterator<>() {
             private VideoTask next;
+            private long visited;
+            private long admitted;
 
             @Override
             public boolean hasNext() {
                 while (next == null && tasks.hasNext()) {
                     VideoTask task = tasks.next();
+                    visited++;
                     if (gate.admit(task)) {
                         next = task;
+                        admitted++;
                     }
+                }
+                if (next == null && visited > 0 && admitted == 0) {
+                    // Every video of the epoch failed before: the next epochs would be as empty, and a loader that
+                    // ran them (endless epochs) would spin delivering nothing, under the failure budget's minimum.
+                    throw new IllegalStateException("every video this epoch visits (" + visited + ") is quarantined:"
+                            + " each failed before (see the failures), so nothing is left to load");
                 }
                 return next != null;
             }
