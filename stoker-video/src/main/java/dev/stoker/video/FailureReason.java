@@ -26,6 +26,8 @@ public enum FailureReason {
     NO_VIDEO_STREAM("no-video-stream", true, "no video stream"),
     /** A codec, pixel format or frame size this build cannot decode. */
     UNSUPPORTED_CODEC("unsupported-codec", true, "a codec or frame size this build cannot decode"),
+    /** A video file over the 2 GiB the loader reads a file whole in (a long recording: cut it, or ingest it). */
+    TOO_LARGE("too-large", true, "over the 2 GiB a video file is read whole in"),
     /** The clip asked for does not fit the video (too short for the clip, with past-end SKIP): the options'. */
     OUT_OF_RANGE("out-of-range", false, "the clip does not fit in the video"),
     /** The item killed the child JVM that decoded it twice: counted, never quarantined (the crash may be ours). */

@@ -27,6 +27,9 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
     private final ClipSampler sampler;
     private final FetchHook hook;
 
+    /** The most bytes a video file may have: it is read into one array, with FFmpeg's padding after it. */
+    static final long MAX_FILE_BYTES = Integer.MAX_VALUE - 64;
+
     FetchStage(LoaderOptions options, FetchHook hook) {
         this.options = options;
         this.sampler = options.clipSampler();
@@ -47,6 +50,9 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
                         + " failed: " + e.getMessage(), e);
             }
         }
+        if (Files.exists(path)) {   // else a member of a tar archive (WebDataset), or not there: read below
+            notReadWhole(path);
+        }
         byte[] bytes;
         try {
             bytes = ArchiveMembers.readAllBytes(path); // a file, or a member of a tar archive (WebDataset)
@@ -64,6 +70,27 @@ public final class FetchStage implements Function<VideoTask, FetchedVideo> {
             throw new LoaderException(FailureReason.EMPTY_FILE, path + ": empty file (0 bytes)", null);
         }
         return new FetchedVideo(task, bytes);
+    }
+
+    /**
+     * Refuses what reading the file whole would not survive: a named pipe or device (the read would wait forever for
+     * a writer) and a file over what one array holds (an OutOfMemoryError every epoch). Both are the file's: quarantined.
+     */
+    private static void notReadWhole(Path path) {
+        try {
+            if (!Files.isRegularFile(path)) {
+                throw new LoaderException(FailureReason.UNKNOWN_FORMAT, path
+                        + ": not a regular file (a named pipe, socket or device)", null);
+            }
+            long size = Files.size(path);
+            if (size > MAX_FILE_BYTES) {
+                throw new LoaderException(FailureReason.TOO_LARGE, path + ": " + size + " bytes (expected: at most "
+                        + MAX_FILE_BYTES + ", as a video file is read whole; cut a long recording into parts, or"
+                        + " stoker ingest it into shards)", null);
+            }
+        } catch (IOException e) {
+            throw new LoaderException(FailureReason.IO_ERROR, path + ": cannot read: " + e.getMessage(), e);
+        }
     }
 
     /** Lists a folder of images, draws its clips as demux would, and reads the frames they show. */
