@@ -66,8 +66,9 @@ final class DirectoryTreeLoader {
     }
 
     /**
-     * Non-hidden subdirectories ({@code directories} true), or videos (null): regular files, and folders that hold frame
-     * images (not named {@code @*}: a NAS's thumbnail folders); sorted by name so that order is the same everywhere.
+     * Non-hidden subdirectories ({@code directories} true), or videos (null): files (dangling links and pipes too, to
+     * fail by name), and folders that hold frame images (not named {@code @*}: a NAS's thumbnail folders); sorted by
+     * name so that order is the same everywhere.
      */
     private static List<Path> sortedChildren(Path dir, Boolean directories) throws IOException {
         List<Path> children = new ArrayList<>();
@@ -81,9 +82,15 @@ final class DirectoryTreeLoader {
                 try {
                     attributes = Files.readAttributes(child, BasicFileAttributes.class);
                 } catch (IOException e) {
-                    continue; // a dangling link, an entry gone since the listing: no video, as before
+                    // A dangling link (or an entry gone since the listing): among videos it is listed, so that it
+                    // fails as not found, counted, instead of leaving the dataset unseen.
+                    if (directories == null) {
+                        children.add(child);
+                    }
+                    continue;
                 }
-                boolean video = attributes.isRegularFile()
+                // A named pipe or device too: the fetch refuses it by name (reading it would wait forever).
+                boolean video = attributes.isRegularFile() || attributes.isOther()
                         || (attributes.isDirectory() && !name.startsWith("@") && holdsFrames(child));
                 boolean take = directories != null ? attributes.isDirectory() : video;
                 if (take) {

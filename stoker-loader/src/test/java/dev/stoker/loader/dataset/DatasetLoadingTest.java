@@ -107,6 +107,19 @@ class DatasetLoadingTest {
     }
 
     @Test
+    void aDanglingLinkOrAPipeInAClassFolderIsListedToFailByNameNotLeftOutUnseen() throws Exception {
+        touch("tree/cats/a.mp4");
+        Path dangling = Files.createSymbolicLink(dir.resolve("tree/cats/b.mp4"), dir.resolve("gone.mp4"));
+        Path pipe = dir.resolve("tree/cats/c.mp4");
+        assertThat(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor()).isZero();
+        Files.createSymbolicLink(dir.resolve("tree/dangling_class"), dir.resolve("no_such_folder"));
+        Dataset dataset = Dataset.open(dir.resolve("tree"));
+        assertThat(dataset.classNames()).containsExactly("cats");
+        assertThat(dataset.entries()).extracting(VideoEntry::path)
+                .containsExactly(dir.resolve("tree/cats/a.mp4"), dangling, pipe);
+    }
+
+    @Test
     void csvWithIntegerLabelsKeepsThem() throws IOException {
         Path csv = Files.writeString(dir.resolve("val.csv"), "a.mp4,3\nb.mp4,0\n");
         Dataset dataset = Dataset.fromCsv(csv);
