@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +45,20 @@ public final class RemoteVideos {
     /** The local manifest an HTTP source becomes. */
     public static final String MANIFEST = "videos.csv";
 
-    /** What a copy did. */
-    public record Result(Path source, int files, int downloaded, long bytesDownloaded) {
+    /**
+     * What a copy did.
+     *
+     * @param notCopied the files of a manifest that could not be copied, each {@code url: why} (left out of the copy:
+     *                  each fails as not found when loaded, counted within the failure budget)
+     */
+    public record Result(Path source, int files, int downloaded, long bytesDownloaded, List<String> notCopied) {
+        public Result {
+            notCopied = List.copyOf(notCopied);
+        }
+
+        public Result(Path source, int files, int downloaded, long bytesDownloaded) {
+            this(source, files, downloaded, bytesDownloaded, List.of());
+        }
     }
 
     private RemoteVideos() {
@@ -94,7 +105,7 @@ public final class RemoteVideos {
             }
             fetches.put(copy, versions -> fetch(store, key, copy, versions));
         }
-        return fetchAll(folder, folder, keys.size(), fetches.values());
+        return fetchAll(folder, folder, keys.size(), fetches, false);
     }
 
     /**
@@ -153,14 +164,14 @@ public final class RemoteVideos {
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
         String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), StandardCharsets.UTF_8);
-        return fetchAll(folder, Path.of(folder + local), urls.size(), fetches.values());
+        return fetchAll(folder, Path.of(folder + local), urls.size(), fetches, false);
     }
 
     private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {
         StringBuilder local = new StringBuilder();
         int files = 0;
         // A URL on two rows (two ranges of one video) is copied once.
-        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        Map<Path, Named> fetches = new LinkedHashMap<>();
         for (String line : store.manifest().lines().toList()) {
             String row = line.strip();
             if (row.isEmpty() || row.startsWith("#")) {
@@ -181,7 +192,7 @@ public final class RemoteVideos {
                 throw new IOException(store.location() + ": URL " + url
                         + " leaves the copy folder (expected: a plain path)");
             }
-            fetches.putIfAbsent(copy, versions -> fetch(store, uri.toString(), copy, versions));
+            fetches.putIfAbsent(copy, new Named(uri.toString(), versions -> fetch(store, uri.toString(), copy, versions)));
             files++;
             local.append('"').append(copy.toAbsolutePath().toString().replace("\"", "\"\"")).append('"')
                     .append(fields.length > 1 ? "," + fields[1] : "").append('\n');
@@ -192,12 +203,13 @@ public final class RemoteVideos {
         }
         Path manifest = folder.resolve(MANIFEST);
         // The copies first: a manifest there names files that are.
-        Result copied = fetchAll(folder, manifest, files, fetches.values());
+        // A row's file that cannot be copied (gone: 404) is one sample, failed as a missing local file is: the rest go on.
+        Result copied = fetchAll(folder, manifest, files, fetches, true);
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING))) {
             out.write(local.toString().getBytes(StandardCharsets.UTF_8));
         }
-        return new Result(manifest, files, copied.downloaded(), copied.bytesDownloaded());
+        return new Result(manifest, files, copied.downloaded(), copied.bytesDownloaded(), copied.notCopied());
     }
 
     /** One file's copy: the bytes downloaded, or -1 for a copy kept. */
@@ -206,12 +218,23 @@ public final class RemoteVideos {
         long run(CopiedVersions versions) throws IOException;
     }
 
+    /** A manifest's copy, with the URL a failure names. */
+    private record Named(String url, Fetch fetch) implements Fetch {
+        @Override
+        public long run(CopiedVersions versions) throws IOException {
+            return fetch.run(versions);
+        }
+    }
+
     /**
-     * Runs {@code fetches}, {@link #FILES_IN_FLIGHT} at once. The first failure stops the files not yet started and,
-     * once those in flight have ended, is thrown (the others' added to it): the copy fails as a copy of one file at a
-     * time did, naming the file, and what was copied stays for the next try.
+     * Runs {@code fetches}, {@link #FILES_IN_FLIGHT} at once. Unless {@code keepGoing}, the first failure stops the
+     * files not yet started and, once those in flight have ended, is thrown (the others' added to it): the copy fails
+     * naming the file, and what was copied stays for the next try. With {@code keepGoing} (a manifest's rows) each
+     * failure is the result's {@code notCopied} and the rest are copied.
      */
-    private static Result fetchAll(Path folder, Path source, int files, Collection<Fetch> fetches) throws IOException {
+    private static Result fetchAll(Path folder, Path source, int files, Map<Path, ? extends Fetch> fetches,
+                                   boolean keepGoing) throws IOException {
+        List<String> notCopied = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger downloaded = new AtomicInteger();
         AtomicLong bytes = new AtomicLong();
         AtomicBoolean failed = new AtomicBoolean();
@@ -219,7 +242,8 @@ public final class RemoteVideos {
                 Thread.ofPlatform().name("stoker-copy-", 0).daemon().factory());
         try (CopiedVersions versions = CopiedVersions.of(folder)) {
             List<Future<?>> running = new ArrayList<>();
-            for (Fetch fetch : fetches) {
+            for (Map.Entry<Path, ? extends Fetch> entry : fetches.entrySet()) {
+                Fetch fetch = entry.getValue();
                 running.add(pool.submit(() -> {
                     if (failed.get()) {
                         return null;
@@ -228,7 +252,14 @@ public final class RemoteVideos {
                         long got = fetch.run(versions);
                         downloaded.addAndGet(got >= 0 ? 1 : 0);
                         bytes.addAndGet(Math.max(0, got));
-                    } catch (IOException | RuntimeException e) {
+                    } catch (IOException e) {
+                        if (!keepGoing) {
+                            failed.set(true);
+                            throw e;
+                        }
+                        notCopied.add((fetch instanceof Named n ? n.url() : entry.getKey().toString()) + ": "
+                                + e.getMessage());
+                    } catch (RuntimeException e) {
                         failed.set(true);
                         throw e;
                     }
@@ -257,7 +288,9 @@ public final class RemoteVideos {
         } finally {
             pool.shutdownNow();
         }
-        return new Result(source, files, downloaded.get(), bytes.get());
+        List<String> sorted = new ArrayList<>(notCopied);
+        sorted.sort(null);   // in the order the threads ended otherwise
+        return new Result(source, files, downloaded.get(), bytes.get(), sorted);
     }
 
     /**
