@@ -16,7 +16,8 @@ import dev.stoker.store.prefetch.internal.Prefetcher;
  * @param peakHeldBytes the most bytes ever held at once (never above the budget)
  * @param budgetBytes   the byte budget
  * @param dropped       items read ahead and never taken (the consumer went past them), freed
- * @param tooLarge      upcoming items larger than the whole budget, left to be read on demand
+ * @param tooLarge      upcoming items larger than the whole budget, or whose size could not be read (a damaged
+ *                      record), left to be read on demand
  * @param meanOccupancy bytes held on average since the start (time-weighted), as a share of the budget
  */
 public record PrefetchStats(long requests, long hits, long waits, long misses, long bytesRead, long heldBytes,

@@ -11,6 +11,8 @@ public final class PrefetchEntry<K, V> {
     V value;
     Throwable failure;
     boolean done;
+    /** Not read ahead (larger than the budget, or its size unreadable): its taker reads it. */
+    boolean onDemand;
 
     PrefetchEntry(K key, long sequence, long reservedBytes) {
         this.key = key;

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Reads ahead along a known order (a sampler's upcoming sequence): up to {@code aheadItems} items are
  * read or being read before the consumer asks, each read on a virtual thread, under a byte budget that
  * is never exceeded — an item's announced size ({@link PrefetchReader#sizeBytes}) is reserved before its read
- * starts and freed when the consumer takes it.
+ * starts and freed when the consumer takes it. An item larger than the whole budget, or one that cannot be sized,
+ * is not read ahead but keeps its place among the {@code aheadItems}: its taker reads it on demand.
  *
  * <p>The consumer asks by key ({@link #take}), from any number of threads: a prefetched item is handed
  * over (a hit), anything else is read on the spot (a miss). Items read ahead and passed over by more
@@ -70,6 +71,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
     private long bytesRead;
     private long dropped;
     private long tooLarge;
+    private int onDemandHeld;     // entries of heldInOrder that are onDemand: places, not items held
     private boolean closed;
 
     private Prefetcher(Iterator<? extends K> upcoming, PrefetchReader<K, V> reader, int aheadItems, long budgetBytes) {
@@ -128,6 +130,14 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                     advance(); // the consumer is ahead of the prefetcher: do not read this one again
                     fill();
                 }
+            } else if (entry.onDemand) {
+                heldInOrder.remove(entry);
+                onDemandHeld--;
+                misses++;
+                furthestTaken = Math.max(furthestTaken, entry.sequence);
+                dropPassedOver();
+                fill();
+                entry = null; // read below, as any miss
             } else {
                 // Claimed: no other taker gets it, but it stays held (and closable) until its read is done.
                 entry.claimed = true;
@@ -182,7 +192,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
             long now = System.nanoTime();
             double meanHeldBytes = now == startNanos ? heldBytes
                     : (heldByteNanos + (double) heldBytes * (now - heldChangedNanos)) / (now - startNanos);
-            return new PrefetchStats(requests, hits, waits, misses, bytesRead, heldBytes, heldInOrder.size(),
+            return new PrefetchStats(requests, hits, waits, misses, bytesRead, heldBytes, heldInOrder.size() - onDemandHeld,
                     peakHeldBytes, budgetBytes, dropped, tooLarge, meanHeldBytes / budgetBytes);
         } finally {
             lock.unlock();
@@ -227,6 +237,7 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                 }
             }
             heldInOrder.clear();
+            onDemandHeld = 0;
             held.clear();
             changeHeld(-heldBytes);
         } finally {
@@ -261,6 +272,10 @@ public final class Prefetcher<K, V> implements AutoCloseable {
             if (same.isEmpty()) {
                 held.remove(e.key);
             }
+            if (e.onDemand) {
+                onDemandHeld--;
+                continue;
+            }
             changeHeld(-e.reservedBytes);
             dropped++;
             release(e);
@@ -288,7 +303,15 @@ public final class Prefetcher<K, V> implements AutoCloseable {
         }
     }
 
-    /** Schedules reads while the lookahead and the budget allow. Holds the lock. */
+    /**
+     * Schedules reads while the lookahead and the budget allow. Holds the lock.
+     *
+     * <p>An item it will not read ahead (larger than the budget, or one it cannot size: a damaged record) still takes
+     * its place in the lookahead, as an entry its taker reads on demand. Passed over without a place, such items
+     * kept this loop drawing from the upcoming sequence, which may be endless: every record of an endless run
+     * damaged (a shard truncated or deleted) spun here forever, at open. A place also lets the taker's own read
+     * report the damage, and resumes reading ahead when it is taken.
+     */
     private void fill() {
         while (!closed && heldInOrder.size() < aheadItems) {
             if (next == null && !advance()) {
@@ -301,20 +324,23 @@ public final class Prefetcher<K, V> implements AutoCloseable {
                     nextSizeBytes = Long.MAX_VALUE; // cannot size it: leave it to the consumer's own read
                 }
             }
-            if (nextSizeBytes > budgetBytes) {
-                tooLarge++;
-                next = null;
-                continue;
-            }
-            if (heldBytes + nextSizeBytes > budgetBytes) {
+            boolean onDemand = nextSizeBytes > budgetBytes;
+            if (!onDemand && heldBytes + nextSizeBytes > budgetBytes) {
                 return; // wait for the consumer to take something
             }
-            PrefetchEntry<K, V> e = new PrefetchEntry<>(next, scheduled++, nextSizeBytes);
-            changeHeld(e.reservedBytes);
-            peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
+            PrefetchEntry<K, V> e = new PrefetchEntry<>(next, scheduled++, onDemand ? 0 : nextSizeBytes);
             heldInOrder.addLast(e);
             held.computeIfAbsent(e.key, k -> new ArrayDeque<>()).addLast(e);
             next = null;
+            if (onDemand) {
+                tooLarge++;
+                onDemandHeld++;
+                e.onDemand = true;
+                e.done = true;
+                continue;
+            }
+            changeHeld(e.reservedBytes);
+            peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
             e.thread = Thread.ofVirtual().name("prefetch-" + e.sequence).start(() -> read(e));
         }
     }
