@@ -16,7 +16,11 @@ def cuda_device(device) -> Optional[torch.device]:
     """``None`` for host batches, else the CUDA device; a CUDA device on a machine without one fails here, at once."""
     if device is None:
         return None
-    d = torch.device(device)
+    try:
+        # An int is a CUDA index, as torch takes it where a GPU is (without one, torch's own error says less).
+        d = torch.device("cuda", device) if isinstance(device, int) and not isinstance(device, bool) else torch.device(device)
+    except (RuntimeError, TypeError):   # torch's words for "cuda0", 0 on a torch that wants a string...
+        raise ValueError(f"device={device!r}: expected None, 'cpu' or 'cuda[:N]'") from None
     if d.type == "cpu":
         return None
     if d.type != "cuda":

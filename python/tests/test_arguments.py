@@ -58,6 +58,7 @@ def started(monkeypatch):
     # NaN passes every comparison with a bound, and no JSON carries it to the JVM.
     ({"area_min": float("nan")}, ValueError, "area_min=nan: size.areaMin: NaN (expected: a finite number)"),
     ({"clip_window": (0, float("inf"))}, ValueError, "clip_window=(0, inf): expected 'FROM:TO'"),
+    ({"device": "cuda0"}, ValueError, "device='cuda0': expected None, 'cpu' or 'cuda[:N]'"),
     ({"frames": 10 ** 12}, ValueError, "frames=1000000000000: clip.frames: 1000000000000 (expected: an integer of 32 bits)"),
     ({"seed": 2 ** 64}, ValueError, "seed=18446744073709551616: sampling.seed: 18446744073709551616 (expected: an integer of 64"),
 ])
