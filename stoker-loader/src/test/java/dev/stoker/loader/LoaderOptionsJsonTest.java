@@ -87,15 +87,13 @@ class LoaderOptionsJsonTest {
                 .isInstanceOf(InvalidValueException.class).hasMessageStartingWith("clip.frame: not an option (expected: one of frames, strideFrames,");
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"maxLeadFrames\": -2}}"))
                 .isInstanceOf(InvalidValueException.class).hasMessage("clip.maxLeadFrames: -2 (expected: -1+)");
-        // Larger than the record's int: named here, not by the JSON reader ("Numeric value out of range of int").
-        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"frames\": 1000000000000}}"))
-                .isInstanceOf(InvalidValueException.class)
-                .hasMessage("clip.frames: 1000000000000 (expected: an integer of 32 bits)");
-        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"batch\": {\"size\": 3e9}}"))
-                .isInstanceOf(InvalidValueException.class).hasMessage("batch.size: 3.0E9 (expected: an integer of 32 bits)");
-        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"sampling\": {\"seed\": 18446744073709551616}}"))
-                .isInstanceOf(InvalidValueException.class)
-                .hasMessage("sampling.seed: 18446744073709551616 (expected: an integer of 64 bits)");
+        // Larger than the record's number: named here, not by the JSON reader ("Numeric value out of range of int").
+        Map.of("{\"clip\": {\"frames\": 1000000000000}}", "clip.frames: 1000000000000 (expected: an integer of 32 bits)",
+                "{\"batch\": {\"size\": 3e9}}", "batch.size: 3.0E9 (expected: an integer of 32 bits)",
+                "{\"sampling\": {\"seed\": 18446744073709551616}}",
+                "sampling.seed: 18446744073709551616 (expected: an integer of 64 bits)")
+                .forEach((json, message) -> assertThatThrownBy(() -> LoaderOptions.fromJson(json))
+                        .isInstanceOf(InvalidValueException.class).hasMessage(message));
         assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"window\": {\"fromSeconds\": 1, \"toSeconds\": 0.5}}}"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("loader options: clip.window: clip window: 1.0:0.5 (expected: FROM:TO seconds with 0 <= FROM < TO)");
