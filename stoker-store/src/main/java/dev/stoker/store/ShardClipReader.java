@@ -7,6 +7,7 @@ import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.internal.MappedClip;
 import dev.stoker.store.internal.SampleInfo;
 import dev.stoker.store.internal.ShardException;
+import dev.stoker.store.internal.ShardVerifier;
 import dev.stoker.store.shard.internal.RecordEntry;
 import dev.stoker.store.shard.ShardFile;
 import dev.stoker.video.ClipDecoder;
@@ -88,17 +89,9 @@ final class ShardClipReader implements ClipReader {
         SampleInfo info = dataset.sample(sample);
         ShardFile shard = dataset.shardOf(info);
         RecordEntry entry = shard.entry(info.record());
-        if (entry.failed() || entry.sourceIndex() != info.sourceIndex()) {
-            throw new ShardException(shard.name(), info.record(), ShardException.Reason.INCONSISTENT,
-                    "the manifest says source " + info.sourceIndex() + " (" + info.sourcePath() + ") but the record holds "
-                            + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
-        }
-        if (entry.width() != info.width() || entry.height() != info.height() || entry.frameCount() != info.frameCount()) {
-            // Callers size their buffers from the manifest: a record that disagrees must not be decoded into them.
-            throw new ShardException(shard.name(), info.record(), ShardException.Reason.INCONSISTENT, "the record holds "
-                    + entry.frameCount() + " frames of " + entry.width() + "x" + entry.height() + " (expected: "
-                    + info.frameCount() + " frames of " + info.width() + "x" + info.height() + " as the manifest says)");
-        }
+        // Callers size their buffers from the manifest: a record that disagrees must not be decoded into them.
+        ShardVerifier.agree(shard.name(), info.record(), entry, info.sourceIndex(), info.sourcePath().toString(), info.frameCount(),
+                info.width(), info.height());
         if (dataset.format().storesRgbFrames()) {
             long frameBytes = (long) entry.width() * entry.height() * 3;
             for (int p = 0; p < entry.frameCount(); p++) {

@@ -3,6 +3,9 @@ package dev.stoker.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.store.internal.SampleInfo;
@@ -111,6 +114,25 @@ class ShardDamageTest {
             file.writeInt(ShardLayout.FORMAT_VERSION + 1);
         }
         assertThat(ShardVerifier.verify(dest).damages()).anySatisfy(d -> assertThat(d.problem()).contains("format version"));
+    }
+
+    @Test
+    void aManifestRowThatDisagreesWithItsRecordIsNamed() throws IOException {
+        // Checksums all hold; the manifest says 3000 frames where the record holds the sample's real count.
+        DemoSource.ingest(dest, IngestOptions.Format.JPEG);
+        SampleInfo second = sample(1);
+        Path manifest = dest.resolve(ShardDataset.MANIFEST);
+        ObjectMapper json = new ObjectMapper();
+        JsonNode tree = json.readTree(manifest.toFile());
+        ((ObjectNode) tree.get("samples").get(1)).put("frames", 3000);
+        json.writeValue(manifest.toFile(), tree);
+        assertThat(ShardVerifier.verify(dest).damages()).singleElement().satisfies(d -> {
+            assertThat(d.shard()).isEqualTo(second.shard());
+            assertThat(d.record()).isEqualTo(second.record());
+            assertThat(d.problem()).isEqualTo("inconsistent: the record holds " + second.frameCount() + " frames of "
+                    + second.width() + "x" + second.height() + " (expected: 3000 frames of " + second.width() + "x"
+                    + second.height() + " as the manifest says)");
+        });
     }
 
     /** Sample {@code index} of the ingested shards; -1 for the last. */

@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Checks every checksum of an ingested folder: each shard's header, footer and index, each index entry,
@@ -53,6 +55,8 @@ public final class ShardVerifier {
         }
         int records = 0;
         long bytes = 0;
+        Map<Integer, List<Manifest.SampleRow>> rows = manifest.samples().stream()
+                .collect(Collectors.groupingBy(Manifest.SampleRow::shard));
         for (int s = 0; s < manifest.shards().size(); s++) {
             ShardFile.Summary listed = manifest.shards().get(s);
             Path file = dest.resolve(listed.file());
@@ -81,12 +85,38 @@ public final class ShardVerifier {
                         records++;
                         checkRecord(shard, r, damages);
                     }
+                    for (Manifest.SampleRow row : rows.getOrDefault(s, List.of())) {
+                        try {
+                            agree(shard.name(), row.record(), shard.entry(row.record()), row.sourceIndex(), row.source(),
+                                    row.frames(), row.width(), row.height());
+                        } catch (ShardException e) {
+                            damages.add(new Damage(shard.name(), row.record(), row.source(), e.problem()));
+                        }
+                    }
                 } catch (ShardException e) {
                     damages.add(new Damage(listed.file(), e.record(), "", e.problem()));
                 }
             }
         }
         return new Report(manifest.shards().size(), records, bytes, damages);
+    }
+
+    /**
+     * Whether record {@code record}'s entry is the sample the manifest says: its source, frame count and size (what
+     * readers size their buffers from). A {@link ShardException} naming both where they differ.
+     */
+    public static void agree(String shard, int record, RecordEntry entry, int sourceIndex, String sourcePath, int frames,
+                             int width, int height) {
+        if (entry.failed() || entry.sourceIndex() != sourceIndex) {
+            throw new ShardException(shard, record, ShardException.Reason.INCONSISTENT, "the manifest says source "
+                    + sourceIndex + " (" + sourcePath + ") but the record holds "
+                    + (entry.failed() ? "a failed source " : "source ") + entry.sourceIndex());
+        }
+        if (entry.width() != width || entry.height() != height || entry.frameCount() != frames) {
+            throw new ShardException(shard, record, ShardException.Reason.INCONSISTENT, "the record holds "
+                    + entry.frameCount() + " frames of " + entry.width() + "x" + entry.height() + " (expected: "
+                    + frames + " frames of " + width + "x" + height + " as the manifest says)");
+        }
     }
 
     private static void checkRecord(ShardFile shard, int record, List<Damage> damages) {
