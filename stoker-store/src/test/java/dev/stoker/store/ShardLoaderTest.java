@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -80,6 +81,79 @@ class ShardLoaderTest {
             assertThat(shard.label()).isEqualTo(source.label());
             assertThat(shard.frameTimestampsSeconds()).isEqualTo(source.frameTimestampsSeconds());
         }
+    }
+
+    @ParameterizedTest(name = "{0} starts")
+    @EnumSource(value = LoaderOptions.ClipStarts.class, names = {"RANDOM", "RANDOM_SEGMENTS"})
+    void aRangedEntrysShardClipsAreTheClipsItsVideoGivesWithinTheRange(LoaderOptions.ClipStarts starts)
+            throws IOException {
+        // Ingest stores the range alone, so a shard's clips can only come from it: the video loader's must too, for a
+        // range inside the video, one crossing its end (2 s) and one shorter than a clip (8 frames 2 apart span 0.5 s).
+        Dataset demo = DemoSource.dataset();
+        double[][] ranges = {{0.5, 1.5}, {1.5, 5.0}, {0.9, 1.1}, {1.0, 1.8}};
+        List<VideoEntry> ranged = new ArrayList<>();
+        Map<Path, double[]> rangeOf = new HashMap<>();
+        for (int i = 0; i < demo.size(); i++) {
+            VideoEntry e = demo.get(i);
+            ranged.add(new VideoEntry(e.path(), e.label(), e.className(), OptionalDouble.of(ranges[i][0]),
+                    OptionalDouble.of(ranges[i][1])));
+            rangeOf.put(e.path().toAbsolutePath().normalize(), ranges[i]);
+        }
+        Dataset dataset = new Dataset(ranged, demo.classNames());
+        Ingest.run(dataset, dest, DemoSource.options(IngestOptions.Format.VIDEO), 2, IngestListener.NONE);
+        LoaderOptions options = options().toBuilder().order(7, true, 2)
+                .clipStarts(starts, starts.segments() ? 1 : 3, 1.0).build();
+        Map<Path, List<List<Long>>> fromSource = new HashMap<>();
+        try (VideoLoader loader = VideoLoader.open(dataset, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    for (ClipInfo c : batch.clips()) {
+                        Path path = c.path().toAbsolutePath().normalize();
+                        double[] range = rangeOf.get(path);
+                        for (double t : c.frameTimestampsSeconds()) {
+                            assertThat(t).as("%s", c).isBetween(range[0] - 1e-6, Math.min(range[1], 2.0) - 1e-6);
+                        }
+                        // A shard's times count from the range's first frame, which is at its start here.
+                        fromSource.computeIfAbsent(path, p -> new ArrayList<>()).add(millis(c, range[0]));
+                    }
+                }
+            }
+            assertThat(loader.pipeline().failures()).isEmpty();
+        }
+        Map<Path, List<List<Long>>> fromShards = new HashMap<>();
+        try (ShardDataset shards = ShardDataset.open(dest); ShardLoader loader = ShardLoader.open(shards, options)) {
+            for (ClipBatch batch : loader) {
+                try (batch) {
+                    for (ClipInfo c : batch.clips()) {
+                        fromShards.computeIfAbsent(c.path().toAbsolutePath().normalize(), p -> new ArrayList<>())
+                                .add(millis(c, 0));
+                    }
+                }
+            }
+        }
+        // The epoch orders differ (shards are the sampler's groups): each video's clips, in order of their frames.
+        fromSource.values().forEach(clips -> clips.sort(ShardLoaderTest::compareClips));
+        fromShards.values().forEach(clips -> clips.sort(ShardLoaderTest::compareClips));
+        assertThat(fromShards).hasSize(4).isEqualTo(fromSource);
+    }
+
+    /** A clip's frame times in milliseconds from {@code fromSeconds}. */
+    private static List<Long> millis(ClipInfo c, double fromSeconds) {
+        List<Long> millis = new ArrayList<>();
+        for (double t : c.frameTimestampsSeconds()) {
+            millis.add(Math.round((t - fromSeconds) * 1000));
+        }
+        return millis;
+    }
+
+    private static int compareClips(List<Long> a, List<Long> b) {
+        for (int k = 0; k < Math.min(a.size(), b.size()); k++) {
+            int c = Long.compare(a.get(k), b.get(k));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
     }
 
     @Test

@@ -17,9 +17,46 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
     ClipSpec withPastEnd(PastEndPolicy policy);
 
+    /** The part of the video the clip's frames come from; {@link Bounds#WHOLE} unless {@link #within} narrowed it. */
+    Bounds bounds();
+
+    /**
+     * This clip with its frames taken from {@code bounds} alone: the frames shown there stand for the whole video, so
+     * that the past-end policy acts at the bounds' end (a manifest entry's range, which a shard stores alone) and a
+     * clip never starts before their start.
+     */
+    ClipSpec within(Bounds bounds);
+
+    /**
+     * A span of the video, {@code [fromSeconds, toSeconds)} ({@code toSeconds} infinite: to the video's end): the frames
+     * at or after {@code fromSeconds} and before {@code toSeconds}, as ingest cuts a manifest entry's range.
+     */
+    record Bounds(double fromSeconds, double toSeconds) {
+        /** The whole video. */
+        public static final Bounds WHOLE = new Bounds(0, Double.POSITIVE_INFINITY);
+
+        public Bounds {
+            requireStart(fromSeconds);
+            if (!(toSeconds > fromSeconds)) {
+                throw new IllegalArgumentException("toSeconds: " + toSeconds + " (expected: above fromSeconds, "
+                        + fromSeconds + "; infinite for the video's end)");
+            }
+        }
+
+        public boolean whole() {
+            return equals(WHOLE);
+        }
+
+        /** {@code [1.0, 2.0) s}; {@code whole} for the whole video, so that a spec's text stays short. */
+        @Override
+        public String toString() {
+            return whole() ? "whole" : "[" + fromSeconds + ", " + toSeconds + ") s";
+        }
+    }
+
     /** {@code frames} frames, {@code strideFrames} apart in the video's own frame sequence. */
     static Strided frames(double startSeconds, int frames, int strideFrames) {
-        return new Strided(startSeconds, frames, strideFrames, PastEndPolicy.SHIFT);
+        return new Strided(startSeconds, frames, strideFrames, PastEndPolicy.SHIFT, Bounds.WHOLE);
     }
 
     /**
@@ -29,7 +66,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * when the requested rate exceeds the video's.
      */
     static Resampled resampled(double startSeconds, double durationSeconds, double framesPerSecond) {
-        return new Resampled(startSeconds, durationSeconds, framesPerSecond, PastEndPolicy.SHIFT);
+        return new Resampled(startSeconds, durationSeconds, framesPerSecond, PastEndPolicy.SHIFT, Bounds.WHOLE);
     }
 
     /**
@@ -40,7 +77,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * this way).
      */
     static Linspace linspace(double startSeconds, double durationSeconds, int frames) {
-        return new Linspace(startSeconds, durationSeconds, frames, PastEndPolicy.REPEAT_LAST);
+        return new Linspace(startSeconds, durationSeconds, frames, PastEndPolicy.REPEAT_LAST, Bounds.WHOLE);
     }
 
     /**
@@ -64,11 +101,13 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      */
     static Segments segments(double startSeconds, double endSeconds, int frames, boolean random, long seed,
                              int maxLeadFrames) {
-        return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, PastEndPolicy.REPEAT_LAST);
+        return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, PastEndPolicy.REPEAT_LAST,
+                Bounds.WHOLE);
     }
 
     /** Frame-sequence sampling: {@code frames} frames with {@code strideFrames} between them. */
-    record Strided(double startSeconds, int frames, int strideFrames, PastEndPolicy pastEnd) implements ClipSpec {
+    record Strided(double startSeconds, int frames, int strideFrames, PastEndPolicy pastEnd, Bounds bounds)
+            implements ClipSpec {
         public Strided {
             requireStart(startSeconds);
             requireFrames(frames);
@@ -76,6 +115,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
                 throw new IllegalArgumentException("strideFrames: " + strideFrames + " (expected: 1+)");
             }
             Objects.requireNonNull(pastEnd, "pastEnd");
+            Objects.requireNonNull(bounds, "bounds");
         }
 
         @Override
@@ -85,18 +125,24 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
         @Override
         public Strided withPastEnd(PastEndPolicy policy) {
-            return new Strided(startSeconds, frames, strideFrames, policy);
+            return new Strided(startSeconds, frames, strideFrames, policy, bounds);
+        }
+
+        @Override
+        public Strided within(Bounds bounds) {
+            return new Strided(startSeconds, frames, strideFrames, pastEnd, bounds);
         }
     }
 
     /** Timestamp sampling at a fixed rate, for variable-frame-rate or mixed-rate datasets. */
-    record Resampled(double startSeconds, double durationSeconds, double framesPerSecond, PastEndPolicy pastEnd)
-            implements ClipSpec {
+    record Resampled(double startSeconds, double durationSeconds, double framesPerSecond, PastEndPolicy pastEnd,
+                     Bounds bounds) implements ClipSpec {
         public Resampled {
             requireStart(startSeconds);
             requirePositive("durationSeconds", durationSeconds);
             requirePositive("framesPerSecond", framesPerSecond);
             Objects.requireNonNull(pastEnd, "pastEnd");
+            Objects.requireNonNull(bounds, "bounds");
         }
 
         /** {@code round(durationSeconds * framesPerSecond)}, at least 1. */
@@ -107,7 +153,12 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
         @Override
         public Resampled withPastEnd(PastEndPolicy policy) {
-            return new Resampled(startSeconds, durationSeconds, framesPerSecond, policy);
+            return new Resampled(startSeconds, durationSeconds, framesPerSecond, policy, bounds);
+        }
+
+        @Override
+        public Resampled within(Bounds bounds) {
+            return new Resampled(startSeconds, durationSeconds, framesPerSecond, pastEnd, bounds);
         }
     }
 
@@ -115,12 +166,14 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * A time window's frames picked by linspace. A window past the video's end takes what it holds; one with no
      * frame at all takes the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
      */
-    record Linspace(double startSeconds, double durationSeconds, int frames, PastEndPolicy pastEnd) implements ClipSpec {
+    record Linspace(double startSeconds, double durationSeconds, int frames, PastEndPolicy pastEnd, Bounds bounds)
+            implements ClipSpec {
         public Linspace {
             requireStart(startSeconds);
             requirePositive("durationSeconds", durationSeconds);
             requireFrames(frames);
             Objects.requireNonNull(pastEnd, "pastEnd");
+            Objects.requireNonNull(bounds, "bounds");
         }
 
         @Override
@@ -130,7 +183,12 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
         @Override
         public Linspace withPastEnd(PastEndPolicy policy) {
-            return new Linspace(startSeconds, durationSeconds, frames, policy);
+            return new Linspace(startSeconds, durationSeconds, frames, policy, bounds);
+        }
+
+        @Override
+        public Linspace within(Bounds bounds) {
+            return new Linspace(startSeconds, durationSeconds, frames, pastEnd, bounds);
         }
     }
 
@@ -139,7 +197,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
      * the video's last frame, unless {@link PastEndPolicy#SKIP} (then it fails).
      */
     record Segments(double startSeconds, double endSeconds, int frames, boolean random, long seed, int maxLeadFrames,
-                    PastEndPolicy pastEnd) implements ClipSpec {
+                    PastEndPolicy pastEnd, Bounds bounds) implements ClipSpec {
         public Segments {
             requireStart(startSeconds);
             if (!(endSeconds > startSeconds)) {
@@ -151,6 +209,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
                 throw new IllegalArgumentException("maxLeadFrames: " + maxLeadFrames + " (expected: -1 for no budget, or 0+)");
             }
             Objects.requireNonNull(pastEnd, "pastEnd");
+            Objects.requireNonNull(bounds, "bounds");
         }
 
         @Override
@@ -160,7 +219,12 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
 
         @Override
         public Segments withPastEnd(PastEndPolicy policy) {
-            return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, policy);
+            return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, policy, bounds);
+        }
+
+        @Override
+        public Segments within(Bounds bounds) {
+            return new Segments(startSeconds, endSeconds, frames, random, seed, maxLeadFrames, pastEnd, bounds);
         }
     }
 

@@ -82,16 +82,16 @@ public final class LoaderFront {
 
     /**
      * Clip {@code clipOrdinal} of the video at {@code videoIndex} in {@code epoch}, starting at {@code startSeconds}:
-     * its frames as {@code clip} options select them, segments spanning to {@code endSeconds} (infinite: the video's
-     * end) with their random frames drawn from a seed that, like the crop's, is a pure function of (seed, epoch,
-     * video, clip), so that shards, resumes and child JVMs pick the same frames.
+     * its frames as {@code clip} options select them, all of them within {@code range} (a manifest entry's; segments
+     * span to its end) and its random frames drawn from a seed that, like the crop's, is a pure function of (seed,
+     * epoch, video, clip), so that shards, resumes and child JVMs pick the same frames.
      */
     public static ClipSpec clip(LoaderOptions options, int epoch, int videoIndex, int clipOrdinal, double startSeconds,
-                                double endSeconds) {
+                                ClipSpec.Bounds range) {
         // Not the crop seed itself: the frame draws would then repeat the framing's draws.
         long seed = Long.rotateLeft(cropSeed(options, epoch, videoIndex, startOrdinal(options, clipOrdinal)), 29)
                 ^ 0x5E6D_E275_C1A5_5EEDL;
-        return options.clip().at(startSeconds, endSeconds, seed);
+        return options.clip().at(startSeconds, range.toSeconds(), seed).within(range);
     }
 
     /** A loader's task for one of the sampler's draws, whose sample it loads from clip {@code firstClip} on. */

@@ -60,15 +60,16 @@ record ClipPlanner(ShardDataset dataset, LoaderOptions options, ClipSampler samp
         List<ClipSpec> specs = new ArrayList<>(starts.length / crops);
         for (int clip = 0; clip < starts.length; clip += crops) {
             specs.add(LoaderFront.clip(options, draw.epoch(), sample.sourceIndex(), clip, starts[clip],
-                    Double.POSITIVE_INFINITY));
+                    ClipSpec.Bounds.WHOLE));
         }
         return specs;
     }
 
     /** The frames of clip {@code clip} (its ordinal among the sample's clips this epoch), from {@code start}: the video loader's. */
     ClipSpec clip(SampleTask task, int clip, double start) {
-        // A shard holds its source's range alone (ingest cut it), so segments run to the stored frames' end.
-        return LoaderFront.clip(options, task.epoch(), task.sample().sourceIndex(), clip, start, Double.POSITIVE_INFINITY);
+        // A shard holds its source's range alone (ingest cut it): its stored frames are the bounds the video loader
+        // gives a ranged entry's clips.
+        return LoaderFront.clip(options, task.epoch(), task.sample().sourceIndex(), clip, start, ClipSpec.Bounds.WHOLE);
     }
 
     /** The resize of clip {@code clip} (its ordinal among the sample's clips this epoch): the video loader's. */

@@ -31,7 +31,10 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         return frames.clone();
     }
 
-    /** The frames {@code spec} selects in {@code video}; a {@link VideoException} when it is past the end under SKIP. */
+    /**
+     * The frames {@code spec} selects in {@code video}; a {@link VideoException} when it is past the end under SKIP, or
+     * when the spec's bounds hold no frame of the video.
+     */
     public static ClipSelection of(Video video, ClipSpec spec) {
         VideoInfo info = video.info();
         return of(video, info.path(), info.durationSeconds(), spec);
@@ -43,23 +46,61 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
      * are the video's, for the error when the clip is past the end under SKIP.
      */
     public static ClipSelection of(KeyframeIndex frames, String path, double durationSeconds, ClipSpec spec) {
-        Frames video = new Frames(frames, path, durationSeconds);
-        return switch (spec) {
+        Frames video = Frames.within(frames, path, durationSeconds, spec);
+        ClipSelection selected = switch (spec) {
             case ClipSpec.Strided strided -> strided(video, strided);
             case ClipSpec.Resampled resampled -> resampled(video, resampled);
             case ClipSpec.Linspace linspace -> linspace(video, linspace);
             case ClipSpec.Segments segments -> segments(video, segments);
         };
+        if (video.base() == 0) {
+            return selected;
+        }
+        int[] shown = selected.frames();
+        for (int k = 0; k < shown.length; k++) {
+            shown[k] += video.base();
+        }
+        return new ClipSelection(shown, selected.shifted(), selected.repeatedFrames());
     }
 
-    /** The frames selected among, and what the past-end error says of their video. */
-    private record Frames(KeyframeIndex index, String path, double durationSeconds) {
+    /**
+     * The frames selected among: the {@code count} frames from {@code base} that the spec's bounds hold (all of them
+     * when it has none), numbered from 0 so that every policy treats the bounds' ends as the video's, as a shard that
+     * stores the bounds alone does. The rest says what the past-end error says of their video.
+     */
+    private record Frames(KeyframeIndex index, int base, int count, ClipSpec.Bounds bounds, String path,
+                          double durationSeconds) {
+        static Frames within(KeyframeIndex index, String path, double durationSeconds, ClipSpec spec) {
+            ClipSpec.Bounds bounds = spec.bounds();
+            if (bounds.whole()) {
+                return new Frames(index, 0, index.frameCount(), bounds, path, durationSeconds);
+            }
+            int first = KeyframeIndex.firstAtOrAfter(index, bounds.fromSeconds());
+            int end = Double.isInfinite(bounds.toSeconds()) ? index.frameCount()
+                    : KeyframeIndex.firstAtOrAfter(index, bounds.toSeconds());
+            Frames frames = new Frames(index, first, Math.max(0, end - first), bounds, path, durationSeconds);
+            if (frames.count == 0) {
+                // Whatever the policy: a clip from elsewhere would show what the range leaves out.
+                throw outOfRange(frames, spec, "needs a frame of its range", "");
+            }
+            return frames;
+        }
+
         int frameCount() {
-            return index.frameCount();
+            return count;
         }
 
         double frameTimeSeconds(int frame) {
-            return index.frameTimeSeconds(frame);
+            return index.frameTimeSeconds(base + frame);
+        }
+
+        int decodeLeadFrames(int frame) {
+            return index.decodeLeadFrames(base + frame);
+        }
+
+        /** Where a clip shifted back may start at the earliest: the video's 0, or the range's first frame. */
+        double earliestSeconds() {
+            return bounds.whole() ? 0 : frameTimeSeconds(0);
         }
     }
 
@@ -103,7 +144,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
             switch (spec.pastEnd()) {
                 case SKIP -> throw outOfRange(video, spec, "needs times up to " + end + " s");
                 case SHIFT -> {
-                    double moved = Math.max(0, last - (count - 1) / spec.framesPerSecond());
+                    double moved = Math.max(video.earliestSeconds(), last - (count - 1) / spec.framesPerSecond());
                     shifted = moved < start;
                     start = moved;
                 }
@@ -206,7 +247,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         long cheapest = from;
         int cheapestLead = Integer.MAX_VALUE;
         for (long f = from; f < to; f++) {
-            int lead = video.index().decodeLeadFrames(first + (int) f);
+            int lead = video.decodeLeadFrames(first + (int) f);
             if (lead <= budget) {
                 eligible++;
                 if (nearest < 0 || Math.abs(f - middle) < Math.abs(nearest - middle)) {
@@ -226,7 +267,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
         }
         long chosen = random.nextLong(eligible);
         for (long f = from; ; f++) {
-            if (video.index().decodeLeadFrames(first + (int) f) <= budget && chosen-- == 0) {
+            if (video.decodeLeadFrames(first + (int) f) <= budget && chosen-- == 0) {
                 return f;
             }
         }
@@ -234,12 +275,20 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
 
     /** The first frame at or after {@code seconds}; {@code frameCount()} when there is none. */
     private static int firstAtOrAfter(Frames video, double seconds) {
-        return KeyframeIndex.firstAtOrAfter(video.index(), seconds);
+        int frame = KeyframeIndex.firstAtOrAfter(video.index(), seconds) - video.base();
+        return Math.clamp(frame, 0, video.frameCount());
     }
 
     private static VideoException outOfRange(Frames video, ClipSpec spec, String detail) {
+        return outOfRange(video, spec, detail, " (past-end policy SKIP)");
+    }
+
+    private static VideoException outOfRange(Frames video, ClipSpec spec, String detail, String policy) {
+        String has = video.bounds().whole() ? "the video has " + video.frameCount() + " frames"
+                : "its range " + video.bounds() + " has " + video.frameCount() + " of the video's "
+                        + video.index().frameCount() + " frames";
         return new VideoException(video.path(), VideoException.Operation.SELECT_CLIP, FailureReason.OUT_OF_RANGE,
-                spec + " " + detail + " but the video has " + video.frameCount() + " frames over "
-                        + String.format("%.3f", video.durationSeconds()) + " s (past-end policy SKIP)");
+                spec + " " + detail + " but " + has + " over " + String.format("%.3f", video.durationSeconds())
+                        + " s" + policy);
     }
 }

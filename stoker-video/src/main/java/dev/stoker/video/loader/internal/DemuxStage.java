@@ -2,10 +2,14 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.loader.ClipWindow;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.clip.ClipSpec;
+import dev.stoker.loader.clip.KeyframeIndex;
 import dev.stoker.loader.clip.VideoInfo;
 import dev.stoker.loader.dataset.ClipSampler;
 import dev.stoker.loader.dataset.ClipStartBudget;
+import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
+import dev.stoker.video.VideoException;
 import java.util.Arrays;
 import java.util.function.Function;
 
@@ -51,6 +55,7 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
      */
     static double[] clipStarts(LoaderOptions options, ClipSampler sampler, VideoTask task, Video video) {
         VideoInfo info = video.info();
+        requireFramesInRange(task, video);
         double clipSeconds = options.clip().seconds(info.framesPerSecond());
         int budget = options.clip().startBudget();
         double[] starts = budget == ClipStartBudget.NONE
@@ -63,5 +68,27 @@ public final class DemuxStage implements Function<FetchedVideo, OpenedVideo> {
             starts = Arrays.copyOfRange(starts, Math.min(task.firstClip(), starts.length), starts.length);
         }
         return starts;
+    }
+
+    /**
+     * Fails the sample when its entry's range holds no frame of the video (a range past the video's end): clamped, it
+     * would give clips of the video's last frames, under a label that names something else. Ingest refuses the same
+     * entry with the same reason.
+     */
+    private static void requireFramesInRange(VideoTask task, Video video) {
+        ClipSpec.Bounds range = VideoFront.range(task.entry());
+        if (range.whole()) {
+            return;
+        }
+        int first = KeyframeIndex.firstAtOrAfter(video, range.fromSeconds());
+        int end = Double.isInfinite(range.toSeconds()) ? video.frameCount()
+                : KeyframeIndex.firstAtOrAfter(video, range.toSeconds());
+        if (end <= first) {
+            VideoInfo info = video.info();
+            throw new VideoException(info.path(), VideoException.Operation.SELECT_RANGE, FailureReason.OUT_OF_RANGE,
+                    "the manifest's range [" + range.fromSeconds() + ", " + range.toSeconds() + ") s holds no frame; "
+                            + "the video has " + video.frameCount() + " frames over "
+                            + String.format("%.3f", info.durationSeconds()) + " s");
+        }
     }
 }

@@ -7,6 +7,7 @@ import dev.stoker.loader.VideoStage;
 import dev.stoker.loader.clip.ClipSpec;
 import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
+import dev.stoker.loader.dataset.VideoEntry;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.Pipeline;
 import dev.stoker.pipeline.PipelineBuilder;
@@ -59,9 +60,19 @@ public final class VideoFront {
         return LoaderFront.resize(options, task.epoch(), task.index(), task.firstClip() + clip);
     }
 
-    /** The frames of clip {@code clip} of {@code task}'s video (counted as {@link #resize} counts), starting at {@code start}. */
+    /**
+     * The frames of clip {@code clip} of {@code task}'s video (counted as {@link #resize} counts), starting at
+     * {@code start}, all within the entry's range: the frames a shard of that range holds.
+     */
     public static ClipSpec clip(LoaderOptions options, VideoTask task, int clip, double start) {
-        return LoaderFront.clip(options, task.epoch(), task.index(), task.firstClip() + clip, start,
-                task.entry().endSeconds().orElse(Double.POSITIVE_INFINITY));
+        return LoaderFront.clip(options, task.epoch(), task.index(), task.firstClip() + clip, start, range(task.entry()));
+    }
+
+    /** The entry's range as clip bounds; the whole video when it names none. */
+    public static ClipSpec.Bounds range(VideoEntry entry) {
+        if (entry.startSeconds().isEmpty() && entry.endSeconds().isEmpty()) {
+            return ClipSpec.Bounds.WHOLE;
+        }
+        return new ClipSpec.Bounds(entry.startSeconds().orElse(0), entry.endSeconds().orElse(Double.POSITIVE_INFINITY));
     }
 }
