@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -57,6 +58,15 @@ final class ServeCommand extends Subcommand {
 
     @Override
     public Integer call() throws IOException {
+        // The session sees its consumer go by the pipe's end, once it reads the pipe; before that (a remote copy, a
+        // shard probe, a large listing) the consumer's going shows only as its process's exit: the loader's process
+        // started this one, and nothing it opens must outlive it.
+        AtomicBoolean serving = new AtomicBoolean();
+        ProcessHandle.current().parent().ifPresent(consumer -> consumer.onExit().thenRun(() -> {
+            if (!serving.get()) {
+                Runtime.getRuntime().halt(3);
+            }
+        }));
         PrintStream channel = System.out;
         System.setOut(System.err);   // stray prints (a library's, the demo dataset's progress) must not corrupt the channel
         PrintWriter log = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
@@ -93,6 +103,7 @@ final class ServeCommand extends Subcommand {
         } catch (IllegalArgumentException e) {
             throw usageError(CliErrors.asOption(e, Map.of("prefetch", "--prefetch", "hold", "--hold")));
         }
+        serving.set(true);   // the session reads the pipe from here on
         return ServeSession.run(settings, System.in, channel);
     }
 }
