@@ -1,6 +1,7 @@
 package dev.stoker.cli;
 
 import dev.stoker.bench.internal.Bytes;
+import dev.stoker.observe.internal.LiveStatsView;
 import dev.stoker.store.remote.RemoteVideos;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -11,6 +12,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -42,7 +44,23 @@ final class RemoteLocations {
         Path folder = LoaderOptionsMixin.cacheDir().resolve("remote").resolve(hash(location));
         out.println("copying the videos of " + location + " into " + folder + " (files already there are kept)...");
         out.flush();
-        RemoteVideos.Result copy = RemoteVideos.copy(location, s3Endpoint, folder);
+        RemoteVideos.Result copy;
+        AtomicLong bytes = new AtomicLong();
+        try (ProgressBar bar = new ProgressBar(out, LiveStatsView.stdoutIsTerminal(), "copy", "files",
+                () -> Bytes.human(bytes.get()) + " downloaded")) {
+            copy = RemoteVideos.copy(location, s3Endpoint, folder, new RemoteVideos.Listener() {
+                @Override
+                public void planned(int files) {
+                    bar.total(files);
+                }
+
+                @Override
+                public void fileDone(boolean failed, long downloaded) {
+                    bytes.addAndGet(downloaded);
+                    bar.done(failed);
+                }
+            });
+        }
         out.printf(Locale.ROOT, "%d files: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
                 Bytes.human(copy.bytesDownloaded()), copy.files() - copy.downloaded() - copy.notCopied().size());
         if (!copy.notCopied().isEmpty()) {

@@ -61,23 +61,45 @@ public final class RemoteVideos {
         }
     }
 
+    /** What a copy tells as it goes: a copy of 240k files takes a while. Called from the copying threads. */
+    public interface Listener {
+        /** The files to copy (or find there). */
+        default void planned(int files) {
+        }
+
+        /** One file copied ({@code bytes} downloaded, 0 for a copy kept) or, {@code failed}, not copied. */
+        default void fileDone(boolean failed, long bytes) {
+        }
+    }
+
+    private static final Listener SILENT = new Listener() { };
+
     private RemoteVideos() {
     }
 
     /** Copies the videos at {@code location} into {@code folder}; the result's source is what to open as the dataset. */
     public static Result copy(String location, URI s3Endpoint, Path folder) throws IOException {
+        return copy(location, s3Endpoint, folder, SILENT);
+    }
+
+    /** {@link #copy(String, URI, Path)}, telling {@code listener} each file's end. */
+    public static Result copy(String location, URI s3Endpoint, Path folder, Listener listener) throws IOException {
         if (isArchivePattern(location)) {
-            return copyNamed(location, s3Endpoint, folder);
+            return copyNamed(location, s3Endpoint, folder, listener);
         }
         try (BlobStore store = BlobStore.open(location, s3Endpoint)) {
-            return copy(store, folder);
+            return copy(store, folder, listener);
         }
     }
 
     public static Result copy(BlobStore store, Path folder) throws IOException {
+        return copy(store, folder, SILENT);
+    }
+
+    private static Result copy(BlobStore store, Path folder, Listener listener) throws IOException {
         PrivateFiles.createFolders(folder);
         if (store instanceof HttpBlobStore http) {
-            return copyManifest(http, folder);
+            return copyManifest(http, folder, listener);
         }
         List<String> keys = new ArrayList<>();
         List<String> archives = new ArrayList<>();
@@ -105,7 +127,7 @@ public final class RemoteVideos {
             }
             fetches.put(copy, versions -> fetch(store, key, copy, versions));
         }
-        return fetchAll(folder, folder, keys.size(), fetches, false);
+        return fetchAll(folder, folder, keys.size(), fetches, false, listener);
     }
 
     /**
@@ -123,7 +145,7 @@ public final class RemoteVideos {
      * folders, {@code {a,b}/data.tar}, keeps them apart): the result's source is the same pattern over the copies, which
      * {@code Dataset.open} reads in the pattern's order.
      */
-    private static Result copyNamed(String pattern, URI s3Endpoint, Path folder) throws IOException {
+    private static Result copyNamed(String pattern, URI s3Endpoint, Path folder, Listener listener) throws IOException {
         int pathStart = pattern.indexOf('/', pattern.indexOf("://") + 3);
         if (pathStart < 0 || BracePattern.isPattern(pattern.substring(0, pathStart))) {
             throw new IOException(pattern + ": braces in the host (expected: in the path, as in"
@@ -164,10 +186,10 @@ public final class RemoteVideos {
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
         String local = java.net.URLDecoder.decode(pathPattern.replace("+", "%2B"), StandardCharsets.UTF_8);
-        return fetchAll(folder, Path.of(folder + local), urls.size(), fetches, false);
+        return fetchAll(folder, Path.of(folder + local), urls.size(), fetches, false, listener);
     }
 
-    private static Result copyManifest(HttpBlobStore store, Path folder) throws IOException {
+    private static Result copyManifest(HttpBlobStore store, Path folder, Listener listener) throws IOException {
         StringBuilder local = new StringBuilder();
         int files = 0;
         // A URL on two rows (two ranges of one video) is copied once.
@@ -204,7 +226,7 @@ public final class RemoteVideos {
         Path manifest = folder.resolve(MANIFEST);
         // The copies first: a manifest there names files that are.
         // A row's file that cannot be copied (gone: 404) is one sample, failed as a missing local file is: the rest go on.
-        Result copied = fetchAll(folder, manifest, files, fetches, true);
+        Result copied = fetchAll(folder, manifest, files, fetches, true, listener);
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING))) {
             out.write(local.toString().getBytes(StandardCharsets.UTF_8));
@@ -233,7 +255,8 @@ public final class RemoteVideos {
      * failure is the result's {@code notCopied} and the rest are copied.
      */
     private static Result fetchAll(Path folder, Path source, int files, Map<Path, ? extends Fetch> fetches,
-                                   boolean keepGoing) throws IOException {
+                                   boolean keepGoing, Listener listener) throws IOException {
+        listener.planned(fetches.size());
         List<String> notCopied = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger downloaded = new AtomicInteger();
         AtomicLong bytes = new AtomicLong();
@@ -252,13 +275,16 @@ public final class RemoteVideos {
                         long got = fetch.run(versions);
                         downloaded.addAndGet(got >= 0 ? 1 : 0);
                         bytes.addAndGet(Math.max(0, got));
+                        listener.fileDone(false, Math.max(0, got));
                     } catch (IOException e) {
+                        listener.fileDone(true, 0);
                         if (!keepGoing) {
                             failed.set(true);
                             throw e;
                         }
-                        notCopied.add((fetch instanceof Named n ? n.url() : entry.getKey().toString()) + ": "
-                                + e.getMessage());
+                        String what = fetch instanceof Named n ? n.url() : entry.getKey().toString();
+                        String why = String.valueOf(e.getMessage());
+                        notCopied.add(why.startsWith(what) ? why : what + ": " + why);   // the store's names the URL
                     } catch (RuntimeException e) {
                         failed.set(true);
                         throw e;

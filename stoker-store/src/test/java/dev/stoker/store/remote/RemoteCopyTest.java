@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,8 +27,26 @@ class RemoteCopyTest {
         rows.add("videos/v03.mp4,c1,0,1"); // a second range of a video: copied once
         Files.writeString(dir.resolve("served/train.csv"), String.join("\n", rows) + "\n");
         try (FolderHttpServer server = new FolderHttpServer(dir.resolve("served"), true).holdUntilInFlight(4)) {
-            RemoteVideos.Result copy = RemoteVideos.copy(server.uri() + "train.csv", null, dir.resolve("copy"));
+            AtomicInteger planned = new AtomicInteger();
+            AtomicInteger done = new AtomicInteger();
+            AtomicLong bytes = new AtomicLong();
+            RemoteVideos.Result copy = RemoteVideos.copy(server.uri() + "train.csv", null, dir.resolve("copy"),
+                    new RemoteVideos.Listener() {
+                        @Override
+                        public void planned(int files) {
+                            planned.set(files);
+                        }
+
+                        @Override
+                        public void fileDone(boolean failed, long downloaded) {
+                            done.incrementAndGet();
+                            bytes.addAndGet(downloaded);
+                        }
+                    });
             assertThat(server.mostInFlight()).as("GETs in flight at once").isEqualTo(4);
+            assertThat(planned.get()).as("files told to a progress bar").isEqualTo(12);
+            assertThat(done.get()).isEqualTo(12);
+            assertThat(bytes.get()).isEqualTo(copy.bytesDownloaded());
             assertThat(copy.files()).isEqualTo(13);
             assertThat(copy.downloaded()).isEqualTo(12);
             assertThat(videoGets(server)).hasSize(12).doesNotHaveDuplicates();
