@@ -15,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from typing import List, Optional, Tuple
 
 from ._errors import JvmDiedError, StokerError
@@ -148,11 +149,12 @@ class ServeProcess:
             except (BrokenPipeError, ValueError, OSError):
                 pass  # the process is gone: the next take says why
 
-    def take(self) -> dict:
+    def take(self, timeout: Optional[float] = None) -> dict:
         """The next message of the stream (hello, batch, epoch_end, end, error), checked against the ones before: a
         JvmDiedError if the JVM is gone or the stream broke the protocol (an epoch end whose epoch or count is not
-        the batches taken, a batch of another epoch before that end, an end in mid-epoch)."""
-        m = self._take(self._stream)
+        the batches taken, a batch of another epoch before that end, an end in mid-epoch). With ``timeout``, a
+        StokerError when a JVM still running sends nothing for that many seconds."""
+        m = self._take(self._stream, timeout)
         kind = m.get("type")
         if kind == "batch":
             if self.epoch_open is not None and m["epoch"] != self.epoch_open:
@@ -181,12 +183,17 @@ class ServeProcess:
             if reply.get("req") == req:
                 return reply
 
-    def _take(self, source: queue.Queue) -> dict:
+    def _take(self, source: queue.Queue, timeout: Optional[float] = None) -> dict:
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
                 message = source.get(timeout=0.05)
             except queue.Empty:
                 if self._proc.poll() is None:
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise StokerError(f"stoker serve (pid {self._proc.pid}) is running but sent nothing for "
+                                          f"{timeout:g} s (timeout=): stuck, or slower than that; loader.stats() "
+                                          f"names the stage each item waits in")
                     continue
                 # Gone: the reader hands over every line the JVM wrote, then the end of the pipe.
                 self._stdout_reader.join(_DRAIN_GUARD_SECONDS)

@@ -4,6 +4,7 @@ A ``stoker serve`` JVM decodes, samples, resizes and collates; each batch lands 
 that this process maps once, and reaches the training loop as a tensor over that slot: no copy, no pickling, no
 worker processes holding copies (see docs/torch.md for the protocol and the lifetime rules).
 """
+import math
 import time
 import weakref
 from collections import deque
@@ -66,7 +67,9 @@ class VideoLoader:
     ``publish`` (a port for ``stoker monitor``), ``s3_endpoint``, ``cache_dir``, ``cache_bytes``, ``stoker_home``,
     ``restart`` (default 0: a JVM that dies is a :class:`JvmDiedError`; N: it is restarted from the state after the
     last batch taken, up to N times in a row, so that no clip is lost or repeated; each restart is logged on the
-    ``stoker`` logger and counted in ``stats()``).
+    ``stoker`` logger and counted in ``stats()``), ``timeout`` (seconds a batch may take to come from a JVM that is
+    still running before a :class:`StokerError`, as DataLoader's ``timeout=``; default None: wait; the loader may be
+    iterated on after it).
 
     Loader keywords [their place in the document] (the table is the schema's, appended here at import):
 """
@@ -77,6 +80,7 @@ class VideoLoader:
                  copy: bool = False, debug: bool = False, hold: int = 0, prefetch: Optional[int] = None,
                  shm_dir: Optional[str] = None, publish: Optional[int] = None, s3_endpoint: Optional[str] = None,
                  cache_dir=None, cache_bytes=None, stoker_home: Optional[str] = None, restart: int = 0,
+                 timeout: Optional[float] = None,
                  **loader_options: Unpack[LoaderOptionArgs]):
         self._args = serve_args(dataset, size=size, crop=crop, clip_window=clip_window, workload=workload,
                                 options=options, config=config, device=device, hold=hold, prefetch=prefetch,
@@ -89,6 +93,10 @@ class VideoLoader:
                              "leave pin_memory off; pinned memory only speeds up copies to a GPU")
         self._copy = bool(copy)
         self._restarts = Restarts(positive_int("restart", restart, minimum=0))
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 < timeout < math.inf):
+            raise ValueError(f"timeout={timeout!r}: expected None, or seconds above 0")
+        self._timeout = timeout
         self._interrupted_epoch: Optional[int] = None   # the epoch being taken when a JVM died, until the next take
         # The JVM said its last epoch was served (epochs=N): iterations are empty until set_epoch/load_state_dict.
         self._ended = False
@@ -321,7 +329,7 @@ class VideoLoader:
                         # the end of this one, which the dead JVM could not send.
                         return None
                 try:
-                    m = self._process.take()
+                    m = self._process.take(self._timeout)
                     kind = m.get("type")
                     if kind == "batch":
                         batch = self._batch(m)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from stoker import JvmDiedError
+from stoker import JvmDiedError, StokerError
 from stoker.torch import VideoLoader
 
 
@@ -82,3 +82,26 @@ def test_lightning_finds_the_batch_size_and_arguments_may_be_numpy_scalars(datas
         as_float = batch.to(torch.float32)
         assert as_float.video.dtype == torch.float32 and as_float.label.dtype == torch.int64
         assert batch.to("cpu") is batch   # nothing moved: the same view, live as long as the batch is
+
+
+def test_a_jvm_that_sends_nothing_for_timeout_seconds_is_an_error_and_the_loader_goes_on(dataset):
+    with VideoLoader(dataset, batch_size=2, frames=4, seed=3) as loader:
+        reference = [list(b.paths) for b in loader]
+    with VideoLoader(dataset, batch_size=2, frames=4, seed=3, timeout=2) as loader:
+        batches = iter(loader)
+        taken = [list(next(batches).paths)]
+        os.kill(loader.pid, signal.SIGSTOP)   # alive, sending nothing: a hung mount looks so
+        try:
+            with pytest.raises(StokerError, match=r"is running but sent nothing for 2 s \(timeout=\)"):
+                for _ in range(100):   # what the JVM had announced before it stopped comes first
+                    taken.append(list(next(batches).paths))
+        finally:
+            os.kill(loader.pid, signal.SIGCONT)
+        rest = [list(b.paths) for b in loader]   # the same JVM goes on with the rest of the epoch
+    assert taken + rest == reference
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), "5", True])
+def test_a_bad_timeout_is_named(dataset, timeout):
+    with pytest.raises(ValueError, match="timeout="):
+        VideoLoader(dataset, timeout=timeout)
