@@ -10,9 +10,15 @@ class ConsumerClock:
         self.clips = 0
         self._first_batch_at: Optional[float] = None
         self._waited = 0.0
+        self._startup_wait = False
         self._handover: Deque[int] = deque(maxlen=10_000)
 
     def waited(self, seconds: float) -> None:
+        """A take's wait, told after the take: the first batch's (told after :meth:`took` started the clock) is
+        start-up, not steady state."""
+        if self._startup_wait:
+            self._startup_wait = False
+            return
         self._waited += seconds
 
     def took(self, clips: int, sent_us: Optional[int], waiting_since_us: int) -> None:
@@ -22,7 +28,8 @@ class ConsumerClock:
         self.clips += clips
         if self._first_batch_at is None:
             self._first_batch_at = time.perf_counter()
-            self._waited = 0.0   # the first batch's wait is start-up, not steady state
+            self._waited = 0.0
+            self._startup_wait = True
 
     def figures(self) -> dict:
         elapsed = 0.0 if self._first_batch_at is None else time.perf_counter() - self._first_batch_at

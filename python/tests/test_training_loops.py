@@ -105,3 +105,18 @@ def test_a_jvm_that_sends_nothing_for_timeout_seconds_is_an_error_and_the_loader
 def test_a_bad_timeout_is_named(dataset, timeout):
     with pytest.raises(ValueError, match="timeout="):
         VideoLoader(dataset, timeout=timeout)
+
+
+def test_the_first_batchs_wait_is_start_up_and_not_in_the_data_wait_share():
+    # The loader tells the clock a take's wait after the batch is in hand: the first one came after took() had
+    # started the clock, and counted the JVM's start-up (seconds) as waiting for data.
+    from stoker._consumer import ConsumerClock
+    clock = ConsumerClock()
+    clock.took(2, None, 0)
+    clock.waited(30.0)   # the start-up
+    clock.took(2, None, 0)
+    clock.waited(0.0)
+    assert clock.figures()["data_wait_share"] == 0.0
+    clock.took(2, None, 0)
+    clock.waited(1e9)   # a steady-state wait counts
+    assert clock.figures()["data_wait_share"] == 1.0

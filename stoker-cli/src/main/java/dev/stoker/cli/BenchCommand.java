@@ -139,6 +139,9 @@ final class BenchCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
+        OutputFiles.checkWritable("--json", json);
+        OutputFiles.checkWritable("--trace", trace);
+        OutputFiles.checkWritable("--report", report);
         PrintWriter out = out();
         LoaderOptions options = GpuDecodeOptions.resolve(storage.withColdFetch(loader.loaderOptions()));
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
@@ -239,6 +242,7 @@ final class BenchCommand extends Subcommand {
                 new double[] {loadAtStart, loadAtEnd}, ClipStartReport.of(startStats,
                         options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
         out.print(result.summary());
+        out.flush();   // the figures stand even if a file below cannot be written
         OutputFiles.json(out, json, result);
         OutputFiles.trace(out, trace, recorder);
         if (report != null) {

@@ -69,6 +69,8 @@ final class DemoCommand extends Subcommand {
     @Override
     public Integer call() throws Exception {
         validate();
+        OutputFiles.checkWritable("--json", json);
+        OutputFiles.checkWritable("--trace", trace);
         PipelineConfig overrides = config == null ? PipelineConfig.EMPTY : PipelineConfig.read(config);
         TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
         PipelineBuilder<Batch> builder = new DemoWorkload(CpuBurn.calibrated()).pipeline().config(overrides);

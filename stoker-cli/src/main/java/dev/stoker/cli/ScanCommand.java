@@ -43,6 +43,7 @@ final class ScanCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
+        OutputFiles.checkWritable("--json", json);
         PrintWriter out = out();
         int threads = workers != null ? workers : DatasetScan.DEFAULT_WORKERS;
         if (threads < 1) {

@@ -63,6 +63,9 @@ final class TrainCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
+        OutputFiles.checkWritable("--json", json);
+        OutputFiles.checkWritable("--trace", trace);
+        OutputFiles.checkWritable("--report", report);
         PrintWriter out = out();
         if (steps < 1) {
             throw usageError("--steps: " + steps + " (expected: 1+)");

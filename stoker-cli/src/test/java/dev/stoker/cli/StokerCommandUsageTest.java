@@ -48,6 +48,20 @@ class StokerCommandUsageTest {
     }
 
     @Test
+    void anOutputFileThatCannotBeWrittenIsRefusedBeforeTheRunNamingTheFlag() {
+        // Found only after the whole run, the results were lost with it.
+        for (String[] args : new String[][] {{"bench", "--json", "/nonexistent/dir/x.json", "--batches", "1"},
+                {"bench", "--trace", "/nonexistent/dir/t.json", "--batches", "1"},
+                {"scan", "--json", "/nonexistent/dir/s.json", "/tmp"}, {"train", "--report", "/nonexistent/dir/r.html"}}) {
+            CliRun run = CliRun.stoker(args);
+            assertThat(run.exitCode()).as(String.join(" ", args)).isNotZero();
+            assertThat(run.err()).as(String.join(" ", args)).contains(args[1] + ": cannot write " + args[2]
+                    + " (no folder /nonexistent/dir)");
+            assertThat(run.out()).as("nothing ran").doesNotContain("samples/s");
+        }
+    }
+
+    @Test
     void versionPrintsTheProjectVersionFromTheFilteredResource() {
         CliRun run = CliRun.stoker("--version");
 
