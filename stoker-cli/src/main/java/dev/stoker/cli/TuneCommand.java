@@ -179,6 +179,12 @@ final class TuneCommand extends Subcommand {
                     w.flush();
                 })
                 .run();
+        if (!result.best().ok()) {
+            w.printf(Locale.ROOT, "%nno trial ran: %s; nothing to recommend (see %s)%n", result.stopReason(),
+                    out.resolve("experiments.jsonl"));
+            w.flush();
+            return ExitCode.SOFTWARE;
+        }
         SideBySide compared = null;
         if (compareDefault) {
             List<SideBySide.Candidate> configs = new ArrayList<>();

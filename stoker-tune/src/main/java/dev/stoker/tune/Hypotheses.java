@@ -1,12 +1,12 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.StageOption;
 import dev.stoker.loader.VideoStage;
 import dev.stoker.pipeline.Verdict;
 import dev.stoker.tune.internal.Experiment;
 import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialPhase;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialStatus;
 import dev.stoker.tune.internal.TrialMetrics;
 import dev.stoker.tune.internal.TrialRunner;
 import dev.stoker.tune.internal.TrialSpec;
+import dev.stoker.tune.internal.TrialStatus;
 import java.util.concurrent.TimeoutException;
 
 /**

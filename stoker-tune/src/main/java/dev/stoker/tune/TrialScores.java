@@ -1,7 +1,7 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialPhase;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

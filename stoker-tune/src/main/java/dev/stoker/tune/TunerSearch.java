@@ -1,10 +1,10 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialPhase;
-import dev.stoker.tune.internal.TuneReport;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.tune.internal.Experiment;
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
+import dev.stoker.tune.internal.TuneReport;
 import dev.stoker.tune.internal.TunerJournal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -89,10 +89,13 @@ final class TunerSearch {
         if (history.isEmpty()) {
             runStart();
         }
-        Experiment start = history.getFirst();
+        Experiment start = history.stream().filter(e -> e.phase() == TrialPhase.START && e.ok()).findFirst()
+                .orElse(history.getFirst());
         while (scores.baseline().size() < settings.repeats() && history.size() < settings.maxTrials()
                 && elapsedSeconds() < settings.totalTime().toSeconds()) {
-            LoaderOptions options = optionsFor(start.point());
+            // A start that failed has no effective config: its point holds each unset knob's minimum, which is not
+            // the start; the options as given are.
+            LoaderOptions options = start.ok() ? optionsFor(start.point()) : settings.startOptions();
             TrialRun r = execute(options);
             record(start.trial(), TrialPhase.REPEAT, "none", "the start config again: the spread of its runs is the noise",
                     options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));
@@ -100,6 +103,12 @@ final class TunerSearch {
         settleIncumbent();
         if (incumbent == null) {
             incumbent = start;
+        }
+        if (scores.baseline().stream().noneMatch(Experiment::ok)) {
+            // Nothing measured to search from, or against: a search from here would recommend a config never run.
+            Experiment last = scores.baseline().getLast();
+            stop = "the start config never ran (" + scores.baseline().size() + " tries; " + last.status() + ": "
+                    + last.message() + ")";
         }
         while (stop == null) {
             stop = stopReason();
@@ -130,12 +139,19 @@ final class TunerSearch {
                 scores.startMean(), scores.meanOf(best.point()), scores.noise(), List.copyOf(history), stop);
     }
 
-    /** Runs the start options; the effective config fills in what they left to the loader (queue capacities...). */
+    /**
+     * Runs the start options, again while they fail (up to {@code repeats} times: a shared machine's run can die for
+     * reasons of its own); the effective config fills in what they left to the loader (queue capacities...).
+     */
     private void runStart() {
         LoaderOptions start = settings.startOptions();
-        TrialRun r = execute(start);
-        Experiment first = record(-1, TrialPhase.START, null, "the start config, as given", start, space.pointOf(start), r, true, 0,
-                r.samplesPerSecond());
+        Experiment first;
+        do {
+            TrialRun r = execute(start);
+            first = record(-1, TrialPhase.START, null, "the start config, as given", start, space.pointOf(start), r, true,
+                    0, r.samplesPerSecond());
+        } while (!first.ok() && history.size() < Math.min(settings.maxTrials(), Math.max(1, settings.repeats()))
+                && elapsedSeconds() < settings.totalTime().toSeconds());
         if (first.ok() && first.metrics().effectiveConfig() != null) {
             LoaderOptions ran = start.toBuilder().config(first.metrics().effectiveConfig()).build();
             widen(space.valuesOf(ran));
@@ -147,7 +163,9 @@ final class TunerSearch {
             }
         }
         tried.add(first.point());
-        journal.writeBest(optionsFor(first.point()));
+        if (first.ok()) {
+            journal.writeBest(optionsFor(first.point()));
+        }
     }
 
     /** Why the search stops now, or null to go on. */

@@ -1,19 +1,19 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialStatus;
-import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.tune.internal.Experiment;
 import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
+import dev.stoker.tune.internal.TrialStatus;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeoutException;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 

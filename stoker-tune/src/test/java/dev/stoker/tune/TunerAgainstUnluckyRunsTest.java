@@ -1,11 +1,11 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialRunner;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,5 @@
 package dev.stoker.tune;
 
-import dev.stoker.tune.internal.TrialStatus;
-import dev.stoker.tune.internal.TrialPhase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.LoaderOption;
@@ -11,17 +9,19 @@ import dev.stoker.tune.internal.Ceiling;
 import dev.stoker.tune.internal.Experiment;
 import dev.stoker.tune.internal.SideBySide;
 import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
+import dev.stoker.tune.internal.TrialStatus;
 import dev.stoker.tune.internal.TuneReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeoutException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /** The tuner's files: experiments.jsonl, best.json, the report, and a search that continues where it stopped. */
 class TunerJournalTest {
@@ -45,6 +45,43 @@ class TunerJournalTest {
                 List.of(new TrialMetrics.Stage("source", 1, 0, 0, 1, 0, 0, 0, 0, 0),
                         new TrialMetrics.Stage("a", a, 0.95, 0.05, 0, 10.0 / Math.min(a, 5) * a, 10, 4, 0.9, 0)),
                 0.2, null, effective);
+    }
+
+    @Test
+    void aStartThatNeverRunsEndsTheSearchRecommendingNothing(@TempDir Path dir) throws Exception {
+        // Its point holds each unset knob's minimum: searching from it ran (and recommended) configs never measured.
+        LoaderOptions start = LoaderOptions.defaults().with(A, 3);
+        TuneResult result = Tuner.of(SPACE, t -> {
+            throw new IllegalStateException("no such dataset");
+        }).startFrom(start).maxTrials(20).repeats(3).journal(dir).run();
+        assertThat(result.best().ok()).isFalse();
+        assertThat(result.stopReason()).startsWith("the start config never ran (3 tries; failed: no such dataset");
+        assertThat(result.experiments()).hasSize(3).allSatisfy(e -> {
+            assertThat(e.phase()).isEqualTo(TrialPhase.START);
+            assertThat(e.options().path("config").path("stages").path("a").path("concurrency").asInt()).isEqualTo(3);
+        });
+        assertThat(dir.resolve("best.json")).doesNotExist();
+    }
+
+    @Test
+    void aStartTrialThatFailsIsRunAgainAndTheSearchGoesOnFromItsEffectiveConfig(@TempDir Path dir) throws Exception {
+        // Twice: a trial's run that fails is run once more within the trial.
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        LoaderOptions start = LoaderOptions.defaults().with(A, 3);
+        TuneResult result = Tuner.of(SPACE, t -> {
+            if (runs.incrementAndGet() <= 2) {
+                throw new IllegalStateException("a run that died for reasons of its own");
+            }
+            return fake(t);
+        }).startFrom(start).maxTrials(8).repeats(2).journal(dir).run();
+        List<Experiment> all = result.experiments();
+        assertThat(all.get(0).ok()).isFalse();
+        assertThat(all.get(1).phase()).isEqualTo(TrialPhase.START);
+        assertThat(all.get(1).ok()).isTrue();
+        assertThat(all).filteredOn(e -> e.phase() == TrialPhase.REPEAT)
+                .allSatisfy(e -> assertThat(e.point()).isEqualTo(all.get(1).point()));
+        assertThat(result.best().ok()).isTrue();
+        assertThat(dir.resolve("best.json")).exists();
     }
 
     @Test
