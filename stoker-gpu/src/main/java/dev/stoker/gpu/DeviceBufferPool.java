@@ -1,6 +1,7 @@
 package dev.stoker.gpu;
 
 import dev.stoker.pipeline.MemoryAccount;
+import dev.stoker.pipeline.internal.StageWaits;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +85,10 @@ final class DeviceBufferPool implements AutoCloseable {
 
     /** {@link #acquire()}, an interrupt ending the wait with an {@link IllegalStateException} naming the buffers. */
     Buffer acquireInStage() {
-        return Waits.await("a device " + name + " buffer", this::acquire);
+        // A wait here is for a buffer the batches downstream hold: back-pressure, not the stage's work.
+        try (StageWaits.Wait w = StageWaits.downstream()) {
+            return Waits.await("a device " + name + " buffer", this::acquire);
+        }
     }
 
     private synchronized void giveBack(DeviceMemory memory) {

@@ -7,7 +7,9 @@ import java.util.Locale;
 /**
  * Names the stage that limits throughput from the Flink-style time split. Rules, in order:
  * <ol>
- *   <li>the consumer hardly waits for data ({@link Bottleneck#consumerBound}) → the consumer is the bottleneck;</li>
+ *   <li>the consumer hardly waits for data ({@link Bottleneck#consumerBound}), or the last stage waits for room most
+ *   of its time (the consumer holds every batch buffer: a process beside the sink, as the PyTorch bridge's, whose own
+ *   thread drains the sink at once) → the consumer is the bottleneck;</li>
  *   <li>the busiest stage (source included) is {@link Bottleneck#saturated} → it limits throughput;</li>
  *   <li>no stage is busy, tasks are short, hand-offs dominate → overhead;</li>
  *   <li>the CPUs are busy ({@link Bottleneck#cpuBound}) → the CPU, not a stage: more workers cannot help;</li>
@@ -18,6 +20,9 @@ import java.util.Locale;
  * what users see first and misread as the problem.
  */
 final class BottleneckAnalysis {
+    /** The last stage blocked on its way to the consumer more than this share of its time: the consumer sets the pace. */
+    static final double LAST_STAGE_BLOCKED = 0.5;
+
     private BottleneckAnalysis() { }
 
     /** The verdict without knowing the CPUs' use. */
@@ -33,6 +38,12 @@ final class BottleneckAnalysis {
             return new Verdict("consumer", Verdict.State.CONSUMER_BOUND, String.format(Locale.ROOT,
                     "bottleneck: consumer (it waited for data %.0f%% of its time, data was ready for %.0f%% of next()"
                             + " calls; the loader is ahead)", sink.consumerWaitShare() * 100, sink.dataReadiness() * 100));
+        }
+        StageStats last = stages.getLast();
+        if (stages.size() > 1 && last.backPressuredFraction() > LAST_STAGE_BLOCKED) {
+            return new Verdict("consumer", Verdict.State.CONSUMER_BOUND, String.format(Locale.ROOT,
+                    "bottleneck: consumer (%s, the last stage, waited for room %.0f%% of its time: the consumer holds"
+                            + " the batches; the loader is ahead)", last.name(), last.backPressuredFraction() * 100));
         }
         StageStats busiest = stages.getFirst();
         int busiestIndex = 0;

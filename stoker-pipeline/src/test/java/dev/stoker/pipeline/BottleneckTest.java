@@ -35,6 +35,18 @@ class BottleneckTest {
     }
 
     @Test
+    void aLastStageBlockedMostOfItsTimeNamesTheConsumerEvenWhenTheSinkIsDrainedAtOnce() {
+        // A sink drained by a thread that only hands batches on (the bridge's) waits for data; the training loop
+        // that holds the buffers shows as the last stage's wait for room.
+        StageStats collate = new StageStats("collate", "batch", 1, 100, 100, 0, 0, 1, 0.05, 0.05, 0.9,
+                TaskTimeStats.EMPTY, new QueueStats(8, 1, 0.0, 0.9, 0.0));
+        Verdict v = BottleneckAnalysis.judge(List.of(stage("source", 0.1), stage("decode", 0.4), collate), sink(0.05, 0.95));
+        assertThat(v.state()).isEqualTo(Verdict.State.CONSUMER_BOUND);
+        assertThat(v.line()).isEqualTo("bottleneck: consumer (collate, the last stage, waited for room 90% of its time:"
+                + " the consumer holds the batches; the loader is ahead)");
+    }
+
+    @Test
     void busyCpusWithNoSaturatedStageAreTheBottleneckNotTheBusiestStage() {
         List<StageStats> stages = List.of(stage("source", 0.1), stage("decode", 0.45), stage("collate", 0.3));
         SinkStats waiting = sink(0.4, 0.3);

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stoker.pipeline.internal.StageWaits;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -59,6 +64,36 @@ class PipelineStatsTest {
             assertThat(stats.sink().dataReadiness()).isGreaterThan(0.9);
             assertThat(stats.sink().delivered()).isEqualTo(200);
             assertThat(stats.verdict().bottleneck()).isEqualTo("consumer");
+        }
+    }
+
+    @Test
+    void aStageWaitingForBuffersTheConsumerHoldsIsBackPressuredAndTheConsumerIsNamed() throws Exception {
+        // The PyTorch bridge's shape: a serve thread takes each batch at once, and the training loop holds its buffer
+        // (a shared-memory slot) until its step is done; collate waits for a free one. Counted as busy, that wait
+        // named collate the bottleneck.
+        Semaphore buffers = new Semaphore(2);
+        ScheduledExecutorService trainingLoop = Executors.newSingleThreadScheduledExecutor();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 300).boxed().toList())
+                .map("decode", x -> x, s -> s.concurrency(2))
+                .map("collate", x -> {
+                    try (StageWaits.Wait w = StageWaits.downstream()) {
+                        buffers.acquireUninterruptibly();
+                    }
+                    return x;
+                })
+                .build()) {
+            for (Integer x : p) {
+                trainingLoop.schedule(() -> buffers.release(), 3, TimeUnit.MILLISECONDS);
+            }
+            PipelineStats stats = p.stats();
+            StageStats collate = stats.stage("collate");
+            assertThat(collate.backPressuredFraction()).isGreaterThan(0.5);
+            assertThat(collate.busyFraction()).isLessThan(0.3);
+            assertThat(stats.verdict().state()).isEqualTo(Verdict.State.CONSUMER_BOUND);
+            assertThat(stats.verdict().line()).startsWith("bottleneck: consumer (collate, the last stage, waited for room");
+        } finally {
+            trainingLoop.shutdownNow();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.stoker.loader.batch;
 
+import dev.stoker.pipeline.internal.StageWaits;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -114,16 +115,20 @@ public final class BatchPool implements AutoCloseable {
             checkOpen();
             long remainingNanos = unit.toNanos(timeout);
             boolean waited = false;
-            while (free.isEmpty() && created == maxBuffers) {
-                if (remainingNanos <= 0) {
-                    return null;
+            // Every buffer is out, held by the batches downstream (the consumer's): a stage waiting here is
+            // back-pressured, not busy.
+            try (StageWaits.Wait w = free.isEmpty() && created == maxBuffers ? StageWaits.downstream() : null) {
+                while (free.isEmpty() && created == maxBuffers) {
+                    if (remainingNanos <= 0) {
+                        return null;
+                    }
+                    if (!waited) {
+                        waited = true;
+                        waits.incrementAndGet();
+                    }
+                    remainingNanos = released.awaitNanos(remainingNanos);
+                    checkOpen();
                 }
-                if (!waited) {
-                    waited = true;
-                    waits.incrementAndGet();
-                }
-                remainingNanos = released.awaitNanos(remainingNanos);
-                checkOpen();
             }
             buffer = free.pollFirst();
             if (buffer == null) {

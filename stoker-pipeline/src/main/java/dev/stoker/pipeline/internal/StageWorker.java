@@ -54,12 +54,15 @@ final class StageWorker implements Runnable {
         long[] ticket = new long[1];
         List<Envelope> out = new ArrayList<>();
         ReorderBuffer reorder = stage.reorder;
+        clock.bindToThisThread(true);
         try {
             while (true) {
-                clock.enter(WorkerClock.IDLE);
                 if (reorder != null) {
+                    // Waiting for the ordering window, full of items downstream has yet to take: not for input.
+                    clock.enter(WorkerClock.BACK_PRESSURED);
                     reorder.acquireSlot();
                 }
+                clock.enter(WorkerClock.IDLE);
                 Object element = stage.input.take(ticket);
                 if (element == BoundedQueue.RETIRE || element == BoundedQueue.FINISHED) {
                     retired = element == BoundedQueue.RETIRE;
@@ -83,6 +86,7 @@ final class StageWorker implements Runnable {
             stage.runtime.failInternal(stage.name, t);
         } finally {
             clock.enter(WorkerClock.IDLE);
+            clock.bindToThisThread(false);
             exited = true;
         }
     }

@@ -16,10 +16,26 @@ final class WorkerClock {
     static final int BACK_PRESSURED = 2;
 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
+    /** The clock of the worker running on this thread, for the stage code it calls ({@link StageWaits}). */
+    private static final ThreadLocal<WorkerClock> CURRENT = new ThreadLocal<>();
 
     @SuppressWarnings("unused") // accessed through STATE
     private int state = IDLE;
     private final long[] samples = new long[3];
+
+    /** This thread's worker's clock; null on a thread that is no stage worker. */
+    static WorkerClock current() {
+        return CURRENT.get();
+    }
+
+    /** The worker runs on this thread from now on ({@code null}: no more). */
+    void bindToThisThread(boolean bound) {
+        if (bound) {
+            CURRENT.set(this);
+        } else {
+            CURRENT.remove();
+        }
+    }
 
     /** Called by the worker on every state change. */
     void enter(int next) {
