@@ -150,6 +150,19 @@ final class BenchCommand extends Subcommand {
         if (batches < 1) {
             throw usageError("--batches: " + batches + " (expected: 1+)");
         }
+        for (var port : java.util.Map.of("--dashboard", java.util.Optional.ofNullable(dashboardPort),
+                "--publish", java.util.Optional.ofNullable(publishPort)).entrySet()) {
+            if (port.getValue().isPresent() && (port.getValue().get() < 0 || port.getValue().get() > 65535)) {
+                throw usageError(port.getKey() + ": " + port.getValue().get() + " (expected: a port, 0..65535; 0 for any"
+                        + " free one)");
+            }
+        }
+        if (!(storage.consumerMillis >= 0) || Double.isInfinite(storage.consumerMillis)) {
+            throw usageError("--consumer-ms: " + storage.consumerMillis + " (expected: 0+ milliseconds)");
+        }
+        if (headspaceStepMillis != null && !(headspaceStepMillis > 0 && Double.isFinite(headspaceStepMillis))) {
+            throw usageError("--headspace: " + headspaceStepMillis + " (expected: a step above 0 ms)");
+        }
         DatasetLocation dataset = loader.location(out);
         autotune.rejectShards(spec, dataset);
         if (dataset.isShards()) { // written by stoker ingest

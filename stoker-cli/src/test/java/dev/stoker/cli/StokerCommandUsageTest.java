@@ -62,6 +62,16 @@ class StokerCommandUsageTest {
     }
 
     @Test
+    void benchRefusesAPortOutOfRangeANegativeConsumerStepAndAHeadspaceOfZeroNamingTheFlag() {
+        for (String[] args : new String[][] {{"--dashboard", "99999"}, {"--publish", "-1"}, {"--consumer-ms", "-5"},
+                {"--headspace", "0"}}) {
+            CliRun run = CliRun.stoker("bench", args[0], args[1], "--batches", "1");
+            assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(run.err()).as(String.join(" ", args)).contains(args[0] + ": " + args[1]);
+        }
+    }
+
+    @Test
     void versionPrintsTheProjectVersionFromTheFilteredResource() {
         CliRun run = CliRun.stoker("--version");
 
