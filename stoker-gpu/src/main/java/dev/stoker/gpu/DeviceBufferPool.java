@@ -1,7 +1,7 @@
 package dev.stoker.gpu;
 
 import dev.stoker.pipeline.MemoryAccount;
-import dev.stoker.pipeline.internal.StageWaits;
+import dev.stoker.pipeline.StageStats;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +86,7 @@ final class DeviceBufferPool implements AutoCloseable {
     /** {@link #acquire()}, an interrupt ending the wait with an {@link IllegalStateException} naming the buffers. */
     Buffer acquireInStage() {
         // A wait here is for a buffer the batches downstream hold: back-pressure, not the stage's work.
-        try (StageWaits.Wait w = StageWaits.downstream()) {
+        try (StageStats.DownstreamWait w = StageStats.waitingDownstream()) {
             return Waits.await("a device " + name + " buffer", this::acquire);
         }
     }

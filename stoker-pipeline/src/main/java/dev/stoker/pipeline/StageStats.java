@@ -1,10 +1,14 @@
 package dev.stoker.pipeline;
 
+import dev.stoker.pipeline.internal.StageWaits;
+
 /**
  * One stage's counters since the pipeline started. The three time fractions (Flink's busy / idle /
  * back-pressured) split the stage's worker-time: busy running tasks, idle waiting for input,
  * back-pressured waiting for room downstream. A stage busy near 100% is saturated; a stage mostly idle
- * is starved by what is before it; a stage mostly back-pressured is blocked by what comes after it.
+ * is starved by what is before it; a stage mostly back-pressured is blocked by what comes after it. A stage's
+ * function that waits for something downstream holds (a pooled buffer the consumer's batches keep) says so with
+ * {@link #waitingDownstream()}, so that the wait is back-pressure too, not work.
  *
  * @param name                  stage name
  * @param kind                  map, flatMap, filter or batch
@@ -22,4 +26,20 @@ package dev.stoker.pipeline;
  */
 public record StageStats(String name, String kind, int concurrency, long itemsIn, long itemsOut, long failures,
                          long dropped, int inFlight, double busyFraction, double idleFraction,
-                         double backPressuredFraction, TaskTimeStats taskTime, QueueStats inputQueue) { }
+                         double backPressuredFraction, TaskTimeStats taskTime, QueueStats inputQueue) {
+
+    /** A wait {@link #waitingDownstream()} began; closing it ends it. */
+    public interface DownstreamWait extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Counts the stage worker running on this thread (if it is one) as back-pressured until the returned wait is
+     * closed: {@code try (var w = StageStats.waitingDownstream()) { released.await(); }}. Counted as busy, a wait for
+     * a buffer the consumer holds made the waiting stage look saturated, the bottleneck, when the consumer was.
+     */
+    public static DownstreamWait waitingDownstream() {
+        return StageWaits.downstream();
+    }
+}

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stoker.pipeline.internal.StageWaits;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -77,7 +76,7 @@ class PipelineStatsTest {
         try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 300).boxed().toList())
                 .map("decode", x -> x, s -> s.concurrency(2))
                 .map("collate", x -> {
-                    try (StageWaits.Wait w = StageWaits.downstream()) {
+                    try (StageStats.DownstreamWait w = StageStats.waitingDownstream()) {
                         buffers.acquireUninterruptibly();
                     }
                     return x;

@@ -1,6 +1,6 @@
 package dev.stoker.loader.batch;
 
-import dev.stoker.pipeline.internal.StageWaits;
+import dev.stoker.pipeline.StageStats;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -117,7 +117,8 @@ public final class BatchPool implements AutoCloseable {
             boolean waited = false;
             // Every buffer is out, held by the batches downstream (the consumer's): a stage waiting here is
             // back-pressured, not busy.
-            try (StageWaits.Wait w = free.isEmpty() && created == maxBuffers ? StageWaits.downstream() : null) {
+            boolean full = free.isEmpty() && created == maxBuffers;
+            try (StageStats.DownstreamWait w = full ? StageStats.waitingDownstream() : null) {
                 while (free.isEmpty() && created == maxBuffers) {
                     if (remainingNanos <= 0) {
                         return null;
