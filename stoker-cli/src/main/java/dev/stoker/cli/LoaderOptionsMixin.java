@@ -154,11 +154,18 @@ final class LoaderOptionsMixin {
             b.config(concurrencyOverrides(command));
             return b.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, Map.of("stage", "--split-after",
-                    "maxLeadFrames", "--max-lead-frames", "clipsPerVideo", "--clips-per-video", "resampleFps", "--fps",
-                    "frameFolderFps", "--frame-folder-fps")));
+            throw new ParameterException(command.commandLine(), CliErrors.asOption(e, FLAGS_OF_FIELDS));
         }
     }
+
+    /** The flag that sets each field an options error names: the error speaks the flags the user typed. */
+    private static final Map<String, String> FLAGS_OF_FIELDS = Map.ofEntries(Map.entry("stage", "--split-after"),
+            Map.entry("maxLeadFrames", "--max-lead-frames"), Map.entry("clipsPerVideo", "--clips-per-video"),
+            Map.entry("resampleFps", "--fps"), Map.entry("frameFolderFps", "--frame-folder-fps"),
+            Map.entry("frames", "--frames"), Map.entry("strideFrames", "--stride"), Map.entry("batchSize", "--batch"),
+            Map.entry("decoderThreads", "--decoder-threads"), Map.entry("spatialCrops", "--spatial-crops"),
+            Map.entry("shortSideMax", "--short-side-max"), Map.entry("areaMin", "--area-min"),
+            Map.entry("concurrency", "--concurrency"));
 
     /** {@code --max-lead-frames}, checked, else the base's. */
     private int maxLeadFrames(LoaderOptions.Clip base) {

@@ -72,6 +72,17 @@ class StokerCommandUsageTest {
     }
 
     @Test
+    void aBadLoaderValueIsNamedByItsFlagNotTheFieldBehindIt() {
+        for (String[] args : new String[][] {{"--frames", "0", "1+"}, {"--stride", "0", "1+"}, {"--batch", "0", "1+"},
+                {"--spatial-crops", "11", "1 to 10"}, {"--concurrency", "decode=0", "1+"}}) {
+            CliRun run = CliRun.stoker("options", args[0], args[1]);
+            assertThat(run.exitCode()).as(args[0]).isEqualTo(2);
+            assertThat(run.err()).as(args[0]).contains(args[0] + ": " + args[1].replace("decode=", "")
+                    + " (expected: " + args[2] + ")");
+        }
+    }
+
+    @Test
     void versionPrintsTheProjectVersionFromTheFilteredResource() {
         CliRun run = CliRun.stoker("--version");
 

@@ -262,11 +262,12 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
             if (!(areaMin > 0 && areaMin <= 1)) {
                 throw new IllegalArgumentException("areaMin: " + areaMin + " (expected: above 0, at most 1)");
             }
-            if (spatialCrops < 1 || spatialCrops > MAX_SPATIAL_CROPS
-                    || spatialCrops > 1 && mode != Resize.Mode.SHORT_SIDE_CENTER_CROP) {
-                throw new IllegalArgumentException("spatialCrops: " + spatialCrops + (spatialCrops < 1 || spatialCrops > MAX_SPATIAL_CROPS
-                        ? " (expected: 1 to " + MAX_SPATIAL_CROPS + ")"
-                        : " with resize mode " + mode + " (expected: 1; spatial crops are centre crops moved along the long side)"));
+            if (spatialCrops < 1 || spatialCrops > MAX_SPATIAL_CROPS) {
+                throw new InvalidValueException("spatialCrops", spatialCrops, "1 to " + MAX_SPATIAL_CROPS);
+            }
+            if (spatialCrops > 1 && mode != Resize.Mode.SHORT_SIDE_CENTER_CROP) {
+                throw new IllegalArgumentException("spatialCrops: " + spatialCrops + " with resize mode " + mode
+                        + " (expected: 1; spatial crops are centre crops moved along the long side)");
             }
         }
 
@@ -423,7 +424,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
 
     static void positive(String name, int value) {
         if (value < 1) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: 1+)");
+            throw new InvalidValueException(name, value, "1+");   // the CLI renames it to the flag
         }
     }
 

@@ -26,7 +26,7 @@ public record StageConfig(Integer concurrency, Integer queueCapacity, Order orde
 
     public StageConfig {
         if (concurrency != null && concurrency < 1) {
-            throw new IllegalArgumentException("concurrency: " + concurrency + " (expected: 1+)");
+            throw new InvalidValueException("concurrency", concurrency, "1+");
         }
         if (queueCapacity != null && queueCapacity < 1) {
             throw new IllegalArgumentException("queueCapacity: " + queueCapacity + " (expected: 1+)");
