@@ -1,7 +1,6 @@
 """The session's arguments (dataset, shared memory, storage): checked here, before a JVM starts, and turned into
 ``stoker serve`` flags with the options document (``_document``)."""
 import math
-import operator
 import os
 import re
 from dataclasses import dataclass
@@ -43,11 +42,7 @@ class ServeArgs:
 
 
 def positive_int(name: str, value, minimum: int = 1) -> int:
-    if not isinstance(value, bool) and not isinstance(value, int) and getattr(value, "ndim", 0) == 0:
-        try:
-            value = operator.index(value)   # a numpy or torch integer scalar
-        except TypeError:
-            pass
+    value = _plain(value)   # a numpy or torch integer scalar
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name}={value!r}: expected an integer")
     if value < minimum:

@@ -70,15 +70,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, numbers.Real) or (dtype is not None and "float" in str(dtype)):
         return float(value)
     return value
-    if type(value).__name__ in ("bool_", "bool") or getattr(value, "dtype", None) in (getattr(torch_bool, "bool", 0),):
-        return value
-    try:
-        return operator.index(value)
-    except TypeError:
-        pass
-    if isinstance(value, numbers.Real):
-        return float(value)
-    return value
 
 
 def _problem(path: str, value: Any, expected: str) -> OptionsError:

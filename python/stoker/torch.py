@@ -278,7 +278,11 @@ class VideoLoader:
         if self._next_epoch_start is not None:
             self._epoch_batches = 0
         batches = iter(self._feeder) if self._feeder is not None else self._host_batches()
-        return self._even(batches) if int(self._hello.get("world_size", 1)) > 1 else batches
+        return self._even(batches) if self._ranks_step_together() else batches
+
+    def _ranks_step_together(self) -> bool:
+        """Whether other ranks take this loader's epochs in step with it (DDP's collectives): world_size > 1."""
+        return int(self._hello.get("world_size", 1)) > 1
 
     def _even(self, batches):
         """Every rank steps as often: an epoch whose rank lost samples to failures ends with copies of its last batch
@@ -387,7 +391,7 @@ class VideoLoader:
         """Where this loader stands: the state after the last batch taken (exact, mid-epoch too)."""
         self._start()
         state = {"stoker_state": dict(self._position)}
-        if self._epoch_batches is not None and int(self._hello.get("world_size", 1)) > 1:
+        if self._epoch_batches is not None and self._ranks_step_together():
             state["epoch_batches"] = self._epoch_batches
         return state
 

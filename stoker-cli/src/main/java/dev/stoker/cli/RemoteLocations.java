@@ -62,7 +62,7 @@ final class RemoteLocations {
             });
         }
         out.printf(Locale.ROOT, "%d files: %d downloaded (%s), %d already there%n", copy.files(), copy.downloaded(),
-                Bytes.human(copy.bytesDownloaded()), copy.files() - copy.downloaded() - copy.notCopied().size());
+                Bytes.human(copy.bytesDownloaded()), copy.kept());
         if (!copy.notCopied().isEmpty()) {
             out.printf(Locale.ROOT, "%d could not be copied, each failing as not found when loaded: %s%s%n",
                     copy.notCopied().size(), copy.notCopied().getFirst(), copy.notCopied().size() > 1 ? ", ..." : "");

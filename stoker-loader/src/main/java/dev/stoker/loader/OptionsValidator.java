@@ -108,8 +108,8 @@ final class OptionsValidator {
     private static void bounds(ObjectNode schema, JsonNode value, String path) {
         String format = schema.path("format").asText();
         boolean int32 = format.equals("int32");
-        if ((int32 || format.equals("int64")) && !(int32 ? value.canConvertToInt() && fits(value, Integer.MAX_VALUE)
-                : value.canConvertToLong() && fits(value, Long.MAX_VALUE))) {
+        // Jackson's canConvertTo* check the range, of a number written as a double (3e9) too.
+        if ((int32 || format.equals("int64")) && !(int32 ? value.canConvertToInt() : value.canConvertToLong())) {
             throw problem(path, value, "an integer of " + (int32 ? "32" : "64") + " bits");
         }
         double v = value.asDouble();
@@ -124,11 +124,6 @@ final class OptionsValidator {
                     : min != null ? min.asText() + "+" : "at most " + max.asText();
             throw problem(path, value, expected);
         }
-    }
-
-    /** Whether an integral number written as a double ({@code 1e12}) is within {@code -max-1..max} too. */
-    private static boolean fits(JsonNode value, long max) {
-        return value.isIntegralNumber() || (value.asDouble() >= -(double) max - 1 && value.asDouble() <= (double) max);
     }
 
     private static void fields(ObjectNode schema, ObjectNode object, String path) {

@@ -73,7 +73,9 @@ class PipelineStatsTest {
         // named collate the bottleneck.
         Semaphore buffers = new Semaphore(2);
         ScheduledExecutorService trainingLoop = Executors.newSingleThreadScheduledExecutor();
-        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 300).boxed().toList())
+        // 600 items held 5 ms each by 2 buffers: 1.5 s, 150 samples of the 10 ms clock, so that a loaded machine's
+        // hiccups do not move the shares across the bounds below.
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 600).boxed().toList())
                 .map("decode", x -> x, s -> s.concurrency(2))
                 .map("collate", x -> {
                     try (StageStats.DownstreamWait w = StageStats.waitingDownstream()) {
@@ -83,7 +85,7 @@ class PipelineStatsTest {
                 })
                 .build()) {
             for (Integer x : p) {
-                trainingLoop.schedule(() -> buffers.release(), 3, TimeUnit.MILLISECONDS);
+                trainingLoop.schedule(() -> buffers.release(), 5, TimeUnit.MILLISECONDS);
             }
             PipelineStats stats = p.stats();
             StageStats collate = stats.stage("collate");

@@ -91,11 +91,12 @@ final class TunerSearch {
         }
         Experiment start = history.stream().filter(e -> e.phase() == TrialPhase.START && e.ok()).findFirst()
                 .orElse(history.getFirst());
-        while (scores.baseline().size() < settings.repeats() && history.size() < settings.maxTrials()
+        // The noise is the spread of the start's runs that ran: a failed one is no sample of it (twice the runs at most,
+        // so that a start failing now and then still ends). A start that never ran has no point to repeat.
+        while (start.ok() && scores.baseline().stream().filter(Experiment::ok).count() < settings.repeats()
+                && scores.baseline().size() < 2L * settings.repeats() && history.size() < settings.maxTrials()
                 && elapsedSeconds() < settings.totalTime().toSeconds()) {
-            // A start that failed has no effective config: its point holds each unset knob's minimum, which is not
-            // the start; the options as given are.
-            LoaderOptions options = start.ok() ? optionsFor(start.point()) : settings.startOptions();
+            LoaderOptions options = optionsFor(start.point());
             TrialRun r = execute(options);
             record(start.trial(), TrialPhase.REPEAT, "none", "the start config again: the spread of its runs is the noise",
                     options, start.point(), r, false, 0, scores.startMeanWith(r.samplesPerSecond()));

@@ -10,10 +10,10 @@ import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
 import dev.stoker.tune.internal.TrialStatus;
 import java.util.ArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.TimeoutException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 

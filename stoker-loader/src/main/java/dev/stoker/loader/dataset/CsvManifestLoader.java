@@ -63,11 +63,13 @@ final class CsvManifestLoader {
         return label(rows, manifest);
     }
 
-    /** Column names a manifest's first line may give its path, and its label: {@code video,class} is a header too. */
+    /**
+     * Column names a manifest's first line may give its path: {@code video,class} is a header too. A second field alone
+     * is no sign unless it is {@code label}: a first sample of class {@code action} must not be taken for a header.
+     */
     private static final Set<String> PATH_COLUMNS = Set.of("path", "video", "video_path", "videopath", "filename",
             "file_name", "file", "url", "clip", "clip_path");
-    private static final Set<String> LABEL_COLUMNS = Set.of("label", "class", "class_name", "classname", "label_name",
-            "category", "action");
+    private static final String LABEL_COLUMN = "label";
 
     /**
      * Whether the first line names its columns. A header read as a sample would fail as a missing file, and worse, its
@@ -75,7 +77,7 @@ final class CsvManifestLoader {
      */
     private static boolean isHeader(List<String> fields) {
         return PATH_COLUMNS.contains(fields.get(0).toLowerCase(Locale.ROOT))
-                || (fields.size() > 1 && LABEL_COLUMNS.contains(fields.get(1).toLowerCase(Locale.ROOT)));
+                || (fields.size() > 1 && fields.get(1).equalsIgnoreCase(LABEL_COLUMN));
     }
 
     private static Row parse(List<String> fields, boolean textThird, Path base, Path manifest, int line)

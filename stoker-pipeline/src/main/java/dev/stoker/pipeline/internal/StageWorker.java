@@ -57,12 +57,10 @@ final class StageWorker implements Runnable {
         clock.bindToThisThread(true);
         try {
             while (true) {
+                clock.enter(WorkerClock.IDLE);
                 if (reorder != null) {
-                    // Waiting for the ordering window, full of items downstream has yet to take: not for input.
-                    clock.enter(WorkerClock.BACK_PRESSURED);
                     reorder.acquireSlot();
                 }
-                clock.enter(WorkerClock.IDLE);
                 Object element = stage.input.take(ticket);
                 if (element == BoundedQueue.RETIRE || element == BoundedQueue.FINISHED) {
                     retired = element == BoundedQueue.RETIRE;

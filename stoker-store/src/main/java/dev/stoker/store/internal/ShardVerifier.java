@@ -86,9 +86,15 @@ public final class ShardVerifier {
                         checkRecord(shard, r, damages);
                     }
                     for (Manifest.SampleRow row : rows.getOrDefault(s, List.of())) {
+                        RecordEntry entry;
                         try {
-                            agree(shard.name(), row.record(), shard.entry(row.record()), row.sourceIndex(), row.source(),
-                                    row.frames(), row.width(), row.height());
+                            entry = shard.entry(row.record());
+                        } catch (ShardException e) {
+                            continue;   // a damaged entry: checkRecord named it
+                        }
+                        try {
+                            agree(shard.name(), row.record(), entry, row.sourceIndex(), row.source(), row.frames(),
+                                    row.width(), row.height());
                         } catch (ShardException e) {
                             damages.add(new Damage(shard.name(), row.record(), row.source(), e.problem()));
                         }

@@ -11,6 +11,7 @@ import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -51,13 +52,10 @@ public final class RemoteVideos {
      * @param notCopied the files of a manifest that could not be copied, each {@code url: why} (left out of the copy:
      *                  each fails as not found when loaded, counted within the failure budget)
      */
-    public record Result(Path source, int files, int downloaded, long bytesDownloaded, List<String> notCopied) {
+    public record Result(Path source, int files, int downloaded, long bytesDownloaded, int kept,
+                         List<String> notCopied) {
         public Result {
             notCopied = List.copyOf(notCopied);
-        }
-
-        public Result(Path source, int files, int downloaded, long bytesDownloaded) {
-            this(source, files, downloaded, bytesDownloaded, List.of());
         }
     }
 
@@ -118,14 +116,14 @@ public final class RemoteVideos {
             throw new IOException(store.location() + ": no videos (expected: objects named <class>/<video> under it,"
                     + " or .tar archives of WebDataset samples)");
         }
-        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        Map<Path, Named> fetches = new LinkedHashMap<>();
         for (String key : keys) {
             Path copy = folder.resolve(key).normalize();
             if (!copy.startsWith(folder) || copy.equals(folder)) {
                 throw new IOException(store.location() + ": key " + key + " leaves the copy folder (expected: a plain"
                         + " <class>/<video> name)");
             }
-            fetches.put(copy, versions -> fetch(store, key, copy, versions));
+            fetches.put(copy, new Named(key, versions -> fetch(store, key, copy, versions)));
         }
         return fetchAll(folder, folder, keys.size(), fetches, false, listener);
     }
@@ -158,7 +156,7 @@ public final class RemoteVideos {
             throw new IOException(e.getMessage(), e);
         }
         PrivateFiles.createFolders(folder);
-        Map<Path, Fetch> fetches = new LinkedHashMap<>();
+        Map<Path, Named> fetches = new LinkedHashMap<>();
         for (String url : urls) {
             URI uri;
             try {
@@ -177,11 +175,11 @@ public final class RemoteVideos {
             // it, not beside it.
             int end = url.indexOf('?') < 0 ? url.length() : url.indexOf('?');
             int slash = url.lastIndexOf('/', end - 1);
-            fetches.put(copy, versions -> {
+            fetches.put(copy, new Named(url, versions -> {
                 try (BlobStore store = BlobStore.open(url.substring(0, slash + 1), s3Endpoint)) {
                     return fetch(store, url.substring(slash + 1), copy, versions);
                 }
-            });
+            }));
         }
         int query = pattern.indexOf('?');
         String pathPattern = pattern.substring(pathStart, query < 0 ? pattern.length() : query);
@@ -225,13 +223,13 @@ public final class RemoteVideos {
         }
         Path manifest = folder.resolve(MANIFEST);
         // The copies first: a manifest there names files that are.
-        // A row's file that cannot be copied (gone: 404) is one sample, failed as a missing local file is: the rest go on.
+        // A row's file that is gone (404) is one sample, failed as a missing local file is: the rest go on.
         Result copied = fetchAll(folder, manifest, files, fetches, true, listener);
         try (OutputStream out = Channels.newOutputStream(PrivateFiles.open(manifest, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING))) {
             out.write(local.toString().getBytes(StandardCharsets.UTF_8));
         }
-        return new Result(manifest, files, copied.downloaded(), copied.bytesDownloaded(), copied.notCopied());
+        return copied;
     }
 
     /** One file's copy: the bytes downloaded, or -1 for a copy kept. */
@@ -240,8 +238,8 @@ public final class RemoteVideos {
         long run(CopiedVersions versions) throws IOException;
     }
 
-    /** A manifest's copy, with the URL a failure names. */
-    private record Named(String url, Fetch fetch) implements Fetch {
+    /** A file's copy, with the name (URL or key) a failure names. */
+    private record Named(String name, Fetch fetch) implements Fetch {
         @Override
         public long run(CopiedVersions versions) throws IOException {
             return fetch.run(versions);
@@ -251,72 +249,86 @@ public final class RemoteVideos {
     /**
      * Runs {@code fetches}, {@link #FILES_IN_FLIGHT} at once. Unless {@code keepGoing}, the first failure stops the
      * files not yet started and, once those in flight have ended, is thrown (the others' added to it): the copy fails
-     * naming the file, and what was copied stays for the next try. With {@code keepGoing} (a manifest's rows) each
-     * failure is the result's {@code notCopied} and the rest are copied.
+     * naming the file, and what was copied stays for the next try. With {@code keepGoing} (a manifest's rows) a file
+     * the store no longer has ({@link NoSuchFileException}) is the result's {@code notCopied}, an older copy of it
+     * removed so that nothing stale is read in its place, and the rest are copied; any other failure (the network,
+     * credentials) fails the copy as without.
      */
-    private static Result fetchAll(Path folder, Path source, int files, Map<Path, ? extends Fetch> fetches,
+    private static Result fetchAll(Path folder, Path source, int files, Map<Path, Named> fetches,
                                    boolean keepGoing, Listener listener) throws IOException {
         listener.planned(fetches.size());
         List<String> notCopied = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger downloaded = new AtomicInteger();
+        AtomicInteger kept = new AtomicInteger();
         AtomicLong bytes = new AtomicLong();
         AtomicBoolean failed = new AtomicBoolean();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(FILES_IN_FLIGHT, fetches.size())),
-                Thread.ofPlatform().name("stoker-copy-", 0).daemon().factory());
-        try (CopiedVersions versions = CopiedVersions.of(folder)) {
+        Throwable first = null;
+        // The pool is closed first (resources close in reverse), waiting for its threads: none writes a copy or the
+        // versions' journal after this returns, nor after the journal is rewritten.
+        try (CopiedVersions versions = CopiedVersions.of(folder);
+             ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(FILES_IN_FLIGHT, fetches.size())),
+                     Thread.ofPlatform().name("stoker-copy-", 0).daemon().factory())) {
             List<Future<?>> running = new ArrayList<>();
-            for (Map.Entry<Path, ? extends Fetch> entry : fetches.entrySet()) {
-                Fetch fetch = entry.getValue();
+            for (Map.Entry<Path, Named> entry : fetches.entrySet()) {
+                Named fetch = entry.getValue();
                 running.add(pool.submit(() -> {
                     if (failed.get()) {
                         return null;
                     }
                     try {
                         long got = fetch.run(versions);
-                        downloaded.addAndGet(got >= 0 ? 1 : 0);
+                        (got >= 0 ? downloaded : kept).incrementAndGet();
                         bytes.addAndGet(Math.max(0, got));
                         listener.fileDone(false, Math.max(0, got));
-                    } catch (IOException e) {
-                        listener.fileDone(true, 0);
+                    } catch (NoSuchFileException e) {
                         if (!keepGoing) {
                             failed.set(true);
                             throw e;
                         }
-                        String what = fetch instanceof Named n ? n.url() : entry.getKey().toString();
+                        Files.deleteIfExists(entry.getKey());
                         String why = String.valueOf(e.getMessage());
-                        notCopied.add(why.startsWith(what) ? why : what + ": " + why);   // the store's names the URL
-                    } catch (RuntimeException e) {
+                        notCopied.add(why.startsWith(fetch.name()) ? why : fetch.name() + ": " + why);
+                        listener.fileDone(true, 0);
+                    } catch (Throwable e) {
                         failed.set(true);
                         throw e;
                     }
                     return null;
                 }));
             }
-            IOException first = null;
-            for (Future<?> f : running) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    IOException cause = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-                    if (first == null) {
-                        first = cause;
-                    } else {
-                        first.addSuppressed(cause);
+            try {
+                for (Future<?> f : running) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException e) {
+                        if (first == null) {
+                            first = e.getCause();
+                        } else {
+                            first.addSuppressed(e.getCause());
+                        }
                     }
                 }
+            } catch (InterruptedException e) {
+                pool.shutdownNow();
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("copy interrupted");
             }
             if (first != null) {
-                throw first;
+                pool.shutdownNow();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("copy interrupted");
-        } finally {
-            pool.shutdownNow();
+        }
+        if (first instanceof IOException io) {
+            throw io;
+        } else if (first instanceof RuntimeException runtime) {
+            throw runtime;
+        } else if (first instanceof Error error) {
+            throw error;
+        } else if (first != null) {
+            throw new IOException(first);
         }
         List<String> sorted = new ArrayList<>(notCopied);
         sorted.sort(null);   // in the order the threads ended otherwise
-        return new Result(source, files, downloaded.get(), bytes.get(), sorted);
+        return new Result(source, files, downloaded.get(), bytes.get(), kept.get(), sorted);
     }
 
     /**

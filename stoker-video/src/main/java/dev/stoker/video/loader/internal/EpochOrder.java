@@ -5,6 +5,8 @@ import dev.stoker.loader.dataset.EpochSampler;
 import dev.stoker.loader.dataset.SamplerState;
 import dev.stoker.loader.internal.LoaderFront;
 import dev.stoker.pipeline.EpochSource;
+import dev.stoker.video.loader.Quarantine;
+import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
@@ -16,13 +18,26 @@ import java.util.NoSuchElementException;
  */
 public final class EpochOrder implements EpochSource<VideoTask> {
     private final EpochSource<VideoTask> tasks;
+    private final Dataset dataset;
     private final QuarantineGate gate;
 
     /** {@code gate}: where quarantined videos are skipped, as they are handed on; null for none. */
     public EpochOrder(Dataset dataset, EpochSampler sampler, SamplerState start, int epochs, QuarantineGate gate) {
         this.tasks = LoaderFront.tasks(sampler, start, epochs, (draw, firstClip) -> new VideoTask(
                 dataset.get(draw.sampleIndex()), draw.sampleIndex(), draw.epoch(), draw.position(), firstClip));
+        this.dataset = dataset;
         this.gate = gate;
+    }
+
+    /**
+     * Whether every video of the dataset is quarantined: the epochs after would be as empty as this one, and a loader
+     * that ran them (endless epochs) would spin delivering nothing, under the failure budget's minimum. Asked only of
+     * an epoch that admitted nothing: one rank's share (or a resumed epoch's rest) may be all quarantined while the
+     * dataset is not.
+     */
+    private boolean allQuarantined() {
+        Quarantine quarantine = gate.quarantine();
+        return dataset.entries().stream().allMatch(e -> quarantine.contains(e.path()));
     }
 
     @Override
@@ -52,11 +67,11 @@ public final class EpochOrder implements EpochSource<VideoTask> {
                         admitted++;
                     }
                 }
-                if (next == null && visited > 0 && admitted == 0) {
-                    // Every video of the epoch failed before: the next epochs would be as empty, and a loader that
-                    // ran them (endless epochs) would spin delivering nothing, under the failure budget's minimum.
-                    throw new IllegalStateException("every video this epoch visits (" + visited + ") is quarantined:"
-                            + " each failed before (see the failures), so nothing is left to load");
+                if (next == null && visited > 0 && admitted == 0 && allQuarantined()) {
+                    Path file = gate.quarantine().file();
+                    throw new IllegalStateException("every video of the dataset (" + dataset.size() + ") is quarantined:"
+                            + " each failed before" + (file != null ? " (listed in " + file + ")" : " (see the failures)")
+                            + ", so nothing is left to load");
                 }
                 return next != null;
             }
