@@ -79,14 +79,10 @@ sealed interface DatasetLocation {
         }
 
         @Override
-        public String name() {
-            return location;
-        }
+        public String name() { return location; }
 
         @Override
-        public boolean isShards() {
-            return true;
-        }
+        public boolean isShards() { return true; }
 
         @Override
         public ShardDataset openShards() throws IOException {
@@ -116,9 +112,7 @@ sealed interface DatasetLocation {
         }
 
         @Override
-        public String name() {
-            return root.toString();
-        }
+        public String name() { return root.toString(); }
 
         @Override
         public boolean isShards() {

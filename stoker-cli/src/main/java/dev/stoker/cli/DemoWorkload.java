@@ -52,9 +52,7 @@ final class DemoWorkload {
         }
 
         @Override
-        public String toString() {
-            return name();
-        }
+        public String toString() { return name(); }
     }
 
     /** A video's bytes, as fetched; only the length is simulated. */

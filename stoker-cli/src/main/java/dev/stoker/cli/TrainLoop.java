@@ -119,9 +119,7 @@ final class TrainLoop {
         }
     }
 
-    int stepsDone() {
-        return losses.size();
-    }
+    int stepsDone() { return losses.size(); }
 
     /** The run's figures, the first {@code warmup} steps left out of times and rates (start-up, allocation). */
     TrainResult.Steps steps(int warmup) {

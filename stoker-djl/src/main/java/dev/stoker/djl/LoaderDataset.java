@@ -71,9 +71,7 @@ public final class LoaderDataset<B extends LoadedBatch> implements Dataset {
             private long index;
 
             @Override
-            public boolean hasNext() {
-                return epoch.hasNext();
-            }
+            public boolean hasNext() { return epoch.hasNext(); }
 
             @Override
             public Batch next() {
@@ -88,16 +86,10 @@ public final class LoaderDataset<B extends LoadedBatch> implements Dataset {
     }
 
     /** Where the consumer stands: the state after the last batch handed out, to resume from. */
-    public SamplerState state() {
-        return loader.state();
-    }
+    public SamplerState state() { return loader.state(); }
 
     /** Samples skipped so far, each with its path, stage and reason. */
-    public List<Failure> failures() {
-        return loader.failures();
-    }
+    public List<Failure> failures() { return loader.failures(); }
 
-    public ClipLoader<B> loader() {
-        return loader;
-    }
+    public ClipLoader<B> loader() { return loader; }
 }

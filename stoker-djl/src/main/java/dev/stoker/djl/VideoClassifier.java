@@ -75,14 +75,10 @@ public final class VideoClassifier implements AutoCloseable {
     }
 
     /** The trainer's manager on the model's device: the parent for {@link ClipArrays#of}. */
-    public ai.djl.ndarray.NDManager manager() {
-        return trainer.getManager();
-    }
+    public ai.djl.ndarray.NDManager manager() { return trainer.getManager(); }
 
     /** The DJL trainer, for DJL's own loops ({@code EasyTrain.fit} over a {@link LoaderDataset}). */
-    public Trainer trainer() {
-        return trainer;
-    }
+    public Trainer trainer() { return trainer; }
 
     public Device device() {
         return trainer.getDevices()[0];
@@ -128,9 +124,7 @@ public final class VideoClassifier implements AutoCloseable {
         }
     }
 
-    public String name() {
-        return name;
-    }
+    public String name() { return name; }
 
     @Override
     public void close() {

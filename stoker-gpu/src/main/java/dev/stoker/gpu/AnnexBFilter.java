@@ -100,9 +100,7 @@ final class AnnexBFilter implements AutoCloseable {
         return out.data().address();
     }
 
-    int outputSize() {
-        return out.size();
-    }
+    int outputSize() { return out.size(); }
 
     /** Forgets what the filter holds (at a seek: the next packet starts a new range). */
     void flush() {

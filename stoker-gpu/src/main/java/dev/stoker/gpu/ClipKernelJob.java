@@ -92,9 +92,7 @@ final class ClipKernelJob {
         Arrays.fill(slotPointers, 0);
     }
 
-    int frames() {
-        return frames;
-    }
+    int frames() { return frames; }
 
     boolean full() {
         return frames == MAX_FRAMES;
@@ -119,12 +117,8 @@ final class ClipKernelJob {
     }
 
     /** The clip's first byte (slot 0's top left pixel; the kernel's {@code dst} is its top right one when mirrored). */
-    long clipPointer() {
-        return clipPointer;
-    }
+    long clipPointer() { return clipPointer; }
 
     /** The bytes passed as the kernel's argument. */
-    MemorySegment segment() {
-        return job;
-    }
+    MemorySegment segment() { return job; }
 }

@@ -61,14 +61,10 @@ final class CopyReleases {
         }
     }
 
-    int pending() {
-        return pending.size();
-    }
+    int pending() { return pending.size(); }
 
     /** Copies whose buffers went back. */
-    long released() {
-        return released;
-    }
+    long released() { return released; }
 
     private void release(Pending copy) {
         try {

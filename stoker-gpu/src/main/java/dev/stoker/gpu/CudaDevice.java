@@ -50,9 +50,7 @@ public final class CudaDevice implements GpuDevice {
         driver.call(HandleCall.CTX_SET_CURRENT, current);
     }
 
-    CudaDriver driver() {
-        return driver;
-    }
+    CudaDriver driver() { return driver; }
 
     @Override
     public String id() {
@@ -60,18 +58,14 @@ public final class CudaDevice implements GpuDevice {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
+    public String name() { return name; }
 
     public long totalMemoryBytes() {
         return driver.deviceTotalMemBytes(device);
     }
 
     /** The driver's version as {@code 1000 * major + 10 * minor} ({@code cuDriverGetVersion}). */
-    public int driverVersion() {
-        return driver.driverVersion();
-    }
+    public int driverVersion() { return driver.driverVersion(); }
 
     /** Pinned host memory of this device's context ({@code cuMemHostAlloc}); a view, made on each call. */
     @Override
@@ -139,9 +133,7 @@ public final class CudaDevice implements GpuDevice {
         }
 
         @Override
-        public boolean pinned() {
-            return true;
-        }
+        public boolean pinned() { return true; }
     }
 
     /** A driver object of this device's context (memory, a stream, an event), released once by {@link #close()}. */
@@ -174,14 +166,10 @@ public final class CudaDevice implements GpuDevice {
         }
 
         @Override
-        public long pointer() {
-            return handle;
-        }
+        public long pointer() { return handle; }
 
         @Override
-        public long byteSize() {
-            return bytes;
-        }
+        public long byteSize() { return bytes; }
     }
 
     private final class Stream extends DriverHandle implements GpuStream {
@@ -190,9 +178,7 @@ public final class CudaDevice implements GpuDevice {
         }
 
         @Override
-        public long handle() {
-            return handle;
-        }
+        public long handle() { return handle; }
 
         @Override
         public void copyToDeviceAsync(MemorySegment host, long devicePointer) {

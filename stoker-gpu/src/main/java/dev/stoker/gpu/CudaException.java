@@ -28,17 +28,11 @@ final class CudaException extends RuntimeException {
     }
 
     /** The driver function that failed, e.g. {@code cuMemAlloc_v2}. */
-    public String function() {
-        return function;
-    }
+    public String function() { return function; }
 
     /** The {@code CUresult}. */
-    public int code() {
-        return code;
-    }
+    public int code() { return code; }
 
     /** The code's name, e.g. {@code CUDA_ERROR_OUT_OF_MEMORY}. */
-    public String errorName() {
-        return errorName;
-    }
+    public String errorName() { return errorName; }
 }

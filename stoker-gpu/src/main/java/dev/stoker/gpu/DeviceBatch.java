@@ -34,9 +34,7 @@ public record DeviceBatch(long sequence, long devicePointer, long byteSize, long
 
     /** Clips in the batch (the first dimension). */
     @Override
-    public int clipCount() {
-        return clips.size();
-    }
+    public int clipCount() { return clips.size(); }
 
     /** Gives the device buffer back. Idempotent. */
     @Override

@@ -61,12 +61,8 @@ abstract sealed class DeviceBatchLoader<H> implements ClipLoader<DeviceBatch> pe
      * first); the loader's {@code resume} continues from it. Cheap; any thread.
      */
     @Override
-    public final SamplerState state() {
-        return state;
-    }
+    public final SamplerState state() { return state; }
 
     /** The device the batches are on. */
-    public final GpuDevice device() {
-        return device;
-    }
+    public final GpuDevice device() { return device; }
 }

@@ -126,9 +126,7 @@ public final class DeviceBatchSharing implements AutoCloseable {
     }
 
     /** Slots shared so far. */
-    public int slots() {
-        return slots.size();
-    }
+    public int slots() { return slots.size(); }
 
     /** Closes the consumer's events opened here (the slots' memory is the loader's). */
     @Override

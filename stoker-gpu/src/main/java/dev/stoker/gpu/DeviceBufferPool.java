@@ -98,17 +98,11 @@ final class DeviceBufferPool implements AutoCloseable {
         }
     }
 
-    GpuDevice device() {
-        return device;
-    }
+    GpuDevice device() { return device; }
 
-    long bufferBytes() {
-        return bufferBytes;
-    }
+    long bufferBytes() { return bufferBytes; }
 
-    int maxBuffers() {
-        return maxBuffers;
-    }
+    int maxBuffers() { return maxBuffers; }
 
     synchronized Usage usage() {
         return new Usage(all.size(), all.size() - free.size(), acquires, waits, waiting);
@@ -156,13 +150,9 @@ final class DeviceBufferPool implements AutoCloseable {
             this.memory = memory;
         }
 
-        long pointer() {
-            return memory.pointer();
-        }
+        long pointer() { return memory.pointer(); }
 
-        long byteSize() {
-            return bufferBytes;
-        }
+        long byteSize() { return bufferBytes; }
 
         /** Gives the buffer back. Idempotent. */
         @Override

@@ -300,13 +300,9 @@ final class DeviceTransfer implements Iterator<DeviceBatch>, AutoCloseable {
     }
 
     /** Device buffers the stage holds: {@code prefetchDepth + 1}. */
-    public int deviceBuffers() {
-        return slots.size();
-    }
+    public int deviceBuffers() { return slots.size(); }
 
-    public TransferOptions options() {
-        return options;
-    }
+    public TransferOptions options() { return options; }
 
     /**
      * Stops the transfer thread, waits for every queued copy (their host buffers go back), and frees the

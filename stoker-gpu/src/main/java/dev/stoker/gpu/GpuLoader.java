@@ -116,45 +116,29 @@ public final class GpuLoader extends DeviceBatchLoader<ClipBatch> {
     }
 
     @Override
-    public List<String> classNames() {
-        return loader.classNames();
-    }
+    public List<String> classNames() { return loader.classNames(); }
 
     @Override
-    public List<? extends LoaderStage> stages() {
-        return loader.stages();
-    }
+    public List<? extends LoaderStage> stages() { return loader.stages(); }
 
     @Override
-    public EpochSampler sampler() {
-        return loader.sampler();
-    }
+    public EpochSampler sampler() { return loader.sampler(); }
 
     /** The host loader's pipeline: stats, failures (path, stage, reason), effective config. */
     @Override
-    public Pipeline<?> pipeline() {
-        return loader.pipeline();
-    }
+    public Pipeline<?> pipeline() { return loader.pipeline(); }
 
     @Override
-    public long decodedClips() {
-        return loader.decodedClips();
-    }
+    public long decodedClips() { return loader.decodedClips(); }
 
     @Override
-    public long decodedFrames() {
-        return loader.decodedFrames();
-    }
+    public long decodedFrames() { return loader.decodedFrames(); }
 
     /** The host loader underneath. */
-    public HostBatchLoader loader() {
-        return loader;
-    }
+    public HostBatchLoader loader() { return loader; }
 
     /** The running transfer (null before the first iteration). */
-    public synchronized DeviceTransfer transfer() {
-        return transfer;
-    }
+    public synchronized DeviceTransfer transfer() { return transfer; }
 
     /** Stops the transfer (waiting for its copies), then the loader, then releases the device. */
     @Override

@@ -62,9 +62,7 @@ final class HybridQueue<T> {
         return waiting.removeIf(e -> e.item() == item);
     }
 
-    synchronized int size() {
-        return waiting.size();
-    }
+    synchronized int size() { return waiting.size(); }
 
     /** Wakes every taker; later takes return null once the queue is empty. */
     synchronized void close() {

@@ -17,9 +17,7 @@ final class MappingIterator<A, B> implements Iterator<B> {
     }
 
     @Override
-    public boolean hasNext() {
-        return source.hasNext();
-    }
+    public boolean hasNext() { return source.hasNext(); }
 
     @Override
     public B next() {

@@ -55,7 +55,5 @@ final class NvdecCaps {
     }
 
     /** Keys asked so far (for tests: each is asked once). */
-    int keysAsked() {
-        return caps.size();
-    }
+    int keysAsked() { return caps.size(); }
 }

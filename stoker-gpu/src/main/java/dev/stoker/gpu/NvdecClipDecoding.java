@@ -43,9 +43,7 @@ public final class NvdecClipDecoding implements AutoCloseable {
     }
 
     /** NVDEC engines on the device, as its decoder caps report them ({@code nNumNVDECs}). */
-    public int engines() {
-        return caps.engines();
-    }
+    public int engines() { return caps.engines(); }
 
     /** A session of its own (no CPU fallback) for one thread; close it. */
     public Session session() {

@@ -75,9 +75,7 @@ final class NvdecDecoders implements AutoCloseable {
                 f.displayTop(), f.displayRight(), f.displayBottom(), surfaces, outputs);
     }
 
-    int size() {
-        return decoders.size();
-    }
+    int size() { return decoders.size(); }
 
     /** Destroys every decoder (all of them even when one fails; then throws the first failure). */
     @Override

@@ -76,9 +76,7 @@ final class NvdecFeed implements AutoCloseable {
     }
 
     /** The packet being parsed, or -1. */
-    int currentPacket() {
-        return currentPacket;
-    }
+    int currentPacket() { return currentPacket; }
 
     /** The kernel's colour flags: the stream's own signal where it gives one ({@code format}), else the container's. */
     static int colourOf(VideoPackets packets, NvdecApi.VideoFormat format) {

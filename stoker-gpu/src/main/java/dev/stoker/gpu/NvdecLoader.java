@@ -336,25 +336,17 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
 
     /** The sampler behind the epoch order. */
     @Override
-    public List<String> classNames() {
-        return classNames;
-    }
+    public List<String> classNames() { return classNames; }
 
     @Override
-    public List<Stage> stages() {
-        return stages;
-    }
+    public List<Stage> stages() { return stages; }
 
     @Override
-    public EpochSampler sampler() {
-        return resume.sampler();
-    }
+    public EpochSampler sampler() { return resume.sampler(); }
 
     /** The running pipeline: stats, failures (path, stage, reason), effective config. */
     @Override
-    public Pipeline<?> pipeline() {
-        return pipeline;
-    }
+    public Pipeline<?> pipeline() { return pipeline; }
 
     /** Clips decoded so far, on NVDEC or by the CPU fallback. */
     @Override
@@ -389,13 +381,9 @@ public final class NvdecLoader extends DeviceBatchLoader<CollatedDeviceBatch> {
     }
 
     /** Device clip buffers (for tests and reports): created, in use, waits. */
-    DeviceBufferPool clipBuffers() {
-        return resources.clipBuffers();
-    }
+    DeviceBufferPool clipBuffers() { return resources.clipBuffers(); }
 
-    DeviceBufferPool batchBuffers() {
-        return resources.batchBuffers();
-    }
+    DeviceBufferPool batchBuffers() { return resources.batchBuffers(); }
 
     /**
      * Stops every stage and frees the sessions, the device buffers (batches still out become invalid), the

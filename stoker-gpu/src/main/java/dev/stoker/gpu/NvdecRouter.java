@@ -61,9 +61,7 @@ final class NvdecRouter implements DeviceClipDecoder {
         return new Decoded(cpu.decode(video, clips).clips(), reason, DecodePath.CPU_FALLBACK);
     }
 
-    NvdecSession session() {
-        return session;
-    }
+    NvdecSession session() { return session; }
 
     @Override
     public void close() {

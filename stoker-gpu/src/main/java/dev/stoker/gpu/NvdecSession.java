@@ -317,9 +317,7 @@ final class NvdecSession implements DeviceClipDecoder {
     }
 
     /** Counts of the session's decoders, for tests. */
-    NvdecDecoders decoders() {
-        return decoders;
-    }
+    NvdecDecoders decoders() { return decoders; }
 
     @Override
     public void close() {

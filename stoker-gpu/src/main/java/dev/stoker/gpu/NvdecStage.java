@@ -96,9 +96,7 @@ final class NvdecStage implements Function<OpenedVideo, List<DeviceClip>>, AutoC
     }
 
     /** The decode pools' figures (hybrid); empty when each worker decodes itself. */
-    List<DecodePoolStats> pools() {
-        return decoding.pools();
-    }
+    List<DecodePoolStats> pools() { return decoding.pools(); }
 
     @Override
     public void close() {

@@ -32,12 +32,8 @@ final class OffHeapHostAllocator implements HostAllocator {
     }
 
     @Override
-    public boolean pinned() {
-        return false;
-    }
+    public boolean pinned() { return false; }
 
     /** Buffers allocated and not yet freed. */
-    public int liveBuffers() {
-        return arenas.size();
-    }
+    public int liveBuffers() { return arenas.size(); }
 }

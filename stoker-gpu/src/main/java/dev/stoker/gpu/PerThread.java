@@ -23,9 +23,7 @@ final class PerThread<T extends AutoCloseable> implements AutoCloseable {
     }
 
     /** The calling thread's resource, made now if it has none. */
-    T get() {
-        return own.get();
-    }
+    T get() { return own.get(); }
 
     /** Closes every resource made so far, all of them even when one fails; then throws the first failure. */
     @Override

@@ -59,16 +59,10 @@ final class PinnedMemory implements BatchMemory {
     }
 
     /** Bytes allocated so far (the pool's budget caps it). */
-    public synchronized long bytesAllocated() {
-        return bytesAllocated;
-    }
+    public synchronized long bytesAllocated() { return bytesAllocated; }
 
     /** Buffers allocated and not yet freed. */
-    public synchronized int buffers() {
-        return buffers.size();
-    }
+    public synchronized int buffers() { return buffers.size(); }
 
-    public boolean pinned() {
-        return allocator.pinned();
-    }
+    public boolean pinned() { return allocator.pinned(); }
 }

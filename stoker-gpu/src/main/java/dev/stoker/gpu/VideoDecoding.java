@@ -15,9 +15,7 @@ interface VideoDecoding extends AutoCloseable {
     DeviceClipDecoder.Decoded decode(Video video, List<DeviceClipDecoder.Target> clips);
 
     /** The pools' figures, for the stage table; none when the workers decode themselves. */
-    default List<DecodePoolStats> pools() {
-        return List.of();
-    }
+    default List<DecodePoolStats> pools() { return List.of(); }
 
     /** Frees every decoder made. */
     @Override

@@ -41,9 +41,7 @@ final class FakeDevice implements GpuDevice {
     }
 
     @Override
-    public HostAllocator hostAllocator() {
-        return host;
-    }
+    public HostAllocator hostAllocator() { return host; }
 
     @Override
     public DeviceMemory allocate(long bytes) {
@@ -76,9 +74,7 @@ final class FakeDevice implements GpuDevice {
         return stream;
     }
 
-    synchronized FakeStream stream() {
-        return streams.getFirst();
-    }
+    synchronized FakeStream stream() { return streams.getFirst(); }
 
     @Override
     public void close() {
@@ -90,9 +86,7 @@ final class FakeDevice implements GpuDevice {
         volatile boolean destroyed;
 
         @Override
-        public long handle() {
-            return 0;
-        }
+        public long handle() { return 0; }
 
         @Override
         public void copyToDeviceAsync(MemorySegment host, long devicePointer) {
@@ -144,9 +138,7 @@ final class FakeDevice implements GpuDevice {
             }
         }
 
-        synchronized int queued() {
-            return queue.size();
-        }
+        synchronized int queued() { return queue.size(); }
 
         @Override
         public void synchronize() {

@@ -244,9 +244,7 @@ final class FakeNvdecApi implements NvdecApi {
         return decoders.values().stream().map(d -> d.maxInFlightAtMap).toList();
     }
 
-    synchronized int liveDecoders() {
-        return decoders.size();
-    }
+    synchronized int liveDecoders() { return decoders.size(); }
 
     // ---- streams, events, the kernel ------------------------------------------------------------------------
 

@@ -72,9 +72,7 @@ public interface ClipLoader<B extends LoadedBatch> extends Iterable<B>, AutoClos
      * The decode leads of the clips handed out so far and those over the decode budget
      * ({@link LoaderOptions.Clip#maxLeadFrames()}); {@link ClipStartStats#NONE} from a loader that does not count them.
      */
-    default ClipStartStats startStats() {
-        return ClipStartStats.NONE;
-    }
+    default ClipStartStats startStats() { return ClipStartStats.NONE; }
 
     /** Stops every stage (and child process) and frees what the loader holds. */
     @Override

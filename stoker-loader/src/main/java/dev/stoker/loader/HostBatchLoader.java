@@ -56,25 +56,17 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
      * first). Save it with a checkpoint; a loader opened {@link Opening#resumingFrom} it continues from it. Cheap; any thread.
      */
     @Override
-    public final SamplerState state() {
-        return resume.state();
-    }
+    public final SamplerState state() { return resume.state(); }
 
     @Override
-    public final EpochSampler sampler() {
-        return resume.sampler();
-    }
+    public final EpochSampler sampler() { return resume.sampler(); }
 
     @Override
-    public final Pipeline<ClipBatch> pipeline() {
-        return pipeline;
-    }
+    public final Pipeline<ClipBatch> pipeline() { return pipeline; }
 
     /** The decode leads of the clips handed out so far, and those over the decode budget. */
     @Override
-    public final ClipStartStats startStats() {
-        return starts.stats();
-    }
+    public final ClipStartStats startStats() { return starts.stats(); }
 
     /**
      * Closes {@code resource} after this loader, once its pools are freed (or leaked, see {@link #close()}): what the
@@ -86,9 +78,7 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     }
 
     /** The batch buffer pool (for its counters). */
-    public final BatchPool batchPool() {
-        return batches;
-    }
+    public final BatchPool batchPool() { return batches; }
 
     /**
      * Closes the pipeline, then frees the decoders ({@link #freeWorkers}) and both pools, unless a worker that

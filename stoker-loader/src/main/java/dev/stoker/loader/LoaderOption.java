@@ -143,43 +143,27 @@ public enum LoaderOption {
     }
 
     /** Where it is in the document: {@code "clip.frames"}. */
-    public String path() {
-        return path;
-    }
+    public String path() { return path; }
 
     /** The keyword the Python bridge takes it as: {@code "frames"}. */
-    public String keyword() {
-        return keyword;
-    }
+    public String keyword() { return keyword; }
 
     /** The smallest value a number may have, if it has a bound. */
-    public Optional<Long> minimum() {
-        return Optional.ofNullable(minimum);
-    }
+    public Optional<Long> minimum() { return Optional.ofNullable(minimum); }
 
     /** The lower bound of a number that a whole {@link #minimum()} cannot state, if it has one. */
-    public Optional<Bound> fractionalMinimum() {
-        return Optional.ofNullable(fractionalMinimum);
-    }
+    public Optional<Bound> fractionalMinimum() { return Optional.ofNullable(fractionalMinimum); }
 
     /** The largest value a number may have, if it has a bound. */
-    public Optional<Long> maximum() {
-        return Optional.ofNullable(maximum);
-    }
+    public Optional<Long> maximum() { return Optional.ofNullable(maximum); }
 
-    public String description() {
-        return description;
-    }
+    public String description() { return description; }
 
     /** For an enumerated value, the ones a loader takes where it takes fewer than its type has; else empty. */
-    public List<String> allowedValues() {
-        return values;
-    }
+    public List<String> allowedValues() { return values; }
 
     /** Other spellings a person may give an enumerated value ({@code center-crop}), and the value each means. */
-    public Map<String, String> aliases() {
-        return aliases;
-    }
+    public Map<String, String> aliases() { return aliases; }
 
     /** Every path, in the document's order. */
     public static List<String> paths() {

@@ -429,9 +429,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
     }
 
     /** 16 frames, stride 2, 112×112 centre crop of a 112 short side, batches of 8, one random clip per video, endless. */
-    public static LoaderOptions defaults() {
-        return DEFAULTS;
-    }
+    public static LoaderOptions defaults() { return DEFAULTS; }
 
     /** A builder starting from {@link #defaults()}. */
     public static LoaderOptionsBuilder builder() {

@@ -19,9 +19,7 @@ final class OnEachHandedOut<T> implements Iterator<T> {
     }
 
     @Override
-    public boolean hasNext() {
-        return items.hasNext();
-    }
+    public boolean hasNext() { return items.hasNext(); }
 
     @Override
     public T next() {

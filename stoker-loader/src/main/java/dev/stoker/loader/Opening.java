@@ -41,9 +41,7 @@ public final class Opening {
     }
 
     /** From the start of epoch 0, no trace, batches in off-heap memory, a consumer holding one batch at a time. */
-    public static Opening defaults() {
-        return DEFAULTS;
-    }
+    public static Opening defaults() { return DEFAULTS; }
 
     /**
      * Continue where the loader that gave {@code state} ({@link ClipLoader#state()}) stood: exactly the clips, clip
@@ -90,14 +88,10 @@ public final class Opening {
     }
 
     /** The state to resume from; empty: from the start. */
-    public Optional<SamplerState> resumeFrom() {
-        return Optional.ofNullable(resumeFrom);
-    }
+    public Optional<SamplerState> resumeFrom() { return Optional.ofNullable(resumeFrom); }
 
     /** The recorder of every task; empty: no trace. */
-    public Optional<TraceRecorder> trace() {
-        return Optional.ofNullable(trace);
-    }
+    public Optional<TraceRecorder> trace() { return Optional.ofNullable(trace); }
 
     /** The memory to allocate batch buffers from: the one given, else a new off-heap memory. The loader owns it. */
     public BatchMemory batchMemory() {
@@ -105,9 +99,7 @@ public final class Opening {
     }
 
     /** Batches the consumer holds at once. */
-    public int consumerBatches() {
-        return consumerBatches;
-    }
+    public int consumerBatches() { return consumerBatches; }
 
     /** The setting of type {@code type}, or {@code otherwise} when none was given. */
     public <T> T setting(Class<T> type, T otherwise) {

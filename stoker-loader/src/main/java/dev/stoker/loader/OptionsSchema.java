@@ -46,9 +46,7 @@ public final class OptionsSchema {
     }
 
     /** The schema, as published (a copy: callers may not change the one the reader checks against). */
-    public static ObjectNode schema() {
-        return SCHEMA.deepCopy();
-    }
+    public static ObjectNode schema() { return SCHEMA.deepCopy(); }
 
     /** The schema as the text of {@code docs/options.schema.json}. */
     public static String json() {
@@ -59,9 +57,7 @@ public final class OptionsSchema {
         }
     }
 
-    static ObjectNode shared() {
-        return SCHEMA;
-    }
+    static ObjectNode shared() { return SCHEMA; }
 
     /**
      * The schema of the value at {@code path} ({@code decode.threads}, {@code config.stages.decode.concurrency}), as

@@ -26,19 +26,13 @@ public final class ResumeTracker {
         this.state = start;
     }
 
-    public EpochSampler sampler() {
-        return sampler;
-    }
+    public EpochSampler sampler() { return sampler; }
 
     /** Where the loader started (a fresh start or the state it resumed from). */
-    public SamplerState start() {
-        return start;
-    }
+    public SamplerState start() { return start; }
 
     /** The state after the last batch handed to the consumer. */
-    public SamplerState state() {
-        return state;
-    }
+    public SamplerState state() { return state; }
 
     /**
      * Collate made {@code batch}, whose last clip is clip {@code clip} of {@code clipsOfSample} of the

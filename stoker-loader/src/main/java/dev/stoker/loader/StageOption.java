@@ -30,9 +30,7 @@ public enum StageOption {
     }
 
     /** The field's name in a stage's settings: {@code "concurrency"}. */
-    public String field() {
-        return field;
-    }
+    public String field() { return field; }
 
     /** The path of this setting of {@code stage}: {@code config.stages.decode.concurrency}. */
     public String pathFor(String stage) {
@@ -40,17 +38,11 @@ public enum StageOption {
     }
 
     /** The Python keyword that takes it for every stage at once, as a dictionary of stage to value, if there is one. */
-    public Optional<String> keyword() {
-        return Optional.ofNullable(keyword);
-    }
+    public Optional<String> keyword() { return Optional.ofNullable(keyword); }
 
-    public Optional<Long> minimum() {
-        return Optional.ofNullable(minimum);
-    }
+    public Optional<Long> minimum() { return Optional.ofNullable(minimum); }
 
-    public String description() {
-        return description;
-    }
+    public String description() { return description; }
 
     /** The setting called {@code field} ({@code "queueCapacity"}), if there is one. */
     public static Optional<StageOption> ofField(String field) {

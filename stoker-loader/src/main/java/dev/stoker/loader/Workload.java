@@ -27,9 +27,7 @@ public enum Workload {
     }
 
     /** The name {@code --workload} takes. */
-    public String cliName() {
-        return cliName;
-    }
+    public String cliName() { return cliName; }
 
     /** The workload {@code name} names. */
     public static Workload of(String name) {
@@ -57,7 +55,5 @@ public enum Workload {
     }
 
     @Override
-    public String toString() {
-        return cliName;
-    }
+    public String toString() { return cliName; }
 }

@@ -97,24 +97,16 @@ public final class StatsPublisher implements AutoCloseable {
     }
 
     /** The bound address (with the actual port when 0 was asked). */
-    public InetSocketAddress address() {
-        return address;
-    }
+    public InetSocketAddress address() { return address; }
 
     /** Clients connected now. */
-    public int clientCount() {
-        return clients.size();
-    }
+    public int clientCount() { return clients.size(); }
 
     /** Snapshots serialised so far: one per tick with at least one client, none without. */
-    public long encodedMessages() {
-        return encodedMessages.get();
-    }
+    public long encodedMessages() { return encodedMessages.get(); }
 
     /** Lines dropped for clients that did not read fast enough, all clients together. */
-    public long droppedMessages() {
-        return droppedMessages.get();
-    }
+    public long droppedMessages() { return droppedMessages.get(); }
 
     private void acceptLoop() {
         while (!closed) {

@@ -37,7 +37,5 @@ public final class FailureBudgetExceededException extends PipelineFailedExceptio
     }
 
     /** What ran out: where, how many of how many, which budget. */
-    public Exceeded exceeded() {
-        return exceeded;
-    }
+    public Exceeded exceeded() { return exceeded; }
 }

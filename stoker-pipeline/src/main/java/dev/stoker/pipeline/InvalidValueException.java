@@ -28,9 +28,7 @@ public final class InvalidValueException extends IllegalArgumentException {
     }
 
     /** The parameter's name, as the code that refused the value names it (the value and what it expects are in the message). */
-    public String name() {
-        return name;
-    }
+    public String name() { return name; }
 
     /** The same refusal under the name the caller's user knows the parameter by (an option: {@code "--warmup"}). */
     public InvalidValueException as(String otherName) {

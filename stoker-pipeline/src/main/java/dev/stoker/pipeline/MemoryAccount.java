@@ -36,9 +36,7 @@ public final class MemoryAccount {
         }
 
         /** Whether the memory is this process's host memory (all but {@link #DEVICE}). */
-        public boolean host() {
-            return host;
-        }
+        public boolean host() { return host; }
 
         /** The kind's name in JSON: {@code pooled_buffers}. */
         public String key() {

@@ -89,14 +89,10 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
      * Whether iteration has reached the end of the stream: after an epoch's iterator ({@link #nextEpoch()})
      * ends, tells an epoch boundary (false) from the end (true). Does not block.
      */
-    public boolean endOfStream() {
-        return ended;
-    }
+    public boolean endOfStream() { return ended; }
 
     /** The epoch of the last result handed out. */
-    public int epoch() {
-        return consumer.epoch();
-    }
+    public int epoch() { return consumer.epoch(); }
 
     private final class ResultIterator implements Iterator<T> {
         private final boolean stopAtEpochEnd;
@@ -156,19 +152,13 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
     }
 
     /** A snapshot of every stage's counters, the sink's and the bottleneck verdict. */
-    public PipelineStats stats() {
-        return runtime.stats();
-    }
+    public PipelineStats stats() { return runtime.stats(); }
 
     /** Failed items so far (the first 10,000), each with stage, item and cause. */
-    public List<Failure> failures() {
-        return runtime.failures();
-    }
+    public List<Failure> failures() { return runtime.failures(); }
 
     /** The settings this pipeline runs with, every field filled in: save it, edit it, feed it back. */
-    public PipelineConfig config() {
-        return runtime.effectiveConfig();
-    }
+    public PipelineConfig config() { return runtime.effectiveConfig(); }
 
     /**
      * Changes a stage's concurrency and/or input queue capacity while the pipeline runs: the non-null
@@ -204,14 +194,10 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
     }
 
     /** Reports the stall watchdog made so far. */
-    public List<StallReport> stallReports() {
-        return runtime.stallReports();
-    }
+    public List<StallReport> stallReports() { return runtime.stallReports(); }
 
     /** Threads this pipeline started that are still alive (none after {@link #close()} returns). */
-    public List<Thread> liveThreads() {
-        return runtime.liveThreads();
-    }
+    public List<Thread> liveThreads() { return runtime.liveThreads(); }
 
     /** Stops every thread the pipeline started, even those blocked in a stage function, and waits for them. */
     @Override

@@ -30,12 +30,8 @@ public sealed class PipelineFailedException extends RuntimeException permits Fai
     }
 
     /** Every stage that had at least one failure, budget-exceeding stage first. */
-    public List<String> failingStages() {
-        return failingStages;
-    }
+    public List<String> failingStages() { return failingStages; }
 
     /** The first few failures of each failing stage. */
-    public List<Failure> firstFailures() {
-        return firstFailures;
-    }
+    public List<Failure> firstFailures() { return firstFailures; }
 }

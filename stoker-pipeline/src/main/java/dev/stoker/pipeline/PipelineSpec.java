@@ -102,7 +102,5 @@ public record PipelineSpec(List<Stage> stages, PipelineConfig config) {
     }
 
     @Override
-    public String toString() {
-        return toJson();
-    }
+    public String toString() { return toJson(); }
 }

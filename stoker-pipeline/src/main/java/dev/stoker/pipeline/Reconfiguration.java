@@ -44,9 +44,7 @@ public record Reconfiguration(@JsonProperty("at_ms") long atMillis, @JsonPropert
 
         @JsonValue
         @Override
-        public String toString() {
-            return field;
-        }
+        public String toString() { return field; }
 
         @JsonCreator
         public static Knob of(String field) {

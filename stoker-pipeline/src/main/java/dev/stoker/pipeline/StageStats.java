@@ -39,7 +39,5 @@ public record StageStats(String name, String kind, int concurrency, long itemsIn
      * closed: {@code try (var w = StageStats.waitingDownstream()) { released.await(); }}. Counted as busy, a wait for
      * a buffer the consumer holds made the waiting stage look saturated, the bottleneck, when the consumer was.
      */
-    public static DownstreamWait waitingDownstream() {
-        return StageWaits.downstream();
-    }
+    public static DownstreamWait waitingDownstream() { return StageWaits.downstream(); }
 }

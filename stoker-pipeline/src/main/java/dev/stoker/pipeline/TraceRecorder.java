@@ -125,9 +125,7 @@ public final class TraceRecorder {
     }
 
     /** Events recorded so far, including those the ring has since overwritten. */
-    public long recordedEvents() {
-        return recorded.get();
-    }
+    public long recordedEvents() { return recorded.get(); }
 
     /** Events the file would hold now. */
     public int retainedEvents() {

@@ -37,9 +37,7 @@ public record Verdict(String bottleneck, State state, String line) {
         }
 
         @JsonValue
-        public String code() {
-            return code;
-        }
+        public String code() { return code; }
 
         @JsonCreator
         public static State of(String code) {

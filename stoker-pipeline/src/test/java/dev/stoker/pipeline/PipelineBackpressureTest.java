@@ -14,14 +14,10 @@ class PipelineBackpressureTest {
     private static Iterator<Integer> counting(AtomicInteger pulled) {
         return new Iterator<>() {
             @Override
-            public boolean hasNext() {
-                return true;
-            }
+            public boolean hasNext() { return true; }
 
             @Override
-            public Integer next() {
-                return pulled.getAndIncrement();
-            }
+            public Integer next() { return pulled.getAndIncrement(); }
         };
     }
 

@@ -122,9 +122,7 @@ class PipelineFailureBudgetTest {
             int n;
 
             @Override
-            public boolean hasNext() {
-                return true;
-            }
+            public boolean hasNext() { return true; }
 
             @Override
             public Integer next() {

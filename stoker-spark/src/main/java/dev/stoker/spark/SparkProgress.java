@@ -66,9 +66,7 @@ final class SparkProgress extends SparkListener {
         this.consumer = consumer;
     }
 
-    Counters counters() {
-        return counters;
-    }
+    Counters counters() { return counters; }
 
     /** Where the ingest stands now. */
     public synchronized Snapshot snapshot() {

@@ -250,9 +250,7 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /** Number of samples (bad sources excluded). */
-    public int size() {
-        return samples.length;
-    }
+    public int size() { return samples.length; }
 
     /** Sample {@code index}, {@code 0..size()-1}. */
     public SampleInfo sample(int index) {
@@ -268,29 +266,19 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /** Label {@code i} stands for {@code classNames().get(i)}. */
-    public List<String> classNames() {
-        return manifest.classNames();
-    }
+    public List<String> classNames() { return manifest.classNames(); }
 
     /** The options the shards were written with (format, size, fps, GOP, shard size). */
-    public IngestOptions options() {
-        return manifest.options();
-    }
+    public IngestOptions options() { return manifest.options(); }
 
     /** When readers check packet checksums. */
-    public Verification verification() {
-        return verification;
-    }
+    public Verification verification() { return verification; }
 
     /** The folder; null for a remote dataset ({@link #location()}). */
-    public Path root() {
-        return root;
-    }
+    public Path root() { return root; }
 
     /** Where the dataset lives: the folder, or its {@code s3://} or {@code http(s)://} location. */
-    public String location() {
-        return location;
-    }
+    public String location() { return location; }
 
     /** Whether the shards are read with ranged GETs from object storage or HTTP rather than mapped. */
     public boolean isRemote() {
@@ -303,9 +291,7 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /** The block cache remote shards are read through; null when there is none (or the dataset is local). */
-    public BlockCache blockCache() {
-        return cache;
-    }
+    public BlockCache blockCache() { return cache; }
 
     /** The most payload bytes any one sample's record holds: the most one sample's read can span. */
     public long maxSamplePayloadBytes() {
@@ -317,9 +303,7 @@ public final class ShardDataset implements AutoCloseable {
     }
 
     /** The manifest as read (shards, sample rows, failed sources). */
-    public Manifest manifest() {
-        return manifest;
-    }
+    public Manifest manifest() { return manifest; }
 
     /** A reader for one thread: one FFmpeg decoding thread, skipping frames nothing needs. */
     public ClipReader newReader() {
@@ -368,9 +352,7 @@ public final class ShardDataset implements AutoCloseable {
         return read.shard().pinBytes(read.entry(), read.packets());
     }
 
-    ShardFormat format() {
-        return format;
-    }
+    ShardFormat format() { return format; }
 
     /** The mapped shard holding sample {@code index}. */
     /**

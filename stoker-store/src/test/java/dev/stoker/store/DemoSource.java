@@ -21,9 +21,7 @@ public final class DemoSource {
     private DemoSource() {
     }
 
-    static Path root() {
-        return ROOT.get();
-    }
+    static Path root() { return ROOT.get(); }
 
     public static Dataset dataset() {
         try {

@@ -65,9 +65,7 @@ public final class Autotune implements AutoCloseable {
     }
 
     /** Every change so far, probes and steps back included. */
-    public List<AutotuneChange> changes() {
-        return loop.changes();
-    }
+    public List<AutotuneChange> changes() { return loop.changes(); }
 
     /** The changes that stayed. */
     public List<AutotuneChange> kept() {
@@ -77,9 +75,7 @@ public final class Autotune implements AutoCloseable {
     }
 
     /** The latest baseline throughput (items/s at the sink). */
-    public double throughput() {
-        return loop.baseline();
-    }
+    public double throughput() { return loop.baseline(); }
 
     /**
      * The noise of the latest measurement: the relative difference expected between two measurements of the
@@ -89,9 +85,7 @@ public final class Autotune implements AutoCloseable {
      * decrease unless it lost more than max(3%, 1.25 x noise), and never one that lost more than 15% (a
      * median difference is about 0.67 standard deviations of a difference: 2 x noise is about 1.35 of them).
      */
-    public double noise() {
-        return loop.noise();
-    }
+    public double noise() { return loop.noise(); }
 
     /** Whether no probe is running and none has been for {@code windows} windows. */
     public boolean settled(int windows) {

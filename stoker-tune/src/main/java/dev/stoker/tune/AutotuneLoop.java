@@ -54,9 +54,7 @@ final class AutotuneLoop {
         return List.copyOf(changes);
     }
 
-    double baseline() {
-        return baseline;
-    }
+    double baseline() { return baseline; }
 
     double noise() {
         return noise.forItems(lastItems);
@@ -66,9 +64,7 @@ final class AutotuneLoop {
         return !probing && clock.nanoTime() - lastChangeNanos > windows * budget.window().toNanos();
     }
 
-    boolean closed() {
-        return closed;
-    }
+    boolean closed() { return closed; }
 
     /** Stops the loop at its next look at the time; a probe in flight is stepped back by {@link #run()}. */
     void close() {

@@ -10,9 +10,7 @@ interface NanoClock {
     /** {@link System#nanoTime()} and {@link LockSupport#parkNanos(long)}. */
     NanoClock SYSTEM = new NanoClock() {
         @Override
-        public long nanoTime() {
-            return System.nanoTime();
-        }
+        public long nanoTime() { return System.nanoTime(); }
 
         @Override
         public void parkNanos(long nanos) {

@@ -31,14 +31,10 @@ public record TensorBatch(MemorySegment data, long[] shape, int[] labels) {
     }
 
     @Override
-    public long[] shape() {
-        return shape.clone();
-    }
+    public long[] shape() { return shape.clone(); }
 
     @Override
-    public int[] labels() {
-        return labels.clone();
-    }
+    public int[] labels() { return labels.clone(); }
 
     /** A copy whose bytes live in {@code arena} (64-byte aligned), valid until the arena is closed. */
     public TensorBatch copyInto(Arena arena) {

@@ -19,14 +19,10 @@ interface TunedPipeline {
     static TunedPipeline of(Pipeline<?> pipeline) {
         return new TunedPipeline() {
             @Override
-            public PipelineConfig config() {
-                return pipeline.config();
-            }
+            public PipelineConfig config() { return pipeline.config(); }
 
             @Override
-            public boolean endOfStream() {
-                return pipeline.endOfStream();
-            }
+            public boolean endOfStream() { return pipeline.endOfStream(); }
 
             @Override
             public long delivered() {

@@ -22,14 +22,10 @@ abstract class ConfigOnlyPipeline implements TunedPipeline, Meter {
     }
 
     @Override
-    public PipelineConfig config() {
-        return config;
-    }
+    public PipelineConfig config() { return config; }
 
     @Override
-    public boolean endOfStream() {
-        return false;
-    }
+    public boolean endOfStream() { return false; }
 
     @Override
     public long delivered() {

@@ -5,9 +5,7 @@ final class FakeClock implements NanoClock {
     long now = 1_000_000_000L;
 
     @Override
-    public long nanoTime() {
-        return now;
-    }
+    public long nanoTime() { return now; }
 
     @Override
     public void parkNanos(long nanos) {

@@ -54,9 +54,7 @@ class HeadspacePooledBatchCacheTest {
         int next;
 
         @Override
-        public boolean hasNext() {
-            return true;
-        }
+        public boolean hasNext() { return true; }
 
         @Override
         public PooledBatch next() {

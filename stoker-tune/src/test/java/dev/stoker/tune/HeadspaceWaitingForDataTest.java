@@ -33,9 +33,7 @@ class HeadspaceWaitingForDataTest {
             int made;
 
             @Override
-            public boolean hasNext() {
-                return true;
-            }
+            public boolean hasNext() { return true; }
 
             @Override
             public Integer next() {

@@ -163,14 +163,10 @@ public final class ClipDecoder implements AutoCloseable {
     }
 
     /** Frames decoded since creation, over all clips. */
-    public long decodedFrames() {
-        return decodedFrames;
-    }
+    public long decodedFrames() { return decodedFrames; }
 
     /** Clips decoded since creation. */
-    public long clips() {
-        return clips;
-    }
+    public long clips() { return clips; }
 
     @Override
     public void close() {

@@ -19,9 +19,7 @@ public final class DecodedFrames implements AutoCloseable {
     }
 
     /** The clips these frames belong to: indices, timestamps, frames decoded. */
-    public List<DecodedClip> clips() {
-        return clips;
-    }
+    public List<DecodedClip> clips() { return clips; }
 
     void convertWith(FrameConverter converter) {
         if (closed) {

@@ -48,9 +48,7 @@ final class DecoderCache implements AutoCloseable {
         }
     }
 
-    int size() {
-        return open.size();
-    }
+    int size() { return open.size(); }
 
     @Override
     public void close() {

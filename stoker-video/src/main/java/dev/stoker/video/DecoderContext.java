@@ -96,13 +96,9 @@ final class DecoderContext implements AutoCloseable {
         }
     }
 
-    DecoderKey key() {
-        return key;
-    }
+    DecoderKey key() { return key; }
 
-    int threads() {
-        return threads;
-    }
+    int threads() { return threads; }
 
     /** Drops all decoder state (reference frames, reorder queue, EOF) so a new run can start anywhere. */
     void reset() {
@@ -196,9 +192,7 @@ final class DecoderContext implements AutoCloseable {
         return avcodec_receive_frame(context, frame);
     }
 
-    AVFrame frame() {
-        return frame;
-    }
+    AVFrame frame() { return frame; }
 
     @Override
     public void close() {

@@ -145,17 +145,13 @@ final class Demuxer implements AutoCloseable {
         return new VideoException(path, VideoException.Operation.OPEN, reason, Ffmpeg.describe(code));
     }
 
-    AVFormatContext format() {
-        return format;
-    }
+    AVFormatContext format() { return format; }
 
     AVStream stream() {
         return format.streams(videoStream);
     }
 
-    int streamIndex() {
-        return videoStream;
-    }
+    int streamIndex() { return videoStream; }
 
     /**
      * Reads every packet of the video stream into {@code packets}. Returns false when reading

@@ -46,19 +46,13 @@ public enum FailureReason {
     }
 
     /** The stable short name that stats, failure lists and the quarantine file use, e.g. {@code truncated}. */
-    public String code() {
-        return code;
-    }
+    public String code() { return code; }
 
     /** Whether the failure is a property of the file, so that reading it again fails again until it changes. */
-    public boolean fileFault() {
-        return fileFault;
-    }
+    public boolean fileFault() { return fileFault; }
 
     /** What the reason means, for people (a scan's table). */
-    public String description() {
-        return description;
-    }
+    public String description() { return description; }
 
     /** The reason with {@code code}, if it is one of these (a failure may carry another exception's class name). */
     public static Optional<FailureReason> ofCode(String code) {

@@ -52,7 +52,5 @@ final class FfmpegLog {
     }
 
     /** The last error FFmpeg logged on this thread, or null. */
-    static String lastError() {
-        return LAST_ERROR.get();
-    }
+    static String lastError() { return LAST_ERROR.get(); }
 }

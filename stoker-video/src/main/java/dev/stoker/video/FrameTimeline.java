@@ -108,9 +108,7 @@ final class FrameTimeline {
      * True when each packet's pts names the frame it produces, so a packet whose frame is not
      * wanted can be identified before decoding (and skipped when nothing references it).
      */
-    boolean packetPtsIdentifyFrames() {
-        return fromPacketPts;
-    }
+    boolean packetPtsIdentifyFrames() { return fromPacketPts; }
 
     /**
      * The usual frame duration in ticks: frames drained at end of stream can come out with no
@@ -138,21 +136,15 @@ final class FrameTimeline {
     }
 
     /** Every frame's timestamp, sorted (a copy). */
-    long[] frameTimestamps() {
-        return frameTimestamps.clone();
-    }
+    long[] frameTimestamps() { return frameTimestamps.clone(); }
 
-    int frameCount() {
-        return frameTimestamps.length;
-    }
+    int frameCount() { return frameTimestamps.length; }
 
     long timestamp(int frame) {
         return frameTimestamps[frame];
     }
 
-    int keyframeCount() {
-        return keyPackets.length;
-    }
+    int keyframeCount() { return keyPackets.length; }
 
     /** The frame index of an exact timestamp, or -1. */
     int frameAt(long timestamp) {
@@ -174,9 +166,7 @@ final class FrameTimeline {
     }
 
     /** The frames entry points start showing, ascending (distinct unless two entry points share a frame). */
-    int[] keyframeFrames() {
-        return keyFrames.clone();
-    }
+    int[] keyframeFrames() { return keyFrames.clone(); }
 
     /**
      * The packet to start decoding at to reach frame {@code frame}; {@code earlier} steps that many

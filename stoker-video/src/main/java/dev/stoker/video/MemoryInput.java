@@ -83,9 +83,7 @@ final class MemoryInput implements AutoCloseable {
         this.context = created;
     }
 
-    AVIOContext context() {
-        return context;
-    }
+    AVIOContext context() { return context; }
 
     private int read(long destinationAddress, int bufferBytes) {
         long remaining = bytes.byteSize() - position;

@@ -118,9 +118,7 @@ final class PacketStore implements AutoCloseable {
         }
     }
 
-    int count() {
-        return packets.count();
-    }
+    int count() { return packets.count(); }
 
     long pts(int packet) {
         return packets.pts(packet);
@@ -147,9 +145,7 @@ final class PacketStore implements AutoCloseable {
     }
 
     /** Native bytes held, payloads plus padding. */
-    long bufferBytes() {
-        return capacityBytes;
-    }
+    long bufferBytes() { return capacityBytes; }
 
     @Override
     public void close() {

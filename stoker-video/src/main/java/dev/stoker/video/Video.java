@@ -321,15 +321,11 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         return (int) Math.floorMod(clockwise, 360);
     }
 
-    public VideoInfo info() {
-        return info;
-    }
+    public VideoInfo info() { return info; }
 
     /** Number of frames the decoder outputs; clip frame indices run from 0 to this minus 1. */
     @Override
-    public int frameCount() {
-        return timeline.frameCount();
-    }
+    public int frameCount() { return timeline.frameCount(); }
 
     /** Presentation time of frame {@code frame}, in seconds from the first frame. */
     @Override
@@ -358,9 +354,7 @@ public final class Video implements KeyframeIndex, AutoCloseable {
      * Whether each packet's pts names the frame it produces, so that a packet whose frame is not wanted is known
      * before decoding (and need not be decoded when nothing references it).
      */
-    public boolean packetPtsIdentifyFrames() {
-        return timeline.packetPtsIdentifyFrames();
-    }
+    public boolean packetPtsIdentifyFrames() { return timeline.packetPtsIdentifyFrames(); }
 
     /** By the packets' index: frames a decode that reaches {@code frame} shows from its entry point up to it. */
     @Override
@@ -369,22 +363,14 @@ public final class Video implements KeyframeIndex, AutoCloseable {
     }
 
     /** The frames decoding can start at (each entry point's first frame), ascending. */
-    public int[] keyframeFrames() {
-        return timeline.keyframeFrames();
-    }
+    public int[] keyframeFrames() { return timeline.keyframeFrames(); }
 
     /** Native bytes held for packets. */
-    public long packetBytes() {
-        return packets.bufferBytes();
-    }
+    public long packetBytes() { return packets.bufferBytes(); }
 
-    PacketStore packets() {
-        return packets;
-    }
+    PacketStore packets() { return packets; }
 
-    FrameTimeline timeline() {
-        return timeline;
-    }
+    FrameTimeline timeline() { return timeline; }
 
     AVCodecParameters codecParameters() {
         if (parameters == null) {
@@ -393,13 +379,9 @@ public final class Video implements KeyframeIndex, AutoCloseable {
         return parameters;
     }
 
-    DecoderKey decoderKey() {
-        return decoderKey;
-    }
+    DecoderKey decoderKey() { return decoderKey; }
 
-    double secondsPerTick() {
-        return secondsPerTick;
-    }
+    double secondsPerTick() { return secondsPerTick; }
 
     @Override
     public void close() {

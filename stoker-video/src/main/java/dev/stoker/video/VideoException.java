@@ -58,28 +58,18 @@ public final class VideoException extends RuntimeException implements dev.stoker
     }
 
     /** The file the failure is about, as the caller named it. */
-    public String path() {
-        return path;
-    }
+    public String path() { return path; }
 
     /** What was being done. */
-    public Operation operation() {
-        return operation;
-    }
+    public Operation operation() { return operation; }
 
     /** What went wrong, without the path and operation the message starts with. */
-    public String detail() {
-        return detail;
-    }
+    public String detail() { return detail; }
 
     /** Why, as the reason the loader, its quarantine and a scan count by. */
-    public FailureReason reason() {
-        return reason;
-    }
+    public FailureReason reason() { return reason; }
 
     /** The reason code, which pipeline failure reports count by. */
     @Override
-    public String failureReason() {
-        return reason.code();
-    }
+    public String failureReason() { return reason.code(); }
 }

@@ -116,7 +116,5 @@ public record VideoPackets(String codecName, int width, int height, String pixel
         }
     }
 
-    public int packetCount() {
-        return pts.length;
-    }
+    public int packetCount() { return pts.length; }
 }

@@ -37,9 +37,7 @@ class ClipFrameExactnessTest {
     /** A generated video and the presentation time of each of its frames, from the first. */
     record Sample(String name, Path path, int frames, IntToDoubleFunction expectedPts, double ptsTolerance) {
         @Override
-        public String toString() {
-            return name;
-        }
+        public String toString() { return name; }
     }
 
     private static final List<Sample> SAMPLES = new ArrayList<>();

@@ -33,9 +33,7 @@ final class IndexedVideos {
         assumeTrue(ffmpegAvailable(), "the ffmpeg CLI is not on PATH; it is needed only to generate test videos");
     }
 
-    static boolean ffmpegAvailable() {
-        return MixedVideos.ffmpegAvailable();
-    }
+    static boolean ffmpegAvailable() { return MixedVideos.ffmpegAvailable(); }
 
     /** Raw RGB24 frame {@code index}. */
     static byte[] frame(int index) {

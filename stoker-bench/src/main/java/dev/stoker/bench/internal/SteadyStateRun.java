@@ -141,19 +141,13 @@ public final class SteadyStateRun {
     }
 
     /** Samples (clips) taken so far; safe from any thread. */
-    public long samples() {
-        return samples.get();
-    }
+    public long samples() { return samples.get(); }
 
     /** The consumer's side of the pipeline when the warm-up ended (to subtract from later readings); null before. */
-    public SinkStats sinkAfterWarmup() {
-        return sinkAfterWarmup;
-    }
+    public SinkStats sinkAfterWarmup() { return sinkAfterWarmup; }
 
     /** Batches taken so far. */
-    public long batches() {
-        return done;
-    }
+    public long batches() { return done; }
 
     /** Stops the clock: the figures of the run. */
     public Figures finish() {

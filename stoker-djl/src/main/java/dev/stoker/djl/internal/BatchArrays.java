@@ -29,23 +29,15 @@ public final class BatchArrays implements AutoCloseable {
     }
 
     /** The batch's manager: arrays made in it are freed with the batch. */
-    public NDManager manager() {
-        return manager;
-    }
+    public NDManager manager() { return manager; }
 
     /** The pixels as the loader wrote them: {@code uint8}, {@link #layout()}, the batch's shape. */
-    public NDArray pixels() {
-        return pixels;
-    }
+    public NDArray pixels() { return pixels; }
 
     /** One label per clip, {@code int64} (what DJL's sparse softmax cross-entropy picks by). */
-    public NDArray labels() {
-        return labels;
-    }
+    public NDArray labels() { return labels; }
 
-    public BatchLayout layout() {
-        return layout;
-    }
+    public BatchLayout layout() { return layout; }
 
     /** Clips in the batch. */
     public int size() {

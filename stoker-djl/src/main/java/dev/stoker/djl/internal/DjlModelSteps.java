@@ -53,9 +53,7 @@ public final class DjlModelSteps implements ModelSteps {
         }
 
         @Override
-        public double lastLoss() {
-            return lastLoss;
-        }
+        public double lastLoss() { return lastLoss; }
 
         @Override
         public String description() {

@@ -195,18 +195,12 @@ public final class BatchPool implements AutoCloseable {
         }
     }
 
-    public BatchShape shape() {
-        return shape;
-    }
+    public BatchShape shape() { return shape; }
 
-    public long budgetBytes() {
-        return budgetBytes;
-    }
+    public long budgetBytes() { return budgetBytes; }
 
     /** Most buffers this pool will hold (until {@link #raiseBudget}): {@code max(1, budgetBytes / batchBytes)}. */
-    public int maxBuffers() {
-        return maxBuffers;
-    }
+    public int maxBuffers() { return maxBuffers; }
 
     /** Buffers allocated so far; stops growing at {@link #maxBuffers()}. */
     public int buffersCreated() {
@@ -229,19 +223,13 @@ public final class BatchPool implements AutoCloseable {
     }
 
     /** Batches handed out over the pool's life. */
-    public long acquires() {
-        return acquires.get();
-    }
+    public long acquires() { return acquires.get(); }
 
     /** Acquisitions that had to wait for a buffer: how often batch memory was the bottleneck. */
-    public long waits() {
-        return waits.get();
-    }
+    public long waits() { return waits.get(); }
 
     /** Batches reclaimed after becoming unreachable without close(). */
-    public long leaksDetected() {
-        return leaks.get();
-    }
+    public long leaksDetected() { return leaks.get(); }
 
     /** Frees every buffer. Waiting and later acquires fail; batches still out become unusable. Idempotent. */
     @Override

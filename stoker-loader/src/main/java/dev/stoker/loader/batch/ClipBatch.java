@@ -45,14 +45,10 @@ public final class ClipBatch implements LoadedBatch {
         return shape.shape(clipCount());
     }
 
-    public BatchLayout layout() {
-        return shape.layout();
-    }
+    public BatchLayout layout() { return shape.layout(); }
 
     /** Geometry of the full buffer (capacity, not fill). */
-    public BatchShape batchShape() {
-        return shape;
-    }
+    public BatchShape batchShape() { return shape; }
 
     /** Label of each filled clip. */
     public int[] labels() {
@@ -85,9 +81,7 @@ public final class ClipBatch implements LoadedBatch {
         return n;
     }
 
-    public boolean isClosed() {
-        return closed.get();
-    }
+    public boolean isClosed() { return closed.get(); }
 
     /** Returns the buffer to the pool. Idempotent. */
     @Override

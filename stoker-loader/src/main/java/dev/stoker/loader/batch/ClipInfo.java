@@ -43,9 +43,7 @@ public record ClipInfo(Path path, int label, double[] frameTimestampsSeconds, in
     }
 
     @Override
-    public double[] frameTimestampsSeconds() {
-        return frameTimestampsSeconds.clone();
-    }
+    public double[] frameTimestampsSeconds() { return frameTimestampsSeconds.clone(); }
 
     @Override
     public boolean equals(Object other) {

@@ -119,9 +119,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
         }
 
         @Override
-        public int frameCount() {
-            return frames;
-        }
+        public int frameCount() { return frames; }
 
         @Override
         public Strided withPastEnd(PastEndPolicy policy) {
@@ -177,9 +175,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
         }
 
         @Override
-        public int frameCount() {
-            return frames;
-        }
+        public int frameCount() { return frames; }
 
         @Override
         public Linspace withPastEnd(PastEndPolicy policy) {
@@ -213,9 +209,7 @@ public sealed interface ClipSpec permits ClipSpec.Strided, ClipSpec.Resampled, C
         }
 
         @Override
-        public int frameCount() {
-            return frames;
-        }
+        public int frameCount() { return frames; }
 
         @Override
         public Segments withPastEnd(PastEndPolicy policy) {

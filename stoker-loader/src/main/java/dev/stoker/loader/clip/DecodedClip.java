@@ -34,9 +34,7 @@ public record DecodedClip(String path, int width, int height, List<Integer> fram
         this(path, width, height, frameIndices, ptsSeconds, decodedFrames, shifted, repeatedFrames, -1);
     }
 
-    public int frameCount() {
-        return frameIndices.size();
-    }
+    public int frameCount() { return frameIndices.size(); }
 
     /** Bytes of one frame in the destination. */
     public long frameBytes() {

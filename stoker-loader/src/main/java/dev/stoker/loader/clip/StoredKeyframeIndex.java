@@ -20,9 +20,7 @@ record StoredKeyframeIndex(double[] frameSeconds, int[] keyframes) implements Ke
     }
 
     @Override
-    public int frameCount() {
-        return frameSeconds.length;
-    }
+    public int frameCount() { return frameSeconds.length; }
 
     @Override
     public double frameTimeSeconds(int frame) {

@@ -124,9 +124,7 @@ public record Dataset(List<VideoEntry> entries, List<String> classNames) {
         return CsvManifestLoader.load(manifest);
     }
 
-    public int size() {
-        return entries.size();
-    }
+    public int size() { return entries.size(); }
 
     public VideoEntry get(int index) {
         return entries.get(index);

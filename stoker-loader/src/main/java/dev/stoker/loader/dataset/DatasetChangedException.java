@@ -20,7 +20,5 @@ public final class DatasetChangedException extends IllegalArgumentException {
     }
 
     /** The fingerprint of the dataset given (the state's is {@code SamplerState.dataset()}, and in the message). */
-    public DatasetFingerprint actual() {
-        return actual;
-    }
+    public DatasetFingerprint actual() { return actual; }
 }

@@ -106,25 +106,15 @@ public final class EpochSampler {
     }
 
     /** Samples this rank visits per epoch (the same on every rank). */
-    public int samplesPerEpoch() {
-        return samplesPerEpoch;
-    }
+    public int samplesPerEpoch() { return samplesPerEpoch; }
 
-    public DatasetFingerprint fingerprint() {
-        return fingerprint;
-    }
+    public DatasetFingerprint fingerprint() { return fingerprint; }
 
-    public long seed() {
-        return seed;
-    }
+    public long seed() { return seed; }
 
-    public boolean shuffle() {
-        return shuffle;
-    }
+    public boolean shuffle() { return shuffle; }
 
-    public SamplerOptions options() {
-        return options;
-    }
+    public SamplerOptions options() { return options; }
 
     /** This rank's sample indices for {@code epoch}, in visiting order. */
     public int[] order(int epoch) {

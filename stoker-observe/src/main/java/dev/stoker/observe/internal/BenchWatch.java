@@ -92,14 +92,10 @@ public final class BenchWatch {
     }
 
     /** The snapshots kept for the report, oldest first. */
-    public List<ObjectNode> series() {
-        return series.items();
-    }
+    public List<ObjectNode> series() { return series.items(); }
 
     /** The dashboard's address, or null without {@code --dashboard}. */
-    public String dashboardUrl() {
-        return dashboardUrl;
-    }
+    public String dashboardUrl() { return dashboardUrl; }
 
     /** Takes a snapshot every {@link #SAMPLE_PERIOD}, and one more when stopped. */
     private final class Sampler {

@@ -105,9 +105,7 @@ public final class DashboardServer implements AutoCloseable {
     }
 
     /** Tabs connected to {@code /events} now. */
-    int tabCount() {
-        return tabs.size();
-    }
+    int tabCount() { return tabs.size(); }
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {

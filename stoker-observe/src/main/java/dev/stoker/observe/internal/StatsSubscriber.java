@@ -48,9 +48,7 @@ public final class StatsSubscriber implements AutoCloseable {
     }
 
     /** The publisher's address, as given to {@link #connect}. */
-    public InetSocketAddress address() {
-        return address;
-    }
+    public InetSocketAddress address() { return address; }
 
     /**
      * The next stats message; blocks until the publisher sends one. Lines of other types are skipped.

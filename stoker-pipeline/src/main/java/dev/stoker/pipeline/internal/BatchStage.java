@@ -24,14 +24,10 @@ public final class BatchStage implements StageFunction {
     }
 
     @Override
-    public StageKind kind() {
-        return StageKind.BATCH;
-    }
+    public StageKind kind() { return StageKind.BATCH; }
 
     @Override
-    public boolean sequential() {
-        return true;
-    }
+    public boolean sequential() { return true; }
 
     @Override
     public void apply(Envelope in, List<Envelope> out, IdSource ids) {

@@ -70,13 +70,9 @@ final class BoundedQueue {
         this.capacity = capacity;
     }
 
-    String name() {
-        return name;
-    }
+    String name() { return name; }
 
-    int capacity() {
-        return capacity;
-    }
+    int capacity() { return capacity; }
 
     /**
      * Changes the capacity while the queue is in use. Growing wakes blocked producers; shrinking below the

@@ -70,23 +70,15 @@ public final class ConsumerSide {
         finished = true;
     }
 
-    boolean isFinished() {
-        return finished;
-    }
+    boolean isFinished() { return finished; }
 
-    boolean waiting() {
-        return waiting;
-    }
+    boolean waiting() { return waiting; }
 
     /** Results handed to the consumer: those that were ready and those it waited for. */
-    long delivered() {
-        return waits.delivered();
-    }
+    long delivered() { return waits.delivered(); }
 
     /** The epoch of the last result handed out. */
-    public int epoch() {
-        return epoch;
-    }
+    public int epoch() { return epoch; }
 
     public void epoch(int epoch) {
         this.epoch = epoch;

@@ -13,9 +13,7 @@ public final class FilterStage implements StageFunction {
     }
 
     @Override
-    public StageKind kind() {
-        return StageKind.FILTER;
-    }
+    public StageKind kind() { return StageKind.FILTER; }
 
     @Override
     public void apply(Envelope in, List<Envelope> out, IdSource ids) {

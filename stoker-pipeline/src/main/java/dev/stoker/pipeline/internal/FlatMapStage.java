@@ -13,9 +13,7 @@ public final class FlatMapStage implements StageFunction {
     }
 
     @Override
-    public StageKind kind() {
-        return StageKind.FLAT_MAP;
-    }
+    public StageKind kind() { return StageKind.FLAT_MAP; }
 
     @Override
     public void apply(Envelope in, List<Envelope> out, IdSource ids) {

@@ -33,7 +33,5 @@ final class JfrSwitch {
         }
     }
 
-    boolean get() {
-        return on;
-    }
+    boolean get() { return on; }
 }

@@ -13,9 +13,7 @@ public final class MapStage implements StageFunction {
     }
 
     @Override
-    public StageKind kind() {
-        return StageKind.MAP;
-    }
+    public StageKind kind() { return StageKind.MAP; }
 
     @Override
     public void apply(Envelope in, List<Envelope> out, IdSource ids) {

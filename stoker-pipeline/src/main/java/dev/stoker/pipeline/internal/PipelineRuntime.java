@@ -96,9 +96,7 @@ public final class PipelineRuntime implements StageFunction.IdSource {
     }
 
     /** The consumer's end of the sink. */
-    public ConsumerSide consumer() {
-        return consumer;
-    }
+    public ConsumerSide consumer() { return consumer; }
 
     /** See {@code Pipeline.reconfigure}. */
     public synchronized void reconfigure(String stage, StageConfig change, String reason) {
@@ -110,21 +108,13 @@ public final class PipelineRuntime implements StageFunction.IdSource {
     }
 
     @Override
-    public long nextId() {
-        return ids.getAndIncrement();
-    }
+    public long nextId() { return ids.getAndIncrement(); }
 
-    boolean isClosing() {
-        return closing;
-    }
+    boolean isClosing() { return closing; }
 
-    PipelineFailedException failure() {
-        return failure;
-    }
+    PipelineFailedException failure() { return failure; }
 
-    public PipelineConfig effectiveConfig() {
-        return effectiveConfig;
-    }
+    public PipelineConfig effectiveConfig() { return effectiveConfig; }
 
     void effectiveConfig(PipelineConfig config) {
         effectiveConfig = config;
@@ -147,13 +137,9 @@ public final class PipelineRuntime implements StageFunction.IdSource {
         shutdown();
     }
 
-    public List<Failure> failures() {
-        return ledger.failures();
-    }
+    public List<Failure> failures() { return ledger.failures(); }
 
-    public List<StallReport> stallReports() {
-        return housekeeper.stallReports();
-    }
+    public List<StallReport> stallReports() { return housekeeper.stallReports(); }
 
     /** Stops every thread without waiting: safe to call from a worker. */
     private void shutdown() {

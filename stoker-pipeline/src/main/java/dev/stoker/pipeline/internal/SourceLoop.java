@@ -30,9 +30,7 @@ final class SourceLoop implements Runnable {
     }
 
     /** Items read from the source so far. */
-    long items() {
-        return items.sum();
-    }
+    long items() { return items.sum(); }
 
     @Override
     public void run() {

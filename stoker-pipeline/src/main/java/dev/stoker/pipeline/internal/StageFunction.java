@@ -17,9 +17,7 @@ public sealed interface StageFunction permits MapStage, FlatMapStage, FilterStag
     default void flush(int epoch, List<Envelope> out, IdSource ids) { }
 
     /** Whether the stage keeps state between items and so must run on one worker. */
-    default boolean sequential() {
-        return false;
-    }
+    default boolean sequential() { return false; }
 
     /** The function of a {@code kind} stage made by a {@code StageFactory}: {@code fn} as that kind reads it. */
     static StageFunction of(StageKind kind, Function<Object, Object> fn) {

@@ -28,9 +28,7 @@ public enum StageKind {
 
     /** The name in JSON and in messages. */
     @JsonValue
-    public String jsonName() {
-        return jsonName;
-    }
+    public String jsonName() { return jsonName; }
 
     /** Whether the stage keeps state between items and so runs on exactly one worker. */
     public boolean sequential() {
@@ -58,7 +56,5 @@ public enum StageKind {
     }
 
     @Override
-    public String toString() {
-        return jsonName;
-    }
+    public String toString() { return jsonName; }
 }

@@ -243,7 +243,5 @@ public final class StageRunner {
                 input.snapshot());
     }
 
-    long completedTasks() {
-        return completed.sum();
-    }
+    long completedTasks() { return completed.sum(); }
 }

@@ -24,9 +24,7 @@ final class WorkerClock {
     private final long[] samples = new long[3];
 
     /** This thread's worker's clock; null on a thread that is no stage worker. */
-    static WorkerClock current() {
-        return CURRENT.get();
-    }
+    static WorkerClock current() { return CURRENT.get(); }
 
     /** The worker runs on this thread from now on ({@code null}: no more). */
     void bindToThisThread(boolean bound) {
@@ -52,7 +50,5 @@ final class WorkerClock {
     }
 
     /** Samples taken in each state so far (idle, busy, back-pressured). */
-    synchronized long[] read() {
-        return samples.clone();
-    }
+    synchronized long[] read() { return samples.clone(); }
 }

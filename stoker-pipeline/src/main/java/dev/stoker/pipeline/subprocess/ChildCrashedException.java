@@ -15,7 +15,5 @@ public final class ChildCrashedException extends RuntimeException implements Fai
     }
 
     @Override
-    public String failureReason() {
-        return REASON;
-    }
+    public String failureReason() { return REASON; }
 }

@@ -127,17 +127,11 @@ public final class SharedBatchMemory implements BatchMemory {
         }
     }
 
-    public Path file() {
-        return file;
-    }
+    public Path file() { return file; }
 
-    public long slotBytes() {
-        return slotBytes;
-    }
+    public long slotBytes() { return slotBytes; }
 
-    public int slots() {
-        return slots;
-    }
+    public int slots() { return slots; }
 
     @Override
     public String toString() {

@@ -45,7 +45,5 @@ final class IngestItem implements AutoCloseable {
     }
 
     @Override
-    public String toString() {
-        return source.path();
-    }
+    public String toString() { return source.path(); }
 }

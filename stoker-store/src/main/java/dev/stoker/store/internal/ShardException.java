@@ -32,9 +32,7 @@ public final class ShardException extends RuntimeException implements Failure.Re
             this.code = code;
         }
 
-        public String code() {
-            return code;
-        }
+        public String code() { return code; }
     }
 
     private final String shard;
@@ -67,18 +65,12 @@ public final class ShardException extends RuntimeException implements Failure.Re
     }
 
     /** The shard file name. */
-    public String shard() {
-        return shard;
-    }
+    public String shard() { return shard; }
 
     /** The record inside the shard, or -1 for the shard as a whole. */
-    public int record() {
-        return record;
-    }
+    public int record() { return record; }
 
-    public Reason reason() {
-        return reason;
-    }
+    public Reason reason() { return reason; }
 
     /** What is wrong, without the shard and record the message starts with: {@code "checksum: payload of ..."}. */
     public String problem() {

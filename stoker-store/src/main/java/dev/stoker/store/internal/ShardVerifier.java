@@ -33,9 +33,7 @@ public final class ShardVerifier {
 
     /** What was checked and what was found. */
     public record Report(int shards, int records, long bytes, List<Damage> damages) {
-        public boolean intact() {
-            return damages.isEmpty();
-        }
+        public boolean intact() { return damages.isEmpty(); }
     }
 
     private ShardVerifier() {

@@ -6,7 +6,5 @@ package dev.stoker.store.loader;
  */
 record PlannedSample(SampleTask task, double[] clipStarts, int[] leadFrames) {
     @Override
-    public String toString() {
-        return task.toString();
-    }
+    public String toString() { return task.toString(); }
 }

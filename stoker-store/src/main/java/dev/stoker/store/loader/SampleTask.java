@@ -5,9 +5,7 @@ import dev.stoker.store.internal.SampleInfo;
 
 /** A sample to load: the sampler's draw; {@code firstClip} clips of it were delivered before a resume. */
 record SampleTask(SampleInfo sample, SampleDraw draw, int firstClip) {
-    int epoch() {
-        return draw.epoch();
-    }
+    int epoch() { return draw.epoch(); }
 
     /** Prints as its source path, shard and record, which failure reports show. */
     @Override

@@ -41,7 +41,5 @@ record ShardClip(SampleTask task, int clip, int clipsOfSample, ClipPixels pixels
     }
 
     @Override
-    public String toString() {
-        return task.toString();
-    }
+    public String toString() { return task.toString(); }
 }

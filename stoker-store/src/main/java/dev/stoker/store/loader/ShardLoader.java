@@ -289,9 +289,7 @@ public final class ShardLoader extends HostBatchLoader {
     }
 
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
-    public PrefetchStats readAheadStats() {
-        return readAhead.stats();
-    }
+    public PrefetchStats readAheadStats() { return readAhead.stats(); }
 
     @Override
     public List<Stage> stages() {
@@ -299,26 +297,18 @@ public final class ShardLoader extends HostBatchLoader {
     }
 
     @Override
-    public List<String> classNames() {
-        return dataset.classNames();
-    }
+    public List<String> classNames() { return dataset.classNames(); }
 
     /** The shards it reads (their stats: remote requests, the block cache's). */
-    public ShardDataset dataset() {
-        return dataset;
-    }
+    public ShardDataset dataset() { return dataset; }
 
     /** Clips read so far. */
     @Override
-    public long decodedClips() {
-        return clips.sum();
-    }
+    public long decodedClips() { return clips.sum(); }
 
     /** Frames decoded (or copied) so far, output or not. */
     @Override
-    public long decodedFrames() {
-        return decodedFrames.sum();
-    }
+    public long decodedFrames() { return decodedFrames.sum(); }
 
     @Override
     protected void pipelineClosed() {

@@ -97,9 +97,7 @@ public final class BlockCache implements AutoCloseable {
         }
 
         /** Bytes of the pinned blocks (what they take on disk, or would have taken). */
-        public long bytes() {
-            return bytes;
-        }
+        public long bytes() { return bytes; }
 
         @Override
         public void close() {
@@ -139,9 +137,7 @@ public final class BlockCache implements AutoCloseable {
         return cache;
     }
 
-    public Settings settings() {
-        return settings;
-    }
+    public Settings settings() { return settings; }
 
     /** Object {@code key} of {@code store}, {@code sizeBytes} long, in the version {@code version} names. */
     public CachedObject object(BlobStore store, String key, long sizeBytes, String version) {
@@ -241,9 +237,7 @@ public final class BlockCache implements AutoCloseable {
         return new Pin(all, bytes);
     }
 
-    public Stats stats() {
-        return index.stats();
-    }
+    public Stats stats() { return index.stats(); }
 
     /** Blocks {@code first..last}, pinned, and (for {@code wantData}) their bytes. */
     private record Acquired(Pin pin, byte[][] data) {

@@ -71,9 +71,7 @@ final class BlockIndex {
     }
 
     /** Where the block files are: {@code blocks/} in the cache folder. */
-    Path blocksDir() {
-        return blocksDir;
-    }
+    Path blocksDir() { return blocksDir; }
 
     /** Registers the blocks a previous run stored, in the order given (first in line for eviction first). */
     void load(List<BlockFiles.Found> found) {

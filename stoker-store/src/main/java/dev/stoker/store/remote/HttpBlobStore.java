@@ -40,9 +40,7 @@ final class HttpBlobStore implements BlobStore {
     }
 
     @Override
-    public String location() {
-        return base.toString();
-    }
+    public String location() { return base.toString(); }
 
     @Override
     public List<String> list() throws IOException {

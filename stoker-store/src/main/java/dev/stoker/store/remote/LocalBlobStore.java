@@ -25,14 +25,10 @@ public final class LocalBlobStore implements BlobStore {
         this.root = root;
     }
 
-    public Path root() {
-        return root;
-    }
+    public Path root() { return root; }
 
     @Override
-    public String location() {
-        return root.toString();
-    }
+    public String location() { return root.toString(); }
 
     @Override
     public List<String> list() throws IOException {

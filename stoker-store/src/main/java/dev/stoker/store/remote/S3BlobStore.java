@@ -124,9 +124,7 @@ public final class S3BlobStore implements BlobStore {
     }
 
     @Override
-    public String location() {
-        return location;
-    }
+    public String location() { return location; }
 
     @Override
     public List<String> list() throws IOException {

@@ -93,9 +93,7 @@ public final class ShardFile {
         return remote != null;
     }
 
-    public String name() {
-        return name;
-    }
+    public String name() { return name; }
 
     public long fileBytes() {
         return remote != null ? remote.size() : bytes.byteSize();

@@ -90,9 +90,7 @@ final class FolderHttpServer implements AutoCloseable {
     }
 
     /** The most GETs that were being answered at once. */
-    synchronized int mostInFlight() {
-        return mostInFlight;
-    }
+    synchronized int mostInFlight() { return mostInFlight; }
 
     private synchronized void enter() throws InterruptedException {
         mostInFlight = Math.max(mostInFlight, ++inFlight);
@@ -108,9 +106,7 @@ final class FolderHttpServer implements AutoCloseable {
     }
 
     /** GETs answered (or being answered) so far. */
-    int gets() {
-        return log.size();
-    }
+    int gets() { return log.size(); }
 
     URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");

@@ -27,9 +27,7 @@ final class S3SampleShards implements BeforeEachCallback, AfterEachCallback {
     }
 
     /** Where the server listens. */
-    URI uri() {
-        return s3.getUri();
-    }
+    URI uri() { return s3.getUri(); }
 
     /** Settings that reach the server directly. */
     S3BlobStore.Settings settings() {

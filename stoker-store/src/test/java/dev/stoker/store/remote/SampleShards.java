@@ -22,9 +22,7 @@ final class SampleShards {
     private SampleShards() {
     }
 
-    static Path folder() {
-        return FOLDER.get();
-    }
+    static Path folder() { return FOLDER.get(); }
 
     private static Path ingest() throws IOException {
         Path dir = Files.createTempDirectory("stoker-remote-test");

@@ -27,9 +27,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
     }
 
     @Override
-    public int[] frames() {
-        return frames.clone();
-    }
+    public int[] frames() { return frames.clone(); }
 
     /**
      * The frames {@code spec} selects in {@code video}; a {@link VideoException} when it is past the end under SKIP, or
@@ -86,9 +84,7 @@ public record ClipSelection(int[] frames, boolean shifted, int repeatedFrames) {
             return frames;
         }
 
-        int frameCount() {
-            return count;
-        }
+        int frameCount() { return count; }
 
         double frameTimeSeconds(int frame) {
             return index.frameTimeSeconds(base + frame);

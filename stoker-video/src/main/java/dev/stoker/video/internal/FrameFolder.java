@@ -74,13 +74,9 @@ public final class FrameFolder {
         return bytes;
     }
 
-    public Path folder() {
-        return folder;
-    }
+    public Path folder() { return folder; }
 
-    public int frameCount() {
-        return frames.count();
-    }
+    public int frameCount() { return frames.count(); }
 
     /** The file of frame {@code frame}, in play order. */
     public Path frame(int frame) {

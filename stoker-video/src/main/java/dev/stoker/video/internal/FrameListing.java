@@ -55,9 +55,7 @@ sealed interface FrameListing {
     /** Frames by name, when they are not numbered without a gap. */
     record Named(List<String> names, FrameImage kind) implements FrameListing {
         @Override
-        public int count() {
-            return names.size();
-        }
+        public int count() { return names.size(); }
 
         @Override
         public String name(int frame) {

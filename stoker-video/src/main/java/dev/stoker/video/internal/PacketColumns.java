@@ -61,9 +61,7 @@ public final class PacketColumns {
         count++;
     }
 
-    public int count() {
-        return count;
-    }
+    public int count() { return count; }
 
     public long pts(int packet) {
         return pts[packet];

@@ -179,19 +179,13 @@ public final class Quarantine {
     }
 
     /** Entries read from the file at open (unchanged files only). */
-    public int fromFile() {
-        return fromFile;
-    }
+    public int fromFile() { return fromFile; }
 
     /** Entries of the file left out at open because their file changed since (they are tried again). */
-    public int changedSince() {
-        return changedSince;
-    }
+    public int changedSince() { return changedSince; }
 
     /** The JSONL file, or null for a quarantine of this run only. */
-    public Path file() {
-        return file;
-    }
+    public Path file() { return file; }
 
     private void append(Entry entry) {
         try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,

@@ -152,14 +152,10 @@ public final class VideoLoader extends HostBatchLoader {
      * {@link LoaderOptions#quarantine()} at open (left out of the dataset, so the order is the dataset's without
      * them) and those that failed so since, skipped before fetch from the next time they come up.
      */
-    public Quarantine quarantine() {
-        return gate.quarantine();
-    }
+    public Quarantine quarantine() { return gate.quarantine(); }
 
     /** Videos skipped so far because they were quarantined during this run. */
-    public long quarantineSkips() {
-        return gate.skipped();
-    }
+    public long quarantineSkips() { return gate.skipped(); }
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening, ResumeTracker resume,
                                     Quarantine quarantine) {
@@ -325,21 +321,15 @@ public final class VideoLoader extends HostBatchLoader {
     }
 
     @Override
-    public List<String> classNames() {
-        return dataset.classNames();
-    }
+    public List<String> classNames() { return dataset.classNames(); }
 
     /** Clips decoded so far. */
     @Override
-    public long decodedClips() {
-        return decode.clips.sum();
-    }
+    public long decodedClips() { return decode.clips.sum(); }
 
     /** Frames the decoder produced so far, output or not: divided by clips, the cost of a clip. */
     @Override
-    public long decodedFrames() {
-        return decode.decodedFrames.sum();
-    }
+    public long decodedFrames() { return decode.decodedFrames.sum(); }
 
     /**
      * Estimated bytes one item holds at each stage's input, and at the sink ({@link MemoryPlan#itemBytesByStage},
@@ -350,9 +340,7 @@ public final class VideoLoader extends HostBatchLoader {
     }
 
     /** The memory plan the pools were sized by, for the stage settings the loader started with. */
-    public MemoryPlan memoryPlan() {
-        return plan;
-    }
+    public MemoryPlan memoryPlan() { return plan; }
 
     private long meanFileBytes() {
         long total = 0;

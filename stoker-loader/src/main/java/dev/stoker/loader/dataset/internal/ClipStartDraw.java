@@ -23,12 +23,8 @@ public record ClipStartDraw(double[] startsSeconds, int[] leadFrames, int fittin
     }
 
     @Override
-    public double[] startsSeconds() {
-        return startsSeconds.clone();
-    }
+    public double[] startsSeconds() { return startsSeconds.clone(); }
 
     @Override
-    public int[] leadFrames() {
-        return leadFrames.clone();
-    }
+    public int[] leadFrames() { return leadFrames.clone(); }
 }

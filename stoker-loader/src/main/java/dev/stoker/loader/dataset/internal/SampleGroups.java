@@ -89,9 +89,7 @@ public final class SampleGroups {
     }
 
     /** Samples in the dataset. */
-    public int size() {
-        return samples;
-    }
+    public int size() { return samples; }
 
     /** Groups in the dataset. */
     public int groupCount() {

@@ -84,9 +84,7 @@ final class ChildLauncher {
         }
     }
 
-    boolean isAlive() {
-        return process.isAlive();
-    }
+    boolean isAlive() { return process.isAlive(); }
 
     /** Pid of the running child (or of the last one), -1 before the first start. */
     long pid() {

@@ -93,9 +93,7 @@ public final class ChildProcessStages implements HostedStages {
     }
 
     @Override
-    public EpochSource<?> outputs() {
-        return outputs;
-    }
+    public EpochSource<?> outputs() { return outputs; }
 
     private Object nextOutput() throws InterruptedException {
         Object next = handoff.take();
@@ -106,19 +104,13 @@ public final class ChildProcessStages implements HostedStages {
     }
 
     @Override
-    public List<StageStats> stageStats() {
-        return reports.stageStats();
-    }
+    public List<StageStats> stageStats() { return reports.stageStats(); }
 
     @Override
-    public List<Failure> failures() {
-        return reports.failures();
-    }
+    public List<Failure> failures() { return reports.failures(); }
 
     /** Pid of the running child (or of the last one), -1 before the first start. */
-    public long childPid() {
-        return launcher.pid();
-    }
+    public long childPid() { return launcher.pid(); }
 
     @Override
     public void close() {

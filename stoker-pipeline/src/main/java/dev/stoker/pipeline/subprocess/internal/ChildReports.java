@@ -32,9 +32,7 @@ final class ChildReports {
         this.stageStats = placeholderStats(spec);
     }
 
-    List<StageStats> stageStats() {
-        return stageStats;
-    }
+    List<StageStats> stageStats() { return stageStats; }
 
     List<Failure> failures() {
         synchronized (failures) {

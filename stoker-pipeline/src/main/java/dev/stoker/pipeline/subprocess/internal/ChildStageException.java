@@ -14,12 +14,8 @@ public final class ChildStageException extends RuntimeException implements Failu
     }
 
     /** The class name of the exception thrown in the child. */
-    public String errorClass() {
-        return errorClass;
-    }
+    public String errorClass() { return errorClass; }
 
     @Override
-    public String failureReason() {
-        return reason;
-    }
+    public String failureReason() { return reason; }
 }

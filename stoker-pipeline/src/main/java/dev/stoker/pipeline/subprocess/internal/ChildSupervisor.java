@@ -102,9 +102,7 @@ final class ChildSupervisor implements Runnable {
     }
 
     /** Results read but not handed on, for release at close (after the thread has ended). */
-    Iterable<Object> undelivered() {
-        return toDeliver;
-    }
+    Iterable<Object> undelivered() { return toDeliver; }
 
     private void fail(PipelineFailedException failure) {
         fatal = true;

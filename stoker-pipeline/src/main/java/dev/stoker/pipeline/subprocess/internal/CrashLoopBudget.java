@@ -26,7 +26,5 @@ final class CrashLoopBudget {
         return restarts > budget;
     }
 
-    int budget() {
-        return budget;
-    }
+    int budget() { return budget; }
 }

@@ -32,9 +32,7 @@ final class GroupLineage implements Lineage {
     }
 
     @Override
-    public Object value() {
-        return value;
-    }
+    public Object value() { return value; }
 
     @Override
     public GroupLineage with(Object next) {
@@ -58,9 +56,7 @@ final class GroupLineage implements Lineage {
 
     /** Members the parent already has were dropped before the batch: a group is always new. */
     @Override
-    public boolean alreadyDelivered() {
-        return false;
-    }
+    public boolean alreadyDelivered() { return false; }
 
     @Override
     public Outbound outbound() {

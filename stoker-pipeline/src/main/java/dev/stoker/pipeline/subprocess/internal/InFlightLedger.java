@@ -87,9 +87,7 @@ final class InFlightLedger {
     }
 
     /** Inputs the child was done with so far, over every child it had. */
-    long doneCount() {
-        return doneCount;
-    }
+    long doneCount() { return doneCount; }
 
     /** The child is done with input {@code id}. */
     void done(long id) {
@@ -136,7 +134,5 @@ final class InFlightLedger {
     }
 
     /** Entries not yet done with, for release at close. */
-    Collection<SentEntry> unacked() {
-        return unacked.values();
-    }
+    Collection<SentEntry> unacked() { return unacked.values(); }
 }

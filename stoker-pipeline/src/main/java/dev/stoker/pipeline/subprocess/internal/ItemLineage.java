@@ -22,9 +22,7 @@ final class ItemLineage implements Lineage {
     }
 
     @Override
-    public Object value() {
-        return value;
-    }
+    public Object value() { return value; }
 
     @Override
     public ItemLineage with(Object next) {
@@ -71,14 +69,10 @@ final class ItemLineage implements Lineage {
     }
 
     @Override
-    public long blamedInputId() {
-        return ticket.inputId;
-    }
+    public long blamedInputId() { return ticket.inputId; }
 
     @Override
-    public long prefixBytes() {
-        return 0;
-    }
+    public long prefixBytes() { return 0; }
 
     @Override
     public boolean alreadyDelivered() {

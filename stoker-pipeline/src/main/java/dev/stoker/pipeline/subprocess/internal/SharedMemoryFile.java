@@ -119,13 +119,9 @@ public final class SharedMemoryFile implements AutoCloseable {
         return deleted;
     }
 
-    public Path path() {
-        return path;
-    }
+    public Path path() { return path; }
 
-    public MemorySegment segment() {
-        return segment;
-    }
+    public MemorySegment segment() { return segment; }
 
     /** Unmaps the file, and deletes it if this side created it. */
     @Override

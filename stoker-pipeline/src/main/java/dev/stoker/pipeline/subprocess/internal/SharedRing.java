@@ -62,9 +62,7 @@ public final class SharedRing {
     }
 
     /** Bytes of data: the largest record, header included, that fits. */
-    public long capacity() {
-        return capacity;
-    }
+    public long capacity() { return capacity; }
 
     /** The most payload one record can carry. */
     public long maxPayloadBytes() {
@@ -154,9 +152,7 @@ public final class SharedRing {
         return true;
     }
 
-    private long lvTailPlain() {
-        return claimedTail;
-    }
+    private long lvTailPlain() { return claimedTail; }
 
     private boolean hasRoom(long tail, long bytes) {
         if (tail + bytes - cachedHead <= capacity) {

@@ -19,9 +19,7 @@ final class SourceFeeder implements Runnable {
     }
 
     /** The next entry, or {@code null} when none is ready. */
-    SentEntry poll() {
-        return entries.poll();
-    }
+    SentEntry poll() { return entries.poll(); }
 
     /** Stops reporting errors: the feeder's thread is being interrupted. */
     void close() {

@@ -23,9 +23,7 @@ public record DecodedSample(Arena arena, MemorySegment frames, int width, int he
         }
     }
 
-    public int frameCount() {
-        return pts.length;
-    }
+    public int frameCount() { return pts.length; }
 
     public long frameBytes() {
         return (long) width * height * 3;

@@ -12,7 +12,5 @@ public record EncodedSample(String codecName, String pixelFormat, int width, int
                             int timeBaseDenominator, double framesPerSecond, double durationSeconds, byte[] extradata,
                             byte[] payload, long[] pts, long[] durations, boolean[] keyframes, long[] offsets,
                             int[] sizes) {
-    public int packetCount() {
-        return pts.length;
-    }
+    public int packetCount() { return pts.length; }
 }

@@ -14,7 +14,5 @@ public record JpegFormat(IngestOptions.Format name) implements ShardFormat {
     }
 
     @Override
-    public boolean needsEvenSize() {
-        return true;
-    }
+    public boolean needsEvenSize() { return true; }
 }

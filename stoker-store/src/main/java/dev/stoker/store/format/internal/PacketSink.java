@@ -31,9 +31,7 @@ public final class PacketSink {
         used = needed; // the padding stays zero: the array is zeroed when grown and never reused
     }
 
-    int count() {
-        return packets.count();
-    }
+    int count() { return packets.count(); }
 
     EncodedSample finish(String codecName, String pixelFormat, DecodedSample sample, byte[] extradata) {
         return new EncodedSample(codecName, pixelFormat, sample.width(), sample.height(), sample.timeBaseNumerator(),

@@ -15,7 +15,5 @@ public record RawFormat(IngestOptions.Format name) implements ShardFormat {
     }
 
     @Override
-    public boolean storesRgbFrames() {
-        return true;
-    }
+    public boolean storesRgbFrames() { return true; }
 }

@@ -18,14 +18,10 @@ public interface ShardFormat {
      * True when every stored packet is an uncompressed RGB24 frame of the stored size, so a clip at that
      * size can be copied instead of decoded.
      */
-    default boolean storesRgbFrames() {
-        return false;
-    }
+    default boolean storesRgbFrames() { return false; }
 
     /** Whether stored frames must have even width and height (4:2:0 chroma). */
-    default boolean needsEvenSize() {
-        return false;
-    }
+    default boolean needsEvenSize() { return false; }
 
     /** How {@code format} is written and read. */
     static ShardFormat named(IngestOptions.Format format) {

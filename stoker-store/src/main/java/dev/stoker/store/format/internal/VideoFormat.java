@@ -24,7 +24,5 @@ public record VideoFormat(IngestOptions.Format name) implements ShardFormat {
     }
 
     @Override
-    public boolean needsEvenSize() {
-        return true;
-    }
+    public boolean needsEvenSize() { return true; }
 }

@@ -56,9 +56,7 @@ public final class KnownOrder {
         Iterator<SampleDraw> draws = draws(sampler, from, endEpoch);
         return new Iterator<>() {
             @Override
-            public boolean hasNext() {
-                return draws.hasNext();
-            }
+            public boolean hasNext() { return draws.hasNext(); }
 
             @Override
             public Integer next() {

@@ -45,9 +45,7 @@ public final class Retry {
     }
 
     /** Retries taken so far, over every call. */
-    public long retries() {
-        return retries.get();
-    }
+    public long retries() { return retries.get(); }
 
     public <T> T call(String what, Attempt<T> attempt) throws IOException {
         for (int n = 1; ; n++) {

@@ -44,9 +44,7 @@ public final class RemoteShardBytes {
         return cache != null ? cache.read(cached, range) : store.read(key, range);
     }
 
-    public long size() {
-        return sizeBytes;
-    }
+    public long size() { return sizeBytes; }
 
     /** Bytes {@code [offset, offset + length)} of the shard, downloaded now. */
     public MemorySegment region(String name, long offset, long length) {

@@ -49,18 +49,12 @@ public final class ShardWriter implements AutoCloseable {
         pad();
     }
 
-    public String name() {
-        return name;
-    }
+    public String name() { return name; }
 
-    public int firstSource() {
-        return firstSource;
-    }
+    public int firstSource() { return firstSource; }
 
     /** Payload bytes written so far: what the shard size limit is compared with. */
-    public long payloadBytes() {
-        return payloadBytes;
-    }
+    public long payloadBytes() { return payloadBytes; }
 
     /** Appends a sample's payload and index entry; returns its record number. */
     public int add(RecordEntry.Source source, EncodedSample sample) throws IOException {

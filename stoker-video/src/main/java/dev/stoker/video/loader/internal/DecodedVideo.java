@@ -18,7 +18,5 @@ public record DecodedVideo(VideoTask task, double[] clipStarts, DecodedFrames fr
     }
 
     @Override
-    public String toString() {
-        return task.toString();
-    }
+    public String toString() { return task.toString(); }
 }

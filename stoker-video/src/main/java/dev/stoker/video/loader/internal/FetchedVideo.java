@@ -78,7 +78,5 @@ public record FetchedVideo(VideoTask task, byte[] bytes, Folder folder) {
     }
 
     @Override
-    public String toString() {
-        return task.toString();
-    }
+    public String toString() { return task.toString(); }
 }

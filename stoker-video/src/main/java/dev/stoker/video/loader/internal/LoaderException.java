@@ -13,12 +13,8 @@ public final class LoaderException extends RuntimeException implements Failure.R
     }
 
     /** Why, as the reason the loader, its quarantine and a scan count by. */
-    public FailureReason reason() {
-        return reason;
-    }
+    public FailureReason reason() { return reason; }
 
     @Override
-    public String failureReason() {
-        return reason.code();
-    }
+    public String failureReason() { return reason.code(); }
 }

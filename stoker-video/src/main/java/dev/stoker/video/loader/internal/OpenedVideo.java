@@ -10,7 +10,5 @@ public record OpenedVideo(VideoTask task, Video video, double[] clipStarts) impl
     }
 
     @Override
-    public String toString() {
-        return task.toString();
-    }
+    public String toString() { return task.toString(); }
 }

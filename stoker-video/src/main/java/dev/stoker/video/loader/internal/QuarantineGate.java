@@ -82,9 +82,7 @@ public final class QuarantineGate {
         this.decodeInChild = tracking == Tracking.CHILD_CLIPS;
     }
 
-    public Quarantine quarantine() {
-        return quarantine;
-    }
+    public Quarantine quarantine() { return quarantine; }
 
     /** Where failures are read from (the pipeline's, once it is built). */
     public void watch(Supplier<List<Failure>> failures) {
@@ -147,9 +145,7 @@ public final class QuarantineGate {
     }
 
     /** Videos skipped because their file was quarantined. */
-    public synchronized long skipped() {
-        return skipped;
-    }
+    public synchronized long skipped() { return skipped; }
 
     private boolean waitsOn(String path, int epoch) {
         long[] f = inFlight.get(path);
