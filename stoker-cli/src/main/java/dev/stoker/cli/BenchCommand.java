@@ -115,19 +115,19 @@ final class BenchCommand extends Subcommand {
     @Mixin
     AutotuneOptions autotune; // --autotune, --autotune-cores, --autotune-ram, --autotune-window
 
-    @Option(names = "--json", paramLabel = "FILE") Path json;
+    @Mixin
+    RunFileOptions files; // --json, --trace, --report
+
     @Option(names = "--clips-out", paramLabel = "FILE") Path clipsOut;
-    @Option(names = "--trace", paramLabel = "FILE") Path trace;
     @Option(names = "--no-reference") boolean noReference;
 
-    // Seeing the run (BenchWatch, BenchReportWriter): a live dashboard, a stats stream, an HTML report.
+    // Seeing the run (BenchWatch): a live dashboard, a stats stream; with --report, the series its HTML report charts.
     @Option(names = "--dashboard", arity = "0..1", preprocessor = OptionalPort.class,
             fallbackValue = "" + DashboardServer.DEFAULT_PORT, paramLabel = "PORT")
     Integer dashboardPort;
 
     @Option(names = "--publish", paramLabel = "PORT") Integer publishPort;
     @Option(names = "--ceiling") boolean ceiling;
-    @Option(names = "--report", paramLabel = "FILE") Path report;
 
     private static final int HEADSPACE_STEPS = 20;
     private static final int REFERENCE_CLIPS = 128;
@@ -139,9 +139,7 @@ final class BenchCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
-        OutputFiles.checkWritable("--json", json);
-        OutputFiles.checkWritable("--trace", trace);
-        OutputFiles.checkWritable("--report", report);
+        files.checkWritable();
         PrintWriter out = out();
         LoaderOptions options = GpuDecodeOptions.resolve(storage.withColdFetch(loader.loaderOptions()));
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
@@ -177,8 +175,8 @@ final class BenchCommand extends Subcommand {
                 throw new ParameterException(spec.commandLine(), "--decode " + mode
                         + " with a shard folder (expected: a dataset of video files; shards decode on the CPU)");
             }
-            return ShardBench.run(out, spec, new BenchDevice(deviceSpec, decode, mode, out), dataset, options, batches, json,
-                    trace, storage.readAhead(spec), storage);
+            return ShardBench.run(out, spec, new BenchDevice(deviceSpec, decode, mode, out), dataset, options, batches,
+                    files.json, files.trace, storage.readAhead(spec), storage);
         }
         Dataset data = dataset.openVideos(spec);
         if (compareSampling) {
@@ -187,13 +185,13 @@ final class BenchCommand extends Subcommand {
                         + options.placement().splitAfter() + " (expected: --rounds 1+, on the CPU, in this process)");
             }
             try {
-                return SamplingBench.run(out, dataset.name(), data, options, rounds, batches, json);
+                return SamplingBench.run(out, dataset.name(), data, options, rounds, batches, files.json);
             } catch (IllegalArgumentException e) {
                 throw usageError("--compare-sampling: " + e.getMessage());
             }
         }
         int cores = Runtime.getRuntime().availableProcessors();
-        TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
+        TraceRecorder recorder = files.traceRecorder();
         DeliveredClips delivered = new DeliveredClips(REFERENCE_CLIPS); // what the reference decodes again
         double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         MemoryTimeline memory = new MemoryTimeline(batches);
@@ -204,7 +202,7 @@ final class BenchCommand extends Subcommand {
         long decodedClips;
         ClipStartStats startStats;
         PipelineConfig effective;
-        BenchWatch watch = new BenchWatch(dashboardPort, publishPort, report != null, out);
+        BenchWatch watch = new BenchWatch(dashboardPort, publishPort, files.report != null, out);
         BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
         try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(spec, dataset, options,
                 Opening.defaults().tracedBy(recorder));
@@ -256,15 +254,15 @@ final class BenchCommand extends Subcommand {
                         options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
         out.print(result.summary());
         out.flush();   // the figures stand even if a file below cannot be written
-        OutputFiles.json(out, json, result);
-        OutputFiles.trace(out, trace, recorder);
-        if (report != null) {
+        OutputFiles.json(out, files.json, result);
+        OutputFiles.trace(out, files.trace, recorder);
+        if (files.report != null) {
             try {
-                BenchReportWriter.write(report, OutputFiles.JSON.valueToTree(result), watch.series());
+                BenchReportWriter.write(files.report, OutputFiles.JSON.valueToTree(result), watch.series());
             } catch (IOException e) {
-                throw new UncheckedIOException("--report: cannot write " + report + " (" + CliErrors.describe(e) + ")", e);
+                throw new UncheckedIOException("--report: cannot write " + files.report + " (" + CliErrors.describe(e) + ")", e);
             }
-            out.println("wrote report to " + report);
+            out.println("wrote report to " + files.report);
         }
         out.flush();
         return figures.batches() == 0 ? 1 : ExitCode.OK;

@@ -11,7 +11,6 @@ import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.tune.HeadspaceResult;
 import dev.stoker.tune.ModelStep;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
@@ -57,15 +56,13 @@ final class TrainCommand extends Subcommand {
     @Option(names = "--warmup", defaultValue = "3") int warmup;
     @Option(names = "--cache", defaultValue = "4", paramLabel = "N") int cache;
     @Option(names = "--floor-steps", defaultValue = "20", paramLabel = "N") int floorSteps;
-    @Option(names = "--json", paramLabel = "FILE") Path json;
-    @Option(names = "--trace", paramLabel = "FILE") Path trace;
-    @Option(names = "--report", paramLabel = "FILE") Path report;
+
+    @Mixin
+    RunFileOptions files; // --json, --trace, --report
 
     @Override
     public Integer call() throws Exception {
-        OutputFiles.checkWritable("--json", json);
-        OutputFiles.checkWritable("--trace", trace);
-        OutputFiles.checkWritable("--report", report);
+        files.checkWritable();
         PrintWriter out = out();
         if (steps < 1) {
             throw usageError("--steps: " + steps + " (expected: 1+)");
@@ -86,7 +83,7 @@ final class TrainCommand extends Subcommand {
             throw usageError("--split-after: " + options.placement().splitAfter()
                     + " with a shard folder (expected: a dataset of video files; the shard loader runs in this process)");
         }
-        TraceRecorder recorder = trace == null ? null : TraceRecorder.create();
+        TraceRecorder recorder = files.traceRecorder();
         TrainLoop loop;
         TrainResult result;
         // The loader (video files or shards) first: the model is built for its classes.
@@ -123,11 +120,11 @@ final class TrainCommand extends Subcommand {
                     config);
         }
         out.print(result.summary());
-        OutputFiles.json(out, json, result);
-        OutputFiles.trace(out, trace, recorder);
-        if (report != null) {
-            OutputFiles.write("--report", report, TrainReportWriter.html(OutputFiles.JSON.valueToTree(result)));
-            out.println("wrote report to " + report);
+        OutputFiles.json(out, files.json, result);
+        OutputFiles.trace(out, files.trace, recorder);
+        if (files.report != null) {
+            OutputFiles.write("--report", files.report, TrainReportWriter.html(OutputFiles.JSON.valueToTree(result)));
+            out.println("wrote report to " + files.report);
         }
         out.flush();
         return ExitCode.OK;
