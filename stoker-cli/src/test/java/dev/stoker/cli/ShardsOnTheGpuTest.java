@@ -28,8 +28,6 @@ import dev.stoker.store.IngestOptions;
 import dev.stoker.store.ingest.Ingest;
 import dev.stoker.store.ingest.IngestListener;
 import dev.stoker.store.loader.ShardLoader;
-import dev.stoker.video.demo.DemoDataset;
-import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -53,10 +51,10 @@ class ShardsOnTheGpuTest {
 
     @BeforeAll
     static void ingest() throws IOException {
-        Path videos = DemoDataset.create(dir.resolve("videos"), DemoSpec.small(2, 3, 2.0));
         Path dest = dir.resolve("shards");
-        Ingest.run(Dataset.open(videos), dest, IngestOptions.defaults().withFormat(IngestOptions.Format.VIDEO).withShortSide(96)
-                .withShardSize(64L << 10), 2, IngestListener.NONE);
+        Ingest.run(Dataset.open(CliRun.sharedDemoData(2, 3, 2)), dest,
+                IngestOptions.defaults().withFormat(IngestOptions.Format.VIDEO).withShortSide(96).withShardSize(64L << 10),
+                2, IngestListener.NONE);
         shards = dest.toString();
     }
 
