@@ -33,6 +33,8 @@ _DRAIN_GUARD_SECONDS = 30.0
 class ServeProcess:
     def __init__(self, args: List[str], env: Optional[dict] = None):
         self.args = args
+        # The JVM ends itself when this process exits, even if that is before it could ask for its parent.
+        env = dict(os.environ if env is None else env, STOKER_CONSUMER_PID=str(os.getpid()))
         try:
             # A session of its own: the terminal's Ctrl-C reaches Python only, which then closes the JVM in order.
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -62,7 +63,17 @@ final class ServeCommand extends Subcommand {
         // shard probe, a large listing) the consumer's going shows only as its process's exit: the loader's process
         // started this one, and nothing it opens must outlive it.
         AtomicBoolean serving = new AtomicBoolean();
-        ProcessHandle.current().parent().ifPresent(consumer -> consumer.onExit().thenRun(() -> {
+        String named = System.getenv(ServeConsumer.ENV);
+        Optional<ProcessHandle> consumer;
+        try {
+            consumer = ServeConsumer.of(named);
+        } catch (IllegalArgumentException e) {
+            throw usageError(e.getMessage());
+        }
+        if (named != null && consumer.isEmpty()) {
+            Runtime.getRuntime().halt(3);   // the consumer died while this JVM started
+        }
+        consumer.ifPresent(c -> c.onExit().thenRun(() -> {
             if (!serving.get()) {
                 Runtime.getRuntime().halt(3);
             }

@@ -12,7 +12,7 @@ import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.Dataset;
 import dev.stoker.pipeline.Failure;
 import dev.stoker.pipeline.FailureBudget;
-import dev.stoker.video.demo.DemoDataset;
+import dev.stoker.video.demo.DemoFolders;
 import dev.stoker.video.demo.DemoSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,9 +43,8 @@ class ManifestRangeTest {
     static Path video;
 
     @BeforeAll
-    static void makeVideo() throws IOException {
-        Path demo = DemoDataset.create(dir.resolve("demo"), DemoSpec.small(1, 1, 3.1));
-        try (Stream<Path> files = Files.walk(demo)) {
+    static void findVideo() throws IOException {
+        try (Stream<Path> files = Files.walk(DemoFolders.of(DemoSpec.small(1, 1, 3.1)))) {
             video = files.filter(p -> p.toString().endsWith(".mp4")).findFirst().orElseThrow();
         }
     }
