@@ -44,42 +44,59 @@ __device__ __forceinline__ float tent(const unsigned char* __restrict__ plane, i
     return sum / weights;
 }
 
-// Draws output pixel (dx, dy) of one frame: the body both entries share.
+// What the frames of one draw share: where and how they are written, the source size, crop window and colour. It is
+// the head of ClipJob (below), so the clip kernel passes its job's on; nv12_to_rgb fills one from its arguments.
+struct Drawing {
+    unsigned char* dst;          //  0: the first byte of slot 0 (the frame, or the clip's first frame)
+    long long channelStride;     //  8
+    long long rowStride;         // 16
+    long long slotStride;        // 24: bytes from one slot (frame) of the clip to the next
+    int pixelStride;             // 32
+    int dstWidth;                // 36
+    int dstHeight;               // 40
+    int srcWidth;                // 44
+    int srcHeight;               // 48
+    float cropX;                 // 52
+    float cropY;                 // 56
+    float cropWidth;             // 60
+    float cropHeight;            // 64
+    int colour;                  // 68
+};                               // 72 bytes
+
+// Draws output pixel (dx, dy) of the frame with NV12 planes y and uv into its slot, whose first byte is `frame`
+// (drawing.dst + slot * drawing.slotStride): the body both entries share. `frame` is a parameter of its own, not worked
+// out here, for its __restrict__: it is what lets the compiler read the planes through the read-only cache.
 __device__ __forceinline__ void draw_pixel(int dx, int dy, const unsigned char* __restrict__ y, int yPitch,
-                                           const unsigned char* __restrict__ uv, int uvPitch,
-                                           int srcWidth, int srcHeight,
-                                           float cropX, float cropY, float cropWidth, float cropHeight,
-                                           unsigned char* __restrict__ dst, int dstWidth, int dstHeight,
-                                           long long channelStride, long long rowStride, int pixelStride,
-                                           int colour)
+                                           const unsigned char* __restrict__ uv, int uvPitch, const Drawing drawing,
+                                           unsigned char* __restrict__ frame)
 {
     // The crop window in whole pixels, within the frame.
-    int lx0 = max(0, (int) cropX);
-    int ly0 = max(0, (int) cropY);
-    int lx1 = min(srcWidth - 1, (int) (cropX + cropWidth) - 1);
-    int ly1 = min(srcHeight - 1, (int) (cropY + cropHeight) - 1);
+    int lx0 = max(0, (int) drawing.cropX);
+    int ly0 = max(0, (int) drawing.cropY);
+    int lx1 = min(drawing.srcWidth - 1, (int) (drawing.cropX + drawing.cropWidth) - 1);
+    int ly1 = min(drawing.srcHeight - 1, (int) (drawing.cropY + drawing.cropHeight) - 1);
 
     // Pixel centres: destination (dx + 0.5) maps into the crop window of the source.
-    float scaleX = cropWidth / dstWidth;
-    float scaleY = cropHeight / dstHeight;
-    float sx = cropX + (dx + 0.5f) * scaleX - 0.5f;
-    float sy = cropY + (dy + 0.5f) * scaleY - 0.5f;
+    float scaleX = drawing.cropWidth / drawing.dstWidth;
+    float scaleY = drawing.cropHeight / drawing.dstHeight;
+    float sx = drawing.cropX + (dx + 0.5f) * scaleX - 0.5f;
+    float sy = drawing.cropY + (dy + 0.5f) * scaleY - 0.5f;
     float l = tent(y, yPitch, 1, 0, sx, sy, fmaxf(1.0f, scaleX), fmaxf(1.0f, scaleY), lx0, lx1, ly0, ly1);
 
     // Chroma at half resolution in both directions, U and V interleaved.
-    float cx = cropX * 0.5f + (dx + 0.5f) * scaleX * 0.5f - 0.5f;
-    float cy = cropY * 0.5f + (dy + 0.5f) * scaleY * 0.5f - 0.5f;
+    float cx = drawing.cropX * 0.5f + (dx + 0.5f) * scaleX * 0.5f - 0.5f;
+    float cy = drawing.cropY * 0.5f + (dy + 0.5f) * scaleY * 0.5f - 0.5f;
     float crx = fmaxf(1.0f, scaleX * 0.5f);
     float cry = fmaxf(1.0f, scaleY * 0.5f);
     int cx0 = lx0 / 2;
     int cy0 = ly0 / 2;
-    int cx1 = max(cx0, min((srcWidth + 1) / 2 - 1, lx1 / 2));
-    int cy1 = max(cy0, min((srcHeight + 1) / 2 - 1, ly1 / 2));
+    int cx1 = max(cx0, min((drawing.srcWidth + 1) / 2 - 1, lx1 / 2));
+    int cy1 = max(cy0, min((drawing.srcHeight + 1) / 2 - 1, ly1 / 2));
     float u = tent(uv, uvPitch, 2, 0, cx, cy, crx, cry, cx0, cx1, cy0, cy1);
     float v = tent(uv, uvPitch, 2, 1, cx, cy, crx, cry, cx0, cx1, cy0, cy1);
 
-    bool bt709 = (colour & 1) != 0;
-    bool fullRange = (colour & 2) != 0;
+    bool bt709 = (drawing.colour & 1) != 0;
+    bool fullRange = (drawing.colour & 2) != 0;
     // Limited range: luma spans 16..235 and chroma 16..240, so both are stretched to 0..255 first.
     float c = fullRange ? l : 1.164383f * (l - 16.0f);
     float k = fullRange ? 1.0f : 1.138393f;
@@ -95,10 +112,10 @@ __device__ __forceinline__ void draw_pixel(int dx, int dy, const unsigned char* 
         g = c - 0.344136f * d - 0.714136f * e;
         b = c + 1.772f * d;
     }
-    unsigned char* out = dst + dy * rowStride + (long long) dx * pixelStride;
+    unsigned char* out = frame + dy * drawing.rowStride + (long long) dx * drawing.pixelStride;
     out[0] = (unsigned char) fminf(fmaxf(r + 0.5f, 0.0f), 255.0f);
-    out[channelStride] = (unsigned char) fminf(fmaxf(g + 0.5f, 0.0f), 255.0f);
-    out[2 * channelStride] = (unsigned char) fminf(fmaxf(b + 0.5f, 0.0f), 255.0f);
+    out[drawing.channelStride] = (unsigned char) fminf(fmaxf(g + 0.5f, 0.0f), 255.0f);
+    out[2 * drawing.channelStride] = (unsigned char) fminf(fmaxf(b + 0.5f, 0.0f), 255.0f);
 }
 
 extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int yPitch,
@@ -114,8 +131,9 @@ extern "C" __global__ void nv12_to_rgb(const unsigned char* __restrict__ y, int 
     if (dx >= dstWidth || dy >= dstHeight) {
         return;
     }
-    draw_pixel(dx, dy, y, yPitch, uv, uvPitch, srcWidth, srcHeight, cropX, cropY, cropWidth, cropHeight, dst, dstWidth,
-               dstHeight, channelStride, rowStride, pixelStride, colour);
+    const Drawing drawing = {dst, channelStride, rowStride, 0, pixelStride, dstWidth, dstHeight, srcWidth, srcHeight,
+                             cropX, cropY, cropWidth, cropHeight, colour};
+    draw_pixel(dx, dy, y, yPitch, uv, uvPitch, drawing, dst);
 }
 
 // A clip's frames in one launch (nv12_to_rgb_clip): the job is passed by value, so no argument block is copied to
@@ -133,20 +151,7 @@ struct ClipFrame {
 };                               // 32 bytes
 
 struct ClipJob {
-    unsigned char* dst;          //  0: the clip's first byte (slot 0)
-    long long channelStride;     //  8
-    long long rowStride;         // 16
-    long long slotStride;        // 24: bytes from one slot (frame) of the clip to the next
-    int pixelStride;             // 32
-    int dstWidth;                // 36
-    int dstHeight;               // 40
-    int srcWidth;                // 44
-    int srcHeight;               // 48
-    float cropX;                 // 52
-    float cropY;                 // 56
-    float cropWidth;             // 60
-    float cropHeight;            // 64
-    int colour;                  // 68
+    Drawing drawing;             //  0: dst is the clip's first byte (slot 0)
     int frames;                  // 72: frames used in `frame`
     int reserved;                // 76
     ClipFrame frame[CLIP_MAX_FRAMES];   // 80
@@ -158,11 +163,10 @@ extern "C" __global__ void nv12_to_rgb_clip(const ClipJob job)
     int f = blockIdx.z;
     int dx = blockIdx.x * blockDim.x + threadIdx.x;
     int dy = blockIdx.y * blockDim.y + threadIdx.y;
-    if (f >= job.frames || dx >= job.dstWidth || dy >= job.dstHeight) {
+    if (f >= job.frames || dx >= job.drawing.dstWidth || dy >= job.drawing.dstHeight) {
         return;
     }
     const ClipFrame& frame = job.frame[f];
-    draw_pixel(dx, dy, frame.y, frame.yPitch, frame.uv, frame.uvPitch, job.srcWidth, job.srcHeight, job.cropX, job.cropY,
-               job.cropWidth, job.cropHeight, job.dst + frame.slot * job.slotStride, job.dstWidth, job.dstHeight,
-               job.channelStride, job.rowStride, job.pixelStride, job.colour);
+    draw_pixel(dx, dy, frame.y, frame.yPitch, frame.uv, frame.uvPitch, job.drawing,
+               job.drawing.dst + frame.slot * job.drawing.slotStride);
 }

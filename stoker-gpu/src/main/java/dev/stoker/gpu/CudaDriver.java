@@ -6,8 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
@@ -15,7 +13,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The CUDA driver API ({@code libcuda.so.1}, installed with the NVIDIA driver) through FFM: no CUDA
@@ -37,11 +34,10 @@ final class CudaDriver {
     /** {@code CU_IPC_HANDLE_SIZE}: bytes of a {@code CUipcMemHandle} and of a {@code CUipcEventHandle}. */
     static final int IPC_HANDLE_BYTES = 64;
 
-    private static final Linker LINKER = Linker.nativeLinker();
     /** size_t, CUdeviceptr (unsigned long long) and handles are 64-bit on Linux x86-64. */
     private static final MemoryLayout SIZE_T = JAVA_LONG;
 
-    private final SymbolLookup library;
+    private final DriverLibrary library;
     private final MethodHandle cuInit;
     private final MethodHandle cuDriverGetVersion;
     private final MethodHandle cuDeviceGetCount;
@@ -89,40 +85,40 @@ final class CudaDriver {
         }
     }
 
-    private CudaDriver(SymbolLookup library) {
+    private CudaDriver(DriverLibrary library) {
         this.library = library;
-        cuInit = bind("cuInit", JAVA_INT);
-        cuDriverGetVersion = bind("cuDriverGetVersion", ADDRESS);
-        cuDeviceGetCount = bind("cuDeviceGetCount", ADDRESS);
-        cuDeviceGet = bind("cuDeviceGet", ADDRESS, JAVA_INT);
-        cuDeviceGetName = bind("cuDeviceGetName", ADDRESS, JAVA_INT, JAVA_INT);
-        cuDeviceTotalMem = bind("cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
-        cuDevicePrimaryCtxRetain = bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
-        cuDevicePrimaryCtxRelease = bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
-        cuDevicePrimaryCtxSetFlags = bind("cuDevicePrimaryCtxSetFlags_v2", JAVA_INT, JAVA_INT);
-        cuStreamCreate = bind("cuStreamCreate", ADDRESS, JAVA_INT);
-        cuEventCreate = bind("cuEventCreate", ADDRESS, JAVA_INT);
-        cuEventRecord = bind("cuEventRecord", JAVA_LONG, JAVA_LONG);
-        cuEventQuery = bind("cuEventQuery", JAVA_LONG);
-        cuEventElapsedTime = bind("cuEventElapsedTime", ADDRESS, JAVA_LONG, JAVA_LONG);
-        cuMemHostAlloc = bind("cuMemHostAlloc", ADDRESS, SIZE_T, JAVA_INT);
-        cuMemAlloc = bind("cuMemAlloc_v2", ADDRESS, SIZE_T);
-        cuMemcpyHtoDAsync = bind("cuMemcpyHtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
-        cuMemcpyDtoDAsync = bind("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
-        cuMemcpyHtoD = bind("cuMemcpyHtoD_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
-        cuMemcpyDtoH = bind("cuMemcpyDtoH_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
-        cuModuleLoadData = bind("cuModuleLoadData", ADDRESS, ADDRESS);
-        cuModuleGetFunction = bind("cuModuleGetFunction", ADDRESS, JAVA_LONG, ADDRESS);
-        cuLaunchKernel = bind("cuLaunchKernel", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
-                JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
-        cuIpcGetMemHandle = bind("cuIpcGetMemHandle", ADDRESS, JAVA_LONG);
+        cuInit = library.bind("cuInit", JAVA_INT);
+        cuDriverGetVersion = library.bind("cuDriverGetVersion", ADDRESS);
+        cuDeviceGetCount = library.bind("cuDeviceGetCount", ADDRESS);
+        cuDeviceGet = library.bind("cuDeviceGet", ADDRESS, JAVA_INT);
+        cuDeviceGetName = library.bind("cuDeviceGetName", ADDRESS, JAVA_INT, JAVA_INT);
+        cuDeviceTotalMem = library.bind("cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
+        cuDevicePrimaryCtxRetain = library.bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
+        cuDevicePrimaryCtxRelease = library.bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
+        cuDevicePrimaryCtxSetFlags = library.bind("cuDevicePrimaryCtxSetFlags_v2", JAVA_INT, JAVA_INT);
+        cuStreamCreate = library.bind("cuStreamCreate", ADDRESS, JAVA_INT);
+        cuEventCreate = library.bind("cuEventCreate", ADDRESS, JAVA_INT);
+        cuEventRecord = library.bind("cuEventRecord", JAVA_LONG, JAVA_LONG);
+        cuEventQuery = library.bind("cuEventQuery", JAVA_LONG);
+        cuEventElapsedTime = library.bind("cuEventElapsedTime", ADDRESS, JAVA_LONG, JAVA_LONG);
+        cuMemHostAlloc = library.bind("cuMemHostAlloc", ADDRESS, SIZE_T, JAVA_INT);
+        cuMemAlloc = library.bind("cuMemAlloc_v2", ADDRESS, SIZE_T);
+        cuMemcpyHtoDAsync = library.bind("cuMemcpyHtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
+        cuMemcpyDtoDAsync = library.bind("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG, SIZE_T, JAVA_LONG);
+        cuMemcpyHtoD = library.bind("cuMemcpyHtoD_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
+        cuMemcpyDtoH = library.bind("cuMemcpyDtoH_v2", JAVA_LONG, JAVA_LONG, SIZE_T);
+        cuModuleLoadData = library.bind("cuModuleLoadData", ADDRESS, ADDRESS);
+        cuModuleGetFunction = library.bind("cuModuleGetFunction", ADDRESS, JAVA_LONG, ADDRESS);
+        cuLaunchKernel = library.bind("cuLaunchKernel", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
+        cuIpcGetMemHandle = library.bind("cuIpcGetMemHandle", ADDRESS, JAVA_LONG);
         // CUipcEventHandle is passed by value: a struct of 64 bytes.
-        cuIpcOpenEventHandle = bind("cuIpcOpenEventHandle", ADDRESS,
+        cuIpcOpenEventHandle = library.bind("cuIpcOpenEventHandle", ADDRESS,
                 MemoryLayout.structLayout(MemoryLayout.sequenceLayout(IPC_HANDLE_BYTES, ValueLayout.JAVA_BYTE)));
-        cuGetErrorName = bind("cuGetErrorName", JAVA_INT, ADDRESS);
-        cuGetErrorString = bind("cuGetErrorString", JAVA_INT, ADDRESS);
+        cuGetErrorName = library.bind("cuGetErrorName", JAVA_INT, ADDRESS);
+        cuGetErrorString = library.bind("cuGetErrorString", JAVA_INT, ADDRESS);
         for (HandleCall call : HandleCall.values()) {
-            handleCalls.put(call, bind(call.symbol, JAVA_LONG));
+            handleCalls.put(call, library.bind(call.symbol, JAVA_LONG));
         }
     }
 
@@ -138,16 +134,7 @@ final class CudaDriver {
         } catch (IllegalArgumentException e) {
             throw new GpuUnavailableException(library + " not found: no NVIDIA driver on this machine", e);
         }
-        return new CudaDriver(lookup);
-    }
-
-    private MethodHandle bind(String name, MemoryLayout... arguments) {
-        Optional<MemorySegment> symbol = library.find(name);
-        if (symbol.isEmpty()) {
-            throw new GpuUnavailableException(LIBRARY + " has no " + name + ": the NVIDIA driver is too old"
-                    + " (expected: a CUDA 11.0+ driver)");
-        }
-        return LINKER.downcallHandle(symbol.get(), FunctionDescriptor.of(JAVA_INT, arguments));
+        return new CudaDriver(new DriverLibrary(LIBRARY, lookup, "a CUDA 11.0+ driver"));
     }
 
     // ---- error handling ------------------------------------------------------------------------------
@@ -334,24 +321,13 @@ final class CudaDriver {
 
     // ---- plumbing ------------------------------------------------------------------------------------
 
-    @FunctionalInterface
-    private interface Call {
-        int call() throws Throwable;
+    private int invoke(DriverLibrary.Downcall call) {
+        return library.invoke(call);
     }
 
     @FunctionalInterface
     private interface OutCall {
         int call(MemorySegment out) throws Throwable;
-    }
-
-    private static int invoke(Call call) {
-        try {
-            return call.call();
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("CUDA downcall failed", t);
-        }
     }
 
     /** A call whose result is a 64-bit value (a handle, a pointer, a size) it writes to {@code out}. */

@@ -133,15 +133,7 @@ final class HybridDecoding implements VideoDecoding {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            if (failure instanceof RuntimeException r) {
-                throw r;
-            }
-            if (failure instanceof Error e) {
-                throw e;
-            }
-            if (failure != null) {
-                throw new IllegalStateException(failure);
-            }
+            KeptFailure.rethrow(failure);
             return result;
         }
     }

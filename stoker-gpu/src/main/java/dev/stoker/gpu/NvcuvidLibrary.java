@@ -15,7 +15,8 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.Optional;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * NVIDIA's decode API ({@code libnvcuvid.so.1}, installed with the driver) through FFM, as {@link CudaDriver} is the
@@ -47,31 +48,37 @@ final class NvcuvidLibrary {
     }
 
     private final CudaDriver driver;
-    private final SymbolLookup library;
-    private final MethodHandle getDecoderCaps;
-    private final MethodHandle createDecoder;
-    private final MethodHandle reconfigureDecoder;
-    private final MethodHandle destroyDecoder;
-    private final MethodHandle decodePicture;
-    private final MethodHandle mapVideoFrame;
-    private final MethodHandle unmapVideoFrame;
-    private final MethodHandle createVideoParser;
-    private final MethodHandle parseVideoData;
-    private final MethodHandle destroyVideoParser;
+    private final DriverLibrary library;
+    private final Map<Function, MethodHandle> functions = new EnumMap<>(Function.class);
 
-    private NvcuvidLibrary(CudaDriver driver, SymbolLookup library) {
+    /** The decode API's functions called here: each one's symbol, which also names it in errors, and arguments. */
+    private enum Function {
+        GET_DECODER_CAPS("cuvidGetDecoderCaps", ADDRESS),
+        CREATE_DECODER("cuvidCreateDecoder", ADDRESS, ADDRESS),
+        RECONFIGURE_DECODER("cuvidReconfigureDecoder", JAVA_LONG, ADDRESS),
+        DESTROY_DECODER("cuvidDestroyDecoder", JAVA_LONG),
+        DECODE_PICTURE("cuvidDecodePicture", JAVA_LONG, ADDRESS),
+        MAP_VIDEO_FRAME("cuvidMapVideoFrame64", JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+        UNMAP_VIDEO_FRAME("cuvidUnmapVideoFrame64", JAVA_LONG, JAVA_LONG),
+        CREATE_VIDEO_PARSER("cuvidCreateVideoParser", ADDRESS, ADDRESS),
+        PARSE_VIDEO_DATA("cuvidParseVideoData", JAVA_LONG, ADDRESS),
+        DESTROY_VIDEO_PARSER("cuvidDestroyVideoParser", JAVA_LONG);
+
+        final String symbol;
+        private final MemoryLayout[] arguments;
+
+        Function(String symbol, MemoryLayout... arguments) {
+            this.symbol = symbol;
+            this.arguments = arguments;
+        }
+    }
+
+    private NvcuvidLibrary(CudaDriver driver, DriverLibrary library) {
         this.driver = driver;
         this.library = library;
-        getDecoderCaps = bind("cuvidGetDecoderCaps", ADDRESS);
-        createDecoder = bind("cuvidCreateDecoder", ADDRESS, ADDRESS);
-        reconfigureDecoder = bind("cuvidReconfigureDecoder", JAVA_LONG, ADDRESS);
-        destroyDecoder = bind("cuvidDestroyDecoder", JAVA_LONG);
-        decodePicture = bind("cuvidDecodePicture", JAVA_LONG, ADDRESS);
-        mapVideoFrame = bind("cuvidMapVideoFrame64", JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        unmapVideoFrame = bind("cuvidUnmapVideoFrame64", JAVA_LONG, JAVA_LONG);
-        createVideoParser = bind("cuvidCreateVideoParser", ADDRESS, ADDRESS);
-        parseVideoData = bind("cuvidParseVideoData", JAVA_LONG, ADDRESS);
-        destroyVideoParser = bind("cuvidDestroyVideoParser", JAVA_LONG);
+        for (Function function : Function.values()) {
+            functions.put(function, library.bind(function.symbol, function.arguments));
+        }
     }
 
     /**
@@ -81,20 +88,13 @@ final class NvcuvidLibrary {
      */
     static NvcuvidLibrary load(CudaDriver driver) {
         try {
-            return new NvcuvidLibrary(driver, SymbolLookup.libraryLookup(LIBRARY, Arena.global()));
+            SymbolLookup symbols = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
+            return new NvcuvidLibrary(driver,
+                    new DriverLibrary(LIBRARY, symbols, "one with the Video Codec SDK 9.0+ decode API"));
         } catch (IllegalArgumentException e) {
             throw new GpuUnavailableException(LIBRARY + " not found: the NVIDIA driver's video decoder library (NVDEC)"
                     + " is not installed, so NVDEC decoding cannot run", e);
         }
-    }
-
-    private MethodHandle bind(String name, MemoryLayout... arguments) {
-        Optional<MemorySegment> symbol = library.find(name);
-        if (symbol.isEmpty()) {
-            throw new GpuUnavailableException(LIBRARY + " has no " + name + ": the NVIDIA driver is too old"
-                    + " (expected: one with the Video Codec SDK 9.0+ decode API)");
-        }
-        return LINKER.downcallHandle(symbol.get(), FunctionDescriptor.of(JAVA_INT, arguments));
     }
 
     NvdecApi.DecoderCaps decoderCaps(NvdecApi.CodecKey key) {
@@ -103,7 +103,7 @@ final class NvcuvidLibrary {
             caps.set(JAVA_INT, CuvidStructs.Caps.CODEC, key.codec());
             caps.set(JAVA_INT, CuvidStructs.Caps.CHROMA, key.chromaFormat());
             caps.set(JAVA_INT, CuvidStructs.Caps.BIT_DEPTH_MINUS8, key.bitDepthMinus8());
-            check("cuvidGetDecoderCaps", call(() -> (int) getDecoderCaps.invokeExact(caps)));
+            call(Function.GET_DECODER_CAPS, f -> (int) f.invokeExact(caps));
             return new NvdecApi.DecoderCaps(caps.get(JAVA_BYTE, CuvidStructs.Caps.SUPPORTED) != 0,
                     Byte.toUnsignedInt(caps.get(JAVA_BYTE, CuvidStructs.Caps.ENGINES)),
                     (Short.toUnsignedInt(caps.get(JAVA_SHORT, CuvidStructs.Caps.OUTPUT_FORMAT_MASK))
@@ -119,7 +119,7 @@ final class NvcuvidLibrary {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment info = createInfo(arena, config);
             MemorySegment out = arena.allocate(ADDRESS);
-            check("cuvidCreateDecoder", call(() -> (int) createDecoder.invokeExact(out, info)));
+            call(Function.CREATE_DECODER, f -> (int) f.invokeExact(out, info));
             return out.get(ADDRESS, 0).address();
         }
     }
@@ -158,7 +158,7 @@ final class NvcuvidLibrary {
             rect(info, CuvidStructs.Reconfigure.DISPLAY_AREA, config.displayLeft(), config.displayTop(),
                     config.displayRight(), config.displayBottom());
             rect(info, CuvidStructs.Reconfigure.TARGET_RECT, 0, 0, config.displayWidth(), config.displayHeight());
-            check("cuvidReconfigureDecoder", call(() -> (int) reconfigureDecoder.invokeExact(decoder, info)));
+            call(Function.RECONFIGURE_DECODER, f -> (int) f.invokeExact(decoder, info));
         }
     }
 
@@ -170,12 +170,12 @@ final class NvcuvidLibrary {
     }
 
     void destroyDecoder(long decoder) {
-        check("cuvidDestroyDecoder", call(() -> (int) destroyDecoder.invokeExact(decoder)));
+        call(Function.DESTROY_DECODER, f -> (int) f.invokeExact(decoder));
     }
 
     void decodePicture(long decoder, long picParams) {
         MemorySegment params = MemorySegment.ofAddress(picParams);
-        check("cuvidDecodePicture", call(() -> (int) decodePicture.invokeExact(decoder, params)));
+        call(Function.DECODE_PICTURE, f -> (int) f.invokeExact(decoder, params));
     }
 
     NvdecApi.MappedFrame map(long decoder, NvdecApi.DisplayInfo picture, long stream) {
@@ -189,13 +189,13 @@ final class NvcuvidLibrary {
             MemorySegment pointer = arena.allocate(JAVA_LONG);
             MemorySegment pitch = arena.allocate(JAVA_INT);
             int index = picture.index();
-            check("cuvidMapVideoFrame64", call(() -> (int) mapVideoFrame.invokeExact(decoder, index, pointer, pitch, proc)));
+            call(Function.MAP_VIDEO_FRAME, f -> (int) f.invokeExact(decoder, index, pointer, pitch, proc));
             return new NvdecApi.MappedFrame(pointer.get(JAVA_LONG, 0), pitch.get(JAVA_INT, 0));
         }
     }
 
     void unmap(long decoder, long devicePointer) {
-        check("cuvidUnmapVideoFrame64", call(() -> (int) unmapVideoFrame.invokeExact(decoder, devicePointer)));
+        call(Function.UNMAP_VIDEO_FRAME, f -> (int) f.invokeExact(decoder, devicePointer));
     }
 
     /** A parser whose callbacks go to {@code callbacks}; its upcall stubs live until the parser is closed. */
@@ -217,7 +217,7 @@ final class NvcuvidLibrary {
             params.set(ADDRESS, CuvidStructs.ParserParams.DISPLAY_CALLBACK,
                     LINKER.upcallStub(DISPLAY.bindTo(upcalls), CALLBACK, arena));
             MemorySegment out = arena.allocate(ADDRESS);
-            check("cuvidCreateVideoParser", call(() -> (int) createVideoParser.invokeExact(out, params)));
+            call(Function.CREATE_VIDEO_PARSER, f -> (int) f.invokeExact(out, params));
             return new Parser(out.get(ADDRESS, 0).address(), upcalls, arena);
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -234,37 +234,35 @@ final class NvcuvidLibrary {
             packet.set(JAVA_LONG, CuvidStructs.SourcePacket.PAYLOAD, address);
             packet.set(JAVA_LONG, CuvidStructs.SourcePacket.TIMESTAMP, timestamp);
             long handle = parser.handle;
-            int result = call(() -> (int) parseVideoData.invokeExact(handle, packet));
+            int result = invoke(Function.PARSE_VIDEO_DATA, f -> (int) f.invokeExact(handle, packet));
             parser.upcalls.rethrow();
-            check("cuvidParseVideoData", result);
+            driver.check(Function.PARSE_VIDEO_DATA.symbol, result);
         }
     }
 
     void destroyParser(Parser parser) {
         try {
-            check("cuvidDestroyVideoParser", call(() -> (int) destroyVideoParser.invokeExact(parser.handle)));
+            call(Function.DESTROY_VIDEO_PARSER, f -> (int) f.invokeExact(parser.handle));
         } finally {
             parser.arena.close();
         }
     }
 
-    private void check(String function, int result) {
-        driver.check(function, result);
-    }
-
+    /** A downcall of the function it is given ({@code invokeExact} with the function's arguments). */
     @FunctionalInterface
     private interface Call {
-        int call() throws Throwable;
+        int call(MethodHandle function) throws Throwable;
     }
 
-    private static int call(Call call) {
-        try {
-            return call.call();
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("NVDEC downcall failed", t);
-        }
+    /** Calls {@code function} and checks its {@code CUresult}: a failure is a {@link CudaException} naming it. */
+    private void call(Function function, Call call) {
+        driver.check(function.symbol, invoke(function, call));
+    }
+
+    /** Calls {@code function} and returns its {@code CUresult}, unchecked. */
+    private int invoke(Function function, Call call) {
+        MethodHandle handle = functions.get(function);
+        return library.invoke(() -> call.call(handle));
     }
 
     /** A parser: its handle, and what its upcalls need to live as long as it. */
@@ -326,15 +324,7 @@ final class NvcuvidLibrary {
         void rethrow() {
             Throwable t = failure;
             failure = null;
-            if (t instanceof RuntimeException r) {
-                throw r;
-            }
-            if (t instanceof Error e) {
-                throw e;
-            }
-            if (t != null) {
-                throw new IllegalStateException(t);
-            }
+            KeptFailure.rethrow(t);
         }
     }
 

@@ -17,12 +17,10 @@ import dev.stoker.loader.clip.Resize;
 import dev.stoker.pipeline.TraceRecorder;
 import dev.stoker.video.ClipDecoder;
 import dev.stoker.video.ClipRequest;
-import dev.stoker.video.FailureReason;
 import dev.stoker.video.Ffmpeg;
 import dev.stoker.video.FfmpegNatives;
 import dev.stoker.video.internal.FrameWriter;
 import dev.stoker.video.Video;
-import dev.stoker.video.VideoException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,9 +60,8 @@ final class NvdecDecoder implements DeviceClipDecoder {
     private final BatchShape clipShape;
     private final AVBufferRef hardwareDevice;
     private final ClipDecoder decoder;
-    private final Supplier<? extends DeviceClipDecoder> fallbackFactory;
+    private final CpuFallback fallback;
     private final TraceRecorder trace;
-    private DeviceClipDecoder fallback;
     private long framesConverted;
 
     /**
@@ -110,7 +107,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
         this.drawer = drawer;
         this.clipShape = clipShape;
         this.hardwareDevice = hardwareDevice;
-        this.fallbackFactory = fallbackFactory;
+        this.fallback = new CpuFallback(fallbackFactory);
         this.trace = trace;
         this.decoder = new ClipDecoder(skipNonReferenceFrames, hardwareDevice, this::write);
     }
@@ -182,15 +179,9 @@ final class NvdecDecoder implements DeviceClipDecoder {
     }
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
-        if (fallbackFactory == null) {
-            throw new VideoException(video.info().path(), VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
-                    reason + "; CPU fallback is off");
-        }
-        if (fallback == null) {
-            fallback = fallbackFactory.get();
-        }
+        DeviceClipDecoder cpu = fallback.decoderFor(video, reason);
         long startNanos = System.nanoTime();
-        Decoded decoded = fallback.decode(video, clips);
+        Decoded decoded = cpu.decode(video, clips);
         if (trace != null) {
             trace.slice("CPU fallback decode", "gpu", Thread.currentThread(), startNanos, System.nanoTime() - startNanos,
                     -1, video.info().path() + ": " + reason);
@@ -235,9 +226,7 @@ final class NvdecDecoder implements DeviceClipDecoder {
     public void close() {
         try {
             decoder.close();
-            if (fallback != null) {
-                fallback.close();
-            }
+            fallback.close();
         } finally {
             if (hardwareDevice != null) {
                 av_buffer_unref(hardwareDevice);

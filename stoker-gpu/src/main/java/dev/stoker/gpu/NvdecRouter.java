@@ -1,8 +1,6 @@
 package dev.stoker.gpu;
 
-import dev.stoker.video.FailureReason;
 import dev.stoker.video.Video;
-import dev.stoker.video.VideoException;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -16,9 +14,8 @@ import java.util.function.Supplier;
 final class NvdecRouter implements DeviceClipDecoder {
     private final NvdecSession session;
     private final Supplier<? extends DeviceClipDecoder> elsewhereFactory;
-    private final Supplier<? extends DeviceClipDecoder> cpuFactory;
+    private final CpuFallback cpu;
     private DeviceClipDecoder elsewhere;
-    private DeviceClipDecoder cpu;
 
     /**
      * @param elsewhere makes the decoder for what the session does not cover (on first need)
@@ -28,7 +25,7 @@ final class NvdecRouter implements DeviceClipDecoder {
                 Supplier<? extends DeviceClipDecoder> cpu) {
         this.session = session;
         this.elsewhereFactory = elsewhere;
-        this.cpuFactory = cpu;
+        this.cpu = new CpuFallback(cpu);
     }
 
     @Override
@@ -51,14 +48,7 @@ final class NvdecRouter implements DeviceClipDecoder {
     }
 
     private Decoded onCpu(Video video, List<Target> clips, String reason) {
-        if (cpuFactory == null) {
-            throw new VideoException(video.info().path(), VideoException.Operation.NVDEC, FailureReason.UNSUPPORTED_CODEC,
-                    reason + "; CPU fallback is off");
-        }
-        if (cpu == null) {
-            cpu = cpuFactory.get();
-        }
-        return new Decoded(cpu.decode(video, clips).clips(), reason, DecodePath.CPU_FALLBACK);
+        return new Decoded(cpu.decoderFor(video, reason).decode(video, clips).clips(), reason, DecodePath.CPU_FALLBACK);
     }
 
     NvdecSession session() { return session; }

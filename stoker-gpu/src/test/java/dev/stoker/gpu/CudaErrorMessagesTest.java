@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.loader.DeviceSpec;
 import dev.stoker.loader.Opening;
 import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +24,17 @@ class CudaErrorMessagesTest {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    /** libc stands in for a driver library: its {@code abs} returns an int, as a driver function its CUresult. */
+    @Test
+    void aFunctionTheDriverLacksNamesTheLibraryAndTheDriverItTakes() {
+        DriverLibrary libc = new DriverLibrary("libc", Linker.nativeLinker().defaultLookup(), "a driver of 2030");
+        MethodHandle abs = libc.bind("abs", ValueLayout.JAVA_INT);
+        assertThat(libc.invoke(() -> (int) abs.invokeExact(-5))).isEqualTo(5);
+        assertThatThrownBy(() -> libc.bind("cuNoSuchFunction", ValueLayout.JAVA_INT))
+                .isInstanceOf(GpuUnavailableException.class)
+                .hasMessage("libc has no cuNoSuchFunction: the NVIDIA driver is too old (expected: a driver of 2030)");
     }
 
     @Test

@@ -45,10 +45,11 @@ static int printJob(const char* path) {
     }
     ClipJob job;
     memcpy(&job, bytes.data(), sizeof job);
+    const Drawing& d = job.drawing;
     printf("dst=%llu channelStride=%lld rowStride=%lld slotStride=%lld pixelStride=%d dst=%dx%d src=%dx%d "
-           "crop=%g,%g,%g,%g colour=%d frames=%d\n", (unsigned long long) job.dst, job.channelStride, job.rowStride,
-           job.slotStride, job.pixelStride, job.dstWidth, job.dstHeight, job.srcWidth, job.srcHeight, job.cropX,
-           job.cropY, job.cropWidth, job.cropHeight, job.colour, job.frames);
+           "crop=%g,%g,%g,%g colour=%d frames=%d\n", (unsigned long long) d.dst, d.channelStride, d.rowStride,
+           d.slotStride, d.pixelStride, d.dstWidth, d.dstHeight, d.srcWidth, d.srcHeight, d.cropX,
+           d.cropY, d.cropWidth, d.cropHeight, d.colour, job.frames);
     for (int i = 0; i < job.frames; i++) {
         printf("frame %d: y=%llu uv=%llu yPitch=%d uvPitch=%d slot=%d\n", i, (unsigned long long) job.frame[i].y,
                (unsigned long long) job.frame[i].uv, job.frame[i].yPitch, job.frame[i].uvPitch, job.frame[i].slot);
@@ -63,24 +64,25 @@ static int drawClip(std::vector<unsigned char>& y, std::vector<unsigned char>& u
     std::vector<unsigned char> out((size_t) 2 * outW * outH * 3);
     ClipJob job;
     memset(&job, 0, sizeof job);
-    job.dst = out.data();
-    job.channelStride = planar ? 2LL * outW * outH : 1;
-    job.rowStride = planar ? outW : 3LL * outW;
-    job.slotStride = planar ? (long long) outW * outH : 3LL * outW * outH;
-    job.pixelStride = planar ? 1 : 3;
+    Drawing& d = job.drawing;
+    d.dst = out.data();
+    d.channelStride = planar ? 2LL * outW * outH : 1;
+    d.rowStride = planar ? outW : 3LL * outW;
+    d.slotStride = planar ? (long long) outW * outH : 3LL * outW * outH;
+    d.pixelStride = planar ? 1 : 3;
     if (mirror) {   // as Nv12Kernel.Destination.mirrored() sets it: the last column first, the stride negated
-        job.dst += (long long) (outW - 1) * job.pixelStride;
-        job.pixelStride = -job.pixelStride;
+        d.dst += (long long) (outW - 1) * d.pixelStride;
+        d.pixelStride = -d.pixelStride;
     }
-    job.dstWidth = outW;
-    job.dstHeight = outH;
-    job.srcWidth = width;
-    job.srcHeight = height;
-    job.cropX = cropX;
-    job.cropY = cropY;
-    job.cropWidth = cropW;
-    job.cropHeight = cropH;
-    job.colour = colour;
+    d.dstWidth = outW;
+    d.dstHeight = outH;
+    d.srcWidth = width;
+    d.srcHeight = height;
+    d.cropX = cropX;
+    d.cropY = cropY;
+    d.cropWidth = cropW;
+    d.cropHeight = cropH;
+    d.colour = colour;
     job.frames = 2;
     for (int f = 0; f < 2; f++) {
         job.frame[f].y = y.data();
