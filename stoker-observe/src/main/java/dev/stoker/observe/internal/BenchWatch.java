@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
@@ -141,12 +140,7 @@ public final class BenchWatch {
 
         void stop() {
             stopped = true;
-            LockSupport.unpark(thread);
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            SamplingThreads.wakeAndJoin(thread, Duration.ofSeconds(5));
             sample(true);
         }
     }

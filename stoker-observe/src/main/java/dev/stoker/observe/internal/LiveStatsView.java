@@ -5,7 +5,6 @@ import dev.stoker.pipeline.PipelineStats;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
@@ -102,12 +101,7 @@ public final class LiveStatsView implements AutoCloseable {
     @Override
     public void close() {
         stopped = true;
-        LockSupport.unpark(thread);
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(2));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        SamplingThreads.wakeAndJoin(thread, Duration.ofSeconds(2));
         if (redraw && drawn) {
             synchronized (out) {
                 out.print(HOME + CLEAR_BELOW);

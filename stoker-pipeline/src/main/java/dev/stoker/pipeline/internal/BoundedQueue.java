@@ -59,7 +59,6 @@ final class BoundedQueue {
     private double fillSum;          // sum of size / capacity per sample (the capacity can change)
     private long emptySamples;
     private long fullSamples;
-    private long totalPuts;
 
     BoundedQueue(String name, int capacity) {
         if (capacity < 1) {
@@ -130,7 +129,6 @@ final class BoundedQueue {
             items[tail] = element;
             tail = (tail + 1) % items.length;
             count++;
-            totalPuts++;
             notEmpty.signal();
         } finally {
             lock.unlock();
@@ -249,15 +247,6 @@ final class BoundedQueue {
         lock.lock();
         try {
             return count >= capacity;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    long totalPuts() {
-        lock.lock();
-        try {
-            return totalPuts;
         } finally {
             lock.unlock();
         }

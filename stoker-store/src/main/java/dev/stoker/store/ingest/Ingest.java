@@ -136,7 +136,8 @@ public final class Ingest {
 
         List<ShardFile.Summary> written = new ArrayList<>();
         if (!todo.isEmpty()) {
-            written = runPipeline(dataset, dest, options, format, workers, listener, todo, keptStarts, to, header, budget);
+            IngestWriteStage.Shards shards = new IngestWriteStage.Shards(dest, header, options.shardSizeBytes(), keptStarts, to);
+            written = runPipeline(dataset, options, format, workers, listener, todo, shards, budget);
         }
         List<ShardFile.Summary> all = new ArrayList<>(kept);
         all.addAll(written);
@@ -148,10 +149,9 @@ public final class Ingest {
                 manifest.payloadBytes(), manifest.failed());
     }
 
-    private static List<ShardFile.Summary> runPipeline(Dataset dataset, Path dest, IngestOptions options,
-                                                       ShardFormat format, int workers, IngestListener listener,
-                                                       List<IngestItem> todo, Set<Integer> keptStarts, int endSource,
-                                                       String header, FailureBudget budget) {
+    private static List<ShardFile.Summary> runPipeline(Dataset dataset, IngestOptions options, ShardFormat format,
+                                                       int workers, IngestListener listener, List<IngestItem> todo,
+                                                       IngestWriteStage.Shards shards, FailureBudget budget) {
         SampleDecoder sampleDecoder = new SampleDecoder(options, format.needsEvenSize());
         Queue<ClipDecoder> decoders = new ConcurrentLinkedQueue<>();
         ThreadLocal<ClipDecoder> decoder = ThreadLocal.withInitial(() -> {
@@ -161,7 +161,7 @@ public final class Ingest {
         });
         // Read, decode and encode note a failure on the item (it is listed in its shard, so that a resumed ingest
         // knows it); the write stage, which sees every item in order, holds the budget.
-        IngestWriteStage write = new IngestWriteStage(dest, header, options.shardSizeBytes(), keptStarts, endSource, listener, budget);
+        IngestWriteStage write = new IngestWriteStage(shards, listener, budget);
         List<ShardFile.Summary> written = new ArrayList<>();
         try (Pipeline<ShardFile.Summary> pipeline = Pipeline.from(todo)
                 .map(Stage.READ.stageName(), Ingest::read, s -> s.concurrency(Math.max(2, workers)).virtualThreads().ordered()

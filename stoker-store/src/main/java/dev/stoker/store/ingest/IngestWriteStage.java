@@ -14,11 +14,7 @@ import java.util.function.Function;
 
 /** Appends samples to the current shard; closes it at the size limit, before a kept shard, or at the end. */
 final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> {
-    private final Path dest;
-    private final String header;
-    private final long shardSizeBytes;
-    private final Set<Integer> keptStarts;
-    private final int sourceCount;
+    private final Shards shards;
     private final IngestListener listener;
     private final FailureBudget budget;
     private final List<String> firstFailures = new ArrayList<>();
@@ -27,15 +23,21 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
     private ShardWriter current;
     volatile FailureBudgetExceededException budgetExceeded;
 
-    IngestWriteStage(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int sourceCount,
-               IngestListener listener, FailureBudget budget) {
-        this.budget = budget;
-        this.dest = dest;
-        this.header = header;
-        this.shardSizeBytes = shardSizeBytes;
-        this.keptStarts = keptStarts;
-        this.sourceCount = sourceCount;
+    /**
+     * The shards to write: files in {@code dest} that start with {@code header}, for the sources up to
+     * {@code endSource}; those that start at {@code keptStarts} are there already.
+     */
+    record Shards(Path dest, String header, long shardSizeBytes, Set<Integer> keptStarts, int endSource) {
+        /** Whether the shard being written ends before source {@code next}, with {@code payloadBytes} in it. */
+        boolean endsBefore(int next, long payloadBytes) {
+            return payloadBytes >= shardSizeBytes || next == endSource || keptStarts.contains(next);
+        }
+    }
+
+    IngestWriteStage(Shards shards, IngestListener listener, FailureBudget budget) {
+        this.shards = shards;
         this.listener = listener;
+        this.budget = budget;
     }
 
     private void countFailure(IngestItem item) {
@@ -57,7 +59,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
         try (item) {
             int index = item.source.index();
             if (current == null) {
-                current = new ShardWriter(dest, index, header);
+                current = new ShardWriter(shards.dest(), index, shards.header());
             }
             seen++;
             if (item.failed()) {
@@ -70,7 +72,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
                 item.encoded = null;
             }
             int next = index + 1;
-            if (current.payloadBytes() >= shardSizeBytes || next == sourceCount || keptStarts.contains(next)) {
+            if (shards.endsBefore(next, current.payloadBytes())) {
                 ShardFile.Summary summary = current.finish(next);
                 current = null;
                 listener.shardWritten(summary);
@@ -78,7 +80,7 @@ final class IngestWriteStage implements Function<IngestItem, ShardFile.Summary> 
             }
             return null;
         } catch (IOException e) {
-            throw new UncheckedIOException("writing shard in " + dest + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("writing shard in " + shards.dest() + ": " + e.getMessage(), e);
         }
     }
 

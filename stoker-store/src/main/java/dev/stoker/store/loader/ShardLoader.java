@@ -64,21 +64,26 @@ public final class ShardLoader extends HostBatchLoader {
         FETCH, DECODE, BATCH, COLLATE
     }
 
-    private final Queue<ClipReader> readers;
-    private final LongAdder clips;
-    private final LongAdder decodedFrames;
-    private final RecordReadAhead readAhead;
+    private final Parts parts;
     private final ShardDataset dataset;
 
-    private ShardLoader(Pipeline<ClipBatch> pipeline, Queue<ClipReader> readers, BatchPool clipBuffers, BatchPool batches,
-                        LongAdder clips, LongAdder decodedFrames, ResumeTracker resume, RecordReadAhead readAhead,
-                        int maxLeadFrames, ShardDataset dataset) {
-        super(pipeline, resume, clipBuffers, batches, maxLeadFrames);
+    private ShardLoader(Pipeline<ClipBatch> pipeline, ResumeTracker resume, Parts parts, int maxLeadFrames,
+                        ShardDataset dataset) {
+        super(pipeline, resume, parts.clipBuffers(), parts.batches(), maxLeadFrames);
+        this.parts = parts;
         this.dataset = dataset;
-        this.readers = readers;
-        this.clips = clips;
-        this.decodedFrames = decodedFrames;
-        this.readAhead = readAhead;
+    }
+
+    /**
+     * What the stages run with: the read-ahead, the pools, the readers the decode workers opened (freed with the
+     * loader) and the clips and frames they read.
+     */
+    private record Parts(RecordReadAhead ahead, BatchPool clipBuffers, BatchPool batches, Queue<ClipReader> readers,
+                         LongAdder clips, LongAdder frames) {
+        void countClip(DecodedClip clip) {
+            clips.increment();
+            frames.add(clip.decodedFrames());
+        }
     }
 
     /** Default knobs: one fetch worker, decode on every core, input order kept (known order, exact resume). */
@@ -139,9 +144,6 @@ public final class ShardLoader extends HostBatchLoader {
         PipelineConfig config = defaults.overriddenBy(options.requireStages(List.of(Stage.values())).config());
         MemoryPlan plan = MemoryPlan.of(options, defaults, Stage.DECODE, false)   // decode reads converted clips
                 .holdingForConsumer(opening.consumerBatches());
-        Queue<ClipReader> readers = new ConcurrentLinkedQueue<>();
-        LongAdder clips = new LongAdder();
-        LongAdder frames = new LongAdder();
         int itemsAhead = (int) Math.max(1, Math.min(1 << 16,
                 ((long) readAhead.batchesAhead() * options.batch().size() + options.clipsPerVideo() - 1) / options.clipsPerVideo()));
         long workingSet = 0;
@@ -159,11 +161,11 @@ public final class ShardLoader extends HostBatchLoader {
         try {
             clipBuffers = new BatchPool(options.clipShape(), plan.clipPoolBytes());
             batches = new BatchPool(options.batchShape(), plan.batchPoolBytes(), opening.batchMemory());
-            PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, ahead, clipBuffers, batches, resume,
-                    readers, clips, frames).config(config);
+            Parts parts = new Parts(ahead, clipBuffers, batches, new ConcurrentLinkedQueue<>(), new LongAdder(),
+                    new LongAdder());
+            PipelineBuilder<ClipBatch> builder = describe(dataset, options, planner, parts, resume).config(config);
             Pipeline<ClipBatch> pipeline = opening.trace().map(builder::trace).orElse(builder).build();
-            return new ShardLoader(pipeline, readers, clipBuffers, batches, clips, frames, resume, ahead,
-                    options.clip().maxLeadFrames(), dataset);
+            return new ShardLoader(pipeline, resume, parts, options.clip().maxLeadFrames(), dataset);
         } catch (RuntimeException e) {
             ahead.close();
             if (clipBuffers != null) {
@@ -194,13 +196,11 @@ public final class ShardLoader extends HostBatchLoader {
     }
 
     private static PipelineBuilder<ClipBatch> describe(ShardDataset dataset, LoaderOptions options, ClipPlanner planner,
-                                                       RecordReadAhead ahead, BatchPool clipBuffers, BatchPool batches,
-                                                       ResumeTracker resume, Queue<ClipReader> readers, LongAdder clips,
-                                                       LongAdder frames) {
+                                                       Parts parts, ResumeTracker resume) {
         FailureBudget budget = options.failureBudget();
         ThreadLocal<ClipReader> reader = ThreadLocal.withInitial(() -> {
             ClipReader r = dataset.newReader();
-            readers.add(r);
+            parts.readers().add(r);
             return r;
         });
         return Pipeline.fromEpochs(epochs(dataset, resume.sampler(), resume.start(), options.sampling().epochs()))
@@ -215,10 +215,10 @@ public final class ShardLoader extends HostBatchLoader {
                     }
                     return new PlannedSample(task, starts, leads);
                 }, s -> s.failureBudget(budget))
-                .flatMap(Stage.DECODE.stageName(), (PlannedSample planned) -> read(planned, options, planner, ahead, clipBuffers,
-                        reader.get(), clips, frames), s -> s.failureBudget(budget))
+                .flatMap(Stage.DECODE.stageName(), (PlannedSample planned) -> read(planned, options, planner, parts,
+                        reader.get()), s -> s.failureBudget(budget))
                 .batch(Stage.BATCH.stageName(), options.batch().size(), options.batch().dropLast())
-                .map(Stage.COLLATE.stageName(), new CollateStage<ShardClip>(batches, (batch, last) -> resume.collated(batch,
+                .map(Stage.COLLATE.stageName(), new CollateStage<ShardClip>(parts.batches(), (batch, last) -> resume.collated(batch,
                         last.task().draw().epoch(), last.task().draw().position(), last.clip(), last.clipsOfSample())),
                         s -> s.failureBudget(budget));
     }
@@ -230,9 +230,8 @@ public final class ShardLoader extends HostBatchLoader {
                 (draw, firstClip) -> new SampleTask(dataset.sample(draw.sampleIndex()), draw, firstClip));
     }
 
-    private static List<ShardClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner,
-                                         RecordReadAhead ahead, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
-                                         LongAdder frames) {
+    private static List<ShardClip> read(PlannedSample planned, LoaderOptions options, ClipPlanner planner, Parts parts,
+                                        ClipReader reader) {
         SampleTask task = planned.task();
         int count = planned.clipStarts().length;
         List<ClipSpec> specs = new ArrayList<>(count);
@@ -241,24 +240,22 @@ public final class ShardLoader extends HostBatchLoader {
             specs.add(planner.clip(task, task.firstClip() + i, planned.clipStarts()[i]));
             resizes.add(planner.resize(task, task.firstClip() + i));
         }
-        Runnable readDone = ahead.beforeRead(task.draw());
+        Runnable readDone = parts.ahead().beforeRead(task.draw());
         try {
-            return read(task, count, specs, resizes, planned.leadFrames(), options, clipBuffers, reader, clips, frames);
+            return read(task, count, specs, resizes, planned.leadFrames(), options, parts, reader);
         } finally {
             readDone.run();
         }
     }
 
     private static List<ShardClip> read(SampleTask task, int count, List<ClipSpec> specs, List<Resize> resizes,
-                                        int[] leads, LoaderOptions options, BatchPool clipBuffers, ClipReader reader, LongAdder clips,
-                                         LongAdder frames) {
+                                        int[] leads, LoaderOptions options, Parts parts, ClipReader reader) {
         if (options.batch().layout() == BatchLayout.NTHWC) { // NCTHW slots need a transpose, from a buffer
             List<MappedClip> mapped = reader.locate(task.sample().index(), specs, resizes);
             if (mapped != null) {
                 List<ShardClip> out = new ArrayList<>(mapped.size());
                 for (int i = 0; i < mapped.size(); i++) {
-                    clips.increment();
-                    frames.add(mapped.get(i).clip().decodedFrames());
+                    parts.countClip(mapped.get(i).clip());
                     out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + mapped.size(),
                             new ClipPixels.Mapped(mapped.get(i)), mapped.get(i).clip(), leads[i]));
                 }
@@ -269,15 +266,14 @@ public final class ShardLoader extends HostBatchLoader {
         try {
             List<ClipRequest> requests = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                ClipBatch buffer = clipBuffers.acquireInStage("a clip buffer");
+                ClipBatch buffer = parts.clipBuffers().acquireInStage("a clip buffer");
                 buffers.add(buffer);
                 requests.add(new ClipRequest(specs.get(i), resizes.get(i), BatchCollator.slot(buffer, 0)));
             }
             List<DecodedClip> decoded = reader.read(task.sample().index(), requests);
             List<ShardClip> out = new ArrayList<>(decoded.size());
             for (int i = 0; i < decoded.size(); i++) {
-                clips.increment();
-                frames.add(decoded.get(i).decodedFrames());
+                parts.countClip(decoded.get(i));
                 out.add(new ShardClip(task, task.firstClip() + i, task.firstClip() + decoded.size(),
                         new ClipPixels.Buffered(buffers.get(i)), decoded.get(i), leads[i]));
             }
@@ -289,7 +285,7 @@ public final class ShardLoader extends HostBatchLoader {
     }
 
     /** The read-ahead's counters (hit rate, bytes held, peak and budget, mean occupancy); null when it is off. */
-    public PrefetchStats readAheadStats() { return readAhead.stats(); }
+    public PrefetchStats readAheadStats() { return parts.ahead().stats(); }
 
     @Override
     public List<Stage> stages() {
@@ -304,21 +300,21 @@ public final class ShardLoader extends HostBatchLoader {
 
     /** Clips read so far. */
     @Override
-    public long decodedClips() { return clips.sum(); }
+    public long decodedClips() { return parts.clips().sum(); }
 
     /** Frames decoded (or copied) so far, output or not. */
     @Override
-    public long decodedFrames() { return decodedFrames.sum(); }
+    public long decodedFrames() { return parts.frames().sum(); }
 
     @Override
     protected void pipelineClosed() {
-        readAhead.close();
+        parts.ahead().close();
     }
 
     @Override
     protected void freeWorkers() {
         ClipReader r;
-        while ((r = readers.poll()) != null) {
+        while ((r = parts.readers().poll()) != null) {
             r.close();
         }
     }

@@ -72,23 +72,18 @@ import java.util.Map;
  * decode converts (as {@link LoaderOptions.Decode#fusedConvert()}): the decoder's pictures cannot leave its process.
  */
 public final class VideoLoader extends HostBatchLoader {
-    private final DecodeStage decode;
-    private final ConvertStage convert;
+    private final Parts parts;
     private final Dataset dataset;
     private final LoaderOptions options;
     private final MemoryPlan plan;
-    private final QuarantineGate gate;
 
-    private VideoLoader(Pipeline<ClipBatch> pipeline, DecodeStage decode, ConvertStage convert, BatchPool clipBuffers,
-                        BatchPool batches, ResumeTracker resume, Dataset dataset, LoaderOptions options, MemoryPlan plan,
-                        QuarantineGate gate) {
-        super(pipeline, resume, clipBuffers, batches, options.clip().maxLeadFrames());
-        this.plan = plan;
-        this.gate = gate;
+    private VideoLoader(Pipeline<ClipBatch> pipeline, Parts parts, ResumeTracker resume, Dataset dataset,
+                        LoaderOptions options, MemoryPlan plan) {
+        super(pipeline, resume, parts.clipBuffers(), parts.batches(), options.clip().maxLeadFrames());
+        this.parts = parts;
         this.dataset = dataset;
         this.options = options;
-        this.decode = decode;
-        this.convert = convert;
+        this.plan = plan;
     }
 
     /**
@@ -152,10 +147,10 @@ public final class VideoLoader extends HostBatchLoader {
      * {@link LoaderOptions#quarantine()} at open (left out of the dataset, so the order is the dataset's without
      * them) and those that failed so since, skipped before fetch from the next time they come up.
      */
-    public Quarantine quarantine() { return gate.quarantine(); }
+    public Quarantine quarantine() { return parts.gate().quarantine(); }
 
     /** Videos skipped so far because they were quarantined during this run. */
-    public long quarantineSkips() { return gate.skipped(); }
+    public long quarantineSkips() { return parts.gate().skipped(); }
 
     private static VideoLoader open(Dataset dataset, LoaderOptions options, Opening opening, ResumeTracker resume,
                                     Quarantine quarantine) {
@@ -191,7 +186,7 @@ public final class VideoLoader extends HostBatchLoader {
                 clipBuffers.raiseBudget(grown.clipPoolBytes());
                 batches.raiseBudget(grown.batchPoolBytes());
             });
-            return new VideoLoader(pipeline, decode, convert, clipBuffers, batches, resume, dataset, options, plan, gate);
+            return new VideoLoader(pipeline, parts, resume, dataset, options, plan);
         } catch (RuntimeException e) {
             decode.close();
             convert.close();
@@ -325,11 +320,11 @@ public final class VideoLoader extends HostBatchLoader {
 
     /** Clips decoded so far. */
     @Override
-    public long decodedClips() { return decode.clips.sum(); }
+    public long decodedClips() { return parts.decode().clips.sum(); }
 
     /** Frames the decoder produced so far, output or not: divided by clips, the cost of a clip. */
     @Override
-    public long decodedFrames() { return decode.decodedFrames.sum(); }
+    public long decodedFrames() { return parts.decode().decodedFrames.sum(); }
 
     /**
      * Estimated bytes one item holds at each stage's input, and at the sink ({@link MemoryPlan#itemBytesByStage},
@@ -370,8 +365,8 @@ public final class VideoLoader extends HostBatchLoader {
 
     @Override
     protected void freeWorkers() {
-        decode.close();
-        convert.close();
+        parts.decode().close();
+        parts.convert().close();
     }
 
 }
