@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Which process {@code stoker serve} outlives no longer: the one the bridge names, while it lives and is older than
@@ -35,11 +37,11 @@ class ServeConsumerTest {
         assertThat(ServeConsumer.of(Long.toString(child.pid()))).as("gone").isEmpty();
     }
 
-    @Test
-    void aValueThatIsNoPidIsNamed() {
-        assertThatThrownBy(() -> ServeConsumer.of("python"))
-                .hasMessage("STOKER_CONSUMER_PID: \"python\" (expected: a process id)");
-        assertThatThrownBy(() -> ServeConsumer.of("0"))
-                .hasMessage("STOKER_CONSUMER_PID: 0 (expected: a process id, 1+)");
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "python | STOKER_CONSUMER_PID: \"python\" (expected: a process id)",
+            "0      | STOKER_CONSUMER_PID: 0 (expected: a process id, 1+)"})
+    void aValueThatIsNoPidIsNamed(String value, String message) {
+        assertThatThrownBy(() -> ServeConsumer.of(value)).hasMessage(message);
     }
 }
