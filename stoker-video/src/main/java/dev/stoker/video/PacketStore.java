@@ -120,6 +120,9 @@ final class PacketStore implements AutoCloseable {
 
     int count() { return packets.count(); }
 
+    /** The packets' index (timestamps, flags, where each payload lies), for copying out whole. */
+    PacketColumns columns() { return packets; }
+
     long pts(int packet) {
         return packets.pts(packet);
     }

@@ -9,6 +9,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt;
 
 import dev.stoker.loader.clip.VideoInfo;
+import dev.stoker.video.internal.PacketColumns;
 import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
 import org.bytedeco.ffmpeg.avcodec.AVCodecDescriptor;
@@ -108,23 +109,7 @@ final class VideoPacketsConversion {
     static VideoPackets asPackets(Video video, PacketStore packets, FrameTimeline timeline) {
         AVCodecParameters p = video.codecParameters();
         VideoInfo info = video.info();
-        int n = packets.count();
-        long[] pts = new long[n];
-        long[] dts = new long[n];
-        long[] durations = new long[n];
-        boolean[] keyframes = new boolean[n];
-        int[] flags = new int[n];
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        for (int i = 0; i < n; i++) {
-            pts[i] = packets.pts(i);
-            dts[i] = packets.dts(i);
-            durations[i] = packets.duration(i);
-            flags[i] = packets.flags(i);
-            keyframes[i] = (flags[i] & FrameTimeline.FLAG_KEY) != 0;
-            offsets[i] = packets.offset(i);
-            sizes[i] = packets.sizeBytes(i);
-        }
+        PacketColumns columns = packets.columns();
         VideoPackets.CodecDetails details;
         try (AVRational aspect = p.sample_aspect_ratio(); AVRational rate = p.framerate()) {
             details = new VideoPackets.CodecDetails(p.codec_tag(), p.bit_rate(), p.bits_per_coded_sample(),
@@ -133,11 +118,12 @@ final class VideoPacketsConversion {
                     p.video_delay());
         }
         VideoPackets.Demuxed demuxed = new VideoPackets.Demuxed(info.container(), info.streamIndex(),
-                info.rotationDegrees(), info.startTimeSeconds(), info.indexComplete(), dts, flags,
-                timeline.packetPtsIdentifyFrames() ? null : timeline.frameTimestamps(), details);
+                info.rotationDegrees(), info.startTimeSeconds(), info.indexComplete(), columns.dtsArray(),
+                columns.flagsArray(), timeline.packetPtsIdentifyFrames() ? null : timeline.frameTimestamps(), details);
         return new VideoPackets(info.codec(), p.width(), p.height(), info.pixelFormat(), info.timeBaseNumerator(),
-                info.timeBaseDenominator(), info.framesPerSecond(), Ffmpeg.extradata(p), packets.payloads(), pts, durations,
-                keyframes, offsets, sizes, demuxed);
+                info.timeBaseDenominator(), info.framesPerSecond(), Ffmpeg.extradata(p), packets.payloads(),
+                columns.ptsArray(), columns.durationsArray(), columns.keyframesArray(), columns.offsetsArray(),
+                columns.sizesArray(), demuxed);
     }
 
     private static void setDetails(AVCodecParameters p, VideoPackets.CodecDetails d) {

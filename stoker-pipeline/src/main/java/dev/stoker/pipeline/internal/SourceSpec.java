@@ -2,7 +2,9 @@ package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.EpochSource;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -30,27 +32,18 @@ public record SourceSpec(EpochSource<?> epochs, boolean epochMarkers, String des
     }
 
     public static SourceSpec supplier(Supplier<?> supplier) {
-        Iterable<Object> endless = () -> new Iterator<>() {
-            private Object next;
-
-            @Override
-            public boolean hasNext() {
-                if (next == null) {
-                    next = supplier.get();
-                }
-                return next != null;
-            }
-
-            @Override
-            public Object next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                Object result = next;
-                next = null;
-                return result;
-            }
-        };
+        Iterable<Object> endless = () -> Spliterators.iterator(
+                new Spliterators.AbstractSpliterator<Object>(Long.MAX_VALUE, Spliterator.ORDERED) {
+                    @Override
+                    public boolean tryAdvance(Consumer<? super Object> action) {
+                        Object next = supplier.get();
+                        if (next == null) {
+                            return false;
+                        }
+                        action.accept(next);
+                        return true;
+                    }
+                });
         return new SourceSpec(e -> e == 0 ? endless : null, false, "supplier");
     }
 

@@ -16,24 +16,17 @@ import org.junit.jupiter.api.Test;
 class RecordEntrySourceKeyframesTest {
 
     private static RecordEntry entry(int[] sourceKeyframes) {
-        int n = 40;
-        long[] pts = new long[n];
-        long[] durations = new long[n];
-        boolean[] keys = new boolean[n];
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        int[] crcs = new int[n];
-        for (int i = 0; i < n; i++) {
-            pts[i] = i;
-            durations[i] = 1;
-            keys[i] = i % 16 == 0;
-            offsets[i] = 100L * i;
-            sizes[i] = 90;
-            crcs[i] = i * 7;
+        RecordEntry.Packets packets = RecordEntry.Packets.blank(40);
+        for (int i = 0; i < packets.count(); i++) {
+            packets.pts()[i] = i;
+            packets.durations()[i] = 1;
+            packets.keyframes()[i] = i % 16 == 0;
+            packets.offsets()[i] = 100L * i;
+            packets.sizes()[i] = 90;
+            packets.crc32c()[i] = i * 7;
         }
         return new RecordEntry(3, false, "/data/a.mp4", 1234, 99, 1, "archery", "", "", "h264", "yuv420p", 64, 48, 1, 30,
-                30, 40 / 30.0, 4096, 4000, 77, new byte[] {1, 2, 3}, pts, durations, keys, offsets, sizes, crcs,
-                sourceKeyframes);
+                30, 40 / 30.0, 4096, 4000, 77, new byte[] {1, 2, 3}, packets, sourceKeyframes);
     }
 
     @Test

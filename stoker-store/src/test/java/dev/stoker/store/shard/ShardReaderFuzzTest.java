@@ -235,12 +235,7 @@ class ShardReaderFuzzTest {
         int n = e.frameCount();
         int k = n == 0 ? 0 : packetPick % n;
         int v = (int) value;
-        long[] pts = e.pts().clone();
-        long[] durations = e.durations().clone();
-        boolean[] keys = e.keyframes().clone();
-        long[] offsets = e.offsets().clone();
-        int[] sizes = e.sizes().clone();
-        int[] crcs = e.packetCrc32c().clone();
+        RecordEntry.Packets packets = firstPackets(e.packets(), n);
         long payloadOffset = e.payloadOffset();
         long payloadBytes = e.payloadBytes();
         int width = e.width();
@@ -255,24 +250,16 @@ class ShardReaderFuzzTest {
         switch (field) {
             case PAYLOAD_OFFSET -> payloadOffset = value;
             case PAYLOAD_BYTES -> payloadBytes = value;
-            case PACKET_OFFSET -> offsets[k] = value;
-            case PACKET_SIZE -> sizes[k] = v;
-            case PACKET_COUNT -> {
-                int count = Math.floorMod(v, n + 1);
-                pts = Arrays.copyOf(pts, count);
-                durations = Arrays.copyOf(durations, count);
-                keys = Arrays.copyOf(keys, count);
-                offsets = Arrays.copyOf(offsets, count);
-                sizes = Arrays.copyOf(sizes, count);
-                crcs = Arrays.copyOf(crcs, count);
-            }
+            case PACKET_OFFSET -> packets.offsets()[k] = value;
+            case PACKET_SIZE -> packets.sizes()[k] = v;
+            case PACKET_COUNT -> packets = firstPackets(packets, Math.floorMod(v, n + 1));
             case WIDTH -> width = v;
             case HEIGHT -> height = v;
             case TIME_BASE_NUMERATOR -> num = v;
             case TIME_BASE_DENOMINATOR -> den = v;
-            case PTS -> pts[k] = value;
-            case DURATION -> durations[k] = value;
-            case KEYFRAME -> keys[k] = !keys[k];
+            case PTS -> packets.pts()[k] = value;
+            case DURATION -> packets.durations()[k] = value;
+            case KEYFRAME -> packets.keyframes()[k] = !packets.keyframes()[k];
             case FPS -> fps = value == 0 ? Double.NaN : value / 1000.0;
             case SOURCE_INDEX -> sourceIndex = v;
             case EXTRADATA -> {
@@ -289,7 +276,14 @@ class ShardReaderFuzzTest {
         }
         return new RecordEntry(sourceIndex, false, e.sourcePath(), e.sourceBytes(), e.sourceMtimeMillis(), e.label(),
                 e.className(), "", "", codec, pixelFormat, width, height, num, den, fps, e.durationSeconds(), payloadOffset,
-                payloadBytes, e.payloadCrc32c(), extradata, pts, durations, keys, offsets, sizes, crcs);
+                payloadBytes, e.payloadCrc32c(), extradata, packets);
+    }
+
+    /** A copy of a table's first {@code count} packets. */
+    private static RecordEntry.Packets firstPackets(RecordEntry.Packets p, int count) {
+        return new RecordEntry.Packets(Arrays.copyOf(p.pts(), count), Arrays.copyOf(p.durations(), count),
+                Arrays.copyOf(p.keyframes(), count), Arrays.copyOf(p.offsets(), count), Arrays.copyOf(p.sizes(), count),
+                Arrays.copyOf(p.crc32c(), count));
     }
 
     /** Bytes of the index and footer, as the footer says (the whole file when the footer is unreadable). */

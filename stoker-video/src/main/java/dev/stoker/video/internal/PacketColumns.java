@@ -92,12 +92,25 @@ public final class PacketColumns {
         return Arrays.copyOf(pts, count);
     }
 
+    public long[] dtsArray() {
+        return Arrays.copyOf(dts, count);
+    }
+
     public long[] durationsArray() {
         return Arrays.copyOf(durations, count);
     }
 
+    public int[] flagsArray() {
+        return Arrays.copyOf(flags, count);
+    }
+
     /** Whether each packet is a keyframe. */
     public boolean[] keyframesArray() {
+        return keyframes(flags, count);
+    }
+
+    /** Whether each of the first {@code count} packets is a keyframe, given their AV_PKT_FLAG bits. */
+    public static boolean[] keyframes(int[] flags, int count) {
         boolean[] keyframes = new boolean[count];
         for (int i = 0; i < count; i++) {
             keyframes[i] = (flags[i] & KEYFRAME) != 0;

@@ -1,8 +1,9 @@
 package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.EpochSource;
-import java.util.Iterator;
-import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Consumer;
 
 /**
  * Turns a stream of tokens (items, then {@link #EPOCH_END}, … then {@link #END}) into an {@link EpochSource}
@@ -49,11 +50,11 @@ final class EpochTokens implements EpochSource<Object> {
             ended = true;
             return null;
         }
-        return () -> new Iterator<>() {
+        return () -> Spliterators.iterator(new Spliterators.AbstractSpliterator<Object>(Long.MAX_VALUE, Spliterator.ORDERED) {
             private boolean done;
 
             @Override
-            public boolean hasNext() {
+            public boolean tryAdvance(Consumer<? super Object> action) {
                 if (done) {
                     return false;
                 }
@@ -67,19 +68,11 @@ final class EpochTokens implements EpochSource<Object> {
                     done = true;
                     return false;
                 }
+                lookahead = null;
+                action.accept(next);
                 return true;
             }
-
-            @Override
-            public Object next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                Object item = lookahead;
-                lookahead = null;
-                return item;
-            }
-        };
+        });
     }
 
     /** Thrown out of the source when its thread is interrupted (the pipeline is closing). */

@@ -1,7 +1,9 @@
 package dev.stoker.store.shard.internal;
 
 import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,20 +24,60 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                           String failureMessage, String codecName, String pixelFormat, int width, int height,
                           int timeBaseNumerator, int timeBaseDenominator, double framesPerSecond,
                           double durationSeconds, long payloadOffset, long payloadBytes, int payloadCrc32c,
-                          byte[] extradata, long[] pts, long[] durations, boolean[] keyframes, long[] offsets,
-                          int[] sizes, int[] packetCrc32c, int[] sourceKeyframes) {
+                          byte[] extradata, Packets packets, int[] sourceKeyframes) {
 
     /** An entry without its source's keyframes (failures; samples of ingests that did not record them). */
     public RecordEntry(int sourceIndex, boolean failed, String sourcePath, long sourceBytes, long sourceMtimeMillis,
                        int label, String className, String failureReason, String failureMessage, String codecName,
                        String pixelFormat, int width, int height, int timeBaseNumerator, int timeBaseDenominator,
                        double framesPerSecond, double durationSeconds, long payloadOffset, long payloadBytes,
-                       int payloadCrc32c, byte[] extradata, long[] pts, long[] durations, boolean[] keyframes,
-                       long[] offsets, int[] sizes, int[] packetCrc32c) {
+                       int payloadCrc32c, byte[] extradata, Packets packets) {
         this(sourceIndex, failed, sourcePath, sourceBytes, sourceMtimeMillis, label, className, failureReason,
                 failureMessage, codecName, pixelFormat, width, height, timeBaseNumerator, timeBaseDenominator,
-                framesPerSecond, durationSeconds, payloadOffset, payloadBytes, payloadCrc32c, extradata, pts, durations,
-                keyframes, offsets, sizes, packetCrc32c, null);
+                framesPerSecond, durationSeconds, payloadOffset, payloadBytes, payloadCrc32c, extradata, packets, null);
+    }
+
+    /**
+     * A sample's packets in decode order, one index each: pts and duration in time-base ticks, whether decoding can
+     * start there, where its payload lies in the sample's payload (offset, size without the padding), and the CRC32C
+     * of payload and padding.
+     */
+    public record Packets(long[] pts, long[] durations, boolean[] keyframes, long[] offsets, int[] sizes,
+                          int[] crc32c) {
+        private static final Packets NONE = blank(0);
+
+        /** {@code count} packets whose fields are all zero, to be filled in. */
+        public static Packets blank(int count) {
+            return new Packets(new long[count], new long[count], new boolean[count], new long[count], new int[count],
+                    new int[count]);
+        }
+
+        public int count() { return pts.length; }
+
+        private void writeTo(DataOutput out) throws IOException {
+            out.writeInt(count());
+            for (int i = 0; i < count(); i++) {
+                out.writeLong(pts[i]);
+                out.writeLong(durations[i]);
+                out.writeBoolean(keyframes[i]);
+                out.writeLong(offsets[i]);
+                out.writeInt(sizes[i]);
+                out.writeInt(crc32c[i]);
+            }
+        }
+
+        private static Packets read(DataInput in, int count) throws IOException {
+            Packets packets = blank(count);
+            for (int i = 0; i < count; i++) {
+                packets.pts[i] = in.readLong();
+                packets.durations[i] = in.readLong();
+                packets.keyframes[i] = in.readBoolean();
+                packets.offsets[i] = in.readLong();
+                packets.sizes[i] = in.readInt();
+                packets.crc32c[i] = in.readInt();
+            }
+            return packets;
+        }
     }
 
     /** The source a record came from, as seen when it was ingested. */
@@ -47,17 +89,28 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
     }
 
     public int frameCount() {
-        return pts == null ? 0 : pts.length;
+        return packets == null ? 0 : packets.count();
     }
+
+    public long[] pts() { return packets.pts(); }
+
+    public long[] durations() { return packets.durations(); }
+
+    public boolean[] keyframes() { return packets.keyframes(); }
+
+    public long[] offsets() { return packets.offsets(); }
+
+    public int[] sizes() { return packets.sizes(); }
+
+    public int[] packetCrc32c() { return packets.crc32c(); }
 
     public static RecordEntry failure(Source source, String reason, String message) {
         return new RecordEntry(source.index(), true, source.path(), source.bytes(), source.mtimeMillis(), source.label(),
-                source.className(), reason, message, "", "", 0, 0, 1, 1, 0, 0, 0, 0, 0, new byte[0], new long[0],
-                new long[0], new boolean[0], new long[0], new int[0], new int[0]);
+                source.className(), reason, message, "", "", 0, 0, 1, 1, 0, 0, 0, 0, 0, new byte[0], Packets.NONE);
     }
 
     public byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + (pts == null ? 0 : pts.length * 29));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + frameCount() * 29);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(sourceIndex);
             out.writeBoolean(failed);
@@ -84,15 +137,7 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
             out.writeInt(payloadCrc32c);
             out.writeInt(extradata.length);
             out.write(extradata);
-            out.writeInt(pts.length);
-            for (int i = 0; i < pts.length; i++) {
-                out.writeLong(pts[i]);
-                out.writeLong(durations[i]);
-                out.writeBoolean(keyframes[i]);
-                out.writeLong(offsets[i]);
-                out.writeInt(sizes[i]);
-                out.writeInt(packetCrc32c[i]);
-            }
+            packets.writeTo(out);
             if (sourceKeyframes != null) {
                 out.writeInt(sourceKeyframes.length);
                 for (int k : sourceKeyframes) {
@@ -143,20 +188,7 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
             if (n < 0 || (long) n * 29 > bytes.length) {
                 throw new IOException("packet count " + n);
             }
-            long[] pts = new long[n];
-            long[] durations = new long[n];
-            boolean[] keys = new boolean[n];
-            long[] offsets = new long[n];
-            int[] sizes = new int[n];
-            int[] crcs = new int[n];
-            for (int i = 0; i < n; i++) {
-                pts[i] = in.readLong();
-                durations[i] = in.readLong();
-                keys[i] = in.readBoolean();
-                offsets[i] = in.readLong();
-                sizes[i] = in.readInt();
-                crcs[i] = in.readInt();
-            }
+            Packets packets = Packets.read(in, n);
             int[] sourceKeyframes = null;
             if (in.available() > 0) {
                 int k = in.readInt();
@@ -172,8 +204,8 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                 }
             }
             return new RecordEntry(sourceIndex, false, path, size, mtime, label, className, "", "", codec, pixelFormat,
-                    width, height, num, den, fps, duration, payloadOffset, payloadBytes, payloadCrc, extradata, pts,
-                    durations, keys, offsets, sizes, crcs, sourceKeyframes);
+                    width, height, num, den, fps, duration, payloadOffset, payloadBytes, payloadCrc, extradata,
+                    packets, sourceKeyframes);
         }
     }
 }

@@ -80,8 +80,8 @@ public final class ShardWriter implements AutoCloseable {
                 source.label(), source.className(), "", "", sample.codecName(), sample.pixelFormat(), sample.width(),
                 sample.height(), sample.timeBaseNumerator(), sample.timeBaseDenominator(), sample.framesPerSecond(),
                 sample.durationSeconds(), offset, payload.length, ShardLayout.crc32c(payload, 0, payload.length),
-                sample.extradata(), sample.pts(), sample.durations(), sample.keyframes(), sample.offsets(), sample.sizes(),
-                crcs, sourceKeyframes);
+                sample.extradata(), new RecordEntry.Packets(sample.pts(), sample.durations(), sample.keyframes(),
+                sample.offsets(), sample.sizes(), crcs), sourceKeyframes);
         entries.add(entry.encode());
         samples++;
         return entries.size() - 1;

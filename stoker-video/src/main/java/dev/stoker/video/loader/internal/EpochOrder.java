@@ -8,7 +8,9 @@ import dev.stoker.pipeline.EpochSource;
 import dev.stoker.video.loader.Quarantine;
 import java.nio.file.Path;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Consumer;
 
 /**
  * The order videos are visited in: the {@link EpochSampler}'s sequence for this rank (a pure function of
@@ -52,39 +54,29 @@ public final class EpochOrder implements EpochSource<VideoTask> {
     }
 
     private Iterator<VideoTask> admitted(Iterator<? extends VideoTask> tasks) {
-        return new Iterator<>() {
-            private VideoTask next;
+        return Spliterators.iterator(new Spliterators.AbstractSpliterator<VideoTask>(Long.MAX_VALUE, Spliterator.ORDERED) {
             private long visited;
             private long admitted;
 
             @Override
-            public boolean hasNext() {
-                while (next == null && tasks.hasNext()) {
+            public boolean tryAdvance(Consumer<? super VideoTask> action) {
+                while (tasks.hasNext()) {
                     VideoTask task = tasks.next();
                     visited++;
                     if (gate.admit(task)) {
-                        next = task;
                         admitted++;
+                        action.accept(task);
+                        return true;
                     }
                 }
-                if (next == null && visited > 0 && admitted == 0 && allQuarantined()) {
+                if (visited > 0 && admitted == 0 && allQuarantined()) {
                     Path file = gate.quarantine().file();
                     throw new IllegalStateException("every video of the dataset (" + dataset.size() + ") is quarantined:"
                             + " each failed before" + (file != null ? " (listed in " + file + ")" : " (see the failures)")
                             + ", so nothing is left to load");
                 }
-                return next != null;
+                return false;
             }
-
-            @Override
-            public VideoTask next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                VideoTask task = next;
-                next = null;
-                return task;
-            }
-        };
+        });
     }
 }

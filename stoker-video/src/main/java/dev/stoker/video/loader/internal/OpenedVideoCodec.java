@@ -2,6 +2,7 @@ package dev.stoker.video.loader.internal;
 
 import dev.stoker.video.Video;
 import dev.stoker.video.VideoPackets;
+import dev.stoker.video.internal.PacketColumns;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -81,12 +82,9 @@ public final class OpenedVideoCodec extends CursorCodec<OpenedVideo> {
         int[] sizes = in.getInts();
         long[] frameTimestamps = in.getInt() != 0 ? in.getLongs() : null;
         MemorySegment data = in.getSegment();
-        boolean[] keyframes = new boolean[flags.length];
-        for (int i = 0; i < flags.length; i++) {
-            keyframes[i] = (flags[i] & 1) != 0;  // AV_PKT_FLAG_KEY
-        }
         VideoPackets packets = new VideoPackets(codecName, width, height, pixelFormat, timeBaseNumerator,
-                timeBaseDenominator, framesPerSecond, extradata, data, pts, durations, keyframes, offsets, sizes,
+                timeBaseDenominator, framesPerSecond, extradata, data, pts, durations,
+                PacketColumns.keyframes(flags, flags.length), offsets, sizes,
                 new VideoPackets.Demuxed(container, streamIndex, rotation, startTime, complete, dts, flags,
                         frameTimestamps, details));
         return new OpenedVideo(task, Video.copyFromPackets(task.entry().path().toString(), packets), clipStarts);
