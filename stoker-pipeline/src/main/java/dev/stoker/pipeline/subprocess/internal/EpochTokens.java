@@ -1,9 +1,8 @@
 package dev.stoker.pipeline.subprocess.internal;
 
 import dev.stoker.pipeline.EpochSource;
-import java.util.Spliterator;
-import java.util.Spliterators;
-import java.util.function.Consumer;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
 
 /**
  * Turns a stream of tokens (items, then {@link #EPOCH_END}, … then {@link #END}) into an {@link EpochSource}
@@ -50,11 +49,13 @@ final class EpochTokens implements EpochSource<Object> {
             ended = true;
             return null;
         }
-        return () -> Spliterators.iterator(new Spliterators.AbstractSpliterator<Object>(Long.MAX_VALUE, Spliterator.ORDERED) {
+        // Not Spliterators.iterator, as the other look-ahead iterators: the token hasNext() peeked stays this source's
+        // (lookahead), not an iterator's, so an iterator left after hasNext() loses no item to the next one or to epoch().
+        return () -> new Iterator<>() {
             private boolean done;
 
             @Override
-            public boolean tryAdvance(Consumer<? super Object> action) {
+            public boolean hasNext() {
                 if (done) {
                     return false;
                 }
@@ -68,11 +69,19 @@ final class EpochTokens implements EpochSource<Object> {
                     done = true;
                     return false;
                 }
-                lookahead = null;
-                action.accept(next);
                 return true;
             }
-        });
+
+            @Override
+            public Object next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                Object item = lookahead;
+                lookahead = null;
+                return item;
+            }
+        };
     }
 
     /** Thrown out of the source when its thread is interrupted (the pipeline is closing). */
