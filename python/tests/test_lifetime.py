@@ -65,6 +65,25 @@ def test_close_stops_the_jvm_and_removes_the_file(dataset):
     assert not os.path.exists(file)
 
 
+def test_a_jvm_whose_python_died_while_it_started_exits(dataset, stoker):
+    # Python names itself to the JVM; one that died before the JVM asked for its parent left the JVM to init, whose
+    # exit never comes. Here the named process is gone already, and standard input stays open (no end of the pipe).
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    env = dict(stoker_env(), STOKER_CONSUMER_PID=str(dead.pid))
+    jvm = subprocess.Popen([stoker, "serve", str(dataset), "--batch", "2", "--frames", "4"], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        jvm.wait(timeout=HANG_GUARD_SECONDS)   # not communicate(), which would close standard input
+        err = jvm.stderr.read()
+    finally:
+        jvm.kill()
+        jvm.stdin.close()
+        jvm.stderr.close()
+    assert jvm.returncode == 3, err
+    assert f"its consumer, process {dead.pid} (STOKER_CONSUMER_PID), has exited" in err
+
+
 def test_when_python_dies_the_jvm_exits_and_removes_the_file(dataset):
     script = textwrap.dedent(f"""
         import os, signal

@@ -68,10 +68,16 @@ final class ServeCommand extends Subcommand {
         try {
             consumer = ServeConsumer.of(named);
         } catch (IllegalArgumentException e) {
-            throw usageError(e.getMessage());
+            // The bridge's variable, not the user's flags: said, and the parent watched as without it.
+            System.err.println("stoker serve: " + e.getMessage() + "; watching the parent process instead");
+            named = null;
+            consumer = ServeConsumer.of(null);
         }
         if (named != null && consumer.isEmpty()) {
-            Runtime.getRuntime().halt(3);   // the consumer died while this JVM started
+            System.err.println("stoker serve: its consumer, process " + named.strip() + " (" + ServeConsumer.ENV
+                    + "), has exited: nothing to serve");
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
         }
         consumer.ifPresent(c -> c.onExit().thenRun(() -> {
             if (!serving.get()) {

@@ -16,7 +16,8 @@ final class ServeConsumer {
     /**
      * The consumer: the process {@code named} (the variable's value, null where unset), else this one's parent.
      * Empty when the named process is gone, or when its pid now belongs to a process that started after this one (the
-     * consumer started this JVM, so it is older).
+     * consumer started this JVM, so it is older). Where a start time is unknown, a live process of that pid is taken
+     * for the consumer: a JVM left running is the lesser harm than one halted under a live consumer.
      *
      * @throws IllegalArgumentException if {@code named} is not a pid
      */

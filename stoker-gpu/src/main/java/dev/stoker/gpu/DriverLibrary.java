@@ -36,15 +36,15 @@ record DriverLibrary(String name, SymbolLookup symbols, String requirement) {
         return LINKER.downcallHandle(symbol.get(), FunctionDescriptor.of(JAVA_INT, arguments));
     }
 
-    /** A downcall returning its {@code CUresult}; {@code invokeExact} declares Throwable, which {@link DriverLibrary#invoke} narrows. */
+    /** A downcall returning its {@code CUresult}: {@code invokeExact} declares Throwable, {@link #invoke} narrows it. */
     @FunctionalInterface
     interface Downcall {
         int call() throws Throwable;
     }
 
     /**
-     * Runs {@code call} and returns its {@code CUresult}; what the downcall itself throws goes on as it is when unchecked,
-     * else (a checked exception, which a downcall does not throw) as an {@link IllegalStateException}.
+     * Runs {@code call} and returns its {@code CUresult}; what the downcall itself throws goes on as it is when
+     * unchecked, else (a checked exception, which a downcall does not throw) as an {@link IllegalStateException}.
      */
     int invoke(Downcall call) {
         try {

@@ -1,5 +1,6 @@
 package dev.stoker.video;
 
+import dev.stoker.video.internal.PacketColumns;
 import java.util.Arrays;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Arrays;
  */
 final class FrameTimeline {
     /** AV_PKT_FLAG_KEY. */
-    static final int FLAG_KEY = 1;
+    static final int FLAG_KEY = PacketColumns.KEYFRAME;
     /** AV_PKT_FLAG_DISCARD: the demuxer's edit list drops this packet's frame after decoding. */
     static final int FLAG_DISCARD = 4;
 

@@ -120,7 +120,7 @@ final class PacketStore implements AutoCloseable {
 
     int count() { return packets.count(); }
 
-    /** The packets' index (timestamps, flags, where each payload lies), for copying out whole. */
+    /** The packets' index (timestamps, flags, where each payload lies), to copy out whole: read-only to callers. */
     PacketColumns columns() { return packets; }
 
     long pts(int packet) {

@@ -7,6 +7,7 @@ import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Objects;
 
 /**
  * One index entry of a shard: a stored sample (where its payload lies, its packets with their
@@ -25,6 +26,10 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
                           int timeBaseNumerator, int timeBaseDenominator, double framesPerSecond,
                           double durationSeconds, long payloadOffset, long payloadBytes, int payloadCrc32c,
                           byte[] extradata, Packets packets, int[] sourceKeyframes) {
+
+    public RecordEntry {
+        Objects.requireNonNull(packets, "packets");   // a failure has none: Packets.blank(0)
+    }
 
     /** An entry without its source's keyframes (failures; samples of ingests that did not record them). */
     public RecordEntry(int sourceIndex, boolean failed, String sourcePath, long sourceBytes, long sourceMtimeMillis,
@@ -45,6 +50,16 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
     public record Packets(long[] pts, long[] durations, boolean[] keyframes, long[] offsets, int[] sizes,
                           int[] crc32c) {
         private static final Packets NONE = blank(0);
+
+        public Packets {
+            int count = pts.length;
+            if (durations.length != count || keyframes.length != count || offsets.length != count
+                    || sizes.length != count || crc32c.length != count) {
+                throw new IllegalArgumentException("packets: columns of " + count + ", " + durations.length + ", "
+                        + keyframes.length + ", " + offsets.length + ", " + sizes.length + " and " + crc32c.length
+                        + " (expected: one length)");
+            }
+        }
 
         /** {@code count} packets whose fields are all zero, to be filled in. */
         public static Packets blank(int count) {
@@ -88,9 +103,7 @@ public record RecordEntry(int sourceIndex, boolean failed, String sourcePath, lo
         return new Source(sourceIndex, sourcePath, sourceBytes, sourceMtimeMillis, label, className);
     }
 
-    public int frameCount() {
-        return packets == null ? 0 : packets.count();
-    }
+    public int frameCount() { return packets.count(); }
 
     public long[] pts() { return packets.pts(); }
 
