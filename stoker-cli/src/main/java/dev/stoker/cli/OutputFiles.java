@@ -1,8 +1,12 @@
 package dev.stoker.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.stoker.pipeline.TraceRecorder;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,8 +20,29 @@ import java.util.Locale;
  * indented, and a file that cannot be written is an error naming the option and the file.
  */
 final class OutputFiles {
-    /** How every command writes its JSON: indented, for people as much as for scripts. */
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /**
+     * How every command writes its JSON: indented, for people as much as for scripts; a figure the run could not
+     * measure (NaN: a run too short for a steady state) is null, where Jackson would write the string "NaN" in the
+     * place of a number.
+     */
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .registerModule(new SimpleModule("finite-or-null")
+                    .addSerializer(Double.class, new FiniteOrNull()).addSerializer(double.class, new FiniteOrNull()));
+
+    private static final class FiniteOrNull extends StdSerializer<Double> {
+        FiniteOrNull() {
+            super(Double.class);
+        }
+
+        @Override
+        public void serialize(Double value, JsonGenerator out, SerializerProvider provider) throws IOException {
+            if (Double.isFinite(value)) {
+                out.writeNumber(value);
+            } else {
+                out.writeNull();
+            }
+        }
+    }
 
     private OutputFiles() {
     }

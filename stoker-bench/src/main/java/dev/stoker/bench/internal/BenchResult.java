@@ -132,8 +132,14 @@ public record BenchResult(
             s.append(String.format(Locale.ROOT, "single thread    %10.1f clips/s (same clips, no pipeline)%n", singleThreadClipsPerSecond));
             s.append(String.format(Locale.ROOT, "decode efficiency %9.2f   = samples/s / (%d cores x single-thread clips/s)%n",
                     decodeEfficiency, cores));
-            s.append(String.format(Locale.ROOT, "cpu efficiency   %10.2f   = single-thread CPU per clip / pipeline CPU per sample (%.1f / %.1f ms)%n",
-                    cpuEfficiency, singleThreadCpuMillis(), cpuSecondsPerSample * 1000));
+            if (Double.isNaN(cpuEfficiency)) {
+                // No steady-state CPU reading (a run of a few batches): a ratio of NaNs says nothing.
+                s.append(String.format(Locale.ROOT, "cpu efficiency          -   (no CPU per sample: the steady state was"
+                        + " too short to read; give more --batches)%n"));
+            } else {
+                s.append(String.format(Locale.ROOT, "cpu efficiency   %10.2f   = single-thread CPU per clip / pipeline CPU"
+                        + " per sample (%.1f / %.1f ms)%n", cpuEfficiency, singleThreadCpuMillis(), cpuSecondsPerSample * 1000));
+            }
             if (machineCeiling != null) {
                 s.append(String.format(Locale.ROOT, "machine ceiling  %10.2f   = %d threads decoding the same clips independently"
                         + " (%.1f clips/s) / (%d x one alone, %.1f clips/s): no loader's decode efficiency goes higher here%n",
