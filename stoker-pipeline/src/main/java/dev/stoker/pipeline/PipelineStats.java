@@ -1,6 +1,8 @@
 package dev.stoker.pipeline;
 
 import dev.stoker.pipeline.internal.Json;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -63,6 +65,45 @@ public record PipelineStats(long elapsedMillis, int epoch, double outputsPerSeco
         }
         t.append(verdict.line()).append('\n');
         return t.toString();
+    }
+
+    /**
+     * What the pipeline did between {@code earlier}, a snapshot of the same pipeline, and this one: counts are
+     * differences, each stage's busy, idle and back-pressured shares and the consumer's waiting are the window's, and
+     * the verdict is judged on them (without the CPUs' use, which a snapshot does not keep). A phase's verdict,
+     * apart from what came before it: a loader that filled a cache flat out and then kept up with training steps
+     * reads as saturated over the whole run and as ahead of its consumer over the steps. Task times, queue fills and
+     * reconfigurations stay this snapshot's (since the start). This snapshot itself when {@code earlier} is null or
+     * not older.
+     *
+     * <p>A stage's shares are weighted by the elapsed time, so they hold while its concurrency is what it was at
+     * {@code earlier}.
+     */
+    public PipelineStats since(PipelineStats earlier) {
+        if (earlier == null || earlier.elapsedMillis >= elapsedMillis) {
+            return this;
+        }
+        double window = elapsedMillis - earlier.elapsedMillis;
+        List<StageStats> windowed = new ArrayList<>(stages.size());
+        for (int i = 0; i < stages.size(); i++) {
+            StageStats now = stages.get(i);
+            StageStats then = i < earlier.stages.size() && earlier.stages.get(i).name().equals(now.name())
+                    ? earlier.stages.get(i) : null;
+            windowed.add(then == null ? now : now.since(then, earlier.elapsedMillis, elapsedMillis));
+        }
+        SinkStats s = new SinkStats(sink.capacity(), sink.size(), sink.delivered() - earlier.sink.delivered(),
+                sink.dataReadinessSince(earlier.sink), sink.consumerWaitMillis() - earlier.sink.consumerWaitMillis(),
+                Math.clamp((sink.consumerWaitMillis() - earlier.sink.consumerWaitMillis()) / window, 0.0, 1.0),
+                sink.meanFill());
+        Map<String, Long> failed = new HashMap<>();
+        failuresByReason.forEach((reason, n) -> {
+            long since = n - earlier.failuresByReason.getOrDefault(reason, 0L);
+            if (since > 0) {
+                failed.put(reason, since);
+            }
+        });
+        return new PipelineStats(elapsedMillis, epoch, s.delivered() * 1000.0 / window, windowed, s,
+                failures - earlier.failures, failed, BottleneckAnalysis.judge(windowed, s), reconfigurations);
     }
 
     private static String abbreviate(String s, int max) {

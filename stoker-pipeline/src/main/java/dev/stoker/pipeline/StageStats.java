@@ -40,4 +40,28 @@ public record StageStats(String name, String kind, int concurrency, long itemsIn
      * a buffer the consumer holds made the waiting stage look saturated, the bottleneck, when the consumer was.
      */
     public static DownstreamWait waitingDownstream() { return StageWaits.downstream(); }
+
+    /**
+     * This stage between {@code earlier} (taken {@code earlierMillis} into the run) and now ({@code nowMillis}): the
+     * shares of the window, weighted by the elapsed times, as {@link PipelineStats#since} explains.
+     */
+    StageStats since(StageStats earlier, long earlierMillis, long nowMillis) {
+        double window = nowMillis - earlierMillis;
+        double busy = share(busyFraction, earlier.busyFraction, earlierMillis, nowMillis, window);
+        double idle = share(idleFraction, earlier.idleFraction, earlierMillis, nowMillis, window);
+        double blocked = share(backPressuredFraction, earlier.backPressuredFraction, earlierMillis, nowMillis, window);
+        double total = busy + idle + blocked;
+        if (total > 0) {   // the weighting is exact only where the workers' time grew with the clock: shares sum to 1
+            busy /= total;
+            idle /= total;
+            blocked /= total;
+        }
+        return new StageStats(name, kind, concurrency, itemsIn - earlier.itemsIn, itemsOut - earlier.itemsOut,
+                failures - earlier.failures, dropped - earlier.dropped, inFlight, busy, idle, blocked, taskTime,
+                inputQueue);
+    }
+
+    private static double share(double now, double then, long thenMillis, long nowMillis, double window) {
+        return Math.clamp((now * nowMillis - then * thenMillis) / window, 0.0, 1.0);
+    }
 }

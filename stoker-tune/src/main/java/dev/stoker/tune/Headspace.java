@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
@@ -114,11 +115,14 @@ public final class Headspace<B, V> {
      * Measures on a pipeline's batches. Before the cached phase it waits (up to
      * {@value #QUIET_TIMEOUT_MILLIS} ms) for the pipeline to go quiet, its buffers full and no task
      * running, so that loading ahead does not take CPU from the steps that set the floor. The result
-     * carries the pipeline's bottleneck verdict at the end of the loader phase.
+     * carries the pipeline's bottleneck verdict over the loader phase's measured steps
+     * ({@link PipelineStats#since}): since the start, the cache filling (the loader flat out, nothing to keep up
+     * with) would call a loader saturated that kept up with the steps.
      */
     public HeadspaceResult run(Pipeline<? extends B> pipeline) {
-        return run(pipeline.iterator(), () -> {
-            PipelineStats stats = pipeline.stats();
+        AtomicReference<PipelineStats> measuredFrom = new AtomicReference<>();
+        return run(pipeline.iterator(), () -> measuredFrom.set(pipeline.stats()), () -> {
+            PipelineStats stats = pipeline.stats().since(measuredFrom.get());
             return stats.verdict() == null ? null : stats.verdict().line();
         }, () -> awaitQuiet(pipeline));
     }
@@ -134,7 +138,7 @@ public final class Headspace<B, V> {
 
     /** Measures on the next {@link #batchesNeeded()} batches of an iterator (see {@link #run(Iterable)}). */
     public HeadspaceResult run(Iterator<? extends B> batches) {
-        return run(batches, () -> null, () -> { });
+        return run(batches, () -> { }, () -> null, () -> { });
     }
 
     /**
@@ -170,7 +174,8 @@ public final class Headspace<B, V> {
         }
     }
 
-    private HeadspaceResult run(Iterator<? extends B> batches, Supplier<String> verdictAfterLoading, Runnable beforeCachedPhase) {
+    private HeadspaceResult run(Iterator<? extends B> batches, Runnable measuringWithLoader,
+                                Supplier<String> verdictAfterLoading, Runnable beforeCachedPhase) {
         List<V> copies = new ArrayList<>(cachedBatches);
         try {
             int delivered = 0;
@@ -184,6 +189,9 @@ public final class Headspace<B, V> {
             }
             Phase loader = new Phase(measuredSteps);
             for (int i = 0; i < warmupSteps + measuredSteps; i++) {
+                if (i == warmupSteps) {
+                    measuringWithLoader.run();
+                }
                 long askNanos = clock.nanoTime();
                 B batch = next(batches, delivered++);
                 int samples;

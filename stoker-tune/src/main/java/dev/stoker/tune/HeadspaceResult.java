@@ -29,8 +29,9 @@ import java.util.Locale;
  * @param stepsMeasured           measured steps in each phase
  * @param warmupSteps             steps run before measuring, in each phase
  * @param cachedBatches           batches copied and replayed in the cached phase
- * @param loaderVerdict           the loader pipeline's bottleneck line at the end of the loader phase, or
- *                                null when the batches did not come from a {@code Pipeline}
+ * @param loaderVerdict           the loader pipeline's bottleneck line over the loader phase's measured steps
+ *                                (not the cache filling before them), or null when the batches did not come from a
+ *                                {@code Pipeline}
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record HeadspaceResult(
