@@ -489,7 +489,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @throws IllegalArgumentException if the JSON is malformed, names an unknown field or holds a bad value
      */
     public static LoaderOptions fromJson(String json) {
-        return LoaderOptionsJson.read(json, DEFAULTS);
+        return LoaderOptionsJson.read(Objects.requireNonNull(json, "json"), DEFAULTS);
     }
 
     /**
@@ -499,7 +499,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @throws InvalidValueException (named by the path) if the document names a place it does not have or holds a bad value there
      */
     public LoaderOptions overlaid(String json) {
-        return LoaderOptionsJson.read(json, this);
+        return LoaderOptionsJson.read(Objects.requireNonNull(json, "json"), this);
     }
 
     /**
@@ -509,7 +509,7 @@ public record LoaderOptions(Clip clip, Size size, Batching batch, Sampling sampl
      * @throws InvalidValueException (named by the path) if the document has no such place, or the value does not fit it
      */
     public LoaderOptions with(String path, Object value) {
-        return LoaderOptionsJson.with(this, path, LoaderOptionsJson.tree(value));
+        return LoaderOptionsJson.with(this, Objects.requireNonNull(path, "path"), LoaderOptionsJson.tree(value));
     }
 
     /** The value at {@code path} of the document; a missing node where nothing sets it (a stage's unset concurrency). */

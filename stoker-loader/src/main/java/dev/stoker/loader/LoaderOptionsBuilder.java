@@ -13,6 +13,7 @@ import dev.stoker.loader.clip.Resize;
 import dev.stoker.loader.dataset.SamplerOptions;
 import dev.stoker.pipeline.FailureBudget;
 import dev.stoker.pipeline.PipelineConfig;
+import java.util.Objects;
 
 /**
  * Builds {@link LoaderOptions}: sets one group or value at a time, from the defaults or from given options;
@@ -192,7 +193,7 @@ public final class LoaderOptionsBuilder {
 
     /** Lays {@code more} over the pipeline config so far (stage concurrency, queues, sink). */
     public LoaderOptionsBuilder config(PipelineConfig more) {
-        this.config = config.overriddenBy(more);
+        this.config = config.overriddenBy(Objects.requireNonNull(more, "config"));
         return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.stoker.loader;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,7 +29,10 @@ import java.util.Set;
 final class LoaderOptionsJson {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            // A document is one value, each key once: text after it, or a key given twice, is a mistake to name.
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     /** Top-level fields only a pipeline config has. */
     private static final Set<String> PIPELINE_CONFIG_ONLY = Set.of("sinkCapacity", "stallTimeoutMillis", "stages");
     private static final String BUDGET = "failureBudget";

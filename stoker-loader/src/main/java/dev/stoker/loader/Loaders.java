@@ -5,6 +5,7 @@ import dev.stoker.pipeline.InvalidValueException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 
@@ -47,6 +48,7 @@ public final class Loaders {
      * @throws IOException if the dataset cannot be read (the message names the path)
      */
     public static HostBatchLoader open(String location, LoaderOptions options, Opening opening) throws IOException {
+        Objects.requireNonNull(options, "options");
         DecodeDevice decode = options.decode().device();
         if (decode == DecodeDevice.NVDEC || decode == DecodeDevice.HYBRID) {
             throw new InvalidValueException(LoaderOption.DECODE_DEVICE.path(), decode,
@@ -66,6 +68,7 @@ public final class Loaders {
      */
     public static ClipLoader<? extends LoadedBatch> onDevice(DeviceSpec device, String location, LoaderOptions options,
                                                              Opening opening) throws IOException {
+        Objects.requireNonNull(device, "device");
         if (!device.isCuda()) {
             return open(location, options, opening);
         }
@@ -91,6 +94,13 @@ public final class Loaders {
      * @throws IOException if a provider cannot ask the location (a remote store that does not answer)
      */
     public static LoaderProvider provider(String location, Opening opening) throws IOException {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(opening, "opening");
+        if (location.isBlank()) {
+            // The default provider takes any path, and "" resolves to the working directory: a run on the wrong data.
+            throw new InvalidValueException("location", "'" + location + "'",
+                    "a dataset: a folder of videos, a manifest, a shard folder or a URL");
+        }
         LoaderProvider recognised = null;
         LoaderProvider byDefault = null;
         for (LoaderProvider provider : Registered.HOSTS) {

@@ -83,7 +83,7 @@ public final class Opening {
      */
     public Opening with(Object setting) {
         Map<Class<?>, Object> more = new LinkedHashMap<>(settings);
-        more.put(setting.getClass(), setting);
+        more.put(Objects.requireNonNull(setting, "setting").getClass(), setting);
         return new Opening(resumeFrom, trace, batchMemory, consumerBatches, Map.copyOf(more));
     }
 

@@ -119,6 +119,11 @@ class LoaderOptionsJsonTest {
         assertThatThrownBy(() -> LoaderOptions.builder().clipStarts(LoaderOptions.ClipStarts.UNIFORM, 2, -1).build())
                 .isInstanceOf(InvalidValueException.class)
                 .hasMessage("windowStepSeconds: -1.0 (expected: 0+; above 0 for window sampling)");
+        // A second document after the first, or a key given twice: the later value was dropped, or won, unsaid.
+        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"sampling\": {\"epochs\": 1}} {\"batch\": {\"size\": 2}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Trailing token");
+        assertThatThrownBy(() -> LoaderOptions.fromJson("{\"clip\": {\"frames\": 8, \"frames\": 9}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Duplicate field 'frames'");
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "[1, 2]");
         assertThatThrownBy(() -> LoaderOptions.read(file)).isInstanceOf(IllegalArgumentException.class)

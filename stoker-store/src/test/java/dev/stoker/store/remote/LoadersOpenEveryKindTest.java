@@ -122,6 +122,16 @@ class LoadersOpenEveryKindTest {
         Path missing = dir.resolve("no-such-dataset");
         assertThatThrownBy(() -> Loaders.open(missing.toString(), options()))
                 .isInstanceOf(NoSuchFileException.class).hasMessageContaining(missing.toString());
+        // "" is a path the video loader would take: the working directory, a run on data nobody named.
+        for (String blank : new String[] {"", "  "}) {
+            assertThatThrownBy(() -> Loaders.open(blank, options())).isInstanceOf(InvalidValueException.class)
+                    .hasMessage("location: '" + blank + "' (expected: a dataset: a folder of videos, a manifest, a shard"
+                            + " folder or a URL)");
+        }
+        assertThatThrownBy(() -> Loaders.open(null, options())).isInstanceOf(NullPointerException.class)
+                .hasMessage("location");
+        assertThatThrownBy(() -> Loaders.open(videos().toString(), null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("options");
     }
 
     @Test
