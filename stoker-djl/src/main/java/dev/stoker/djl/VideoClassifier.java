@@ -20,6 +20,7 @@ import dev.stoker.djl.internal.BatchArrays;
 import dev.stoker.djl.internal.ClipArrays;
 import dev.stoker.djl.internal.R3d;
 import dev.stoker.djl.internal.TorchRuntime;
+import dev.stoker.loader.batch.ClipBatch;
 import java.util.Locale;
 
 /**
@@ -30,9 +31,7 @@ import java.util.Locale;
  * try (VideoClassifier model = VideoClassifier.r3d(0.125, classes, Device.cpu(), 1e-3f, 42);
  *      VideoLoader loader = VideoLoader.open(dataset, options)) {
  *     for (ClipBatch b : loader) {
- *         try (BatchArrays arrays = ClipArrays.of(b, model.manager())) {
- *             float loss = model.trainStep(arrays);
- *         }
+ *         float loss = model.trainStep(b);   // closes b
  *     }
  * }
  * }</pre>
@@ -82,6 +81,17 @@ public final class VideoClassifier implements AutoCloseable {
 
     public Device device() {
         return trainer.getDevices()[0];
+    }
+
+    /**
+     * A step on a loader's batch, as DJL arrays over the batch's own memory ({@code uint8}, no copy; the model's
+     * normalised float input made from them); returns its mean loss. The batch is closed after the step, its buffer
+     * back in the loader's pool.
+     */
+    public float trainStep(ClipBatch batch) {
+        try (BatchArrays arrays = ClipArrays.of(batch, manager())) {
+            return trainStep(arrays);
+        }
     }
 
     /** Forward, backward and an optimiser update on one batch; returns its mean loss. */

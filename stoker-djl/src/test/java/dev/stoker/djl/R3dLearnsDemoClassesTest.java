@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import dev.stoker.djl.internal.BatchArrays;
-import dev.stoker.djl.internal.ClipArrays;
 import dev.stoker.djl.internal.TorchRuntime;
 import dev.stoker.loader.batch.BatchLayout;
 import dev.stoker.loader.batch.ClipBatch;
@@ -30,9 +28,7 @@ class R3dLearnsDemoClassesTest {
              VideoLoader loader = VideoLoader.open(Dataset.open(DemoClips.root()), DemoClips.options(8, BatchLayout.NTHWC, -1))) {
             Iterator<ClipBatch> batches = loader.iterator();
             while (losses.size() < 60) {
-                try (BatchArrays arrays = ClipArrays.of(batches.next(), model.manager())) {
-                    losses.add(model.trainStep(arrays));
-                }
+                losses.add(model.trainStep(batches.next()));   // the batch as arrays over its memory, then closed
             }
         }
         double first = mean(losses.subList(0, 5));
