@@ -79,9 +79,12 @@ final class AutotuneOptions {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--autotune-ram: " + e.getMessage());
         }
-        if (cores < 0 || windowMillis < 20) {
-            throw new ParameterException(spec.commandLine(), "--autotune-cores: " + cores + ", --autotune-window: "
-                    + windowMillis + " (expected: cores > 0, window 20+ ms)");
+        if (!(cores >= 0) || Double.isInfinite(cores)) {
+            throw new ParameterException(spec.commandLine(), "--autotune-cores: " + cores
+                    + " (expected: a number of cores above 0, or 0 for all of them)");
+        }
+        if (windowMillis < 20) {
+            throw new ParameterException(spec.commandLine(), "--autotune-window: " + windowMillis + " (expected: 20+ ms)");
         }
         return AutotuneBudget.defaults().withCores(c).withRam(ramBytes, itemBytes, heldBytes)
                 .withWindow(Duration.ofMillis(windowMillis), 2);
@@ -115,8 +118,8 @@ final class AutotuneOptions {
         out.println("autotune: final config " + describe(end) + (end.equals(start) ? " (unchanged)" : ""));
         out.printf(Locale.ROOT, "autotune: the final config holds an estimated %s of items (budget %s)%n",
                 bytes(budget.ramBytes(end)), bytes(budget.ramBytes()));
-        out.println("(samples/s below is over the whole run, tuning included; run again with --config FILE to"
-                + " measure the final config alone)");
+        out.println("(samples/s below was measured while the autotuner tried configs; run again with --config FILE"
+                + " to measure the final config alone)");
         if (saveConfig != null) {
             try {
                 Files.writeString(saveConfig, options.toBuilder().config(end).build().toJson());

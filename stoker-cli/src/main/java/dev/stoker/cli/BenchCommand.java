@@ -140,6 +140,7 @@ final class BenchCommand extends Subcommand {
     @Override
     public Integer call() throws Exception {
         files.checkWritable();
+        OutputFiles.checkWritable("--save-config", saveConfig);
         PrintWriter out = out();
         LoaderOptions options = GpuDecodeOptions.resolve(storage.withColdFetch(loader.loaderOptions()));
         DeviceSpec deviceSpec = decode.device(BenchDevice.parse(device, spec), spec, options, storage.cold);
@@ -208,8 +209,11 @@ final class BenchCommand extends Subcommand {
                 Opening.defaults().tracedBy(recorder));
              DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
             effective = loader.pipeline().config();
-            if (saveConfig != null) {
+            if (saveConfig != null && !autotune.enabled) {
+                // With --autotune the file is the tuned config, written at the end: a run stopped early leaves no
+                // file rather than the start config under the tuned one's name.
                 OutputFiles.write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
+                out.println("wrote the config to " + saveConfig);
             }
             try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), run::samples);
                  LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,

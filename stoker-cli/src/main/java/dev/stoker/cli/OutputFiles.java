@@ -61,7 +61,8 @@ final class OutputFiles {
                 : folder != null && !Files.isWritable(folder) ? "the folder " + folder + " is not writable"
                 : Files.exists(file) && !Files.isWritable(file) ? "not writable" : null;
         if (problem != null) {
-            throw new UncheckedIOException(new IOException(option + ": cannot write " + file + " (" + problem + ")"));
+            String message = option + ": cannot write " + file + " (" + problem + ")";
+            throw new UncheckedIOException(message, new IOException(message));   // the message alone, no class name
         }
     }
 

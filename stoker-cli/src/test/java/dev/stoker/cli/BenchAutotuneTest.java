@@ -63,4 +63,14 @@ class BenchAutotuneTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--autotune with a shard folder", "not supported yet");
     }
+
+    @Test
+    void aBadBudgetIsNamedByItsOwnFlag() {
+        CliRun window = CliRun.stoker("bench", data.toString(), "--autotune", "--autotune-window", "0", "--batches", "1");
+        assertThat(window.exitCode()).isEqualTo(2);
+        assertThat(window.err()).contains("--autotune-window: 0 (expected: 20+ ms)").doesNotContain("--autotune-cores");
+        CliRun cores = CliRun.stoker("bench", data.toString(), "--autotune", "--autotune-cores", "-1", "--batches", "1");
+        assertThat(cores.exitCode()).isEqualTo(2);
+        assertThat(cores.err()).contains("--autotune-cores: -1.0 (expected: a number of cores above 0, or 0 for all of them)");
+    }
 }

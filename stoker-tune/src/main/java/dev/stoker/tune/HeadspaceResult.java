@@ -72,7 +72,7 @@ public record HeadspaceResult(
                 "training step %.1f ms on cached data, %.1f ms with the loader: %.0f%% of the time waiting for data; ",
                 floorStepMillis, achievedStepMillis, waitingShare * 100));
         boolean stepSlowed = stepWithLoaderMillis > floorStepMillis * 1.15 && stepWithLoaderMillis - floorStepMillis > 0.5;
-        if (headspace >= 1.05 && waitingShare < SHARING_WAIT_SHARE && stepSlowed) {
+        if (headspace >= 1.05 && waitingShare < SHARING_WAIT_SHARE) {
             // Nothing waits for data: what training loses is the step's own time, taken by loading beside it.
             s.append(String.format(Locale.ROOT, "the loader keeps up, but training runs %.2fx slower than on cached"
                     + " data: loading that took less of the CPU and memory bandwidth (or ran elsewhere) would make it"
@@ -82,6 +82,11 @@ public record HeadspaceResult(
         } else {
             s.append(String.format(Locale.ROOT,
                     "the loader keeps up (%.2fx): faster loading would not make training faster", headspace));
+            if (headspace < 0.95) {
+                // Below 1 only by noise: the floor's few steps ran slower than the same steps beside the loader.
+                s.append(" (the steps on cached data ran slower than those with the loader: too few steps to measure"
+                        + " the floor well; measure more of them)");
+            }
         }
         s.append(String.format(Locale.ROOT, " (%s samples/s now, %s at the ceiling).",
                 rate(samplesPerSecond), rate(ceilingSamplesPerSecond)));

@@ -39,7 +39,13 @@ class HeadspaceResultTest {
 
     @Test
     void theSummarySaysWhenTheLoaderKeepsUp() {
-        assertThat(result(40.0, 40.4, 40.2, 0.005).summary()).contains("the loader keeps up (1.01x)");
+        assertThat(result(40.0, 40.4, 40.2, 0.005).summary()).contains("the loader keeps up (1.01x)")
+                .doesNotContain("too few steps");
+        // Waiting 1% of the time: the gap is the step's own slowdown, however small, not a loader to make faster.
+        assertThat(result(95.0, 103.5, 102.3, 0.01).summary()).contains("the loader keeps up, but training runs 1.09x"
+                + " slower than on cached data").doesNotContain("a loader fast enough");
+        assertThat(result(40.0, 30.4, 30.2, 0.005).summary()).as("a floor slower than the steps with the loader")
+                .contains("the loader keeps up (0.76x)", "too few steps to measure the floor well");
     }
 
     @Test

@@ -41,7 +41,9 @@ public record BenchResult(
         double[] loadAverage,
         DecodeCeiling machineCeiling,
         FirstBatchBound firstBatchBound,
-        ClipStartReport clipStarts) {
+        ClipStartReport clipStarts,
+        long steadySamples,
+        double steadySeconds) {
 
     /** A result without its clip starts' costs. */
     public BenchResult(String dataset, int videos, int cores, long batches, long samples, double elapsedSeconds,
@@ -54,7 +56,7 @@ public record BenchResult(
         this(dataset, videos, cores, batches, samples, elapsedSeconds, samplesPerSecond, framesPerSecond, firstBatchSeconds,
                 decodedFramesPerClip, singleThreadClipsPerSecond, decodeEfficiency, options, config, stats, failures,
                 failuresByReason, memory, headspace, cpuSecondsPerSample, cpuEfficiency, loadAverage, machineCeiling,
-                firstBatchBound, null);
+                firstBatchBound, null, 0, 0);
     }
 
     /**
@@ -87,7 +89,7 @@ public record BenchResult(
                 reference == null ? null : reference.clipsPerSecond(), yardsticks.decodeEfficiency(samplesPerSecond, cores),
                 options, config, stats, failures.stream().map(FailureRecord::of).toList(), stats.failuresByReason(), memory,
                 headspace, run.cpuSecondsPerSample(), yardsticks.cpuEfficiency(run.cpuSecondsPerSample()), loadAverage,
-                yardsticks.ceiling(), yardsticks.firstBatchBound(), clipStarts);
+                yardsticks.ceiling(), yardsticks.firstBatchBound(), clipStarts, run.steadySamples(), run.steadySeconds());
     }
 
     /** One failed sample: which file, which stage, why. */
@@ -114,8 +116,14 @@ public record BenchResult(
     public String summary() {
         StringBuilder s = new StringBuilder();
         s.append(stats.toTable());
-        s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %d batches, %.1f s; steady state after warm-up)%n",
-                samplesPerSecond, samples, batches, elapsedSeconds));
+        if (steadySamples > 0 && steadySeconds > 0) {
+            s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %.1f s of steady state after"
+                    + " warm-up; the whole run %d samples in %d batches, %.1f s)%n", samplesPerSecond, steadySamples,
+                    steadySeconds, samples, batches, elapsedSeconds));
+        } else {
+            s.append(String.format(Locale.ROOT, "%nsamples/s        %10.1f   (%d samples in %d batches, %.1f s: the whole"
+                    + " run, too short for a steady state)%n", samplesPerSecond, samples, batches, elapsedSeconds));
+        }
         s.append(String.format(Locale.ROOT, "frames/s         %10.1f%n", framesPerSecond));
         s.append(String.format(Locale.ROOT, "first batch      %10.2f s%s%n", firstBatchSeconds,
                 firstBatchBound == null ? "" : "   (" + firstBatchBound.explanation() + ")"));
