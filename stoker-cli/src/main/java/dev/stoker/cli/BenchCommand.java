@@ -36,6 +36,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
@@ -81,6 +83,9 @@ import picocli.CommandLine.ParameterException;
                 "  stoker bench --device cuda:0 --decode nvdec   NVDEC decode (experimental)",
         })
 final class BenchCommand extends Subcommand {
+    /** How long a stopped run may take to print and write its figures before the JVM exits anyway. */
+    private static final long STOPPED_REPORT_GRACE_SECONDS = 30;
+
     @Mixin
     LoaderOptionsMixin loader;
 
@@ -197,79 +202,104 @@ final class BenchCommand extends Subcommand {
         double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         MemoryTimeline memory = new MemoryTimeline(batches);
         SteadyStateRun run = SteadyStateRun.settings(batches).memory(memory).consumerStep(storage.consumerMillis).start();
-        PipelineStats stats;
-        List<Failure> failures;
-        long decodedFrames;
-        long decodedClips;
-        ClipStartStats startStats;
-        PipelineConfig effective;
-        BenchWatch watch = new BenchWatch(dashboardPort, publishPort, files.report != null, out);
-        BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
-        try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(spec, dataset, options,
-                Opening.defaults().tracedBy(recorder));
-             DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
-            effective = loader.pipeline().config();
-            if (saveConfig != null && !autotune.enabled) {
-                // With --autotune the file is the tuned config, written at the end: a run stopped early leaves no
-                // file rather than the start config under the tuned one's name.
-                OutputFiles.write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
-                out.println("wrote the config to " + saveConfig);
-            }
-            try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), run::samples);
-                 LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
-                    LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
-                 AutoCloseable tuning = autotune.start(spec, BenchDevice.cpuLoader(loader), out)) { // null without --autotune
-                run.drive(loader, (index, b) -> {
-                    delivered.accept(index, b);
-                    clipLog.batch(index, b.clips());
-                });
-            }
-            effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
-            stats = loader.stats();
-            failures = loader.failures();
-            quarantineLine(out, BenchDevice.cpuLoader(loader));
-            decodedFrames = loader.decodedFrames();
-            decodedClips = loader.decodedClips();
-            startStats = loader.startStats();
-            gpu.reportDecoding(loader);
-        }
-        SteadyStateRun.Figures figures = run.finish();
-        BenchResult.Memory memoryReadings = memory.finish();
-        Yardsticks yardsticks = noReference ? Yardsticks.NONE
-                : Yardsticks.measure(delivered, figures.firstBatchSeconds(), options, cores, ceiling, out);
-        double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-
-        HeadspaceResult headspace = null;
-        if (headspaceStepMillis != null) {
-            out.printf(Locale.ROOT, "headspace: a %.0f ms synthetic step with the loader, then on %d cached batches...%n",
-                    headspaceStepMillis, HEADSPACE_CACHED);
-            out.flush();
-            try (HostBatchLoader again = dataset.open(spec, options, Opening.defaults())) {
-                headspace = Headspace.of(new SyntheticStep(headspaceStepMillis), new ClipBatchCache())
-                        .warmupSteps(3).measuredSteps(HEADSPACE_STEPS).cachedBatches(HEADSPACE_CACHED)
-                        .samplesPerBatch(TensorBatch::samples)
-                        .run(again.pipeline());
-            }
-        }
-
-        BenchResult result = BenchResult.of(dataset.name(), data.size(), cores, figures, decodedFrames, decodedClips,
-                options, effective, stats, failures, memoryReadings, yardsticks, headspace,
-                new double[] {loadAtStart, loadAtEnd}, ClipStartReport.of(startStats,
-                        options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
-        out.print(result.summary());
-        out.flush();   // the figures stand even if a file below cannot be written
-        OutputFiles.json(out, files.json, result);
-        OutputFiles.trace(out, files.trace, recorder);
-        if (files.report != null) {
+        // Ctrl-C (the live line says it stops the run) ends the measuring, not the command: the figures of the
+        // batches so far are printed and written, and the JVM exits once they are.
+        CountDownLatch reported = new CountDownLatch(1);
+        Thread onCtrlC = Thread.ofPlatform().name("stoker-bench-shutdown").unstarted(() -> {
+            run.stop();
             try {
-                BenchReportWriter.write(files.report, OutputFiles.JSON.valueToTree(result), watch.series());
-            } catch (IOException e) {
-                throw new UncheckedIOException("--report: cannot write " + files.report + " (" + CliErrors.describe(e) + ")", e);
+                reported.await(STOPPED_REPORT_GRACE_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            out.println("wrote report to " + files.report);
+        });
+        Runtime.getRuntime().addShutdownHook(onCtrlC);
+        try {
+            PipelineStats stats;
+            List<Failure> failures;
+            long decodedFrames;
+            long decodedClips;
+            ClipStartStats startStats;
+            PipelineConfig effective;
+            BenchWatch watch = new BenchWatch(dashboardPort, publishPort, files.report != null, out);
+            BenchDevice gpu = new BenchDevice(deviceSpec, decode, mode, out);
+            try (ClipLoader<? extends LoadedBatch> loader = gpu.openLoader(spec, dataset, options,
+                    Opening.defaults().tracedBy(recorder));
+                 DeliveredClipLog clipLog = DeliveredClipLog.open(clipsOut)) {
+                effective = loader.pipeline().config();
+                if (saveConfig != null && !autotune.enabled) {
+                    // With --autotune the file is the tuned config, written at the end: a run stopped early leaves no
+                    // file rather than the start config under the tuned one's name.
+                    OutputFiles.write("--save-config", saveConfig, options.toBuilder().config(effective).build().toJson());
+                    out.println("wrote the config to " + saveConfig);
+                }
+                try (BenchWatch.Watching watching = watch.watch(loader.pipeline(), run::samples);
+                     LiveStatsView view = LiveStatsView.start(loader.pipeline(), run::samples, 0, out,
+                        LiveStatsView.stdoutIsTerminal(), Duration.ofSeconds(1));
+                     AutoCloseable tuning = autotune.start(spec, BenchDevice.cpuLoader(loader), out)) { // null without --autotune
+                    run.drive(loader, (index, b) -> {
+                        delivered.accept(index, b);
+                        clipLog.batch(index, b.clips());
+                    });
+                }
+                effective = autotune.finish(out, loader.pipeline(), effective, options, saveConfig); // the tuned config, if tuned
+                stats = loader.stats();
+                failures = loader.failures();
+                quarantineLine(out, BenchDevice.cpuLoader(loader));
+                decodedFrames = loader.decodedFrames();
+                decodedClips = loader.decodedClips();
+                startStats = loader.startStats();
+                gpu.reportDecoding(loader);
+            }
+            SteadyStateRun.Figures figures = run.finish();
+            if (run.stopped()) {
+                out.printf(Locale.ROOT, "stopped (Ctrl-C) after %d batches: the figures are theirs; no reference or"
+                        + " headspace run%n", figures.batches());
+            }
+            BenchResult.Memory memoryReadings = memory.finish();
+            Yardsticks yardsticks = noReference || run.stopped() ? Yardsticks.NONE
+                    : Yardsticks.measure(delivered, figures.firstBatchSeconds(), options, cores, ceiling, out);
+            double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+
+            HeadspaceResult headspace = null;
+            if (headspaceStepMillis != null && !run.stopped()) {
+                out.printf(Locale.ROOT, "headspace: a %.0f ms synthetic step with the loader, then on %d cached batches...%n",
+                        headspaceStepMillis, HEADSPACE_CACHED);
+                out.flush();
+                try (HostBatchLoader again = dataset.open(spec, options, Opening.defaults())) {
+                    headspace = Headspace.of(new SyntheticStep(headspaceStepMillis), new ClipBatchCache())
+                            .warmupSteps(3).measuredSteps(HEADSPACE_STEPS).cachedBatches(HEADSPACE_CACHED)
+                            .samplesPerBatch(TensorBatch::samples)
+                            .run(again.pipeline());
+                }
+            }
+
+            BenchResult result = BenchResult.of(dataset.name(), data.size(), cores, figures, decodedFrames, decodedClips,
+                    options, effective, stats, failures, memoryReadings, yardsticks, headspace,
+                    new double[] {loadAtStart, loadAtEnd}, ClipStartReport.of(startStats,
+                            options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
+            out.print(result.summary());
+            out.flush();   // the figures stand even if a file below cannot be written
+            OutputFiles.json(out, files.json, result);
+            OutputFiles.trace(out, files.trace, recorder);
+            if (files.report != null) {
+                try {
+                    BenchReportWriter.write(files.report, OutputFiles.JSON.valueToTree(result), watch.series());
+                } catch (IOException e) {
+                    throw new UncheckedIOException("--report: cannot write " + files.report + " (" + CliErrors.describe(e) + ")", e);
+                }
+                out.println("wrote report to " + files.report);
+            }
+            out.flush();
+            return figures.batches() == 0 ? 1 : ExitCode.OK;
+        } finally {
+            reported.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(onCtrlC);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it waited for the report above
+            }
         }
-        out.flush();
-        return figures.batches() == 0 ? 1 : ExitCode.OK;
     }
 
     /** What the quarantine held and spared, when it held anything. */

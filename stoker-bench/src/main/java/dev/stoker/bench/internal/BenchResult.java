@@ -89,7 +89,8 @@ public record BenchResult(
                 reference == null ? null : reference.clipsPerSecond(), yardsticks.decodeEfficiency(samplesPerSecond, cores),
                 options, config, stats, failures.stream().map(FailureRecord::of).toList(), stats.failuresByReason(), memory,
                 headspace, run.cpuSecondsPerSample(), yardsticks.cpuEfficiency(run.cpuSecondsPerSample()), loadAverage,
-                yardsticks.ceiling(), yardsticks.firstBatchBound(), clipStarts, run.steadySamples(), run.steadySeconds());
+                yardsticks.ceiling(), yardsticks.firstBatchBound(), clipStarts,
+                run.warmedUp() ? run.steadySamples() : 0, run.warmedUp() ? run.steadySeconds() : 0);
     }
 
     /** One failed sample: which file, which stage, why. */

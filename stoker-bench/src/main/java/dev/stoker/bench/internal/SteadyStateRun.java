@@ -27,6 +27,7 @@ public final class SteadyStateRun {
 
     private final long batches;
     private final long warmupBatches;
+    private volatile boolean stopRequested;
     private final long consumerStepNanos;
     private final MemoryTimeline memory;
     private final long startNanos = System.nanoTime();
@@ -110,7 +111,7 @@ public final class SteadyStateRun {
     public <B extends LoadedBatch> void drive(ClipLoader<? extends B> loader, BatchStep<? super B> step)
             throws IOException, InterruptedException {
         Iterator<? extends B> it = loader.iterator();
-        while (done < batches && it.hasNext()) {
+        while (!stopRequested && done < batches && it.hasNext()) {
             try (B b = it.next()) {
                 if (step != null) {
                     step.accept(done, b);
@@ -140,6 +141,12 @@ public final class SteadyStateRun {
         }
     }
 
+    /** Ends {@link #drive} after the batch it is taking (a Ctrl-C): the figures are those of the batches so far. */
+    public void stop() { stopRequested = true; }
+
+    /** Whether {@link #stop} ended the run before its batches. */
+    public boolean stopped() { return stopRequested && done < batches; }
+
     /** Samples (clips) taken so far; safe from any thread. */
     public long samples() { return samples.get(); }
 
@@ -158,7 +165,7 @@ public final class SteadyStateRun {
         double cpu = steadyStartCpuNanos >= 0 && endCpuNanos >= 0 ? (endCpuNanos - steadyStartCpuNanos) / 1e9 : Double.NaN;
         return new Figures(done, total, (endNanos - startNanos) / 1e9, firstBatchNanos / 1e9,
                 steady ? total - steadyStartSamples : total, steady ? (endNanos - steadyStartNanos) / 1e9 : (endNanos - startNanos) / 1e9,
-                cpu);
+                cpu, steady);
     }
 
     /**
@@ -171,9 +178,10 @@ public final class SteadyStateRun {
      * @param steadySamples     samples after the warm-up (all of them when it never ended)
      * @param steadySeconds     time after the warm-up (the whole run when it never ended)
      * @param steadyCpuSeconds  the process's CPU time after the warm-up; NaN when unknown or the warm-up never ended
+     * @param warmedUp          whether the warm-up ended (with none, the whole run is the steady state)
      */
     public record Figures(long batches, long samples, double seconds, double firstBatchSeconds, long steadySamples,
-                          double steadySeconds, double steadyCpuSeconds) {
+                          double steadySeconds, double steadyCpuSeconds, boolean warmedUp) {
 
         /** Samples per second in the steady state; over the whole run when the steady state has none. */
         public double samplesPerSecond() {
