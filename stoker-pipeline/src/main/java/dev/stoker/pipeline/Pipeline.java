@@ -151,7 +151,11 @@ public final class Pipeline<T> implements Iterable<T>, AutoCloseable {
         return consumer.next();
     }
 
-    /** A snapshot of every stage's counters, the sink's and the bottleneck verdict. */
+    /**
+     * A snapshot of every stage's counters, the sink's and the bottleneck verdict. Once iteration has reached the end
+     * of the stream ({@link #endOfStream()}), the snapshot taken then, on every call (only later
+     * {@link #reconfigure reconfigurations} are added).
+     */
     public PipelineStats stats() { return runtime.stats(); }
 
     /** Failed items so far (the first 10,000), each with stage, item and cause. */

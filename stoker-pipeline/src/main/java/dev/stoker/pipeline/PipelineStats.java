@@ -11,7 +11,7 @@ import java.util.Map;
  * An immutable snapshot of a pipeline's counters, from {@link Pipeline#stats()}. The first entry of
  * {@code stages} is the source (kind {@code source}: busy = time inside the source iterator).
  *
- * @param elapsedMillis    time since the pipeline started
+ * @param elapsedMillis    time since the pipeline started (to the end of the stream, once the consumer has seen it)
  * @param epoch            epoch the consumer is in
  * @param outputsPerSecond results delivered to the consumer per second, over the whole run
  * @param stages           the source, then every stage in pipeline order

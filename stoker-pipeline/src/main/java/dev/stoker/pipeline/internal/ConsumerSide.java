@@ -65,9 +65,10 @@ public final class ConsumerSide {
         }
     }
 
-    /** The consumer has seen the end of the stream: a quiet pipeline is no longer a stall. */
+    /** The consumer has seen the end of the stream: a quiet pipeline is no longer a stall, and its stats are final. */
     public void finished() {
         finished = true;
+        runtime.streamEnded();
     }
 
     boolean isFinished() { return finished; }

@@ -43,6 +43,7 @@ public final class PipelineRuntime implements StageFunction.IdSource {
     private final CpuUse.Start cpuAtStart = CpuUse.start();
     private volatile boolean closing;
     private volatile PipelineFailedException failure;
+    private volatile PipelineStats finalStats;   // taken when the consumer saw the end of the stream
 
     public PipelineRuntime(SourceSpec source, List<StageRunner.Blueprint> blueprints, RuntimeSettings settings) {
         this.settings = settings;
@@ -211,7 +212,25 @@ public final class PipelineRuntime implements StageFunction.IdSource {
         return p;
     }
 
+    /**
+     * The consumer has seen the end of the stream: the stats stop here. Measured on, they would go on counting
+     * the quiet time after the run (rates decaying, stages turning idle, the verdict wandering to 'starved').
+     */
+    void streamEnded() {
+        finalStats = measure();
+    }
+
     public PipelineStats stats() {
+        PipelineStats end = finalStats;
+        if (end == null) {
+            return measure();
+        }
+        // A change after the end still takes effect (an autotuner stepping back its last probe): list it too.
+        return new PipelineStats(end.elapsedMillis(), end.epoch(), end.outputsPerSecond(), end.stages(), end.sink(),
+                end.failures(), end.failuresByReason(), end.verdict(), reconfigurator.reconfigurations());
+    }
+
+    private PipelineStats measure() {
         long elapsedNanos = System.nanoTime() - startNanos;
         List<StageStats> all = new ArrayList<>(stages.size() + 1);
         all.add(source.snapshot());
