@@ -38,17 +38,29 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
         this.starts = new ClipStartCounter(maxLeadFrames);
     }
 
-    /** Batches of every epoch. Close each batch when done with it. */
+    /**
+     * Batches of every epoch. Close each batch when done with it: the pool holds the batches the consumer was sized
+     * to hold ({@link Opening#consumerHolding}), and one that holds them all stalls the loader (the stall report
+     * says so).
+     */
     @Override
     public final Iterator<ClipBatch> iterator() {
-        return starts.counting(resume.tracking(pipeline.iterator()));
+        return handingOut(pipeline.iterator());
     }
 
     /** Batches of the next epoch only. */
     @Override
     public final Iterable<ClipBatch> nextEpoch() {
         Iterable<ClipBatch> epoch = pipeline.nextEpoch();
-        return () -> starts.counting(resume.tracking(epoch.iterator()));
+        return () -> handingOut(epoch.iterator());
+    }
+
+    /**
+     * The pipeline's batches as the consumer gets them: the resume state and the clip starts move, and the pool
+     * marks each as the consumer's ({@link BatchPool#handOut}: held by it until closed; where a leak was).
+     */
+    private Iterator<ClipBatch> handingOut(Iterator<ClipBatch> batchesOut) {
+        return new OnEachHandedOut<>(starts.counting(resume.tracking(batchesOut)), batches::handOut);
     }
 
     /**
@@ -81,7 +93,8 @@ public abstract class HostBatchLoader implements ClipLoader<ClipBatch> {
     public final BatchPool batchPool() { return batches; }
 
     /**
-     * Closes the pipeline, then frees the decoders ({@link #freeWorkers}) and both pools, unless a worker that
+     * Closes the pipeline, then frees the decoders ({@link #freeWorkers}) and both pools (a batch the consumer still
+     * holds reads as closed from then on: {@link ClipBatch}), unless a worker that
      * ignored interruption may still be inside FFmpeg: freeing what it uses would crash the JVM, so they are
      * leaked instead (the pipeline's close has logged the thread).
      */

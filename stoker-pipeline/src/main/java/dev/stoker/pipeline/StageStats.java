@@ -1,6 +1,8 @@
 package dev.stoker.pipeline;
 
 import dev.stoker.pipeline.internal.StageWaits;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * One stage's counters since the pipeline started. The three time fractions (Flink's busy / idle /
@@ -39,7 +41,16 @@ public record StageStats(String name, String kind, int concurrency, long itemsIn
      * closed: {@code try (var w = StageStats.waitingDownstream()) { released.await(); }}. Counted as busy, a wait for
      * a buffer the consumer holds made the waiting stage look saturated, the bottleneck, when the consumer was.
      */
-    public static DownstreamWait waitingDownstream() { return StageWaits.downstream(); }
+    public static DownstreamWait waitingDownstream() { return StageWaits.downstream(null); }
+
+    /**
+     * {@link #waitingDownstream()}, and should the pipeline stall meanwhile, the stall report says what the worker
+     * waits for: {@code waitingFor.get()}, asked then, on the watchdog's thread, so that it can say who holds what at
+     * that moment (a pool: whether the consumer holds every buffer), which a stack alone does not.
+     */
+    public static DownstreamWait waitingDownstream(Supplier<String> waitingFor) {
+        return StageWaits.downstream(Objects.requireNonNull(waitingFor, "waitingFor"));
+    }
 
     /**
      * This stage between {@code earlier} (taken {@code earlierMillis} into the run) and now ({@code nowMillis}): the

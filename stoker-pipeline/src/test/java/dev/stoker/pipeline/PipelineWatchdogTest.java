@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,34 @@ class PipelineWatchdogTest {
                     .contains("PipelineWatchdogTest.waitForeverOn");
             assertThat(r.text()).contains("stage 'decode'").contains("nothing moved for");
             assertThat(p.stallReports()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aWorkerWaitingDownstreamHasWhatItWaitsForInTheStallReportAskedAtReportTime() throws Exception {
+        CompletableFuture<StallReport> report = new CompletableFuture<>();
+        AtomicInteger asked = new AtomicInteger();
+        try (Pipeline<Integer> p = Pipeline.from(IntStream.range(0, 100).boxed().toList())
+                .map("collate", (Integer x) -> {
+                    if (x == 3) {
+                        // As a pool does: what it waits for is told when a report asks, as things stand then.
+                        try (StageStats.DownstreamWait w = StageStats.waitingDownstream(
+                                () -> "a buffer the consumer holds (asked " + asked.incrementAndGet() + " time)")) {
+                            Stalls.untilInterrupted();
+                        }
+                    }
+                    return x;
+                })
+                .stallWatchdog(Duration.ofMillis(200), report::complete)
+                .build()) {
+            CompletableFuture.runAsync(() -> p.forEach(x -> { }));
+            StallReport r = report.get(20, TimeUnit.SECONDS);
+            assertThat(r.stages()).singleElement().satisfies(collate -> {
+                assertThat(collate.downstreamWaits()).containsExactly("a buffer the consumer holds (asked 1 time)");
+                assertThat(collate.busyWorkerStacks()).singleElement().asString().contains("Stalls.untilInterrupted");
+            });
+            assertThat(r.text()).contains("stage 'collate'")
+                    .contains("\n    waits for a buffer the consumer holds (asked 1 time)\n");
         }
     }
 

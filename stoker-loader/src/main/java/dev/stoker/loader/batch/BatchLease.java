@@ -19,6 +19,10 @@ final class BatchLease implements Runnable {
     private final String description;
     private final AtomicBoolean viewsInvalidated = new AtomicBoolean();
     private volatile boolean closedByOwner;
+    /** Set when the batch went to its consumer ({@link BatchPool#handOut}); from then it is the consumer's to close. */
+    private volatile boolean handedOut;
+    /** Where it went to the consumer last, when leak detection keeps stacks for it; null otherwise. */
+    private volatile Throwable handedOutAt;
 
     BatchLease(BatchPool pool, MemorySegment buffer, Throwable acquiredAt, String description) {
         this.pool = pool;
@@ -34,6 +38,20 @@ final class BatchLease implements Runnable {
         return buffer.reinterpret(viewArena, null);
     }
 
+    boolean isOf(BatchPool owner) { return pool == owner; }
+
+    boolean tracesAcquisition() { return acquiredAt != null; }
+
+    void handOut(Throwable at) {
+        handedOutAt = at;
+        handedOut = true;
+    }
+
+    boolean handedOut() { return handedOut; }
+
+    /** Whether the views fail: the batch was closed, reclaimed, or its pool closed and freed the memory. */
+    boolean viewsInvalidated() { return viewsInvalidated.get(); }
+
     /** Makes every view fail from now on. Idempotent; the pool calls it before freeing the memory. */
     void invalidateViews() {
         if (viewsInvalidated.compareAndSet(false, true)) {
@@ -48,7 +66,7 @@ final class BatchLease implements Runnable {
     @Override
     public void run() {
         if (!closedByOwner) {
-            pool.reportLeak(description, acquiredAt);
+            pool.reportLeak(description, acquiredAt, handedOutAt);
         }
         invalidateViews();
         pool.release(this, buffer);

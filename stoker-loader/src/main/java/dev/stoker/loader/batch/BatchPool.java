@@ -25,10 +25,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Batches dropped without {@code close()} are detected through a {@link Cleaner}, reported on the
  * {@code dev.stoker.loader.batch} logger and their buffers returned, so leaks cannot drain the pool.
- * {@code -Dstoker.leakDetection=paranoid} makes each report name where the batch was acquired;
- * {@code disabled} turns tracking off.
+ * {@code -Dstoker.leakDetection=paranoid} makes each report name where the batch was last handed to its consumer
+ * ({@link #handOut}: the consumer's code that dropped it) and where it was acquired; {@code disabled} turns
+ * tracking off.
  *
- * <p>{@link #close()} frees all buffers at once; batches still out become unusable.
+ * <p>A stage that waits here for a buffer says why should the pipeline stall: when every buffer is in a batch
+ * handed to the consumer and not closed, the stall report says that the consumer holds them all.
+ *
+ * <p>{@link #close()} frees all buffers at once; batches still out read as closed from then on.
  */
 public final class BatchPool implements AutoCloseable {
 
@@ -116,9 +120,9 @@ public final class BatchPool implements AutoCloseable {
             long remainingNanos = unit.toNanos(timeout);
             boolean waited = false;
             // Every buffer is out, held by the batches downstream (the consumer's): a stage waiting here is
-            // back-pressured, not busy.
+            // back-pressured, not busy, and should nothing move, the stall report asks the pool who holds them.
             boolean full = free.isEmpty() && created == maxBuffers;
-            try (StageStats.DownstreamWait w = full ? StageStats.waitingDownstream() : null) {
+            try (StageStats.DownstreamWait w = full ? StageStats.waitingDownstream(this::describeWait) : null) {
                 while (free.isEmpty() && created == maxBuffers) {
                     if (remainingNanos <= 0) {
                         return null;
@@ -143,6 +147,55 @@ public final class BatchPool implements AutoCloseable {
             lock.unlock();
         }
         return new ClipBatch(shape, lease, leakDetection.tracks() ? CLEANER : null);
+    }
+
+    /**
+     * What a stage waiting for a buffer waits for, for a stall report: when every buffer is in a batch handed to
+     * the consumer and not closed, nothing in the pipeline can free one, so the consumer (or code it gave them to)
+     * holds them all, and that is the cause.
+     */
+    private String describeWait() {
+        lock.lock();
+        try {
+            int held = heldByConsumer();
+            if (held == maxBuffers) {   // held <= in use <= created <= maxBuffers: every buffer is the consumer's
+                return "a free buffer of " + this + ": all " + maxBuffers + " batch buffers are held by the consumer"
+                        + " (handed out, not closed): close each batch when done with it (or open the loader with"
+                        + " Opening.consumerHolding(n) to hold n at once; a batch dropped unclosed comes back only when"
+                        + " the GC finds it)";
+            }
+            return "a free buffer of " + this + ": " + outstanding.size() + " of " + maxBuffers + " in use, " + held
+                    + " of them in batches held by the consumer (handed out, not closed)";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int heldByConsumer() {
+        int held = 0;
+        for (BatchLease lease : outstanding) {
+            if (lease.handedOut()) {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Notes that {@code batch} goes to its consumer now (the loader's iterator calls this as {@code next()} returns
+     * it, as Netty's {@code touch()} marks a buffer): until closed, it counts as held by the consumer
+     * ({@link #buffersHeldByConsumer()}, the stall report of a stage waiting here), and where leak detection keeps
+     * stacks for it (paranoid; simple's sampled ones), a leak report names the caller: the consumer's code.
+     *
+     * @throws IllegalArgumentException if {@code batch} is not one of this pool's
+     */
+    public void handOut(ClipBatch batch) {
+        BatchLease lease = batch.lease();
+        if (!lease.isOf(this)) {
+            throw new IllegalArgumentException("batch: " + batch + " is not one of " + this
+                    + " (expected: a batch this pool made)");
+        }
+        lease.handOut(leakDetection.handOutTrace(lease.tracesAcquisition()));
     }
 
     private int buffersFor(long bytes) {
@@ -181,18 +234,40 @@ public final class BatchPool implements AutoCloseable {
         }
     }
 
-    void reportLeak(String description, Throwable acquiredAt) {
-        leaks.incrementAndGet();
-        if (acquiredAt == null) {
-            LOG.log(System.Logger.Level.WARNING, "LEAK: " + description + " became unreachable without close();"
-                    + " its buffer was returned to the pool. Run with -D" + LeakDetection.PROPERTY
-                    + "=paranoid to see where it was acquired.");
-        } else {
-            StringWriter trace = new StringWriter();
-            acquiredAt.printStackTrace(new PrintWriter(trace));
-            LOG.log(System.Logger.Level.WARNING, "LEAK: " + description + " became unreachable without close();"
-                    + " its buffer was returned to the pool. " + trace);
+    void reportLeak(String description, Throwable acquiredAt, Throwable handedOutAt) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;   // its buffer was freed with the pool: nothing leaked
+            }
+        } finally {
+            lock.unlock();
         }
+        leaks.incrementAndGet();
+        LOG.log(System.Logger.Level.WARNING, leakReport(description, acquiredAt, handedOutAt));
+    }
+
+    /** The report of a leaked batch: the consumer's stack first, where known, for it is the code that dropped it. */
+    private static String leakReport(String description, Throwable acquiredAt, Throwable handedOutAt) {
+        StringBuilder report = new StringBuilder("LEAK: ").append(description)
+                .append(" became unreachable without close(); its buffer was returned to the pool.");
+        if (acquiredAt == null && handedOutAt == null) {
+            return report.append(" Run with -D").append(LeakDetection.PROPERTY)
+                    .append("=paranoid to see where it was handed out and acquired.").toString();
+        }
+        if (handedOutAt != null) {
+            report.append(" Last handed out at:\n").append(stackOf(handedOutAt));
+        }
+        if (acquiredAt != null) {
+            report.append(handedOutAt != null ? "Acquired at:\n" : " Acquired at:\n").append(stackOf(acquiredAt));
+        }
+        return report.toString();
+    }
+
+    private static String stackOf(Throwable trace) {
+        StringWriter text = new StringWriter();
+        trace.printStackTrace(new PrintWriter(text));
+        return text.toString();
     }
 
     public BatchShape shape() { return shape; }
@@ -222,6 +297,16 @@ public final class BatchPool implements AutoCloseable {
         }
     }
 
+    /** Batches that went to the consumer ({@link #handOut}) and are not closed yet (nor reclaimed as leaks). */
+    public int buffersHeldByConsumer() {
+        lock.lock();
+        try {
+            return heldByConsumer();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Batches handed out over the pool's life. */
     public long acquires() { return acquires.get(); }
 
@@ -231,7 +316,10 @@ public final class BatchPool implements AutoCloseable {
     /** Batches reclaimed after becoming unreachable without close(). */
     public long leaksDetected() { return leaks.get(); }
 
-    /** Frees every buffer. Waiting and later acquires fail; batches still out become unusable. Idempotent. */
+    /**
+     * Frees every buffer. Waiting and later acquires fail; batches still out read as closed from then on (their
+     * accessors throw; memory freed is never read). Idempotent.
+     */
     @Override
     public void close() {
         List<BatchLease> stillOut;
@@ -262,6 +350,7 @@ public final class BatchPool implements AutoCloseable {
     @Override
     public String toString() {
         return "BatchPool[" + shape + ", maxBuffers=" + maxBuffers + ", created=" + buffersCreated()
-                + ", inUse=" + buffersInUse() + ", acquires=" + acquires() + ", waits=" + waits() + "]";
+                + ", inUse=" + buffersInUse() + ", heldByConsumer=" + buffersHeldByConsumer() + ", acquires=" + acquires()
+                + ", waits=" + waits() + "]";
     }
 }

@@ -14,9 +14,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Distinct slots may be filled from different threads (see {@link BatchCollator}); hand the batch to
  * its consumer through a thread-safe queue.
  *
- * <p>{@link #close()} returns the buffer to its {@link BatchPool}; afterwards every accessor, and every
- * segment obtained from {@link #data()}, throws {@link IllegalStateException}. A batch that becomes
+ * <p>{@link #close()} returns the buffer to its {@link BatchPool}; afterwards every accessor but {@link #layout()}
+ * and {@link #batchShape()} (the pool's geometry, which stays true) throws {@link IllegalStateException}
+ * ({@code ClipBatch is closed ...}), and so does every segment obtained from {@link #data()} when used.
+ * {@link #isClosed()}, {@link #toString()} and a second {@code close()} answer as ever. A batch that becomes
  * unreachable without {@code close()} is reported as a leak and its buffer reclaimed.
+ *
+ * <p>A batch still held when its pool closes (its loader's {@code close()} frees the pool) reads as closed from
+ * then on, exactly as if closed: its memory is freed, and freed memory is never read. {@link #isClosed()} is true
+ * and the accessors throw {@code IllegalStateException} saying that the pool closed; read (or copy) what a batch
+ * holds before closing its loader. Closing it afterwards is harmless.
  */
 public final class ClipBatch implements LoadedBatch {
 
@@ -81,7 +88,8 @@ public final class ClipBatch implements LoadedBatch {
         return n;
     }
 
-    public boolean isClosed() { return closed.get(); }
+    /** True once {@link #close()}d, or once its pool closed and freed its buffer (its loader closed). */
+    public boolean isClosed() { return closed.get() || lease.viewsInvalidated(); }
 
     /** Returns the buffer to the pool. Idempotent. */
     @Override
@@ -129,11 +137,18 @@ public final class ClipBatch implements LoadedBatch {
         if (closed.get()) {
             throw new IllegalStateException("ClipBatch is closed (its buffer is back in the pool)");
         }
+        // Only the pool's close invalidates the views of a batch nobody closed: the memory under them is freed.
+        if (lease.viewsInvalidated()) {
+            throw new IllegalStateException("ClipBatch is closed: its pool closed (its loader did) and freed its"
+                    + " buffer (expected: a batch read before its loader closes)");
+        }
     }
+
+    BatchLease lease() { return lease; }
 
     @Override
     public String toString() {
-        return closed.get() ? "ClipBatch[closed]"
+        return isClosed() ? "ClipBatch[closed]"
                 : "ClipBatch[" + shape.layout() + " " + Arrays.toString(shape()) + "]";
     }
 }

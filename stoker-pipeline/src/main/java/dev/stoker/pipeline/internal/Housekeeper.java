@@ -110,9 +110,14 @@ final class Housekeeper implements Runnable {
             if (queued == 0 && inFlight == 0 && stacks.isEmpty()) {
                 continue;
             }
-            holds.add(new StallReport.StageHold(s.name, queued, inFlight, stacks));
+            // Above the stacks: what a waiting worker said it waits for names the cause a stack cannot (who holds it).
+            List<String> waits = s.downstreamWaits();
+            holds.add(new StallReport.StageHold(s.name, queued, inFlight, stacks, waits));
             text.append("  stage '").append(s.name).append("': ").append(queued).append(" queued, ")
                     .append(inFlight).append(" in flight\n");
+            for (String wait : waits) {
+                text.append("    waits for ").append(wait).append('\n');
+            }
             for (String stack : stacks) {
                 text.append("    ").append(stack.replace("\n", "\n    ").stripTrailing()).append('\n');
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Runs one stage: {@code concurrency} workers, each a loop of take → task → emit over the stage's
@@ -202,6 +203,30 @@ public final class StageRunner {
             }
         }
         return stacks;
+    }
+
+    /**
+     * What the workers inside a task wait for downstream, as their functions said it
+     * ({@link StageStats#waitingDownstream(Supplier)}), asked now; a description that fails says so.
+     */
+    List<String> downstreamWaits() {
+        List<String> waits = new ArrayList<>();
+        for (StageWorker w : workers) {
+            Supplier<String> what = w.clock.waitingFor();
+            if (what == null || w.current() == null) {
+                continue;
+            }
+            String said;
+            try {
+                said = what.get();
+            } catch (RuntimeException e) {
+                said = "(its description failed: " + e + ")";
+            }
+            if (said != null && !said.isBlank()) {
+                waits.add(said);
+            }
+        }
+        return waits;
     }
 
     /** Items the stage holds (parked for ordering, or in a partial batch), for release at close. */

@@ -1,6 +1,7 @@
 package dev.stoker.pipeline.internal;
 
 import dev.stoker.pipeline.StageStats;
+import java.util.function.Supplier;
 
 /** Where {@link StageStats#waitingDownstream()} meets the worker's clock of the thread it is called on. */
 public final class StageWaits {
@@ -9,14 +10,24 @@ public final class StageWaits {
     private StageWaits() {
     }
 
-    /** This thread's worker (if it is one) counted as back-pressured until the wait is closed; elsewhere, nothing. */
-    public static StageStats.DownstreamWait downstream() {
+    /**
+     * This thread's worker (if it is one) counted as back-pressured until the wait is closed, and {@code waitingFor}
+     * (null: nothing to say) what a stall report says it waits for meanwhile; elsewhere, nothing.
+     */
+    public static StageStats.DownstreamWait downstream(Supplier<String> waitingFor) {
         WorkerClock clock = WorkerClock.current();
         if (clock == null) {
             return NONE;
         }
         int before = clock.state();
+        Supplier<String> outer = clock.waitingFor();
         clock.enter(WorkerClock.BACK_PRESSURED);
-        return () -> clock.enter(before);
+        if (waitingFor != null) {
+            clock.waitingFor(waitingFor);
+        }
+        return () -> {
+            clock.waitingFor(outer);
+            clock.enter(before);
+        };
     }
 }

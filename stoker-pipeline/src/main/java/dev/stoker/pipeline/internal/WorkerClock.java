@@ -2,6 +2,7 @@ package dev.stoker.pipeline.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
 
 /**
  * Splits one worker thread's time into busy, idle and back-pressured (Flink's task time split) by
@@ -22,6 +23,8 @@ final class WorkerClock {
     @SuppressWarnings("unused") // accessed through STATE
     private int state = IDLE;
     private final long[] samples = new long[3];
+    /** What the worker waits for downstream, for a stall report ({@link StageWaits}); null when it says nothing. */
+    private volatile Supplier<String> waitingFor;
 
     /** This thread's worker's clock; null on a thread that is no stage worker. */
     static WorkerClock current() { return CURRENT.get(); }
@@ -43,6 +46,10 @@ final class WorkerClock {
     int state() {
         return (int) STATE.getOpaque(this);
     }
+
+    Supplier<String> waitingFor() { return waitingFor; }
+
+    void waitingFor(Supplier<String> what) { waitingFor = what; }
 
     /** Called by the housekeeper every tick. */
     synchronized void sample() {
