@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a tuner trial as {@code stoker bench} in a child JVM (this one's java and classpath), isolated: a
@@ -65,21 +67,51 @@ final class BenchTrialRunner implements TrialRunner {
 
     record Outcome(TrialMetrics metrics, JsonNode bench) { }
 
+    /** Where {@code trial}'s bench results are (its {@code failures} among them). */
+    Path benchJson(int trial) { return dir.resolve("trial-" + trial + ".bench.json"); }
+
+    /** Where {@code trial}'s output is. */
+    Path log(int trial) { return dir.resolve("trial-" + trial + ".log"); }
+
     Outcome run(TrialSpec trial, List<String> more) throws Exception {
         Files.createDirectories(dir);
         String name = "trial-" + trial.trial();
         Path config = dir.resolve(name + ".json");
-        Path json = dir.resolve(name + ".bench.json");
-        Path log = dir.resolve(name + ".log");
+        Path json = benchJson(trial.trial());
+        Path log = log(trial.trial());
         Files.deleteIfExists(json);
         Files.writeString(config, trial.options().toJson());
         ProcessBuilder pb = new ProcessBuilder(command(trial, config, json, more)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        // No orphan when the tuner is stopped: the hook is in place before the child starts (a hook added while the
+        // JVM stops is refused, and a child started then would outlive it), and kills whichever child it finds.
+        AtomicReference<Process> running = new AtomicReference<>();
+        AtomicBoolean stopping = new AtomicBoolean();
+        Thread reaper = new Thread(() -> {
+            stopping.set(true);
+            Process p = running.get();
+            if (p != null) {
+                p.destroyForcibly();
+            }
+        }, "stoker-tune-reaper");
+        try {
+            Runtime.getRuntime().addShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            awaitHalt();
+        }
         long start = System.nanoTime();
         long machineAtStart = machineBusyTicks();
-        Process child = pb.start();
-        Thread reaper = new Thread(child::destroyForcibly, "stoker-tune-reaper");   // no orphan when the tuner is stopped
-        Runtime.getRuntime().addShutdownHook(reaper);
+        Process child;
+        try {
+            child = pb.start();
+        } catch (IOException | RuntimeException e) {
+            removeHook(reaper);
+            throw e;
+        }
+        running.set(child);
+        if (stopping.get()) {   // the hook ran between the two: it found no child to kill
+            child.destroyForcibly();
+        }
         long cpuTicks = 0;
         try {
             long deadline = start + TimeUnit.MILLISECONDS.toNanos(trial.timeoutMillis());
@@ -98,14 +130,13 @@ final class BenchTrialRunner implements TrialRunner {
             child.destroyForcibly();
             throw e;
         } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(reaper);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs
-            }
+            removeHook(reaper);
         }
         double wall = (System.nanoTime() - start) / 1e9;
         long machineAtEnd = machineBusyTicks();
+        if (child.exitValue() != 0 && stoppedWithTheTuner(child.exitValue(), stopping)) {
+            awaitHalt();
+        }
         if (child.exitValue() != 0 || !Files.exists(json)) {
             throw new IOException("trial " + trial.trial() + " exited with " + child.exitValue() + ": " + lastLines(log, 3)
                     + " (" + log + ")");
@@ -121,6 +152,40 @@ final class BenchTrialRunner implements TrialRunner {
         double others = machineAtStart > 0 && machineAtEnd > 0 && cpuTicks > 0
                 ? Math.max(0, (machineAtEnd - machineAtStart - cpuTicks) / 100.0 / wall) : Double.NaN;
         return new Outcome(TrialMetrics.of(sps, stats, cores, others, effective), bench);
+    }
+
+    private static void removeHook(Thread reaper) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs
+        }
+    }
+
+    /**
+     * Whether a child that ended with {@code exit} was stopped with the tuner, rather than failing: the tuner's JVM is
+     * stopping (its hook killed the child), or the child ended on SIGINT or SIGTERM (Ctrl-C reaches the whole process
+     * group: the child may end before this JVM starts its hooks, so a short wait tells which).
+     */
+    private static boolean stoppedWithTheTuner(int exit, AtomicBoolean stopping) throws InterruptedException {
+        if (stopping.get()) {
+            return true;
+        }
+        if (exit != 128 + 2 && exit != 128 + 15) {
+            return false;
+        }
+        for (int i = 0; i < 20 && !stopping.get(); i++) {
+            Thread.sleep(100);
+        }
+        return stopping.get();
+    }
+
+    /**
+     * Waits for the JVM to halt: it is stopping, and a trial that ended with it is no result (recorded, it would be a
+     * failed trial in the journal that a continued search reads) and no next trial may start.
+     */
+    private static void awaitHalt() throws InterruptedException {
+        new java.util.concurrent.CountDownLatch(1).await();
     }
 
     /** utime + stime of {@code pid} in clock ticks, from /proc (0 when unreadable). */

@@ -1,6 +1,7 @@
 package dev.stoker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stoker.bench.internal.DecodeCeiling;
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.LoaderOptions;
@@ -13,17 +14,27 @@ import dev.stoker.tune.Knob;
 import dev.stoker.tune.SearchSpace;
 import dev.stoker.tune.internal.SideBySide;
 import dev.stoker.tune.internal.TrialMetrics;
+import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
 import dev.stoker.tune.internal.TuneReport;
+import dev.stoker.tune.internal.TunerJournal;
 import dev.stoker.tune.TuneResult;
 import dev.stoker.tune.Tuner;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
@@ -43,7 +54,8 @@ import picocli.CommandLine.Option;
                 "",
                 "Writes to --out: experiments.jsonl (every trial: parent, change, hypothesis, metrics, kept),",
                 "best.json (load it with 'stoker bench --config'), report.html, and trials/ (each trial's files).",
-                "Run it again with the same --out to continue where it stopped.",
+                "Run it again with the same --out to continue where it stopped: the same dataset, --bench-args and",
+                "start options (the knobs the search moves aside), else it is refused: another --out starts anew.",
                 "",
                 "Before the search it measures the machine's decode ceiling: the start config's clips decoded on",
                 "one thread per core at once, with no pipeline around them ('stoker bench --ceiling'). No config",
@@ -66,6 +78,9 @@ final class TuneCommand extends Subcommand {
     // The loader flags of bench: the start document is the defaults, --config, --options and the flags given.
     @Mixin
     LoaderOptionsMixin loader;
+
+    /** In --out: the dataset and bench arguments of the search there, checked when it is continued. */
+    static final String SEARCH = "search.json";
 
     @Option(names = "--out", required = true, paramLabel = "DIR") Path out;
     @Option(names = "--space", paramLabel = "FILE") Path spaceFile;
@@ -118,6 +133,19 @@ final class TuneCommand extends Subcommand {
             throw usageError("--trials, --patience, --repeats, --batches, --trial-seconds and "
                     + "--total-minutes: 1+ each");
         }
+        // Before any trial: these are read only after the search, where a bad one threw away the hours it took.
+        if (!(minGain >= 0 && Double.isFinite(minGain))) {
+            throw usageError("--min-gain: " + minGain + " (expected: a share of 0 or more, e.g. 0.03 for 3%)");
+        }
+        if (ceiling != null && !(ceiling > 0 && Double.isFinite(ceiling))) {
+            throw usageError("--ceiling: " + ceiling + " (expected: a throughput above 0 samples/s)");
+        }
+        if (headspaceStepMillis != null && !(headspaceStepMillis > 0 && Double.isFinite(headspaceStepMillis))) {
+            throw usageError("--headspace: " + headspaceStepMillis + " (expected: a step above 0 ms)");
+        }
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw usageError("--out: " + out + " is a file (expected: a folder, made if missing)");
+        }
         int cores = Runtime.getRuntime().availableProcessors();
         SearchSpace space;
         LoaderOptions start;
@@ -141,7 +169,7 @@ final class TuneCommand extends Subcommand {
         if (!dev.stoker.store.ShardDataset.isShardDataset(root)) {
             LoaderOptionsMixin.openDataset(spec, root);   // a bad DATASET is a usage error now, not in every trial
         }
-        Files.createDirectories(out);
+        makeOut();
         List<String> extra = new ArrayList<>();
         for (String a : benchArgs) {
             int eq = a.indexOf('=', 2);
@@ -152,8 +180,24 @@ final class TuneCommand extends Subcommand {
                 extra.add(a);
             }
         }
+        int done = continuable(space, start, root, extra);
         BenchTrialRunner runner = new BenchTrialRunner(root, batches, extra, out.resolve("trials"));
-        int done = Tuner.readJournal(out).size();
+        // Stopped (Ctrl-C), the tuner says what it keeps; the trial's child is killed by the runner's own hook.
+        Thread stopped = new Thread(this::sayStopped, "stoker-tune-stopped");
+        Runtime.getRuntime().addShutdownHook(stopped);
+        try {
+            return tune(w, done, root, runner, start, space, extra, cores);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopped);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs: the JVM is stopping
+            }
+        }
+    }
+
+    private Integer tune(PrintWriter w, int done, Path root, BenchTrialRunner runner, LoaderOptions start, SearchSpace space,
+                         List<String> extra, int cores) throws Exception {
         if (done > 0) {
             w.printf(Locale.ROOT, "continuing the search in %s: %d trials done%n", out, done);
         } else {
@@ -176,6 +220,9 @@ final class TuneCommand extends Subcommand {
                 .journal(out)
                 .onTrial(e -> {
                     w.println(line(e));
+                    if (e.phase() == TrialPhase.START && e.ok()) {
+                        failedSamples(runner, e.trial()).ifPresent(w::println);
+                    }
                     w.flush();
                 })
                 .run();
@@ -193,7 +240,7 @@ final class TuneCommand extends Subcommand {
                 configs.add(new SideBySide.Candidate("default", LoaderOptions.defaults()));
             }
             configs.add(new SideBySide.Candidate("best", result.bestOptions()));
-            if (result.best().trial() == result.start().trial()) {
+            if (result.bestIsStart()) {
                 w.println("(nothing beat the start config above the noise: 'best' is the start config, its effective settings"
                         + " spelled out; the two differ only by noise)");
             }
@@ -229,10 +276,8 @@ final class TuneCommand extends Subcommand {
         String command = String.join(" ", List.of("stoker bench", root.toString(), "--config", out.resolve("best.json").toString()))
                 + (extra.isEmpty() ? "" : " " + String.join(" ", extra));
         Files.writeString(out.resolve("best-command.txt"), command + "\n");
-        w.printf(Locale.ROOT, "%nbest: %.1f samples/s (trial %d, mean of its runs) vs %.1f for the start config: %.2fx;"
-                        + " noise of one run %s; stopped: %s%n", result.bestMean(), result.best().trial(), result.startMean(),
-                result.speedup(), Double.isNaN(result.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", result.noise() * 100),
-                result.stopReason());
+        w.println();
+        w.println(summary(result));
         for (Ceiling c : ceilings) {
             w.printf(Locale.ROOT, "%s: %.1f samples/s; the start config runs at %.2f of it, the best at %.2f%n", c.name(),
                     c.samplesPerSecond(), c.shareOf(result.startMean()), c.shareOf(result.bestMean()));
@@ -250,6 +295,147 @@ final class TuneCommand extends Subcommand {
                 out.resolve("report.html"), command);
         w.flush();
         return ExitCode.OK;
+    }
+
+    /**
+     * The summary line: the best config against the start, both means over all of each config's runs. When nothing
+     * beat the start, one figure (a ratio of the start to itself, from two sets of its runs, read as a change).
+     */
+    static String summary(TuneResult result) {
+        String noise = Double.isNaN(result.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", result.noise() * 100);
+        if (result.bestIsStart()) {
+            long runs = result.experiments().stream().filter(e -> e.ok() && e.point().equals(result.start().point())).count();
+            return String.format(Locale.ROOT, "best: the start config, %.1f samples/s (trial %d, %s): nothing beat the start"
+                    + " config above the noise; noise of one run %s; stopped: %s", result.bestMean(), result.best().trial(),
+                    runs == 1 ? "one run" : "mean of its " + runs + " runs", noise, result.stopReason());
+        }
+        return String.format(Locale.ROOT, "best: %.1f samples/s (trial %d, mean of its runs) vs %.1f for the start config (mean"
+                + " of its runs): %.2fx; noise of one run %s; stopped: %s", result.bestMean(), result.best().trial(),
+                result.startMean(), result.speedup(), noise, result.stopReason());
+    }
+
+    /**
+     * Makes {@code --out}; a path that cannot be one is a usage error naming why (the bare path was all it said).
+     */
+    private void makeOut() {
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw usageError("--out: " + out + " (expected: a folder, made if missing; " + why(e) + ")");
+        }
+        if (!Files.isWritable(out)) {
+            throw usageError("--out: " + out + " (expected: a folder it can write to; it is read-only here)");
+        }
+    }
+
+    /** Why a folder could not be made, in words: the exception's reason, or its kind ("no such file", "access denied"). */
+    static String why(IOException e) {
+        if (e instanceof FileAlreadyExistsException f) {
+            return (f.getFile() == null ? "a file" : f.getFile() + " is a file") + " in the way";
+        }
+        if (e instanceof FileSystemException f) {
+            // The JDK's message is the bare path for most of them (NoSuchFileException: /proc/x); its kind says why.
+            String reason = f.getReason() != null ? f.getReason()
+                    : f.getClass().getSimpleName().replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1 $2");
+            return (f.getFile() == null ? "" : f.getFile() + ": ") + reason.toLowerCase(Locale.ROOT);
+        }
+        return CliErrors.describe(e);
+    }
+
+    /**
+     * The trials done in {@code --out}, after checking that a search there measured the workload this one would: the
+     * same start options (less the knobs the search moves), dataset and {@code --bench-arg}s. Another workload's trials
+     * (16 frames against 4) would be compared with this one's as if the config made the difference. A new search
+     * records its dataset and bench arguments in {@code search.json}; the options are in each trial's journal line.
+     */
+    private int continuable(SearchSpace space, LoaderOptions start, Path root, List<String> extra) throws IOException {
+        List<Experiment> history = Tuner.readJournal(out);
+        Path record = out.resolve(SEARCH);
+        String dataset = realPath(root).toString();
+        if (!history.isEmpty()) {
+            List<String> differences = TunerJournal.startDifferences(history, space.knobs().stream().map(Knob::name).toList(), start);
+            if (!differences.isEmpty()) {
+                int shown = Math.min(6, differences.size());
+                throw usageError("--out: " + out + " holds a search that started from other loader options (there → now: "
+                        + String.join("; ", differences.subList(0, shown))
+                        + (differences.size() > shown ? "; " + (differences.size() - shown) + " more" : "")
+                        + ") (expected: another --out for a new search, or the same options to continue that one)");
+            }
+            if (Files.exists(record)) {
+                JsonNode then = new ObjectMapper().readTree(record.toFile());
+                if (!then.path("dataset").asText().equals(dataset)) {
+                    throw usageError("--out: " + out + " holds a search on " + then.path("dataset").asText() + ", not "
+                            + dataset + " (expected: another --out for a new search, or the same dataset to continue that one)");
+                }
+                List<String> args = new ArrayList<>();
+                then.path("bench_args").forEach(a -> args.add(a.asText()));
+                if (!args.equals(extra)) {
+                    throw usageError("--out: " + out + " holds a search with --bench-arg " + args + ", not " + extra
+                            + " (expected: another --out for a new search, or the same arguments to continue that one)");
+                }
+            }
+        }
+        if (!Files.exists(record)) {   // a new search (or one an older version began: from now on checked too)
+            Map<String, Object> what = new LinkedHashMap<>();
+            what.put("dataset", dataset);
+            what.put("bench_args", extra);
+            Files.writeString(record, Tuner.toJson(what) + "\n");
+        }
+        return history.size();
+    }
+
+    /** {@code path} as the file system names it: another spelling of the same folder (a link, {@code ./}) is the same. */
+    private static Path realPath(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path.toAbsolutePath().normalize();
+        }
+    }
+
+    /**
+     * The line saying how many samples failed in {@code trial} (bench skips them and goes on): every trial skips the
+     * same ones, so the search measures the dataset less them, which a user should know. Empty when none failed.
+     */
+    static Optional<String> failedSamples(BenchTrialRunner runner, int trial) {
+        Path json = runner.benchJson(trial);
+        try {
+            JsonNode failures = new ObjectMapper().readTree(json.toFile()).path("failures");
+            if (failures.isEmpty()) {
+                return Optional.empty();
+            }
+            Set<String> files = new TreeSet<>();
+            failures.forEach(f -> files.add(f.path("path").asText()));
+            return Optional.of(String.format(Locale.ROOT, "  %d sample%s failed in trial %d (%d file%s) and %s skipped: the"
+                            + " trials measure the dataset without them; which and why: \"failures\" in %s, and %s",
+                    failures.size(), failures.size() == 1 ? "" : "s", trial, files.size(), files.size() == 1 ? "" : "s",
+                    failures.size() == 1 ? "was" : "were", json, runner.log(trial)));
+        } catch (IOException e) {
+            return Optional.empty();   // the trial's numbers were read from it; a file gone since is no failure count
+        }
+    }
+
+    /** Shutdown hook: the search was stopped (Ctrl-C); says what it keeps and how to continue it. */
+    private void sayStopped() {
+        int trials;
+        try {
+            trials = Tuner.readJournal(out).size();
+        } catch (RuntimeException e) {
+            trials = -1;
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(stoppedLine(out, trials, Files.exists(out.resolve("best.json"))));
+        err.flush();
+    }
+
+    static String stoppedLine(Path out, int trials, boolean best) {
+        if (trials == 0) {
+            return "stoker tune: stopped before a trial ended; nothing kept in " + out
+                    + " (the same command starts the search again)";
+        }
+        return String.format(Locale.ROOT, "stoker tune: stopped; kept: %s, %s in %s; the same command continues the search",
+                best ? "the best config so far in " + out.resolve("best.json") : "no best config yet",
+                trials < 0 ? "the trials that ended" : trials + (trials == 1 ? " trial" : " trials"), out.resolve("experiments.jsonl"));
     }
 
     private static String line(Experiment e) {

@@ -84,6 +84,121 @@ class TuneCommandTest {
         assertThat(both.err()).contains("--start-all 2 (expected: 1+, and no --config)");
     }
 
+    @Test
+    void badCeilingHeadspaceMinGainAndOutAreUsageErrorsBeforeAnyTrial(@TempDir Path dir) throws IOException {
+        // Read only after the search, these ended hours of trials with an error (or a failed headspace run).
+        Path data = CliRun.sharedDemoData(2, 2, 1);
+        Path out = dir.resolve("tune");
+        List<List<String>> refused = List.of(
+                List.of("--ceiling", "0", "--ceiling: 0.0 (expected: a throughput above 0 samples/s)"),
+                List.of("--ceiling", "-3", "--ceiling: -3.0 (expected: a throughput above 0 samples/s)"),
+                List.of("--headspace", "0", "--headspace: 0.0 (expected: a step above 0 ms)"),
+                List.of("--headspace", "-1", "--headspace: -1.0 (expected: a step above 0 ms)"),
+                List.of("--min-gain", "-0.5", "--min-gain: -0.5 (expected: a share of 0 or more, e.g. 0.03 for 3%)"));
+        for (List<String> c : refused) {
+            CliRun run = CliRun.stoker("tune", data.toString(), "--out", out.toString(), c.get(0), c.get(1));
+            assertThat(run.exitCode()).as(c.get(0)).isEqualTo(2);
+            assertThat(run.err()).contains(c.get(2));
+            assertThat(run.out()).as("before the search").doesNotContain("tuning");
+        }
+        assertThat(out).as("no trial ran").doesNotExist();
+
+        Path file = Files.writeString(dir.resolve("afile"), "not a folder\n");
+        CliRun onAFile = CliRun.stoker("tune", data.toString(), "--out", file.toString());
+        assertThat(onAFile.exitCode()).isEqualTo(2);
+        assertThat(onAFile.err()).contains("--out: " + file + " is a file (expected: a folder, made if missing)");
+        CliRun underAFile = CliRun.stoker("tune", data.toString(), "--out", file.resolve("sub").toString());
+        assertThat(underAFile.exitCode()).isEqualTo(2);
+        assertThat(underAFile.err()).contains("--out: " + file.resolve("sub") + " (expected: a folder, made if missing; ")
+                .contains("not a directory)");
+    }
+
+    @Test
+    void aContinuedSearchMustMeasureTheSameWorkloadAndTheFailedSamplesAreSaid(@TempDir Path dir) throws IOException {
+        Path data = dir.resolve("tiny");
+        CliRun.demoDataWithNotAVideo(data);
+        Path out = dir.resolve("tune");
+        List<String> common = List.of("tune", data.toString(), "--out", out.toString(), "--no-decode-ceiling", "--repeats", "1",
+                "--batches", "2", "--batch", "2", "--trials", "1");
+        CliRun first = CliRun.stoker(concat(common.toArray(String[]::new), "--frames", "4"));
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        // Every trial skips the broken file: the search measures the dataset without it, which the user is told.
+        assertThat(first.out()).contains("  1 sample failed in trial 0 (1 file) and was skipped: the trials measure the dataset"
+                + " without them; which and why: \"failures\" in " + out.resolve("trials/trial-0.bench.json"));
+        // Nothing beat the start (nothing else ran): one figure, no ratio of the start to itself.
+        assertThat(first.out()).containsPattern("best: the start config, [0-9.]+ samples/s \\(trial 0, one run\\):"
+                + " nothing beat the start config above the noise").doesNotContainPattern("[0-9]x;");
+        List<String> trials = Files.readAllLines(out.resolve("experiments.jsonl"));
+
+        // 8 frames against the 4 recorded: another workload, whose trials would be compared with those as one.
+        CliRun otherFrames = CliRun.stoker(concat(common.toArray(String[]::new), "--frames", "8"));
+        assertThat(otherFrames.exitCode()).isEqualTo(2);
+        assertThat(otherFrames.err()).contains("--out: " + out + " holds a search that started from other loader options"
+                + " (there → now: clip.frames: 4 → 8) (expected: another --out for a new search, or the same options to"
+                + " continue that one)");
+        // A knob the search moves is no other workload.
+        CliRun otherKnob = CliRun.stoker(concat(common.toArray(String[]::new), "--frames", "4", "--decoder-threads", "2"));
+        assertThat(otherKnob.exitCode()).as(otherKnob.err()).isZero();
+        assertThat(otherKnob.out()).contains("continuing the search in " + out + ": 1 trials done");
+
+        Path copy = dir.resolve("copy");
+        try (var files = Files.walk(data)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, copy.resolve(data.relativize(f).toString()));
+            }
+        }
+        List<String> onTheCopy = new java.util.ArrayList<>(common);
+        onTheCopy.set(1, copy.toString());
+        CliRun otherData = CliRun.stoker(concat(onTheCopy.toArray(String[]::new), "--frames", "4"));
+        assertThat(otherData.exitCode()).isEqualTo(2);
+        assertThat(otherData.err()).contains("--out: " + out + " holds a search on " + data.toRealPath() + ", not "
+                + copy.toRealPath() + " (expected: another --out for a new search, or the same dataset to continue that one)");
+        assertThat(Files.readAllLines(out.resolve("experiments.jsonl"))).as("no trial of another workload").isEqualTo(trials);
+    }
+
+    @Test
+    void stoppedMidSearchItSaysWhatItKeepsAndLeavesNoTrialRunning(@TempDir Path dir) throws Exception {
+        Path data = CliRun.sharedDemoData(2, 2, 1);
+        Path out = dir.resolve("tune");
+        Path err = dir.resolve("err.txt");
+        Process tuner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), StokerCommand.class.getName(),
+                "tune", data.toString(), "--out", out.toString(), "--no-decode-ceiling", "--trials", "20", "--repeats", "3",
+                "--batches", "40", "--batch", "2", "--frames", "4")
+                .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(err.toFile()).start();
+        try {
+            // Stopped while a trial runs, after one ended: something is kept, and a child is under way.
+            Path journal = out.resolve("experiments.jsonl");
+            List<ProcessHandle> children = List.of();
+            while (children.isEmpty()) {
+                assertThat(tuner.isAlive()).as("the tuner ended: %s", Files.readString(err)).isTrue();
+                Thread.sleep(100);
+                if (Files.exists(journal) && !Files.readAllLines(journal).isEmpty()) {
+                    children = tuner.descendants().toList();
+                }
+            }
+            // SIGTERM: the JVM's shutdown hooks run as for Ctrl-C's SIGINT (a SIGINT that a test's own parent may have
+            // left ignored would never arrive).
+            tuner.destroy();
+            assertThat(tuner.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            for (ProcessHandle child : children) {
+                child.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertThat(children).noneMatch(ProcessHandle::isAlive);
+            List<String> trials = Files.readAllLines(journal);
+            ObjectMapper json = new ObjectMapper();
+            for (String t : trials) {
+                assertThat(json.readTree(t).get("status").asText()).as("the trial stopped with the tuner is no failed trial")
+                        .isEqualTo("ok");
+            }
+            assertThat(Files.readString(err)).contains("stoker tune: stopped; kept: the best config so far in "
+                    + out.resolve("best.json") + ", " + trials.size() + (trials.size() == 1 ? " trial" : " trials") + " in "
+                    + journal + "; the same command continues the search");
+        } finally {
+            tuner.destroyForcibly();
+        }
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);

@@ -11,7 +11,8 @@ import java.util.List;
  * @param bestOptions   its options document: write it ({@link LoaderOptions#toJson()}), load it with
  *                      {@code stoker bench --config}
  * @param start         the first trial (the start config)
- * @param startMean     mean throughput of the start config over its repeats
+ * @param startMean     mean throughput of the start config over its runs (its repeats, and the references it ran
+ *                      as the best so far): the same figure as {@code bestMean} when nothing beat it
  * @param bestMean      mean throughput of the best config over its runs (it may have run several times: a
  *                      confirmation, references)
  * @param noise         the relative noise of one run: the pooled standard deviation of log throughput over the
@@ -22,6 +23,11 @@ import java.util.List;
 public record TuneResult(Experiment best, LoaderOptions bestOptions, Experiment start,
                          double startMean, double bestMean, double noise, List<Experiment> experiments,
                          String stopReason) {
+
+    /** Whether nothing beat the start config: the best is the start itself, and {@link #speedup()} is 1. */
+    public boolean bestIsStart() {
+        return best.trial() == start.trial();
+    }
 
     /** The best config's mean throughput over the start config's. */
     public double speedup() {

@@ -32,7 +32,8 @@ import java.util.function.Consumer;
  * change and the hypothesis behind it.
  *
  * <p>With a journal, every trial is appended to {@code experiments.jsonl} as it ends and {@code best.json}
- * is rewritten when the best changes; a search given a journal that exists continues where it stopped.
+ * is rewritten when the best changes; a search given a journal that exists continues where it stopped, from the same
+ * start options (the knobs aside): {@link #run()} refuses other ones, whose trials would measure another workload.
  *
  * <pre>{@code
  * TuneResult r = Tuner.of(space, runner).startFrom(options).maxTrials(20).journal(dir).run();
@@ -135,7 +136,12 @@ public final class Tuner {
         return TunerJournal.read(dir);
     }
 
-    /** Runs the search (or continues it) until a budget ends it. */
+    /**
+     * Runs the search (or continues it) until a budget ends it.
+     *
+     * @throws IllegalArgumentException when the journal holds a search that started from other options than
+     *                                  {@link #startFrom} (the knobs aside), naming what differs
+     */
     public TuneResult run() {
         Settings settings = new Settings(givenSpace, runner, startOptions, maxTrials, patience, repeats, minGain,
                 trialTimeout, totalTime, cores, onTrial);

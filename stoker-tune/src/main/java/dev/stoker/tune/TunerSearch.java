@@ -38,6 +38,14 @@ final class TunerSearch {
         this.settings = settings;
         this.journal = journal;
         this.history = journal.open();
+        // A search continued from other start options would measure another workload (other frames, sizes, ...) and
+        // compare it with the recorded trials as if the config made the difference.
+        List<String> differences = TunerJournal.startDifferences(history,
+                settings.space().knobs().stream().map(Knob::name).toList(), settings.startOptions());
+        if (!differences.isEmpty()) {
+            throw new IllegalArgumentException("journal: its search started from other options: " + String.join("; ", differences)
+                    + " (expected: the options it started from, to continue it, or another journal)");
+        }
         this.scores = new TrialScores(history);
         widen(settings.space().valuesOf(settings.startOptions()));
         if (!history.isEmpty()) {
@@ -136,8 +144,10 @@ final class TunerSearch {
         }
         settleIncumbent();
         Experiment best = incumbent != null ? incumbent : start;
+        // Both means over all of a config's runs (references and confirmations too): the start's mean over its
+        // repeats alone, beside the best's over all its runs, read as a change when the best is the start itself.
         return new TuneResult(best, optionsFor(best.point()), start,
-                scores.startMean(), scores.meanOf(best.point()), scores.noise(), List.copyOf(history), stop);
+                scores.meanOf(start.point()), scores.meanOf(best.point()), scores.noise(), List.copyOf(history), stop);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.stoker.tune;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.LoaderOption;
 import dev.stoker.loader.LoaderOptions;
@@ -13,6 +14,7 @@ import dev.stoker.tune.internal.TrialPhase;
 import dev.stoker.tune.internal.TrialSpec;
 import dev.stoker.tune.internal.TrialStatus;
 import dev.stoker.tune.internal.TuneReport;
+import dev.stoker.tune.internal.TunerJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -128,6 +130,43 @@ class TunerJournalTest {
                         "Kept improvements", "a.concurrency 1→2",
                         "Side by side", "4.47x (rounds: 4.00 to 5.00, 2)", "2.50x (rounds: 2.50 to 2.50, 1)")
                 .doesNotContain("chart.js </script>");
+    }
+
+    @Test
+    void aSearchContinuedFromOtherStartOptionsIsRefusedNamingWhatDiffers(@TempDir Path dir) throws Exception {
+        LoaderOptions start = LoaderOptions.defaults().with(A, 1).with("clip.frames", 16);
+        Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start).maxTrials(3).journal(dir).run();
+        List<String> lines = Files.readAllLines(dir.resolve("experiments.jsonl"));
+
+        // 4 frames against 16 is another workload: its trials compared with the recorded ones would credit a config.
+        LoaderOptions fewerFrames = start.with("clip.frames", 4);
+        assertThat(TunerJournal.startDifferences(Tuner.readJournal(dir), List.of(A, "config.sinkCapacity"), fewerFrames))
+                .containsExactly("clip.frames: 16 → 4");
+        assertThatThrownBy(() -> Tuner.of(SPACE, TunerJournalTest::fake).startFrom(fewerFrames).maxTrials(6).journal(dir).run())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("its search started from other options: clip.frames: 16 → 4")
+                .hasMessageContaining("(expected: the options it started from, to continue it, or another journal)");
+        assertThat(Files.readAllLines(dir.resolve("experiments.jsonl"))).as("no trial ran").isEqualTo(lines);
+
+        // What the search moves is no other workload: the recorded start stands on the effective values of every knob.
+        LoaderOptions otherKnob = start.with(A, 4);
+        assertThat(TunerJournal.startDifferences(Tuner.readJournal(dir), List.of(A, "config.sinkCapacity"), otherKnob)).isEmpty();
+        TuneResult continued = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(otherKnob).maxTrials(5).journal(dir).run();
+        assertThat(continued.experiments()).hasSize(5);
+    }
+
+    @Test
+    void whenNothingBeatsTheStartItsMeanIsTheBestsAndTheReportGivesOneFigure(@TempDir Path dir) throws Exception {
+        // The start stands on the peak (a=5): every candidate is slower, the start runs again as the reference, so its
+        // runs are more than its repeats. Its figure as the start and as the best are one mean of the same runs.
+        LoaderOptions start = LoaderOptions.defaults().with(A, 5);
+        TuneResult result = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(start).maxTrials(10).repeats(2).journal(dir).run();
+        assertThat(result.bestIsStart()).isTrue();
+        assertThat(result.experiments()).filteredOn(e -> e.phase() == TrialPhase.REFERENCE).isNotEmpty();
+        assertThat(result.startMean()).isEqualTo(result.bestMean()).isPositive();
+        assertThat(result.speedup()).isEqualTo(1.0);
+        String html = TuneReport.html(result, List.of(), null, "");
+        assertThat(html).contains("Best: the start config, <b>", "nothing beat it above the noise").doesNotContain("x</b>.");
     }
 
     @Test

@@ -70,10 +70,16 @@ public final class TuneReport {
                 .append("\n</script>\n</head><body>\n");
         Experiment best = r.best();
         h.append("<h1>stoker tune</h1>\n<p>");
-        h.append(String.format(Locale.ROOT, "Best: <b>%s samples/s</b> (trial %d; mean of its runs), start config %s samples/s"
-                        + " (mean of its runs; noise of one run σ %s): <b>%.2fx</b>.", rate(r.bestMean()), best.trial(),
-                rate(r.startMean()), Double.isNaN(r.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", r.noise() * 100),
-                r.speedup()));
+        String noise = Double.isNaN(r.noise()) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", r.noise() * 100);
+        if (r.bestIsStart()) {
+            // One config, one figure: a ratio of it to itself would read as a change.
+            h.append(String.format(Locale.ROOT, "Best: the start config, <b>%s samples/s</b> (trial %d; mean of its runs;"
+                    + " noise of one run σ %s): nothing beat it above the noise.", rate(r.bestMean()), best.trial(), noise));
+        } else {
+            h.append(String.format(Locale.ROOT, "Best: <b>%s samples/s</b> (trial %d; mean of its runs), start config %s"
+                    + " samples/s (mean of its runs; noise of one run σ %s): <b>%.2fx</b>.", rate(r.bestMean()), best.trial(),
+                    rate(r.startMean()), noise, r.speedup()));
+        }
         if (sideBySide != null) {
             h.append(" Measured side by side after the search: see below.");
         }

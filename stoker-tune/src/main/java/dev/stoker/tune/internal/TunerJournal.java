@@ -2,6 +2,7 @@ package dev.stoker.tune.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stoker.loader.LoaderOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -11,7 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The offline tuner's files in its folder: {@code experiments.jsonl}, one trial a line, appended as each ends (a
@@ -105,6 +110,80 @@ public final class TunerJournal {
             } catch (IOException ex) {
                 throw new UncheckedIOException("cannot write " + file + ": " + ex.getMessage(), ex);
             }
+        }
+    }
+
+    /**
+     * How {@code start} differs from the start options of the search in {@code history}, the settings at
+     * {@code knobs} (the paths the search moves) left out of both: a search continued from other start options
+     * would compare trials of two workloads (16 frames against 4, say) as if one config were faster. One
+     * {@code path: recorded → now} entry per setting, in path order; empty when they agree, or when the history has
+     * no start trial that recorded its options (a journal of an older version).
+     */
+    public static List<String> startDifferences(List<Experiment> history, Collection<String> knobs, LoaderOptions start) {
+        JsonNode recorded = history.stream().filter(e -> e.phase() == TrialPhase.START).map(Experiment::options)
+                .filter(Objects::nonNull).findFirst().orElse(null);
+        if (recorded == null) {
+            return List.of();
+        }
+        Map<String, String> then = leaves(withoutKnobs(recorded, knobs));
+        Map<String, String> now = leaves(withoutKnobs(tree(start), knobs));
+        TreeMap<String, String> all = new TreeMap<>(then);
+        now.forEach(all::putIfAbsent);
+        List<String> differences = new ArrayList<>();
+        for (String path : all.keySet()) {
+            String a = then.getOrDefault(path, "unset");
+            String b = now.getOrDefault(path, "unset");
+            if (!a.equals(b)) {
+                differences.add(path + ": " + a + " → " + b);
+            }
+        }
+        return differences;
+    }
+
+    /** A copy of {@code options} without the settings at {@code paths}, and without the objects that left empty. */
+    private static JsonNode withoutKnobs(JsonNode options, Collection<String> paths) {
+        JsonNode copy = options.deepCopy();
+        for (String path : paths) {
+            String[] keys = path.split("\\.");
+            JsonNode parent = copy;
+            for (int i = 0; i < keys.length - 1 && parent != null; i++) {
+                parent = parent.get(keys[i]);
+            }
+            if (parent instanceof ObjectNode o) {
+                o.remove(keys[keys.length - 1]);
+            }
+        }
+        prune(copy);
+        return copy;
+    }
+
+    /** Removes the empty objects under {@code node} (a stage whose only setting was a knob's). */
+    private static void prune(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            List<String> empty = new ArrayList<>();
+            o.properties().forEach(p -> {
+                prune(p.getValue());
+                if (p.getValue().isObject() && p.getValue().isEmpty()) {
+                    empty.add(p.getKey());
+                }
+            });
+            o.remove(empty);
+        }
+    }
+
+    /** Every value of {@code node} by its dotted path ({@code clip.frames} → {@code 16}). */
+    private static Map<String, String> leaves(JsonNode node) {
+        Map<String, String> out = new TreeMap<>();
+        collect("", node, out);
+        return out;
+    }
+
+    private static void collect(String prefix, JsonNode node, Map<String, String> out) {
+        if (node.isObject()) {
+            node.properties().forEach(p -> collect(prefix.isEmpty() ? p.getKey() : prefix + "." + p.getKey(), p.getValue(), out));
+        } else {
+            out.put(prefix, node.isTextual() ? node.asText() : node.toString());
         }
     }
 
