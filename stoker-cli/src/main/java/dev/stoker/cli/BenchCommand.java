@@ -207,6 +207,10 @@ final class BenchCommand extends Subcommand {
         CountDownLatch reported = new CountDownLatch(1);
         Thread onCtrlC = Thread.ofPlatform().name("stoker-bench-shutdown").unstarted(() -> {
             run.stop();
+            if (!run.driving()) {
+                return;   // the batches were all taken (a reference, headspace or ceiling run now): exit at once
+            }
+            System.err.println("stoker bench: stopping after the batch under way; the figures so far follow");
             try {
                 reported.await(STOPPED_REPORT_GRACE_SECONDS, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -252,17 +256,18 @@ final class BenchCommand extends Subcommand {
                 gpu.reportDecoding(loader);
             }
             SteadyStateRun.Figures figures = run.finish();
-            if (run.stopped()) {
-                out.printf(Locale.ROOT, "stopped (Ctrl-C) after %d batches: the figures are theirs; no reference or"
-                        + " headspace run%n", figures.batches());
+            boolean stopped = run.stopped();
+            if (stopped) {
+                out.printf(Locale.ROOT, "stopped after %d batches (Ctrl-C or a kill): the figures are theirs; no"
+                        + " reference or headspace run%n", figures.batches());
             }
             BenchResult.Memory memoryReadings = memory.finish();
-            Yardsticks yardsticks = noReference || run.stopped() ? Yardsticks.NONE
+            Yardsticks yardsticks = noReference || stopped ? Yardsticks.NONE
                     : Yardsticks.measure(delivered, figures.firstBatchSeconds(), options, cores, ceiling, out);
             double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 
             HeadspaceResult headspace = null;
-            if (headspaceStepMillis != null && !run.stopped()) {
+            if (headspaceStepMillis != null && !stopped) {
                 out.printf(Locale.ROOT, "headspace: a %.0f ms synthetic step with the loader, then on %d cached batches...%n",
                         headspaceStepMillis, HEADSPACE_CACHED);
                 out.flush();
@@ -277,7 +282,7 @@ final class BenchCommand extends Subcommand {
             BenchResult result = BenchResult.of(dataset.name(), data.size(), cores, figures, decodedFrames, decodedClips,
                     options, effective, stats, failures, memoryReadings, yardsticks, headspace,
                     new double[] {loadAtStart, loadAtEnd}, ClipStartReport.of(startStats,
-                            options.clip().maxLeadFrames() < 0 ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
+                            options.clip().maxLeadFrames() < 0 || stopped ? null : EligibleStarts.scan(data, options, ELIGIBLE_SCAN_VIDEOS)));
             out.print(result.summary());
             out.flush();   // the figures stand even if a file below cannot be written
             OutputFiles.json(out, files.json, result);

@@ -375,7 +375,9 @@ final class TuneCommand extends Subcommand {
                 }
             }
         }
-        if (!Files.exists(record)) {   // a new search (or one an older version began: from now on checked too)
+        // A new search (no trial ended yet, whatever an earlier start left here), or one an older version began (from
+        // now on checked too).
+        if (history.isEmpty() || !Files.exists(record)) {
             Map<String, Object> what = new LinkedHashMap<>();
             what.put("dataset", dataset);
             what.put("bench_args", extra);

@@ -89,7 +89,14 @@ public final class VideoClassifier implements AutoCloseable {
      * back in the loader's pool.
      */
     public float trainStep(ClipBatch batch) {
-        try (BatchArrays arrays = ClipArrays.of(batch, manager())) {
+        BatchArrays arrays;
+        try {
+            arrays = ClipArrays.of(batch, manager());
+        } catch (RuntimeException | Error e) {
+            batch.close();   // closed as promised: the arrays that would have closed it were never made
+            throw e;
+        }
+        try (arrays) {
             return trainStep(arrays);
         }
     }

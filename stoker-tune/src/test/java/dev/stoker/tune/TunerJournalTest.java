@@ -151,6 +151,8 @@ class TunerJournalTest {
         // What the search moves is no other workload: the recorded start stands on the effective values of every knob.
         LoaderOptions otherKnob = start.with(A, 4);
         assertThat(TunerJournal.startDifferences(Tuner.readJournal(dir), List.of(A, "config.sinkCapacity"), otherKnob)).isEmpty();
+        // Nor is a knob the continuation's space leaves out: the recorded start holds its value, this start its default.
+        assertThat(TunerJournal.startDifferences(Tuner.readJournal(dir), List.of("config.sinkCapacity"), otherKnob)).isEmpty();
         TuneResult continued = Tuner.of(SPACE, TunerJournalTest::fake).startFrom(otherKnob).maxTrials(5).journal(dir).run();
         assertThat(continued.experiments()).hasSize(5);
     }

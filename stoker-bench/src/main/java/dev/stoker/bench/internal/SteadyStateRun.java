@@ -28,6 +28,7 @@ public final class SteadyStateRun {
     private final long batches;
     private final long warmupBatches;
     private volatile boolean stopRequested;
+    private volatile boolean driving;
     private final long consumerStepNanos;
     private final MemoryTimeline memory;
     private final long startNanos = System.nanoTime();
@@ -110,42 +111,50 @@ public final class SteadyStateRun {
      */
     public <B extends LoadedBatch> void drive(ClipLoader<? extends B> loader, BatchStep<? super B> step)
             throws IOException, InterruptedException {
-        Iterator<? extends B> it = loader.iterator();
-        while (!stopRequested && done < batches && it.hasNext()) {
-            try (B b = it.next()) {
-                if (step != null) {
-                    step.accept(done, b);
+        driving = true;
+        try {
+            Iterator<? extends B> it = loader.iterator();
+            while (!stopRequested && done < batches && it.hasNext()) {
+                try (B b = it.next()) {
+                    if (step != null) {
+                        step.accept(done, b);
+                    }
+                    samples.addAndGet(b.clipCount());
                 }
-                samples.addAndGet(b.clipCount());
-            }
-            if (consumerStepNanos > 0) {
-                Thread.sleep(consumerStepNanos / 1_000_000, (int) (consumerStepNanos % 1_000_000));
-            }
-            done++;
-            long now = System.nanoTime();
-            if (firstBatchNanos < 0) {
-                firstBatchNanos = now - startNanos;
-            }
-            if (steadyStartNanos < 0 && done >= warmupBatches) {
-                steadyStartNanos = now;
-                steadyStartCpuNanos = ProcessStats.cpuNanos();
-                steadyStartSamples = samples.get();
+                if (consumerStepNanos > 0) {
+                    Thread.sleep(consumerStepNanos / 1_000_000, (int) (consumerStepNanos % 1_000_000));
+                }
+                done++;
+                long now = System.nanoTime();
+                if (firstBatchNanos < 0) {
+                    firstBatchNanos = now - startNanos;
+                }
+                if (steadyStartNanos < 0 && done >= warmupBatches) {
+                    steadyStartNanos = now;
+                    steadyStartCpuNanos = ProcessStats.cpuNanos();
+                    steadyStartSamples = samples.get();
+                    if (memory != null) {
+                        memory.warmupEnded();
+                    }
+                    sinkAfterWarmup = loader.pipeline().stats().sink();
+                }
                 if (memory != null) {
-                    memory.warmupEnded();
+                    memory.afterBatch(done);
                 }
-                sinkAfterWarmup = loader.pipeline().stats().sink();
             }
-            if (memory != null) {
-                memory.afterBatch(done);
-            }
+        } finally {
+            driving = false;
         }
     }
 
     /** Ends {@link #drive} after the batch it is taking (a Ctrl-C): the figures are those of the batches so far. */
     public void stop() { stopRequested = true; }
 
-    /** Whether {@link #stop} ended the run before its batches. */
-    public boolean stopped() { return stopRequested && done < batches; }
+    /** Whether {@link #stop} was called. */
+    public boolean stopped() { return stopRequested; }
+
+    /** Whether {@link #drive} is taking batches: a stop now ends it with figures to report. Any thread. */
+    public boolean driving() { return driving; }
 
     /** Samples (clips) taken so far; safe from any thread. */
     public long samples() { return samples.get(); }

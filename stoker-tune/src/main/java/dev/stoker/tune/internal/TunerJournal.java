@@ -13,9 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -126,8 +128,20 @@ public final class TunerJournal {
         if (recorded == null) {
             return List.of();
         }
-        Map<String, String> then = leaves(withoutKnobs(recorded, knobs));
-        Map<String, String> now = leaves(withoutKnobs(tree(start), knobs));
+        // The knobs of either search's space: one the continuation's --space left out is still no part of the workload.
+        Set<String> moved = new HashSet<>(knobs);
+        history.stream().filter(e -> e.phase() == TrialPhase.START && e.point() != null).findFirst()
+                .ifPresent(e -> moved.addAll(e.point().keySet()));
+        JsonNode thenOptions;
+        try {
+            // Read by this version, as the start options are: an option it added, or a default it changed, is no
+            // difference in the workload an older version recorded.
+            thenOptions = tree(LoaderOptions.fromJson(recorded.toString()));
+        } catch (IllegalArgumentException e) {
+            thenOptions = recorded;
+        }
+        Map<String, String> then = leaves(withoutKnobs(thenOptions, moved));
+        Map<String, String> now = leaves(withoutKnobs(tree(start), moved));
         TreeMap<String, String> all = new TreeMap<>(then);
         now.forEach(all::putIfAbsent);
         List<String> differences = new ArrayList<>();
