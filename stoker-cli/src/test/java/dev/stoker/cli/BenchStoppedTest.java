@@ -22,11 +22,8 @@ class BenchStoppedTest {
         Path data = CliRun.sharedDemoData(2, 2, 1);
         Path json = dir.resolve("bench.json");
         Path out = dir.resolve("out.txt");
-        Process bench = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                StokerCommand.class.getName(), "bench", data.toString(), "--batches", "1000000", "--batch", "2",
-                "--frames", "4", "--no-reference", "--json", json.toString())
-                .redirectOutput(out.toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process bench = CliRun.spawn(out, dir.resolve("err.txt"), "bench", data.toString(), "--batches", "1000000",
+                "--batch", "2", "--frames", "4", "--no-reference", "--json", json.toString());
         try {
             // Stopped once batches come: the live view prints the samples taken so far every second.
             while (!Files.readString(out).matches("(?s).*[1-9][0-9]* samples in [1-9][0-9]* steps.*")) {

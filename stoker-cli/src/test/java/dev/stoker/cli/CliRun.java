@@ -52,6 +52,18 @@ record CliRun(int exitCode, String out, String err) {
         }
     }
 
+    /**
+     * {@code stoker ARGS} in a JVM of its own, for a test that signals it (in process, a stop would end the tests'
+     * JVM): standard output to {@code out}, errors to {@code err}.
+     */
+    static Process spawn(Path out, Path err, String... args) throws java.io.IOException {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), StokerCommand.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    }
+
     static CliRun run(CommandLine commandLine, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -161,11 +161,8 @@ class TuneCommandTest {
         Path data = CliRun.sharedDemoData(2, 2, 1);
         Path out = dir.resolve("tune");
         Path err = dir.resolve("err.txt");
-        Process tuner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), StokerCommand.class.getName(),
-                "tune", data.toString(), "--out", out.toString(), "--no-decode-ceiling", "--trials", "20", "--repeats", "3",
-                "--batches", "40", "--batch", "2", "--frames", "4")
-                .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(err.toFile()).start();
+        Process tuner = CliRun.spawn(dir.resolve("out.txt"), err, "tune", data.toString(), "--out", out.toString(),
+                "--no-decode-ceiling", "--trials", "20", "--repeats", "3", "--batches", "40", "--batch", "2", "--frames", "4");
         try {
             // Stopped while a trial runs, after one ended: something is kept, and a child is under way.
             Path journal = out.resolve("experiments.jsonl");

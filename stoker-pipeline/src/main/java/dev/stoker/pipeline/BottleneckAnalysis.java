@@ -35,9 +35,12 @@ final class BottleneckAnalysis {
             return new Verdict("", Verdict.State.WARMING_UP, "bottleneck: not known yet (warming up)");
         }
         if (Bottleneck.consumerBound(sink.consumerWaitShare())) {
+            // Ready on most calls: the loader is ahead. Ready on few, yet hardly waiting: each batch came just as it
+            // was asked for, which is keeping pace, not being ahead.
             return new Verdict("consumer", Verdict.State.CONSUMER_BOUND, String.format(Locale.ROOT,
                     "bottleneck: consumer (it waited for data %.0f%% of its time, data was ready for %.0f%% of next()"
-                            + " calls; the loader is ahead)", sink.consumerWaitShare() * 100, sink.dataReadiness() * 100));
+                            + " calls; %s)", sink.consumerWaitShare() * 100, sink.dataReadiness() * 100,
+                    sink.dataReadiness() >= 0.5 ? "the loader is ahead" : "the loader keeps pace, each batch just in time"));
         }
         StageStats last = stages.getLast();
         if (stages.size() > 1 && last.backPressuredFraction() > LAST_STAGE_BLOCKED) {

@@ -27,7 +27,11 @@ class BottleneckTest {
         // Ready on only half the calls, but those waits were short: 2% of its time. The consumer sets the pace.
         Verdict consumer = BottleneckAnalysis.judge(List.of(stage("source", 0.1), decode), sink(0.5, 0.02));
         assertThat(consumer.state()).isEqualTo(Verdict.State.CONSUMER_BOUND);
-        assertThat(consumer.line()).contains("waited for data 2% of its time");
+        assertThat(consumer.line()).contains("waited for data 2% of its time", "the loader is ahead");
+        // Ready on no call, yet waiting 2% of its time: each batch came just as it was asked for, not ahead of it.
+        assertThat(BottleneckAnalysis.judge(List.of(stage("source", 0.1), decode), sink(0.0, 0.02)).line())
+                .contains("data was ready for 0% of next() calls; the loader keeps pace, each batch just in time")
+                .doesNotContain("ahead");
         // Ready on 95% of the calls, but the few waits were long: 30% of its time. The saturated stage is named.
         Verdict stageBound = BottleneckAnalysis.judge(List.of(stage("source", 0.1), decode), sink(0.95, 0.30));
         assertThat(stageBound.state()).isEqualTo(Verdict.State.SATURATED);
