@@ -205,7 +205,7 @@ final class BenchCommand extends Subcommand {
         // Ctrl-C (the live line says it stops the run) ends the measuring, not the command: the figures of the
         // batches so far are printed and written, and the JVM exits once they are.
         CountDownLatch reported = new CountDownLatch(1);
-        Thread onCtrlC = Thread.ofPlatform().name("stoker-bench-shutdown").unstarted(() -> {
+        ShutdownHook onCtrlC = ShutdownHook.add("stoker-bench-shutdown", () -> {
             run.stop();
             if (!run.driving()) {
                 return;   // the batches were all taken (a reference, headspace or ceiling run now): exit at once
@@ -217,8 +217,7 @@ final class BenchCommand extends Subcommand {
                 Thread.currentThread().interrupt();
             }
         });
-        Runtime.getRuntime().addShutdownHook(onCtrlC);
-        try {
+        try (onCtrlC) {
             PipelineStats stats;
             List<Failure> failures;
             long decodedFrames;
@@ -298,12 +297,7 @@ final class BenchCommand extends Subcommand {
             out.flush();
             return figures.batches() == 0 ? 1 : ExitCode.OK;
         } finally {
-            reported.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(onCtrlC);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: it waited for the report above
-            }
+            reported.countDown();   // a running hook waits for it
         }
     }
 

@@ -87,15 +87,15 @@ final class BenchTrialRunner implements TrialRunner {
         // JVM stops is refused, and a child started then would outlive it), and kills whichever child it finds.
         AtomicReference<Process> running = new AtomicReference<>();
         AtomicBoolean stopping = new AtomicBoolean();
-        Thread reaper = new Thread(() -> {
-            stopping.set(true);
-            Process p = running.get();
-            if (p != null) {
-                p.destroyForcibly();
-            }
-        }, "stoker-tune-reaper");
+        ShutdownHook reaper = null;
         try {
-            Runtime.getRuntime().addShutdownHook(reaper);
+            reaper = ShutdownHook.add("stoker-tune-reaper", () -> {
+                stopping.set(true);
+                Process p = running.get();
+                if (p != null) {
+                    p.destroyForcibly();
+                }
+            });
         } catch (IllegalStateException shuttingDown) {
             awaitHalt();
         }
@@ -105,7 +105,7 @@ final class BenchTrialRunner implements TrialRunner {
         try {
             child = pb.start();
         } catch (IOException | RuntimeException e) {
-            removeHook(reaper);
+            reaper.close();
             throw e;
         }
         running.set(child);
@@ -130,7 +130,7 @@ final class BenchTrialRunner implements TrialRunner {
             child.destroyForcibly();
             throw e;
         } finally {
-            removeHook(reaper);
+            reaper.close();
         }
         double wall = (System.nanoTime() - start) / 1e9;
         long machineAtEnd = machineBusyTicks();
@@ -152,14 +152,6 @@ final class BenchTrialRunner implements TrialRunner {
         double others = machineAtStart > 0 && machineAtEnd > 0 && cpuTicks > 0
                 ? Math.max(0, (machineAtEnd - machineAtStart - cpuTicks) / 100.0 / wall) : Double.NaN;
         return new Outcome(TrialMetrics.of(sps, stats, cores, others, effective), bench);
-    }
-
-    private static void removeHook(Thread reaper) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(reaper);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs
-        }
     }
 
     /**

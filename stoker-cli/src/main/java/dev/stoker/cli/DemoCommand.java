@@ -83,9 +83,8 @@ final class DemoCommand extends Subcommand {
         CountDownLatch finished = new CountDownLatch(1);
         long deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);   // unused when seconds == 0
         Pipeline<Batch> pipeline = builder.build(Sink.buffer(DemoWorkload.SINK_CAPACITY));
-        Thread onCtrlC = Thread.ofPlatform().name("stoker-demo-shutdown").unstarted(() -> stopOnCtrlC(pipeline, finished));
-        Runtime.getRuntime().addShutdownHook(onCtrlC);
-        try {
+        ShutdownHook onCtrlC = ShutdownHook.add("stoker-demo-shutdown", () -> stopOnCtrlC(pipeline, finished));
+        try (onCtrlC) {
             try (pipeline) {
                 if (saveConfig != null) {
                     OutputFiles.write("--save-config", saveConfig, pipeline.config().toJson());
@@ -101,8 +100,7 @@ final class DemoCommand extends Subcommand {
             }
             report(out, stats, recorder);
         } finally {
-            finished.countDown();
-            removeShutdownHook(onCtrlC);
+            finished.countDown();   // a running hook waits for it
         }
         return ExitCode.OK;
     }
@@ -208,14 +206,6 @@ final class DemoCommand extends Subcommand {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void removeShutdownHook(Thread hook) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running or has run: nothing to remove
         }
     }
 }

@@ -183,16 +183,8 @@ final class TuneCommand extends Subcommand {
         int done = continuable(space, start, root, extra);
         BenchTrialRunner runner = new BenchTrialRunner(root, batches, extra, out.resolve("trials"));
         // Stopped (Ctrl-C), the tuner says what it keeps; the trial's child is killed by the runner's own hook.
-        Thread stopped = new Thread(this::sayStopped, "stoker-tune-stopped");
-        Runtime.getRuntime().addShutdownHook(stopped);
-        try {
+        try (ShutdownHook stopped = ShutdownHook.add("stoker-tune-stopped", this::sayStopped)) {
             return tune(w, done, root, runner, start, space, extra, cores);
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(stopped);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs: the JVM is stopping
-            }
         }
     }
 
@@ -362,7 +354,16 @@ final class TuneCommand extends Subcommand {
                         + ") (expected: another --out for a new search, or the same options to continue that one)");
             }
             if (Files.exists(record)) {
-                JsonNode then = new ObjectMapper().readTree(record.toFile());
+                JsonNode then;
+                try {
+                    then = new ObjectMapper().readTree(record.toFile());
+                } catch (IOException e) {
+                    then = null;
+                }
+                if (then == null || !then.path("dataset").isTextual()) {
+                    throw usageError("--out: " + record + " is no search record of stoker tune (expected: the"
+                            + " {\"dataset\", \"bench_args\"} it writes; another --out for a new search)");
+                }
                 if (!then.path("dataset").asText().equals(dataset)) {
                     throw usageError("--out: " + out + " holds a search on " + then.path("dataset").asText() + ", not "
                             + dataset + " (expected: another --out for a new search, or the same dataset to continue that one)");

@@ -182,6 +182,9 @@ class TuneCommandTest {
                 child.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
             }
             assertThat(children).noneMatch(ProcessHandle::isAlive);
+            // A trial started after the children were listed would be missed above: none of this search is left.
+            assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                    .filter(c -> c.contains(out.toString())).isPresent()).toList()).as("trials left running").isEmpty();
             List<String> trials = Files.readAllLines(journal);
             ObjectMapper json = new ObjectMapper();
             for (String t : trials) {

@@ -91,9 +91,9 @@ public record PipelineStats(long elapsedMillis, int epoch, double outputsPerSeco
                     ? earlier.stages.get(i) : null;
             windowed.add(then == null ? now : now.since(then, earlier.elapsedMillis, elapsedMillis));
         }
+        double waitedMillis = sink.consumerWaitMillis() - earlier.sink.consumerWaitMillis();
         SinkStats s = new SinkStats(sink.capacity(), sink.size(), sink.delivered() - earlier.sink.delivered(),
-                sink.dataReadinessSince(earlier.sink), sink.consumerWaitMillis() - earlier.sink.consumerWaitMillis(),
-                Math.clamp((sink.consumerWaitMillis() - earlier.sink.consumerWaitMillis()) / window, 0.0, 1.0),
+                sink.dataReadinessSince(earlier.sink), waitedMillis, Math.clamp(waitedMillis / window, 0.0, 1.0),
                 sink.meanFill());
         Map<String, Long> failed = new HashMap<>();
         failuresByReason.forEach((reason, n) -> {

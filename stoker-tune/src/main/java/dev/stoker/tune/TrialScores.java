@@ -62,10 +62,6 @@ final class TrialScores {
         return Double.isNaN(n) ? 0 : n;
     }
 
-    double startMean() {
-        return baseline().stream().filter(Experiment::ok).mapToDouble(Experiment::samplesPerSecond).average().orElse(0);
-    }
-
     /** The start config's mean with one more run of {@code sps} (0: a failed run, not counted). */
     double startMeanWith(double sps) {
         List<Double> xs = new ArrayList<>(baseline().stream().filter(Experiment::ok).map(Experiment::samplesPerSecond).toList());

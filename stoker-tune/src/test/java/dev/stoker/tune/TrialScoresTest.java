@@ -55,7 +55,6 @@ class TrialScoresTest {
         assertThat(scores.recentCount(A)).isEqualTo(TrialScores.RECENT_RUNS);
         assertThat(scores.meanOf(A)).isEqualTo(160);
         assertThat(scores.recentScore(B)).isZero();
-        assertThat(scores.startMean()).as("no start runs").isZero();
     }
 
     @Test

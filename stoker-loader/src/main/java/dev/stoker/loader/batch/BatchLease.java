@@ -21,8 +21,11 @@ final class BatchLease implements Runnable {
     private volatile boolean closedByOwner;
     /** Set when the batch went to its consumer ({@link BatchPool#handOut}); from then it is the consumer's to close. */
     private volatile boolean handedOut;
-    /** Where it went to the consumer last, when leak detection keeps stacks for it; null otherwise. */
-    private volatile Throwable handedOutAt;
+    /**
+     * Where it went to the consumer, when leak detection keeps stacks for it; null otherwise. Written before
+     * {@link #handedOut} and read after it: that volatile pair publishes it, with one volatile write a batch.
+     */
+    private Throwable handedOutAt;
 
     BatchLease(BatchPool pool, MemorySegment buffer, Throwable acquiredAt, String description) {
         this.pool = pool;
@@ -66,7 +69,7 @@ final class BatchLease implements Runnable {
     @Override
     public void run() {
         if (!closedByOwner) {
-            pool.reportLeak(description, acquiredAt, handedOutAt);
+            pool.reportLeak(description, acquiredAt, handedOut ? handedOutAt : null);
         }
         invalidateViews();
         pool.release(this, buffer);

@@ -37,6 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class BatchPool implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.stoker.loader.batch");
+    /** How long a stall report waits for the pool's lock to say who holds its buffers. */
+    private static final long DESCRIBE_LOCK_MILLIS = 100;
     private static final Cleaner CLEANER = Cleaner.create();
     private static final long ALIGNMENT_BYTES = 64;
 
@@ -155,7 +157,15 @@ public final class BatchPool implements AutoCloseable {
      * holds them all, and that is the cause.
      */
     private String describeWait() {
-        lock.lock();
+        // The watchdog's thread asks: a pool whose lock an allocation holds must not keep the stall report from coming.
+        try {
+            if (!lock.tryLock(DESCRIBE_LOCK_MILLIS, TimeUnit.MILLISECONDS)) {
+                return "a free buffer of BatchPool[" + shape + "] (its lock busy: an allocation under way)";
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "a free buffer of BatchPool[" + shape + "]";
+        }
         try {
             int held = heldByConsumer();
             if (held == maxBuffers) {   // held <= in use <= created <= maxBuffers: every buffer is the consumer's

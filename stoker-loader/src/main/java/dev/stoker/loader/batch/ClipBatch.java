@@ -134,13 +134,12 @@ public final class ClipBatch implements LoadedBatch {
     }
 
     private void checkOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException("ClipBatch is closed (its buffer is back in the pool)");
-        }
-        // Only the pool's close invalidates the views of a batch nobody closed: the memory under them is freed.
+        // One read per call (this runs per clip written): closing the batch invalidates its views too, so only a
+        // batch found invalid asks why. Of a batch nobody closed, only the pool's close did: its memory is freed.
         if (lease.viewsInvalidated()) {
-            throw new IllegalStateException("ClipBatch is closed: its pool closed (its loader did) and freed its"
-                    + " buffer (expected: a batch read before its loader closes)");
+            throw new IllegalStateException(closed.get() ? "ClipBatch is closed (its buffer is back in the pool)"
+                    : "ClipBatch is closed: its pool closed (its loader did) and freed its buffer (expected: a batch"
+                            + " read before its loader closes)");
         }
     }
 

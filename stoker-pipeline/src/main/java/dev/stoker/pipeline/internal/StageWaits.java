@@ -20,11 +20,12 @@ public final class StageWaits {
             return NONE;
         }
         int before = clock.state();
-        Supplier<String> outer = clock.waitingFor();
         clock.enter(WorkerClock.BACK_PRESSURED);
-        if (waitingFor != null) {
-            clock.waitingFor(waitingFor);
+        if (waitingFor == null) {
+            return () -> clock.enter(before);   // nothing to say: no description to set and put back
         }
+        Supplier<String> outer = clock.waitingFor();
+        clock.waitingFor(waitingFor);
         return () -> {
             clock.waitingFor(outer);
             clock.enter(before);
